@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { duration } from './shared/duration.ts';
+
+const port = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a port number' })
+    .int('must be a whole number')
+    .min(1, 'must be between 1 and 65535')
+    .max(65535, 'must be between 1 and 65535')
+    .default(fallback);
+
+const optionalUrl = z.url({ error: 'must be a URL' }).optional();
+
+const positiveInt = (fallback: number) =>
+  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').positive('must be positive').default(fallback);
+
+// One entry per token so a leaked token can be revoked alone; roles gate agents (support).
+export const TokenGrant = z.object({
+  user: z.string().min(1),
+  roles: z.array(z.string()).default([]),
+  client: z.string().optional(),
+});
+export type TokenGrant = z.infer<typeof TokenGrant>;
+
+const apiTokens = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<token>": {"user": "...", "roles": [...]}}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.record(z.string().min(16, 'tokens must be at least 16 characters'), TokenGrant))
+  .optional();
+
+const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
+
+export const ConfigSchema = z.object({
+  PORT: port(3000),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('.data'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  EMBEDDED_PG_PORT: port(5433),
+
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^\s/:]+:\d+$/, 'must be host:port')
+    .optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('brigade'),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+  TEMPORAL_DEV_PORT: port(7233),
+  TEMPORAL_UI_PORT: port(8233),
+  TEMPORAL_UI_URL: optionalUrl,
+
+  GEMINI_API_KEY: z.string().optional(),
+  GEMINI_BASE_URL: optionalUrl,
+  GEMINI_MODEL: z.string().default('gemini-2.5-flash'),
+  MODEL_TIMEOUT: duration.default(60_000),
+  MODEL_MAX_ATTEMPTS: positiveInt(5),
+
+  API_TOKENS: apiTokens,
+
+  AGENT_MAX_STEPS: positiveInt(8),
+  AGENT_MAX_TOOL_ERRORS: positiveInt(3),
+  APPROVAL_TIMEOUT: duration.default(24 * 3600_000),
+  CONTINUE_AS_NEW_AFTER_TURNS: z.coerce.number().int().min(0).default(0),
+
+  GCS_BUCKET_NAME: z.string().optional(),
+  STORAGE_EMULATOR_HOST: optionalUrl,
+  OPENBREWERYDB_BASE_URL: z.url({ error: 'must be a URL' }).default('https://api.openbrewerydb.org/v1'),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads every setting at once so a bad start-up names all wrong variables, not the first. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw = Object.fromEntries(
+    Object.keys(ConfigSchema.shape).map((key) => [key, emptyAsUndefined(env[key])]),
+  );
+  const parsed = ConfigSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((issue) => {
+    const name = String(issue.path[0] ?? '(config)');
+    const detail = issue.path.length > 1 ? ` (${issue.path.slice(1).join('.')})` : '';
+    return `  ${name}${detail}: ${issue.message}`;
+  });
+  throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+}
