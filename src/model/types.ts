@@ -1,0 +1,51 @@
+// The seam between the model activity and any model: Gemini over @google/genai, or the offline model.
+import type { ChatMessage, JsonObject } from '../shared/messages.ts';
+
+/** A function the model may call: JSON Schema made from the tool's zod schema. */
+export interface ToolDeclaration {
+  name: string;
+  description: string;
+  parameters: JsonObject;
+}
+
+export interface ModelRequest {
+  /** the agent's system prompt (from prompts/<agent>.txt) */
+  system: string;
+  /** the whole transcript, oldest first */
+  messages: ChatMessage[];
+  tools: ToolDeclaration[];
+  /** called with each streamed piece of text as it arrives */
+  onText?: (delta: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+export interface ModelReply {
+  text: string;
+  /** unvalidated: the runtime checks names and arguments against the tools' schemas */
+  toolCalls: { name: string; args: JsonObject }[];
+  usage: ModelUsage;
+  model: string;
+}
+
+export interface ChatModel {
+  readonly name: string;
+  generate(request: ModelRequest): Promise<ModelReply>;
+}
+
+/** A failed model call, already sorted into what a retry can fix and what it cannot. */
+export class ModelCallError extends Error {
+  override name = 'ModelCallError';
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  constructor(message: string, options: { status?: number; retryable: boolean; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.status = options.status;
+    this.retryable = options.retryable;
+  }
+}

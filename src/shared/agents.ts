@@ -1,0 +1,22 @@
+// Which tools each agent may call and which role may open it. Plain data so the workflow can import it.
+import type { AgentName } from './messages.ts';
+import type { ToolSpec } from './tool-spec.ts';
+import { supportTools } from './tools/support.ts';
+
+export interface AgentSpec {
+  name: AgentName;
+  tools: ToolSpec[];
+  /** a token must carry this role to open a conversation with the agent */
+  requiredRole?: string;
+}
+
+export const AGENT_SPECS: Record<AgentName, AgentSpec> = {
+  recipes: { name: 'recipes', tools: [] },
+  sous: { name: 'sous', tools: [] },
+  beer: { name: 'beer', tools: [] },
+  support: { name: 'support', tools: supportTools, requiredRole: 'support' },
+};
+
+export function findTool(agent: AgentName, name: string): ToolSpec | undefined {
+  return AGENT_SPECS[agent].tools.find((tool) => tool.name === name);
+}

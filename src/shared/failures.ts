@@ -1,0 +1,9 @@
+// ApplicationFailure types that validators throw; the API maps each to one HTTP status.
+export const FAILURE_STATUS = {
+  BadInput: 400,
+  UnknownPending: 404,
+  TurnRunning: 409,
+  NotPending: 409,
+  DecisionMismatch: 422,
+} as const;
+export type FailureType = keyof typeof FAILURE_STATUS;

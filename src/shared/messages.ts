@@ -1,0 +1,136 @@
+// Shapes that cross the workflow boundary: the API, the workflow and the activities all import these,
+// so a field is declared once and its type is inferred, never written twice.
+import { z } from 'zod';
+
+export const AGENTS = ['recipes', 'sous', 'beer', 'support'] as const;
+export const AgentName = z.enum(AGENTS);
+export type AgentName = z.infer<typeof AgentName>;
+
+export const JsonObject = z.record(z.string(), z.unknown());
+export type JsonObject = z.infer<typeof JsonObject>;
+
+export const ToolCall = z.object({ id: z.string(), name: z.string(), args: JsonObject });
+export type ToolCall = z.infer<typeof ToolCall>;
+
+export const ChatMessage = z.object({
+  id: z.string(),
+  role: z.enum(['user', 'assistant', 'tool']),
+  text: z.string(),
+  /** assistant: the calls it asked for, in order */
+  toolCalls: z.array(ToolCall).optional(),
+  /** tool: which call this answers */
+  callId: z.string().optional(),
+  tool: z.string().optional(),
+  args: JsonObject.optional(),
+  result: z.unknown().optional(),
+});
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
+export const PENDING_KINDS = ['approval', 'confirmation', 'patchset'] as const;
+export const PendingKind = z.enum(PENDING_KINDS);
+export type PendingKind = z.infer<typeof PendingKind>;
+
+export const DECISIONS = ['approve', 'reject', 'edit', 'yes', 'no', 'accept'] as const;
+export const DecisionName = z.enum(DECISIONS);
+export type DecisionName = z.infer<typeof DecisionName>;
+
+export const PendingItem = z.object({
+  id: z.string(),
+  kind: PendingKind,
+  tool: z.string(),
+  callId: z.string(),
+  args: JsonObject,
+  decisions: z.array(DecisionName),
+  /** ISO time after which the item's timeout rule applies; absent when it waits forever */
+  expiresAt: z.string().optional(),
+  /** confirmation: what `choice` may be */
+  choices: z.array(z.string()).optional(),
+});
+export type PendingItem = z.infer<typeof PendingItem>;
+
+export const SendMessageInput = z.object({
+  text: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
+});
+export type SendMessageInput = z.infer<typeof SendMessageInput>;
+
+export const DecisionInput = z.object({
+  pendingId: z.string().min(1, 'must not be empty'),
+  decision: DecisionName,
+  args: JsonObject.optional(),
+  reason: z.string().max(2000).optional(),
+  choice: z.string().max(500).optional(),
+});
+export type DecisionInput = z.infer<typeof DecisionInput>;
+
+export const TurnResult = z.object({
+  messages: z.array(ChatMessage),
+  pending: z.array(PendingItem),
+});
+export type TurnResult = z.infer<typeof TurnResult>;
+
+export const Usage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  totalTokens: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const ConversationStatus = z.enum(['idle', 'running', 'waiting']);
+export type ConversationStatus = z.infer<typeof ConversationStatus>;
+
+export const ConversationState = z.object({
+  status: ConversationStatus,
+  pending: z.array(PendingItem),
+  turns: z.number().int(),
+  usage: Usage,
+  rejectedSignals: z.number().int(),
+});
+export type ConversationState = z.infer<typeof ConversationState>;
+
+/** Settings fixed when a conversation starts and carried across continue-as-new. */
+export const SessionSettings = z.object({
+  maxSteps: z.number().int().positive(),
+  maxToolErrors: z.number().int().positive(),
+  approvalTimeoutMs: z.number().int().positive(),
+  continueAsNewAfterTurns: z.number().int().min(0),
+  modelTimeoutMs: z.number().int().positive(),
+  modelMaxAttempts: z.number().int().positive(),
+});
+export type SessionSettings = z.infer<typeof SessionSettings>;
+
+export const ChatSessionInput = z.object({
+  conversationId: z.string(),
+  userId: z.string(),
+  agent: AgentName,
+  title: z.string(),
+  client: z.string().optional(),
+  settings: SessionSettings,
+  /** set by continue-as-new: what the previous run had counted */
+  carried: z
+    .object({ turns: z.number().int(), usage: Usage, rejectedSignals: z.number().int() })
+    .optional(),
+});
+export type ChatSessionInput = z.infer<typeof ChatSessionInput>;
+
+/** Rows of the append-only events table; `key` makes a retried write a no-op. */
+export const EVENT_TYPES = [
+  'message',
+  'message.delta',
+  'tool.call',
+  'tool.result',
+  'pending.opened',
+  'pending.closed',
+  'progress',
+  'usage',
+  'turn.started',
+  'turn.ended',
+  'signal.rejected',
+] as const;
+export const EventType = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof EventType>;
+
+export const NewEvent = z.object({ key: z.string(), type: EventType, data: JsonObject });
+export type NewEvent = z.infer<typeof NewEvent>;
+
+export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 });

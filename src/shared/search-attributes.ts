@@ -1,0 +1,6 @@
+// Typed search attributes, registered on the server at start and set by the client and the workflow.
+import { defineSearchAttributeKey } from '@temporalio/common';
+
+export const AGENT_KEY = defineSearchAttributeKey('BrigadeAgent', 'KEYWORD');
+export const USER_KEY = defineSearchAttributeKey('BrigadeUser', 'KEYWORD');
+export const WAITING_KEY = defineSearchAttributeKey('BrigadeWaitingForHuman', 'BOOL');
