@@ -59,6 +59,8 @@ export const ConfigSchema = z.object({
   TEMPORAL_DEV_PORT: port(7233),
   TEMPORAL_UI_PORT: port(8233),
   TEMPORAL_UI_URL: optionalUrl,
+  /** a workflow bundle built ahead of time (images, tests); without it the worker bundles at start */
+  WORKFLOW_BUNDLE_PATH: z.string().optional(),
 
   GEMINI_API_KEY: z.string().optional(),
   GEMINI_BASE_URL: optionalUrl,

@@ -1,0 +1,100 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type pg from 'pg';
+import { asUser } from '../db/pool.ts';
+import { insertEvents, insertMessages, readTranscript } from '../db/transcript.ts';
+import { toolDeclarations } from '../model/declarations.ts';
+import { type ChatModel, ModelCallError, type ModelReply } from '../model/types.ts';
+import { AGENT_SPECS } from '../shared/agents.ts';
+import type { AgentName, ChatMessage } from '../shared/messages.ts';
+import type { ModelStepInput, ModelStepResult } from './runtime-types.ts';
+import { DeltaWriter } from './delta-writer.ts';
+
+export interface ModelStepDeps {
+  pool: pg.Pool;
+  model: ChatModel;
+  systemPrompt: (agent: AgentName) => Promise<string>;
+}
+
+/**
+ * One model call: write what the workflow handed over, read the transcript (by reference, so history
+ * stays small), call the model while streaming deltas as events, then write the answer and its usage.
+ */
+export function createModelStep({ pool, model, systemPrompt }: ModelStepDeps) {
+  return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
+    const { conversationId, userId, agent, stepId } = input;
+    const transcript = await asUser(pool, userId, async (db) => {
+      await insertMessages(db, conversationId, userId, input.messages);
+      await insertEvents(db, conversationId, userId, input.events);
+      return readTranscript(db, conversationId);
+    });
+
+    // A previous attempt may have written its answer and then lost the reply: return that answer.
+    const earlier = transcript.find((message) => message.id === stepId);
+    if (earlier) return { message: earlier, usage: await readUsage(pool, input) };
+
+    const deltas = new DeltaWriter(pool, input);
+    let reply: ModelReply;
+    let tail: Awaited<ReturnType<DeltaWriter['close']>> = [];
+    try {
+      reply = await model.generate({
+        system: await systemPrompt(agent),
+        messages: transcript,
+        tools: toolDeclarations(AGENT_SPECS[agent].tools),
+        onText: (delta) => {
+          Context.current().heartbeat();
+          deltas.push(delta);
+        },
+        signal: Context.current().cancellationSignal,
+      });
+    } catch (error) {
+      throw asFailure(error);
+    } finally {
+      tail = await deltas.close();
+    }
+
+    const message: ChatMessage = { id: stepId, role: 'assistant', text: reply.text };
+    if (reply.toolCalls.length) {
+      message.toolCalls = reply.toolCalls.map((call, index) => ({ id: `${stepId}.${index + 1}`, name: call.name, args: call.args }));
+    }
+    const usage = { model: reply.model, ...reply.usage };
+    await asUser(pool, userId, async (db) => {
+      await insertMessages(db, conversationId, userId, [message]);
+      await db.query(
+        `INSERT INTO model_usage (conversation_id, user_id, step_id, model, input_tokens, output_tokens, total_tokens)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [conversationId, userId, stepId, usage.model, usage.inputTokens, usage.outputTokens, usage.totalTokens],
+      );
+      const ended = message.toolCalls ? [] : [{ key: `turn-ended:${stepId}`, type: 'turn.ended' as const, data: { messageId: stepId } }];
+      await insertEvents(db, conversationId, userId, [
+        ...tail,
+        { key: `usage:${stepId}`, type: 'usage', data: { stepId, ...usage } },
+        ...ended,
+      ]);
+    });
+    return { message, usage };
+  };
+}
+
+async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: ModelStepInput) {
+  return asUser(pool, userId, async (db) => {
+    const { rows } = await db.query(
+      `SELECT model, input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens"
+         FROM model_usage WHERE conversation_id = $1 AND step_id = $2`,
+      [conversationId, stepId],
+    );
+    return rows[0] ?? { model: 'unknown', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  });
+}
+
+/** Temporal owns retries: a ModelCallError says whether one can help. */
+function asFailure(error: unknown): unknown {
+  if (error instanceof ModelCallError) {
+    return ApplicationFailure.create({
+      type: 'ModelCallError',
+      message: error.message,
+      nonRetryable: !error.retryable,
+      details: [{ status: error.status ?? null }],
+    });
+  }
+  return error;
+}

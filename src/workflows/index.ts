@@ -1,0 +1,1 @@
+export { chatSession } from "./chat-session.ts";
