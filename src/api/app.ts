@@ -1,0 +1,32 @@
+import type { Client } from '@temporalio/client';
+import express from 'express';
+import type pg from 'pg';
+import type { Config, TokenGrant } from '../config.ts';
+import { bearerAuth } from './auth.ts';
+import { conversationRoutes } from './conversations.ts';
+import { EventNotifier } from './event-notifier.ts';
+import { healthRoutes } from './health.ts';
+import { HttpError, errorHandler } from './http-error.ts';
+import { openApiDocument } from './openapi.ts';
+
+export interface AppDeps {
+  config: Config;
+  client: Client;
+  pool: pg.Pool;
+  tokens: Record<string, TokenGrant>;
+  checkTemporal: () => Promise<void>;
+  log?: (line: string, error?: unknown) => void;
+}
+
+export function createApp({ config, client, pool, tokens, checkTemporal, log }: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.json({ limit: '256kb' }));
+  app.use(healthRoutes({ pool, checkTemporal }));
+  const document = openApiDocument();
+  app.get('/openapi.json', (_req, res) => void res.json(document));
+  app.use('/v1', bearerAuth(tokens), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool) }));
+  app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));
+  app.use(errorHandler(log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error))));
+  return app;
+}

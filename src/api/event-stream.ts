@@ -1,0 +1,65 @@
+import type { Request, Response } from 'express';
+import type pg from 'pg';
+import { asUser } from '../db/pool.ts';
+import { readEventsAfter } from '../db/conversations.ts';
+import type { EventNotifier } from './event-notifier.ts';
+
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * Server-Sent Events from the append-only table: replay after Last-Event-ID, then wait for a
+ * notification (or the keepalive tick, which also covers a lost notification) and read again.
+ */
+export async function streamEvents(
+  req: Request,
+  res: Response,
+  deps: { pool: pg.Pool; notifier: EventNotifier; userId: string; conversationId: string },
+): Promise<void> {
+  const header = req.header('Last-Event-ID') ?? (typeof req.query.lastEventId === 'string' ? req.query.lastEventId : '0');
+  let lastId = /^\d+$/.test(header) ? Number(header) : 0;
+
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  res.write('retry: 2000\n\n');
+
+  let wake: (() => void) | undefined;
+  // Set by a notification that lands while we read, so it is not lost before we wait.
+  let dirty = false;
+  let closed = false;
+  const unsubscribe = await deps.notifier.subscribe(deps.conversationId, () => {
+    dirty = true;
+    wake?.();
+  });
+  req.on('close', () => {
+    closed = true;
+    wake?.();
+  });
+
+  try {
+    while (!closed) {
+      dirty = false;
+      const events = await asUser(deps.pool, deps.userId, (db) => readEventsAfter(db, deps.conversationId, lastId));
+      for (const event of events) {
+        res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify({ ...event })}\n\n`);
+        lastId = event.id;
+      }
+      if (events.length || dirty) continue;
+      const woken = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), KEEPALIVE_MS);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+      wake = undefined;
+      if (!woken && !closed) res.write(': keepalive\n\n');
+    }
+  } finally {
+    unsubscribe();
+    res.end();
+  }
+}

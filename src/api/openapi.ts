@@ -1,0 +1,135 @@
+// The OpenAPI document, generated from the same zod schemas that validate requests.
+import { z } from 'zod';
+import {
+  ConversationSummary,
+  ConversationView,
+  CreateConversationBody,
+  CreatedConversation,
+  DecisionBody,
+  ErrorBody,
+  MessageBody,
+  TurnResult,
+} from './schemas.ts';
+
+const schema = (type: z.ZodType, io: 'input' | 'output' = 'output') => {
+  const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+};
+
+const json = (description: string, ref: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
+});
+
+const errors = (...codes: number[]) =>
+  Object.fromEntries(
+    codes.map((code) => [
+      String(code),
+      json(
+        {
+          400: 'Bad input: which field and why',
+          401: 'No or bad bearer token',
+          403: 'The token lacks the role the agent needs',
+          404: 'Not found, or not yours',
+          409: 'Not pending any more, or a turn is running',
+          422: 'A decision that does not fit its item',
+          503: 'Temporal or PostgreSQL is unavailable; see Retry-After',
+        }[code]!,
+        'Error',
+      ),
+    ]),
+  );
+
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const idempotencyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Retrying with the same key returns the first outcome instead of acting twice',
+  schema: { type: 'string', maxLength: 200 },
+};
+
+export function openApiDocument(): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Brigade', version: '0.1.0', description: 'A durable backend for AI agents on Temporal.' },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: {
+        CreateConversation: schema(CreateConversationBody, 'input'),
+        CreatedConversation: schema(CreatedConversation),
+        ConversationSummary: schema(ConversationSummary),
+        Conversation: schema(ConversationView),
+        Message: schema(MessageBody, 'input'),
+        Decision: schema(DecisionBody, 'input'),
+        Turn: schema(TurnResult),
+        Error: schema(ErrorBody),
+      },
+    },
+    security: [{ bearer: [] }],
+    paths: {
+      '/healthz': { get: { summary: 'The process is up', security: [], responses: { 200: { description: 'Up' } } } },
+      '/readyz': {
+        get: {
+          summary: 'PostgreSQL and Temporal answer',
+          security: [],
+          responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is down; the body names it' } },
+        },
+      },
+      '/v1/conversations': {
+        post: {
+          summary: 'Start a conversation with an agent',
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateConversation' } } } },
+          responses: { 201: json('Started', 'CreatedConversation'), ...errors(400, 401, 403, 503) },
+        },
+        get: {
+          summary: "The caller's conversations, newest first (at most 100)",
+          responses: {
+            200: {
+              description: 'Conversations',
+              content: {
+                'application/json': {
+                  schema: { type: 'object', properties: { conversations: { type: 'array', items: { $ref: '#/components/schemas/ConversationSummary' } } } },
+                },
+              },
+            },
+            ...errors(401, 503),
+          },
+        },
+      },
+      '/v1/conversations/{id}': {
+        get: {
+          summary: 'Messages, pending items, status and usage',
+          parameters: [idParam],
+          responses: { 200: json('The conversation', 'Conversation'), ...errors(401, 403, 404, 503) },
+        },
+      },
+      '/v1/conversations/{id}/messages': {
+        post: {
+          summary: 'A user turn; answers when the turn ends or parks on a pending item',
+          parameters: [idParam, idempotencyHeader],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Message' } } } },
+          responses: { 200: json("The turn's new messages and open pending items", 'Turn'), ...errors(400, 401, 403, 404, 409, 503) },
+        },
+      },
+      '/v1/conversations/{id}/decisions': {
+        post: {
+          summary: 'Decide a pending item (approve, reject, edit; yes/no; accept/reject)',
+          parameters: [idParam, idempotencyHeader],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Decision' } } } },
+          responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 422, 503) },
+        },
+      },
+      '/v1/conversations/{id}/events': {
+        get: {
+          summary: 'Server-Sent Events: messages, deltas, tool calls and results, pending items, usage',
+          parameters: [
+            idParam,
+            { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event id', schema: { type: 'string' } },
+          ],
+          responses: { 200: { description: 'text/event-stream' }, ...errors(401, 403, 404, 503) },
+        },
+      },
+    },
+  };
+}

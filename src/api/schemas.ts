@@ -1,0 +1,35 @@
+// Request and response bodies of the HTTP API; the OpenAPI document is generated from these.
+import { z } from 'zod';
+import { AgentName, ChatMessage, ConversationStatus, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
+
+export { DecisionInput as DecisionBody, SendMessageInput as MessageBody } from '../shared/messages.ts';
+
+export const CreateConversationBody = z.object({
+  agent: AgentName,
+  title: z.string().trim().min(1).max(200).optional(),
+  /** the beer agent's bar; must match the token's client when the token names one */
+  client: z.string().trim().min(1).max(100).optional(),
+});
+
+export const CreatedConversation = z.object({ id: z.uuid(), agent: AgentName, workflowId: z.string() });
+
+export const ConversationView = z.object({
+  id: z.uuid(),
+  agent: AgentName,
+  title: z.string(),
+  workflowId: z.string(),
+  createdAt: z.string(),
+  status: ConversationStatus,
+  messages: z.array(ChatMessage),
+  pending: z.array(PendingItem),
+  usage: Usage,
+});
+
+export const ConversationSummary = CreatedConversation.extend({ title: z.string(), createdAt: z.string() });
+
+export const ErrorBody = z.object({
+  error: z.string(),
+  fields: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+});
+
+export { TurnResult };

@@ -1,0 +1,119 @@
+// A whole Brigade (worker + API) on the run's shared Temporal dev server and a fresh database, for
+// tests that go through HTTP as a client would.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import type pg from 'pg';
+import { createApp } from '../../src/api/app.ts';
+import { type Config, type TokenGrant, loadConfig } from '../../src/config.ts';
+import { createPool } from '../../src/db/pool.ts';
+import type { ChatModel } from '../../src/model/types.ts';
+import { createWorker } from '../../src/worker.ts';
+import { freshDatabase, temporalAddress, uniqueTaskQueue, workflowBundlePath } from './harness.ts';
+
+export const TOKENS: Record<string, TokenGrant> = {
+  'token-alice-support-0000000000': { user: 'alice', roles: ['support'] },
+  'token-bob-plain-000000000000000': { user: 'bob', roles: [] },
+  'token-carol-support-00000000000': { user: 'carol', roles: ['support'] },
+};
+export const ALICE = 'token-alice-support-0000000000';
+export const BOB = 'token-bob-plain-000000000000000';
+export const CAROL = 'token-carol-support-00000000000';
+
+export interface TestApp {
+  baseUrl: string;
+  config: Config;
+  client: Client;
+  pool: pg.Pool;
+  adminUrl: string;
+  databaseUrl: string;
+  taskQueue: string;
+  /** starts a worker in this process (the default) */
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestApp(
+  options: { env?: Record<string, string>; model?: ChatModel; worker?: boolean } = {},
+): Promise<TestApp> {
+  const database = await freshDatabase();
+  const taskQueue = uniqueTaskQueue('test');
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    TEMPORAL_ADDRESS: temporalAddress(),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    ...options.env,
+  });
+  const pool = createPool(database.url);
+  const connection = await Connection.connect({ address: temporalAddress() });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const app = createApp({
+    config,
+    client,
+    pool,
+    tokens: TOKENS,
+    checkTemporal: async () => void (await connection.workflowService.getSystemInfo({})),
+    log: () => undefined,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  let workerConnection: NativeConnection | undefined;
+
+  const testApp: TestApp = {
+    baseUrl,
+    config,
+    client,
+    pool,
+    adminUrl: database.adminUrl,
+    databaseUrl: database.url,
+    taskQueue,
+    async startWorker() {
+      workerConnection ??= await NativeConnection.connect({ address: temporalAddress() });
+      worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: workflowBundlePath(), model: options.model });
+      running = worker.run();
+    },
+    async stopWorker() {
+      if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      worker = undefined;
+    },
+    async call(method, path, { token = ALICE, body, headers = {} } = {}) {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // SSE and other text bodies stay text
+      }
+      return { status: response.status, body: parsed, headers: response.headers };
+    },
+    async stop() {
+      await testApp.stopWorker();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await workerConnection?.close();
+      await connection.close();
+      await pool.end();
+      await database.drop();
+    },
+  };
+  if (options.worker !== false) await testApp.startWorker();
+  return testApp;
+}
