@@ -1,0 +1,144 @@
+// Gemini over @google/genai, streamed. One call is one HTTP request: Temporal's activity retry policy owns
+// backoff and the attempt count, so the SDK's own retries and automatic continuations are switched off.
+import { GoogleGenAI } from '@google/genai';
+import type { FunctionDeclaration, GenerateContentResponseUsageMetadata, Tool } from '@google/genai';
+import type { JsonObject } from '../shared/messages.ts';
+import { needsThoughtSignatures, toContents } from './gemini-contents.ts';
+import { toModelCallError } from './gemini-errors.ts';
+import { ModelCallError } from './types.ts';
+import type { ChatModel, ModelReply, ModelRequest, ModelUsage, ToolDeclaration } from './types.ts';
+
+export interface GeminiOptions {
+  apiKey: string;
+  /** another Gemini-compatible endpoint (a proxy, or the tests' fake server) */
+  baseUrl?: string;
+  model: string;
+  /** per request; an unanswered call would otherwise hold the activity until Temporal's own timeout */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+// Finish reasons after which the reply is complete; any other one means Gemini withheld or broke it.
+const NORMAL_FINISH = new Set(['STOP', 'MAX_TOKENS', 'FINISH_REASON_UNSPECIFIED']);
+
+export function createGeminiModel(opts: GeminiOptions): ChatModel {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const client = new GoogleGenAI({
+    apiKey: opts.apiKey,
+    // explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot switch the backend
+    vertexai: false,
+    // v1beta: parametersJsonSchema (and the newest function-calling fields) are documented there; SDK 3.x
+    // defaults to v1. Pinned here, so GOOGLE_GENAI_API_VERSION cannot move it either.
+    apiVersion: 'v1beta',
+    httpOptions: {
+      ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
+      timeout: timeoutMs,
+      // "attempts: 1" is the SDK's documented "no retries"
+      retryOptions: { attempts: 1 },
+    },
+  });
+  const signFunctionCalls = needsThoughtSignatures(opts.model);
+  const errorContext = { apiKey: opts.apiKey, timeoutMs };
+
+  return {
+    name: opts.model,
+    async generate(request: ModelRequest): Promise<ModelReply> {
+      let callbackFailure: { error: unknown } | undefined;
+      const deliver = (delta: string) => {
+        try {
+          request.onText?.(delta);
+        } catch (error) {
+          callbackFailure = { error };
+          throw error;
+        }
+      };
+
+      try {
+        const stream = await client.models.generateContentStream({
+          model: opts.model,
+          contents: toContents(request.messages, { signFunctionCalls }),
+          config: {
+            ...(request.system ? { systemInstruction: request.system } : {}),
+            ...(request.tools.length > 0 ? { tools: toTools(request.tools) } : {}),
+            ...(request.signal ? { abortSignal: request.signal } : {}),
+            // the runtime runs tools (with approvals); the SDK must never call or re-request on its own
+            automaticFunctionCalling: { disable: true },
+            automaticContinuation: false,
+          },
+        });
+
+        let text = '';
+        const toolCalls: ModelReply['toolCalls'] = [];
+        let usage: GenerateContentResponseUsageMetadata | undefined;
+        let sawCandidate = false;
+        let finishReason: string | undefined;
+        let blockReason: string | undefined;
+        let modelVersion: string | undefined;
+
+        for await (const chunk of stream) {
+          if (chunk.usageMetadata) usage = chunk.usageMetadata;
+          if (chunk.modelVersion) modelVersion = chunk.modelVersion;
+          if (chunk.promptFeedback?.blockReason) blockReason = chunk.promptFeedback.blockReason;
+          const candidate = chunk.candidates?.[0];
+          if (!candidate) continue;
+          sawCandidate = true;
+          if (candidate.finishReason) finishReason = candidate.finishReason;
+          for (const part of candidate.content?.parts ?? []) {
+            // thought summaries are the model's scratch work, not its reply
+            if (part.thought) continue;
+            if (typeof part.text === 'string' && part.text.length > 0) {
+              text += part.text;
+              deliver(part.text);
+            }
+            if (part.functionCall) toolCalls.push(readCall(part.functionCall));
+          }
+        }
+
+        if (!sawCandidate) {
+          throw new ModelCallError(
+            blockReason ? `Gemini blocked the prompt (${blockReason})` : 'Gemini returned no candidates',
+            { retryable: false },
+          );
+        }
+        if (finishReason && !NORMAL_FINISH.has(finishReason)) {
+          throw new ModelCallError(`Gemini stopped the reply: ${finishReason}`, { retryable: false });
+        }
+        if (finishReason === 'MAX_TOKENS' && !text && toolCalls.length === 0) {
+          throw new ModelCallError('Gemini ran out of output tokens before it replied', { retryable: false });
+        }
+        return { text, toolCalls, usage: toUsage(usage), model: modelVersion ?? opts.model };
+      } catch (error) {
+        if (callbackFailure && error === callbackFailure.error) throw error;
+        // a cancelled activity gets its own cancellation back, not a model failure
+        if (request.signal?.aborted) throw request.signal.reason ?? error;
+        throw toModelCallError(error, errorContext);
+      }
+    },
+  };
+}
+
+function toTools(declarations: ToolDeclaration[]): Tool[] {
+  const functionDeclarations: FunctionDeclaration[] = declarations.map((declaration) => ({
+    name: declaration.name,
+    description: declaration.description,
+    parametersJsonSchema: declaration.parameters,
+  }));
+  return [{ functionDeclarations }];
+}
+
+function readCall(call: { name?: string; args?: Record<string, unknown> }): { name: string; args: JsonObject } {
+  if (!call.name) throw new ModelCallError('Gemini returned a function call without a name', { retryable: false });
+  const args = call.args ?? {};
+  if (typeof args !== 'object' || Array.isArray(args)) {
+    throw new ModelCallError(`Gemini returned non-object arguments for ${call.name}`, { retryable: false });
+  }
+  return { name: call.name, args: args as JsonObject };
+}
+
+/** Gemini repeats usage on each chunk; the last one counts the whole reply. */
+function toUsage(usage: GenerateContentResponseUsageMetadata | undefined): ModelUsage {
+  const inputTokens = usage?.promptTokenCount ?? 0;
+  const outputTokens = usage?.candidatesTokenCount ?? 0;
+  return { inputTokens, outputTokens, totalTokens: usage?.totalTokenCount ?? inputTokens + outputTokens };
+}

@@ -1,0 +1,81 @@
+// The model used when no GEMINI_API_KEY is set: deterministic, instant, no I/O, and plain about being offline.
+// It reads only the transcript's last message: the user's words become one support tool call (from the fixed
+// phrasings in OFFLINE_PHRASES), tool results become a short summary, anything else gets help text.
+import type { ChatMessage } from '../shared/messages.ts';
+import { OFFLINE_PHRASES, matchIntent } from './offline-intents.ts';
+import { summariseResult } from './offline-summary.ts';
+import type { ChatModel, ModelReply, ModelRequest } from './types.ts';
+
+export { OFFLINE_PHRASES } from './offline-intents.ts';
+
+const PREFIX = '[offline model] ';
+const NAME = 'offline';
+
+export function createOfflineModel(): ChatModel {
+  return {
+    name: NAME,
+    async generate(request: ModelRequest): Promise<ModelReply> {
+      if (request.signal?.aborted) throw request.signal.reason;
+      const { text, toolCalls } = decide(request);
+      for (const piece of pieces(text)) request.onText?.(piece);
+      const inputTokens = estimateTokens(request.system + JSON.stringify(request.messages) + JSON.stringify(request.tools));
+      const outputTokens = estimateTokens(text + JSON.stringify(toolCalls));
+      return {
+        text,
+        toolCalls,
+        usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+        model: NAME,
+      };
+    },
+  };
+}
+
+function decide(request: ModelRequest): Pick<ModelReply, 'text' | 'toolCalls'> {
+  const last = request.messages.at(-1);
+  const tools = new Set(request.tools.map((tool) => tool.name));
+
+  if (last?.role === 'tool') {
+    const lines = trailingToolMessages(request.messages).map(summariseResult);
+    return { text: PREFIX + lines.join('\n'), toolCalls: [] };
+  }
+
+  if (last?.role === 'user') {
+    const intent = matchIntent(last.text, tools);
+    if (intent) {
+      return { text: `${PREFIX}Calling ${intent.name} ${JSON.stringify(intent.args)}.`, toolCalls: [intent] };
+    }
+    return { text: help(tools, last.text), toolCalls: [] };
+  }
+  return { text: help(tools, last?.text ?? ''), toolCalls: [] };
+}
+
+/** The results answering the model's last step: every tool message after the last non-tool one. */
+function trailingToolMessages(messages: ChatMessage[]): ChatMessage[] {
+  let start = messages.length;
+  while (start > 0 && messages[start - 1]!.role === 'tool') start -= 1;
+  return messages.slice(start);
+}
+
+function help(tools: ReadonlySet<string>, said: string): string {
+  const phrases = OFFLINE_PHRASES.filter((phrase) => tools.has(phrase.tool));
+  const intro = `${PREFIX}This is the offline model: no GEMINI_API_KEY is set, so no real model is answering.`;
+  if (phrases.length === 0) {
+    const echo = said.length > 200 ? `${said.slice(0, 200)}…` : said;
+    return echo ? `${intro} You said: "${echo}"` : intro;
+  }
+  const lines = phrases.map((phrase) => `- ${phrase.examples.map((example) => `"${example}"`).join(' or ')} (${phrase.tool})`);
+  return `${intro} It understands these phrasings:\n${lines.join('\n')}`;
+}
+
+/** A few word-aligned pieces, so the offline model exercises the same streaming path as Gemini. */
+function pieces(text: string, count = 3): string[] {
+  const words = text.match(/\S+\s*|\s+/g) ?? [];
+  const size = Math.max(1, Math.ceil(words.length / count));
+  const out: string[] = [];
+  for (let start = 0; start < words.length; start += size) out.push(words.slice(start, start + size).join(''));
+  return out;
+}
+
+function estimateTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}

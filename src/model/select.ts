@@ -1,0 +1,18 @@
+// Gemini when a key is set, otherwise the offline model: `npm start` works with no settings at all.
+import type { Config } from '../config.ts';
+import { createGeminiModel } from './gemini.ts';
+import { createOfflineModel } from './offline.ts';
+import type { ChatModel } from './types.ts';
+
+export type ModelConfig = Pick<Config, 'GEMINI_API_KEY' | 'GEMINI_BASE_URL' | 'GEMINI_MODEL'> & { MODEL_TIMEOUT?: number };
+
+export function selectModel(config: ModelConfig): ChatModel {
+  const apiKey = config.GEMINI_API_KEY?.trim();
+  if (!apiKey) return createOfflineModel();
+  return createGeminiModel({
+    apiKey,
+    model: config.GEMINI_MODEL,
+    ...(config.GEMINI_BASE_URL ? { baseUrl: config.GEMINI_BASE_URL } : {}),
+    ...(config.MODEL_TIMEOUT !== undefined ? { timeoutMs: config.MODEL_TIMEOUT } : {}),
+  });
+}
