@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { decisionSignal } from '../src/shared/definitions.ts';
+import { waitUntilIdle } from './support/scenarios.ts';
 import { readSse } from './support/sse.ts';
 import { ALICE, BOB, CAROL, type TestApp, startTestApp } from './support/test-app.ts';
 
@@ -210,12 +211,7 @@ describe('decisions by signal', () => {
     await handle.signal(decisionSignal, { pendingId: item.id, decision: 'maybe' });
     await handle.signal(decisionSignal, 'not even an object');
     await handle.signal(decisionSignal, { pendingId: item.id, decision: 'approve' });
-    const deadline = Date.now() + 10_000;
-    let view;
-    do {
-      view = await app.call('GET', `/v1/conversations/${id}`);
-    } while (view.body.status !== 'idle' && Date.now() < deadline);
-    assert.equal(view.body.status, 'idle');
+    await waitUntilIdle(app, id);
     assert.equal(await orderStatus('19283'), 'Cancelled');
     const described = await handle.describe();
     assert.equal(described.status.name, 'RUNNING');

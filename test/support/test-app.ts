@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createApp } from '../../src/api/app.ts';
 import { type Config, type TokenGrant, loadConfig } from '../../src/config.ts';
@@ -11,6 +11,9 @@ import { createPool } from '../../src/db/pool.ts';
 import type { ChatModel } from '../../src/model/types.ts';
 import { createWorker } from '../../src/worker.ts';
 import { freshDatabase, temporalAddress, uniqueTaskQueue, workflowBundlePath } from './harness.ts';
+
+// Activity retries and ignored signals log warnings by design; tests assert on them instead.
+Runtime.install({ logger: new DefaultLogger(process.env.BRIGADE_TEST_DEBUG ? 'DEBUG' : 'ERROR') });
 
 export const TOKENS: Record<string, TokenGrant> = {
   'token-alice-support-0000000000': { user: 'alice', roles: ['support'] },

@@ -1,0 +1,79 @@
+// Conversations that exercise every path of chatSession, driven through the API. The replay test
+// records their histories and replays them; `npm run record-histories` saves them for later replays.
+import assert from 'node:assert/strict';
+import { decisionSignal } from '../../src/shared/definitions.ts';
+import type { TestApp } from './test-app.ts';
+
+export interface Scenario {
+  name: string;
+  run(app: TestApp): Promise<string>;
+}
+
+async function open(app: TestApp): Promise<string> {
+  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'replay' } });
+  assert.equal(created.status, 201);
+  return created.body.id;
+}
+
+const say = async (app: TestApp, id: string, text: string) => {
+  const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
+  assert.equal(turn.status, 200, JSON.stringify(turn.body));
+  return turn.body;
+};
+
+const decide = async (app: TestApp, id: string, body: Record<string, unknown>) => {
+  const turn = await app.call('POST', `/v1/conversations/${id}/decisions`, { body });
+  assert.equal(turn.status, 200, JSON.stringify(turn.body));
+  return turn.body;
+};
+
+/** A decision by signal has no reply to wait on: poll the conversation until its turn ends. */
+export async function waitUntilIdle(app: TestApp, id: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const view = await app.call('GET', `/v1/conversations/${id}`);
+    if (view.body.status === 'idle') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`conversation ${id} did not become idle within ${timeoutMs} ms`);
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: 'lookup-and-chat',
+    async run(app) {
+      const id = await open(app);
+      await say(app, id, 'look up john@gmail.com');
+      await say(app, id, 'hello there');
+      return id;
+    },
+  },
+  {
+    name: 'approve-reject-edit',
+    async run(app) {
+      const id = await open(app);
+      const cancel = await say(app, id, 'cancel order 28164');
+      await decide(app, id, { pendingId: cancel.pending[0].id, decision: 'approve' });
+      const update = await say(app, id, 'update 3924156 phone 555-000-0000');
+      await decide(app, id, { pendingId: update.pending[0].id, decision: 'edit', args: { user_id: '3924156', phone: '555-111-2222' } });
+      const again = await say(app, id, 'update 3924156 email liam@example.com');
+      await decide(app, id, { pendingId: again.pending[0].id, decision: 'reject', reason: 'not verified' });
+      return id;
+    },
+  },
+  {
+    name: 'message-supersedes-and-signals',
+    async run(app) {
+      const id = await open(app);
+      const cancel = await say(app, id, 'cancel order 61984');
+      await say(app, id, 'actually, status of order 61984');
+      const next = await say(app, id, 'cancel order 58243');
+      const handle = app.client.workflow.getHandle(`conversation-${id}`);
+      await handle.signal(decisionSignal, { pendingId: 'nope', decision: 'approve' });
+      await handle.signal(decisionSignal, { pendingId: next.pending[0].id, decision: 'approve' });
+      await waitUntilIdle(app, id);
+      assert.equal(cancel.pending.length, 1);
+      return id;
+    },
+  },
+];
