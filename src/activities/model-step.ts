@@ -33,6 +33,10 @@ export function createModelStep({ pool, model, systemPrompt }: ModelStepDeps) {
     if (earlier) return { message: earlier, usage: await readUsage(pool, input) };
 
     const deltas = new DeltaWriter(pool, input);
+    // Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive,
+    // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.
+    const context = Context.current();
+    const beat = setInterval(() => context.heartbeat(), Math.max(200, (context.info.heartbeatTimeoutMs ?? 3000) / 3));
     let reply: ModelReply;
     let tail: Awaited<ReturnType<DeltaWriter['close']>> = [];
     try {
@@ -40,15 +44,13 @@ export function createModelStep({ pool, model, systemPrompt }: ModelStepDeps) {
         system: await systemPrompt(agent),
         messages: transcript,
         tools: toolDeclarations(AGENT_SPECS[agent].tools),
-        onText: (delta) => {
-          Context.current().heartbeat();
-          deltas.push(delta);
-        },
-        signal: Context.current().cancellationSignal,
+        onText: (delta) => deltas.push(delta),
+        signal: context.cancellationSignal,
       });
     } catch (error) {
       throw asFailure(error);
     } finally {
+      clearInterval(beat);
       tail = await deltas.close();
     }
 

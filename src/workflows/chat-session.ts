@@ -54,7 +54,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
   // bookkeeping writes are quick and idempotent, so they retry with short timeouts.
   const model = proxyActivities<RuntimeActivities>({
     startToCloseTimeout: settings.modelTimeoutMs,
-    heartbeatTimeout: Math.min(settings.modelTimeoutMs, 30_000),
+    heartbeatTimeout: Math.min(settings.modelTimeoutMs, 10_000),
     retry: { maximumAttempts: settings.modelMaxAttempts, initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '20s' },
   });
   const tools = proxyActivities<RuntimeActivities>({
