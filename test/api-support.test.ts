@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { decisionSignal } from '../src/shared/definitions.ts';
+import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../src/shared/search-attributes.ts';
 import { waitUntilIdle } from './support/scenarios.ts';
 import { readSse } from './support/sse.ts';
 import { ALICE, BOB, CAROL, type TestApp, startTestApp } from './support/test-app.ts';
@@ -199,6 +200,36 @@ describe('the support agent', () => {
     assert.equal(view.body.messages[1].toolCalls[0].name, 'get_customer_orders');
     assert.equal(view.body.usage.calls, 2);
     assert.ok(view.body.usage.totalTokens > 0);
+  });
+});
+
+describe('operators', () => {
+  test('see agent, user and waiting-for-human as typed search attributes, the title in the memo, and what it waits for', async () => {
+    const id = await newSupportConversation();
+    const handle = app.client.workflow.getHandle(`conversation-${id}`);
+    const before = await handle.describe();
+    assert.equal(before.typedSearchAttributes.get(AGENT_KEY), 'support');
+    assert.equal(before.typedSearchAttributes.get(USER_KEY), 'alice');
+    assert.equal(before.typedSearchAttributes.get(WAITING_KEY), false);
+    assert.equal((await before.memo)?.title, 'Help desk');
+
+    const turn = await say(id, 'cancel order 54321');
+    const waiting = await handle.describe();
+    assert.equal(waiting.typedSearchAttributes.get(WAITING_KEY), true);
+    // The Web UI shows current details from this built-in query.
+    const metadata = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    assert.match(metadata.currentDetails, /Waiting for a human: approve, reject or edit cancel_order \{"order_id":"54321"\}/);
+    await decide(id, { pendingId: turn.body.pending[0].id, decision: 'reject', reason: 'no' });
+    assert.equal((await handle.describe()).typedSearchAttributes.get(WAITING_KEY), false);
+  });
+
+  test('the OpenAPI document lists every route', async () => {
+    const doc = await app.call('GET', '/openapi.json', { token: '' });
+    assert.equal(doc.status, 200);
+    for (const route of ['/v1/conversations', '/v1/conversations/{id}', '/v1/conversations/{id}/messages', '/v1/conversations/{id}/decisions', '/v1/conversations/{id}/events']) {
+      assert.ok(doc.body.paths[route], route);
+    }
+    assert.deepEqual(doc.body.components.schemas.Decision.properties.decision.enum, ['approve', 'reject', 'edit', 'yes', 'no', 'accept']);
   });
 });
 

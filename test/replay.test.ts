@@ -40,10 +40,10 @@ async function historiesOf(workflowId: string) {
   let runId: string | undefined = described.raw.workflowExecutionInfo?.firstRunId ?? described.runId;
   const runs: { history: proto.temporal.api.history.v1.IHistory; continued: boolean }[] = [];
   while (runId) {
-    const history = await app.client.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events = history.events ?? [];
+    const history: proto.temporal.api.history.v1.IHistory = await app.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events: proto.temporal.api.history.v1.IHistoryEvent[] = history.events ?? [];
     const last = events.at(-1);
-    const continued = last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW;
+    const continued: boolean = last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW;
     // A run whose first workflow task has not completed yet has nothing to replay.
     if (events.some((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)) runs.push({ history, continued });
     runId = continued ? last!.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined : undefined;

@@ -75,7 +75,7 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
     // nothing before the first message, by which time the row has committed.
     await asUser(pool, principal.user, async (db) => {
       await insertConversation(db, { id, userId: principal.user, agent: body.agent, client: clientName ?? null, title, workflowId });
-      await client.workflow.start<typeof chatSession>('chatSession', {
+      await withinDeadline(client, () => client.workflow.start<typeof chatSession>('chatSession', {
         workflowId,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         args: [input],
@@ -86,7 +86,7 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
         ],
         memo: { title },
         staticSummary: `${body.agent}: ${title}`,
-      });
+      }));
     });
     res.status(201).json({ id, agent: body.agent, workflowId });
   });
@@ -102,7 +102,7 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
   router.get('/conversations/:id', async (req, res) => {
     const { principal, row, handle } = await owned(req, res);
     const [state, stored] = await Promise.all([
-      handle.query(stateQuery),
+      withinDeadline(client, () => handle.query(stateQuery)),
       asUser(pool, principal.user, async (db) => ({
         messages: await readTranscript(db, row.id),
         usage: await readUsage(db, row.id),
@@ -141,6 +141,16 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
   });
 
   return router;
+}
+
+const QUICK_CALL_MS = 5_000;
+
+/**
+ * Calls that should answer at once get a deadline, so a Temporal outage is a prompt 503 rather than
+ * the client's retries running on. Turns are not bounded this way: they wait for the model and tools.
+ */
+function withinDeadline<T>(client: Client, fn: () => Promise<T>): Promise<T> {
+  return client.withDeadline(Date.now() + QUICK_CALL_MS, fn);
 }
 
 /** A client that retries a POST with the same Idempotency-Key gets the first outcome, not a second turn. */
