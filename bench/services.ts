@@ -1,0 +1,123 @@
+// The services a benchmark run needs, in a temp dir and on free loopback ports: embedded PostgreSQL
+// (migrated), the Temporal dev server (headless, in memory) and the workflow bundle. BENCH_DATABASE_URL and
+// BENCH_TEMPORAL_ADDRESS use running ones instead; BENCH_TEMPORAL_DYNAMIC_CONFIG="key=value key=value" starts
+// the dev server with those dynamic config values (for experiments). Everything started here is stopped by stop().
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { migrate } from '../src/db/migrate.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/stack/embedded-postgres.ts';
+import { freePort } from '../src/stack/ports.ts';
+import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../src/stack/search-attributes.ts';
+import { findTemporalBinary } from '../src/stack/temporal-binary.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../src/stack/temporal-dev-server.ts';
+import { WORKFLOWS_PATH } from '../src/worker.ts';
+
+export interface BenchServices {
+  databaseUrl: string;
+  temporalAddress: string;
+  bundlePath: string;
+  /** how each service came to be, for the report */
+  describe: { postgres: string; temporal: string };
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+const NAMESPACE = 'default';
+
+export async function startServices(log: (line: string) => void): Promise<BenchServices> {
+  const started = performance.now();
+  const tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-bench-'));
+  // As root, PostgreSQL runs as the `postgres` user, who must be able to enter this directory.
+  await fs.chmod(tmpDir, 0o755);
+  let postgres: EmbeddedPostgres | undefined;
+  let temporal: TemporalDevServer | undefined;
+
+  const stop = async () => {
+    await Promise.allSettled([postgres?.stop(), temporal?.stop()]);
+    postgres = undefined;
+    temporal = undefined;
+    await fs.rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
+  };
+
+  const startPostgres = async () => {
+    const external = process.env.BENCH_DATABASE_URL;
+    if (external) {
+      await migrate(external);
+      return { url: external, how: 'BENCH_DATABASE_URL (existing server)' };
+    }
+    postgres = await startEmbeddedPostgres({
+      dataDir: path.join(tmpDir, 'pg'),
+      port: await freePort(),
+      database: 'brigade',
+      // fsync off, like the tests: this measures the runtime, not the disk
+      ephemeral: true,
+      log: (line) => log(line),
+    });
+    await migrate(postgres.url);
+    return { url: postgres.url, how: 'embedded, fsync=off, synchronous_commit=off' };
+  };
+
+  const startTemporal = async () => {
+    const external = process.env.BENCH_TEMPORAL_ADDRESS;
+    if (external) {
+      const connection = await Connection.connect({ address: external });
+      try {
+        await ensureSearchAttributes(connection, NAMESPACE);
+      } finally {
+        await connection.close();
+      }
+      return { address: external, how: `BENCH_TEMPORAL_ADDRESS=${external} (existing server)` };
+    }
+    let binary = await findTemporalBinary({ cliPath: process.env.TEMPORAL_CLI_PATH || undefined, log });
+    const dynamicConfig = (process.env.BENCH_TEMPORAL_DYNAMIC_CONFIG ?? '').split(/\s+/).filter(Boolean);
+    if (dynamicConfig.length > 0) {
+      // startTemporalDevServer takes no extra flags: a wrapper that execs the CLI with them keeps its pid and stop().
+      const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+      const wrapper = path.join(tmpDir, 'temporal-with-dynamic-config.sh');
+      const flags = dynamicConfig.map((entry) => `--dynamic-config-value ${quote(entry)}`).join(' ');
+      await fs.writeFile(wrapper, `#!/bin/sh\nexec ${quote(binary)} "$@" ${flags}\n`, { mode: 0o755 });
+      binary = wrapper;
+    }
+    temporal = await startTemporalDevServer({
+      binary,
+      port: await freePort(),
+      uiPort: 0,
+      headless: true,
+      namespace: NAMESPACE,
+      searchAttributes: SEARCH_ATTRIBUTES,
+      log,
+    });
+    const extra = dynamicConfig.length ? `; dynamic config ${dynamicConfig.join(' ')}` : '; default dynamic config';
+    return { address: temporal.address, how: `dev server (in-memory SQLite, headless${extra})` };
+  };
+
+  const bundle = async () => {
+    const { bundleWorkflowCode } = await import('@temporalio/worker');
+    const noop = () => undefined;
+    const { code } = await bundleWorkflowCode({
+      // BENCH_WORKFLOWS_PATH: a variant of the workflows to compare (an experiment; the default is src/workflows)
+      workflowsPath: process.env.BENCH_WORKFLOWS_PATH ? path.resolve(process.env.BENCH_WORKFLOWS_PATH) : WORKFLOWS_PATH,
+      logger: { trace: noop, debug: noop, info: noop, warn: (message: string) => log(message), error: (message: string) => console.error(message), log: noop },
+    });
+    const file = path.join(tmpDir, 'workflow-bundle.js');
+    await fs.writeFile(file, code);
+    return file;
+  };
+
+  const [pg, tmp, bundled] = await Promise.allSettled([startPostgres(), startTemporal(), bundle()]);
+  const failures = [pg, tmp, bundled].filter((result) => result.status === 'rejected');
+  if (failures.length > 0 || pg.status !== 'fulfilled' || tmp.status !== 'fulfilled' || bundled.status !== 'fulfilled') {
+    await stop();
+    throw new Error(`Benchmark services could not start:\n${failures.map((f) => `  ${(f.reason as Error)?.message ?? f.reason}`).join('\n')}`);
+  }
+  return {
+    databaseUrl: pg.value.url,
+    temporalAddress: tmp.value.address,
+    bundlePath: bundled.value,
+    describe: { postgres: pg.value.how, temporal: tmp.value.how },
+    startupMs: performance.now() - started,
+    stop,
+  };
+}

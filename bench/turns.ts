@@ -1,0 +1,711 @@
+// `npm run bench`: what a turn costs on Temporal. Starts its own services (bench/services.ts), an in-process
+// worker with the offline model, and drives chatSession workflows through @temporalio/client as the API does,
+// without HTTP. Prints aligned text, then one JSON line for machines. Settings (env, with defaults):
+//   BENCH_CONVERSATIONS=50   concurrent conversations
+//   BENCH_TURNS=5            measured turns per conversation, per kind of turn and per run
+//   BENCH_WARMUP=2           unmeasured turns per conversation first
+//   BENCH_APPROVALS=3        approval cycles per conversation
+//   BENCH_RATE=200           offered load of the paced runs, in turns (updates) per second; 0 skips them
+//   BENCH_LONG_TURNS=50      turns of the one long conversation (history growth)
+//   BENCH_PG_POOL=10         the worker's PostgreSQL pool size
+//   BENCH_TIMEOUT_S=240      hard limit for the whole run
+//   BENCH_WORKER_OPTIONS='{"maxConcurrentActivityTaskPolls":4}'  extra Worker.create options (the bench then
+//                            builds the worker itself, with the same activities, instead of calling createWorker)
+//   BENCH_DATABASE_URL, BENCH_TEMPORAL_ADDRESS, BENCH_TEMPORAL_DYNAMIC_CONFIG, BENCH_WORKFLOWS_PATH: see services.ts
+//
+// Two ways to load: closed loop (every conversation sends its next turn the moment the last one returns: the
+// most turns/s the stack can do, with latency = concurrency / throughput) and paced (turns start on a fixed
+// schedule adding up to BENCH_RATE per second: the latency a user sees at that load). Latency targets are
+// judged on the paced runs, throughput on the closed loop.
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { asyncLocalStorage, type Context } from '@temporalio/activity';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkerOptions as TemporalWorkerOptions } from '@temporalio/worker';
+import type pg from 'pg';
+import { createActivities } from '../src/activities/index.ts';
+import type { RuntimeActivities } from '../src/activities/runtime-types.ts';
+import { sessionSettings } from '../src/api/conversations.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { insertConversation } from '../src/db/conversations.ts';
+import { asUser, createPool } from '../src/db/pool.ts';
+import { createOfflineModel } from '../src/model/offline.ts';
+import { loadPrompt } from '../src/model/prompts.ts';
+import { findTool } from '../src/shared/agents.ts';
+import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate } from '../src/shared/definitions.ts';
+import type { AgentName, ChatMessage, ChatSessionInput, JsonObject, TurnResult } from '../src/shared/messages.ts';
+import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../src/shared/search-attributes.ts';
+import { installTemporalRuntime } from '../src/stack/temporal-runtime.ts';
+import { toolImplementations } from '../src/tools/index.ts';
+import { createWorker } from '../src/worker.ts';
+import type { chatSession } from '../src/workflows/chat-session.ts';
+import { cpuBetween, cpuProbe, type CpuSnapshot, type CpuUse } from './cpu.ts';
+import { startServices, type BenchServices } from './services.ts';
+import {
+  countActivities,
+  meanPhases,
+  phasesOf,
+  round,
+  sizeOf,
+  splitByUpdate,
+  summarise,
+  type Phases,
+  type Summary,
+  type TurnSlice,
+} from './stats.ts';
+
+// ---- settings ---------------------------------------------------------------------------------
+
+function intSetting(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+function parseWorkerOptions(raw: string | undefined): Partial<TemporalWorkerOptions> | undefined {
+  if (!raw) return undefined;
+  const parsed = JSON.parse(raw) as unknown;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('BENCH_WORKER_OPTIONS must be a JSON object');
+  return parsed as Partial<TemporalWorkerOptions>;
+}
+
+const CONVERSATIONS = intSetting('BENCH_CONVERSATIONS', 50, 1, 500);
+const TURNS = intSetting('BENCH_TURNS', 5, 1, 100);
+const WARMUP = intSetting('BENCH_WARMUP', 2, 0, 20);
+const APPROVALS = intSetting('BENCH_APPROVALS', 3, 1, 50);
+const RATE = intSetting('BENCH_RATE', 200, 0, 10_000);
+const LONG_TURNS = intSetting('BENCH_LONG_TURNS', 50, 5, 200);
+const PG_POOL = intSetting('BENCH_PG_POOL', 10, 1, 200);
+const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 240, 10, 1800);
+const WORKER_OPTIONS = parseWorkerOptions(process.env.BENCH_WORKER_OPTIONS);
+const AGENT: AgentName = 'support';
+/** conversations whose histories are read for the time breakdown */
+const SAMPLE = 5;
+
+const TARGETS = { p50Ms: 25, p99Ms: 100, turnsPerSecond: 200, approvalP50Ms: 30, bytesDriftPct: 10 };
+
+// Turns from the offline model's phrasebook (src/model/offline-intents.ts).
+const ORDER_IDS = ['24601', '13579', '97531', '86420', '54321', '19283', '74651', '30298', '47652', '61984', '58243', '90357', '28164'];
+const CUSTOMER_IDS = ['1213210', '2837622', '3924156', '4782901', '5190753', '6824095', '7135680', '8259147', '9603481', '1057426'];
+const lookupText = (n: number) => `status of order ${ORDER_IDS[n % ORDER_IDS.length]}`;
+const CHAT_TEXT = 'hello';
+/** A phone change always succeeds (cancel_order succeeds once per order), so every approval runs the same work. */
+const phoneText = (conversation: number, cycle: number) =>
+  `update ${CUSTOMER_IDS[conversation % CUSTOMER_IDS.length]} phone 555-${String(100 + (cycle % 900))}-${String((conversation * 97 + cycle) % 10_000).padStart(4, '0')}`;
+
+const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const debug = process.env.BENCH_DEBUG ? (line: string) => process.stderr.write(`  ${line}\n`) : () => undefined;
+
+// ---- lifecycle --------------------------------------------------------------------------------
+
+const stops: { name: string; stop: () => Promise<unknown> }[] = [];
+let stopping: Promise<void> | undefined;
+
+function stopAll(): Promise<void> {
+  stopping ??= (async () => {
+    for (const { name, stop } of stops.reverse()) {
+      try {
+        debug(`stopping ${name}`);
+        await stop();
+      } catch (error) {
+        progress(`stopping ${name} failed: ${(error as Error).message}`);
+      }
+    }
+  })();
+  return stopping;
+}
+
+const hardLimit = setTimeout(() => {
+  progress(`the run took longer than BENCH_TIMEOUT_S=${TIMEOUT_S} s; stopping`);
+  void stopAll().finally(() => process.exit(2));
+}, TIMEOUT_S * 1000);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    progress(`${signal}: stopping`);
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+let readCpu: () => CpuSnapshot | undefined = () => undefined;
+
+// ---- load -------------------------------------------------------------------------------------
+
+interface Run {
+  latencies: number[];
+  /** the same latencies by the conversation's position, to match them with sampled histories */
+  byPosition: number[][];
+  wallMs: number;
+  /** wall-clock bounds, to pick this run's turns out of histories */
+  startedAt: number;
+  endedAt: number;
+  cpu?: CpuUse;
+  rate?: number;
+}
+
+/**
+ * Every conversation runs `turns` turns one after another; the conversations run at once. With a rate, turn n
+ * of the i-th conversation starts no earlier than (n * conversations + i) / rate seconds after the start, so
+ * starts are spread evenly; a conversation that falls behind goes on at once.
+ */
+async function runConcurrently<C>(
+  conversations: C[],
+  turns: number,
+  turn: (conversation: C, n: number) => Promise<number | undefined>,
+  rate?: number,
+): Promise<Run> {
+  const latencies: number[] = [];
+  const byPosition: number[][] = conversations.map(() => []);
+  const cpuBefore = readCpu();
+  const startedAt = Date.now();
+  const started = performance.now();
+  await Promise.all(
+    conversations.map(async (conversation, position) => {
+      for (let n = 0; n < turns; n += 1) {
+        if (rate) {
+          const wait = started + ((n * conversations.length + position) / rate) * 1000 - performance.now();
+          if (wait > 0) await sleep(wait);
+        }
+        const ms = await turn(conversation, n);
+        if (ms !== undefined) {
+          latencies.push(ms);
+          byPosition[position]!.push(ms);
+        }
+      }
+    }),
+  );
+  const wallMs = performance.now() - started;
+  return { latencies, byPosition, wallMs, startedAt, endedAt: Date.now(), cpu: cpuBetween(cpuBefore, readCpu()), rate };
+}
+
+const perSecond = (run: Run, countPerSample = 1) => ((run.latencies.length * countPerSample) / run.wallMs) * 1000;
+
+class Tally {
+  unexpected = 0;
+  errors = 0;
+  firstProblem: string | undefined;
+  note(problem: string, isError: boolean) {
+    if (isError) this.errors += 1;
+    else this.unexpected += 1;
+    this.firstProblem ??= problem;
+  }
+}
+
+// ---- conversations on Temporal ------------------------------------------------------------------
+
+interface Conversation {
+  index: number;
+  id: string;
+  userId: string;
+  handle: WorkflowHandle<typeof chatSession>;
+}
+
+/** Inserts the row and starts the workflow as POST /conversations does (activities write rows that reference it). */
+async function openConversation(deps: { client: Client; pool: pg.Pool; config: Config }, index: number): Promise<Conversation> {
+  const { client, pool, config } = deps;
+  const id = randomUUID();
+  const userId = `bench-user-${index}`;
+  const workflowId = chatSessionWorkflowId(id);
+  const title = `bench conversation ${index}`;
+  const input: ChatSessionInput = { conversationId: id, userId, agent: AGENT, title, settings: sessionSettings(config) };
+  await asUser(pool, userId, async (db) => {
+    await insertConversation(db, { id, userId, agent: AGENT, client: null, title, workflowId });
+    await client.workflow.start<typeof chatSession>('chatSession', {
+      workflowId,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+      typedSearchAttributes: [
+        { key: AGENT_KEY, value: AGENT },
+        { key: USER_KEY, value: userId },
+        { key: WAITING_KEY, value: false },
+      ],
+      memo: { title },
+      staticSummary: `${AGENT}: ${title}`,
+    });
+  });
+  return { index, id, userId, handle: client.workflow.getHandle(workflowId) as WorkflowHandle<typeof chatSession> };
+}
+
+type TurnKind = 'lookup' | 'chat';
+
+/** Messages a turn returns: user, call, tool result, answer; or user, answer. */
+const EXPECTED_MESSAGES: Record<TurnKind, number> = { lookup: 4, chat: 2 };
+
+async function timedTurn(conversation: Conversation, kind: TurnKind, text: string, tally: Tally): Promise<number | undefined> {
+  const started = performance.now();
+  try {
+    const result = await conversation.handle.executeUpdate(sendMessageUpdate, { args: [{ text }] });
+    const elapsed = performance.now() - started;
+    if (result.messages.length !== EXPECTED_MESSAGES[kind] || result.pending.length !== 0) {
+      tally.note(`${kind} turn "${text}" returned ${result.messages.length} message(s), ${result.pending.length} pending`, false);
+    }
+    return elapsed;
+  } catch (error) {
+    tally.note(`${kind} turn "${text}": ${(error as Error).message}`, true);
+    return undefined;
+  }
+}
+
+interface ApprovalRun extends Run {
+  parkLatencies: number[];
+}
+
+/** Each cycle: a contact update parks on its approval (timed), then "approve" runs it (timed: approval-to-result). */
+async function approvalCycles(conversations: Conversation[], cycles: number, tally: Tally, rate?: number): Promise<ApprovalRun> {
+  const parkLatencies: number[] = [];
+  const run = await runConcurrently(
+    conversations,
+    cycles,
+    async (conversation, cycle) => {
+      const text = phoneText(conversation.index, cycle);
+      let parked: TurnResult;
+      const sent = performance.now();
+      try {
+        parked = await conversation.handle.executeUpdate(sendMessageUpdate, { args: [{ text }] });
+      } catch (error) {
+        tally.note(`approval turn "${text}": ${(error as Error).message}`, true);
+        return undefined;
+      }
+      parkLatencies.push(performance.now() - sent);
+      const pending = parked.pending[0];
+      if (!pending) {
+        tally.note(`approval turn "${text}" did not park (${parked.messages.length} message(s))`, false);
+        return undefined;
+      }
+      const decided = performance.now();
+      try {
+        const result = await conversation.handle.executeUpdate(decideUpdate, { args: [{ pendingId: pending.id, decision: 'approve' }] });
+        const elapsed = performance.now() - decided;
+        const tool = result.messages.find((message) => message.role === 'tool');
+        if (!tool || result.pending.length !== 0 || (tool.result as { error?: unknown } | undefined)?.error) {
+          tally.note(`approve of "${text}" returned ${JSON.stringify(result).slice(0, 300)}`, false);
+        }
+        return elapsed;
+      } catch (error) {
+        tally.note(`approve of "${text}": ${(error as Error).message}`, true);
+        return undefined;
+      }
+    },
+    rate,
+  );
+  return { ...run, parkLatencies };
+}
+
+// ---- the same turns without Temporal ----------------------------------------------------------------
+
+// The activities read their context (heartbeats, the cancellation signal, info such as the heartbeat timeout):
+// give them a quiet one shaped like a first attempt of an activity with the workflow's model options.
+const fakeActivityContext = {
+  info: { attempt: 1, heartbeatTimeoutMs: 10_000, startToCloseTimeoutMs: 60_000, isLocal: false, activityType: 'bench' },
+  heartbeat: () => undefined,
+  cancellationSignal: new AbortController().signal,
+  cancelled: new Promise<never>(() => undefined),
+  log: { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+} as unknown as Context;
+const inActivity = <T>(fn: () => Promise<T>) => asyncLocalStorage.run(fakeActivityContext, fn);
+
+interface BareConversation {
+  index: number;
+  id: string;
+  userId: string;
+}
+
+interface ActivityTimes {
+  modelStep: number[];
+  runTool: number[];
+}
+
+/** What chatSession's runTurn does for a turn without approvals, calling the activities' functions directly. */
+async function inProcessTurn(
+  activities: RuntimeActivities,
+  conversation: BareConversation,
+  kind: TurnKind,
+  text: string,
+  times: ActivityTimes,
+  tally: Tally,
+): Promise<number | undefined> {
+  const started = performance.now();
+  const { id: conversationId, userId } = conversation;
+  try {
+    let unsaved: ChatMessage[] = [{ id: randomUUID(), role: 'user', text }];
+    let produced = 1;
+    for (let step = 1; step <= 8; step += 1) {
+      const stepStarted = performance.now();
+      const { message } = await inActivity(() =>
+        activities.modelStep({ conversationId, userId, agent: AGENT, stepId: randomUUID(), messages: unsaved, events: [] }),
+      );
+      times.modelStep.push(performance.now() - stepStarted);
+      unsaved = [];
+      produced += 1;
+      const calls = message.toolCalls ?? [];
+      if (!calls.length) break;
+      for (const call of calls) {
+        const spec = findTool(AGENT, call.name);
+        const parsed = spec?.args.safeParse(call.args);
+        if (!spec || !parsed?.success || spec.policy.approval) throw new Error(`unexpected call ${call.name}`);
+        const toolStarted = performance.now();
+        await inActivity(() =>
+          activities.runTool({ conversationId, userId, agent: AGENT, callId: call.id, tool: call.name, args: parsed.data as JsonObject }),
+        );
+        times.runTool.push(performance.now() - toolStarted);
+        produced += 1;
+      }
+    }
+    const elapsed = performance.now() - started;
+    if (produced !== EXPECTED_MESSAGES[kind]) tally.note(`in-process ${kind} turn produced ${produced} message(s)`, false);
+    return elapsed;
+  } catch (error) {
+    tally.note(`in-process ${kind} turn "${text}": ${(error as Error).message}`, true);
+    return undefined;
+  }
+}
+
+async function insertBareConversation(pool: pg.Pool, index: number): Promise<BareConversation> {
+  const id = randomUUID();
+  const userId = `bench-inproc-${index}`;
+  await asUser(pool, userId, (db) =>
+    insertConversation(db, { id, userId, agent: AGENT, client: null, title: `in-process ${index}`, workflowId: `bench-inprocess-${id}` }),
+  );
+  return { index, id, userId };
+}
+
+// ---- report -----------------------------------------------------------------------------------------
+
+const fmt = (value: number | null | undefined, digits = 1) =>
+  value === null || value === undefined || !Number.isFinite(value) ? '-' : value.toFixed(digits);
+const pad = (text: string, width: number) => text.padStart(width);
+const padEnd = (text: string, width: number) => text.padEnd(width);
+const meanOf = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
+
+const LABEL = 40;
+const LATENCY_HEADER = [padEnd('', LABEL), pad('n', 5), pad('p50', 8), pad('p95', 8), pad('p99', 8), pad('mean', 8), pad('max', 8), pad('turns/s', 9)].join('');
+function latencyRow(label: string, summary: Summary, rate?: number): string {
+  return [
+    padEnd(`  ${label}`, LABEL),
+    pad(String(summary.count), 5),
+    ...[summary.p50, summary.p95, summary.p99, summary.mean, summary.max].map((value) => pad(fmt(value), 8)),
+    pad(rate === undefined ? '' : fmt(rate), 9),
+  ].join('');
+}
+
+const PHASES_HEADER = [
+  padEnd('', LABEL), pad('n', 5), pad('client', 8), pad('server', 8), pad('WFTs', 5), pad('wftQ', 7), pad('wftRun', 7),
+  pad('acts', 5), pad('actQ', 7), pad('actRun', 7), pad('rpc/etc', 8),
+].join('');
+function phasesRow(label: string, slices: TurnSlice[], client?: number): string {
+  const phases: Phases | undefined = meanPhases(slices.map(phasesOf));
+  if (!phases) return `  ${padEnd(label, LABEL - 2)}(no turns to analyse)`;
+  return [
+    padEnd(`  ${label}`, LABEL),
+    pad(String(slices.length), 5),
+    pad(fmt(client), 8),
+    pad(fmt(phases.span), 8),
+    pad(`${fmt(phases.workflowTasks, 0)}x`, 5),
+    pad(fmt(phases.wftQueue), 7),
+    pad(fmt(phases.wftRun), 7),
+    pad(`${fmt(phases.activities, 0)}x`, 5),
+    pad(fmt(phases.actQueue), 7),
+    pad(fmt(phases.actRun), 7),
+    pad(client === undefined ? '-' : fmt(client - phases.span), 8),
+  ].join('');
+}
+
+function cpuLines(label: string, run: Run | undefined, samplesPerTurn = 1): string[] {
+  const cpu = run?.cpu;
+  if (!run || !cpu) return [`  ${padEnd(label, LABEL - 2)}(no /proc)`];
+  const turns = run.latencies.length * samplesPerTurn;
+  const msPerTurn = (pct: number) => (pct / 100) * (run.wallMs / turns);
+  const ours = Object.values(cpu.groups).reduce((a, b) => a + b, 0);
+  const groups = Object.entries(cpu.groups)
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, value]) => `${name} ${fmt(value, 0)}% = ${fmt(msPerTurn(value))} ms/turn`)
+    .join('; ');
+  const threads = Object.entries(cpu.threads)
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, value]) => `${name} ${fmt(value, 0)}%`)
+    .join(', ');
+  return [
+    `  ${padEnd(label, LABEL - 2)}machine ${fmt(cpu.machine, 0)}% (others on the machine ${fmt(Math.max(0, cpu.machine - ours), 0)}%); ours ${fmt(msPerTurn(ours))} ms CPU/turn`,
+    `  ${padEnd('', LABEL - 2)}${groups}`,
+    `  ${padEnd('', LABEL - 2)}node threads: ${threads}`,
+  ];
+}
+
+// ---- main -------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const runStarted = performance.now();
+  progress('starting PostgreSQL, the Temporal dev server and the workflow bundle...');
+  const services: BenchServices = await startServices(debug);
+  stops.push({ name: 'services', stop: () => services.stop() });
+  progress(`services ready in ${(services.startupMs / 1000).toFixed(1)} s`);
+  readCpu = cpuProbe({
+    temporal: Number(services.temporalAddress.split(':').at(-1)),
+    postgres: Number(new URL(services.databaseUrl).port || 5432),
+  });
+
+  installTemporalRuntime('warn');
+  const taskQueue = `bench-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const config = loadConfig({
+    DATABASE_URL: services.databaseUrl,
+    TEMPORAL_ADDRESS: services.temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    LOG_LEVEL: 'warn',
+  });
+  const pool = createPool(services.databaseUrl, { max: PG_POOL });
+  pool.on('error', (error) => void (stopping ? undefined : progress(`PostgreSQL connection lost: ${error.message}`)));
+  stops.push({ name: 'pool', stop: () => pool.end() });
+
+  const model = createOfflineModel();
+  const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
+  stops.push({ name: 'worker connection', stop: () => nativeConnection.close() });
+  const worker = WORKER_OPTIONS
+    ? await Worker.create({
+        connection: nativeConnection,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue,
+        workflowBundle: { codePath: services.bundlePath },
+        activities: createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations }),
+        ...WORKER_OPTIONS,
+      })
+    : await createWorker({ config, connection: nativeConnection, pool, workflowBundlePath: services.bundlePath, model, taskQueue });
+  const running = worker.run();
+  running.catch((error: unknown) => progress(`the worker failed: ${(error as Error).message}`));
+  stops.push({
+    name: 'worker',
+    stop: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+    },
+  });
+
+  const connection = await Connection.connect({ address: services.temporalAddress });
+  stops.push({ name: 'client connection', stop: () => connection.close() });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const deps = { client, pool, config };
+  const tally = new Tally();
+  const paced = RATE > 0 ? RATE : undefined;
+
+  progress(`opening ${CONVERSATIONS} conversations (+1 long one)...`);
+  const conversations = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => openConversation(deps, i)));
+  const long = await openConversation(deps, CONVERSATIONS);
+
+  if (WARMUP > 0) {
+    progress(`warming up (${WARMUP} turns per conversation, not measured)...`);
+    await runConcurrently(conversations, WARMUP, (c, n) =>
+      n % 2 === 0 ? timedTurn(c, 'lookup', lookupText(n), tally) : timedTurn(c, 'chat', CHAT_TEXT, tally),
+    );
+  }
+
+  progress(`closed loop: ${CONVERSATIONS} conversations x ${TURNS} lookup turns, then x ${TURNS} chat-only turns...`);
+  const lookupClosed = await runConcurrently(conversations, TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(c.index + n), tally));
+  const chatClosed = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally));
+  let lookupPaced: Run | undefined;
+  let chatPaced: Run | undefined;
+  if (paced) {
+    progress(`paced at ${paced} turns/s: lookup, then chat-only...`);
+    lookupPaced = await runConcurrently(conversations, TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(c.index + n + 3), tally), paced);
+    chatPaced = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally), paced);
+  }
+  progress(`approvals: ${CONVERSATIONS} conversations x ${APPROVALS} cycles${paced ? ` paced at ${paced} updates/s` : ''}...`);
+  const approvals = await approvalCycles(conversations, APPROVALS, tally, paced ? paced / 2 : undefined);
+
+  progress(`one long conversation: ${LONG_TURNS} lookup turns, one at a time...`);
+  const longRun = await runConcurrently([long], LONG_TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(n), tally));
+  const longEvents = (await long.handle.fetchHistory()).events ?? [];
+  const longSlices = splitByUpdate(longEvents);
+  const turnSize = (n: number) => {
+    const slice = longSlices[n - 1];
+    return slice ? { events: slice.events.length, ...sizeOf(slice.events) } : undefined;
+  };
+  const at5 = turnSize(5);
+  const atLong = turnSize(LONG_TURNS);
+  const totalSize = sizeOf(longEvents);
+  const bytesRatio = at5 && atLong ? atLong.protoBytes / at5.protoBytes : NaN;
+
+  progress('reading the histories of a sample of the concurrent conversations...');
+  const sampleSlices: TurnSlice[] = [];
+  for (const conversation of conversations.slice(0, SAMPLE)) {
+    sampleSlices.push(...splitByUpdate((await conversation.handle.fetchHistory()).events ?? []));
+  }
+  const slicesOf = (run: Run | undefined, name: string, activities?: number) =>
+    run
+      ? sampleSlices.filter(
+          (s) => s.updateName === name && (activities === undefined || countActivities(s) === activities) && s.startMs >= run.startedAt - 5 && s.endMs <= run.endedAt + 5,
+        )
+      : [];
+
+  progress('the same turns in-process, without Temporal...');
+  const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations });
+  const bare = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => insertBareConversation(pool, i)));
+  const ignored: ActivityTimes = { modelStep: [], runTool: [] };
+  await runConcurrently(bare, WARMUP, (c, n) =>
+    inProcessTurn(activities, c, n % 2 === 0 ? 'lookup' : 'chat', n % 2 === 0 ? lookupText(n) : CHAT_TEXT, ignored, tally),
+  );
+  const closedTimes: ActivityTimes = { modelStep: [], runTool: [] };
+  const bareLookupClosed = await runConcurrently(bare, TURNS, (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(c.index + n), closedTimes, tally));
+  const bareChatClosed = await runConcurrently(bare, TURNS, (c) => inProcessTurn(activities, c, 'chat', CHAT_TEXT, ignored, tally));
+  const pacedTimes: ActivityTimes = { modelStep: [], runTool: [] };
+  const bareLookupPaced = paced
+    ? await runConcurrently(bare, TURNS, (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(c.index + n), pacedTimes, tally), paced)
+    : undefined;
+  const soloTimes: ActivityTimes = { modelStep: [], runTool: [] };
+  const solo = await insertBareConversation(pool, CONVERSATIONS);
+  const bareSolo = await runConcurrently([solo], LONG_TURNS, (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(n), soloTimes, tally));
+
+  // ---- figures ----
+  const s = (run: Run | undefined) => summarise(run?.latencies ?? []);
+  const withoutFirst = (run: Run): Run => ({ ...run, latencies: run.latencies.slice(1) });
+  /** mean client latency of the sampled conversations in a run, to set against their histories */
+  const sampledMean = (run: Run | undefined) => (run ? meanOf(run.byPosition.slice(0, SAMPLE).flat()) : undefined);
+  const throughput = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
+  const latencyLookup = lookupPaced ?? lookupClosed;
+  const latencyChat = chatPaced ?? chatClosed;
+  const loadName = paced ? `paced at ${paced}/s` : 'closed loop';
+  const ratio = (a: Run | undefined, b: Run | undefined) => s(a).p50 / s(b).p50;
+
+  const targets = [
+    { name: `lookup turn p50 <= ${TARGETS.p50Ms} ms (${loadName})`, value: `${fmt(s(latencyLookup).p50)} ms`, met: s(latencyLookup).p50 <= TARGETS.p50Ms },
+    { name: `lookup turn p99 <= ${TARGETS.p99Ms} ms (${loadName})`, value: `${fmt(s(latencyLookup).p99)} ms`, met: s(latencyLookup).p99 <= TARGETS.p99Ms },
+    { name: `chat-only turn p50 <= ${TARGETS.p50Ms} ms (${loadName})`, value: `${fmt(s(latencyChat).p50)} ms`, met: s(latencyChat).p50 <= TARGETS.p50Ms },
+    { name: `chat-only turn p99 <= ${TARGETS.p99Ms} ms (${loadName})`, value: `${fmt(s(latencyChat).p99)} ms`, met: s(latencyChat).p99 <= TARGETS.p99Ms },
+    { name: `>= ${TARGETS.turnsPerSecond} turns/s (closed loop, lookup + chat)`, value: `${fmt(throughput)} /s`, met: throughput >= TARGETS.turnsPerSecond },
+    { name: `approval-to-result p50 <= ${TARGETS.approvalP50Ms} ms (${loadName})`, value: `${fmt(s(approvals).p50)} ms`, met: s(approvals).p50 <= TARGETS.approvalP50Ms },
+    {
+      name: `bytes/turn at turn ${LONG_TURNS} within ${TARGETS.bytesDriftPct}% of turn 5`,
+      value: `${bytesRatio >= 1 ? '+' : ''}${fmt((bytesRatio - 1) * 100)} %`,
+      met: Math.abs(bytesRatio - 1) * 100 <= TARGETS.bytesDriftPct,
+    },
+  ];
+
+  const lines: string[] = [];
+  const say = (line = '') => lines.push(line);
+  say('Brigade turn benchmark');
+  say(`  machine      ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+  say(`  postgres     ${services.describe.postgres}; worker pool max ${PG_POOL}`);
+  say(`  temporal     ${services.describe.temporal}`);
+  say(`  worker       in-process, offline model, ${WORKER_OPTIONS ? `Worker.create + ${JSON.stringify(WORKER_OPTIONS)}` : 'createWorker() defaults'}${process.env.BENCH_WORKFLOWS_PATH ? `, workflows from ${process.env.BENCH_WORKFLOWS_PATH}` : ''}`);
+  say(`  load         ${CONVERSATIONS} conversations x ${TURNS} turns per kind and run, after ${WARMUP} warmup turns each (excluded)`);
+  say(`  turns        lookup = "status of order N": model step, get_order_by_id, model step (3 activities, 4 workflow tasks)`);
+  say(`               chat-only = "hello": one model step (1 activity, 2 workflow tasks)`);
+  say(`               approval = "update <id> phone ...": parks on update_user_contact; approve runs the tool and a model step`);
+  say(`  latency      ms from executeUpdate(sendMessage | decide) to its result, in the client`);
+  say(`  closed loop  each conversation sends its next turn when the last returns: max turns/s; latency = ${CONVERSATIONS} / throughput`);
+  say(`  paced        turns start on a schedule adding up to ${paced ?? '-'} per second (a conversation that falls behind goes on at once)`);
+  say();
+  say(`Temporal, ${CONVERSATIONS} concurrent conversations`);
+  say(LATENCY_HEADER);
+  say(latencyRow('lookup turn, closed loop', s(lookupClosed), perSecond(lookupClosed)));
+  say(latencyRow('chat-only turn, closed loop', s(chatClosed), perSecond(chatClosed)));
+  if (lookupPaced) say(latencyRow(`lookup turn, ${loadName}`, s(lookupPaced), perSecond(lookupPaced)));
+  if (chatPaced) say(latencyRow(`chat-only turn, ${loadName}`, s(chatPaced), perSecond(chatPaced)));
+  say(latencyRow(`approval: send -> parked, ${loadName}`, summarise(approvals.parkLatencies)));
+  say(latencyRow(`approval: approve -> result, ${loadName}`, s(approvals), perSecond(approvals, 2)));
+  say(latencyRow('lookup turn, 1 conversation alone', s(withoutFirst(longRun)), perSecond(longRun)));
+  say(`  turns/s over the closed-loop runs (lookup + chat-only): ${fmt(throughput)}`);
+  say();
+  say(`In-process, no Temporal (the activities' functions in the workflow's order, same PostgreSQL and pool)`);
+  say(LATENCY_HEADER);
+  say(latencyRow('lookup turn, closed loop', s(bareLookupClosed), perSecond(bareLookupClosed)));
+  say(latencyRow('chat-only turn, closed loop', s(bareChatClosed), perSecond(bareChatClosed)));
+  if (bareLookupPaced) say(latencyRow(`lookup turn, ${loadName}`, s(bareLookupPaced), perSecond(bareLookupPaced)));
+  say(latencyRow('lookup turn, 1 conversation alone', s(withoutFirst(bareSolo)), perSecond(bareSolo)));
+  say(
+    `  activity function time, mean ms: modelStep ${fmt(meanOf(soloTimes.modelStep), 2)}, runTool ${fmt(meanOf(soloTimes.runTool), 2)} alone;` +
+      ` ${fmt(meanOf(closedTimes.modelStep), 2)}, ${fmt(meanOf(closedTimes.runTool), 2)} closed loop` +
+      (paced ? `; ${fmt(meanOf(pacedTimes.modelStep), 2)}, ${fmt(meanOf(pacedTimes.runTool), 2)} ${loadName}` : ''),
+  );
+  say();
+  say('Overhead ratio, lookup turn p50 (Temporal / in-process)');
+  say(`  1 conversation alone     ${fmt(ratio(withoutFirst(longRun), withoutFirst(bareSolo)), 2)}x  (${fmt(s(withoutFirst(longRun)).p50)} / ${fmt(s(withoutFirst(bareSolo)).p50)} ms)`);
+  if (lookupPaced) say(`  ${padEnd(loadName, 24)} ${fmt(ratio(lookupPaced, bareLookupPaced), 2)}x  (${fmt(s(lookupPaced).p50)} / ${fmt(s(bareLookupPaced).p50)} ms)`);
+  say(`  closed loop              ${fmt(ratio(lookupClosed, bareLookupClosed), 2)}x  (${fmt(s(lookupClosed).p50)} / ${fmt(s(bareLookupClosed).p50)} ms)`);
+  say();
+  say(`History of one long conversation (${LONG_TURNS} lookup turns; bytes = protobuf via temporal.api.history.v1.History.encode, json = proto3 JSON)`);
+  say(`  ${padEnd('turn', 8)}${pad('events', 8)}${pad('bytes', 9)}${pad('json', 9)}`);
+  for (const [label, size] of [['5', at5], [String(LONG_TURNS), atLong]] as const) {
+    say(`  ${padEnd(label, 8)}${pad(String(size?.events ?? '-'), 8)}${pad(String(size?.protoBytes ?? '-'), 9)}${pad(String(size?.jsonBytes ?? '-'), 9)}`);
+  }
+  say(`  bytes/turn at turn ${LONG_TURNS} / at turn 5 = ${fmt(bytesRatio, 3)}; whole history ${longEvents.length} events, ${totalSize.protoBytes} bytes`);
+  say();
+  say(`Where a turn's time goes (ms, mean per turn; server side from the history's event times, ${SAMPLE} sampled conversations)`);
+  say('  wftQ/actQ = task scheduled -> started (history transfer queue, matching, the poll); wftRun/actRun = started ->');
+  say('  completed (dispatch to the worker, its work, the completion RPC); rpc/etc = client latency - server span');
+  say(PHASES_HEADER);
+  say(phasesRow('lookup, 1 conversation alone', longSlices.slice(1), meanOf(longRun.latencies.slice(1))));
+  if (lookupPaced) say(phasesRow(`lookup, ${loadName}`, slicesOf(lookupPaced, 'sendMessage', 3), sampledMean(lookupPaced)));
+  if (chatPaced) say(phasesRow(`chat-only, ${loadName}`, slicesOf(chatPaced, 'sendMessage', 1), sampledMean(chatPaced)));
+  say(phasesRow(`approve, ${loadName}`, slicesOf(approvals, 'decide'), sampledMean(approvals)));
+  say(phasesRow('lookup, closed loop', slicesOf(lookupClosed, 'sendMessage', 3), sampledMean(lookupClosed)));
+  say();
+  say(`CPU (% of one core; the machine has ${os.availableParallelism() * 100}%; ms/turn = CPU time per turn)`);
+  for (const line of cpuLines('lookup, closed loop', lookupClosed)) say(line);
+  for (const line of cpuLines('chat-only, closed loop', chatClosed)) say(line);
+  if (lookupPaced) for (const line of cpuLines(`lookup, ${loadName}`, lookupPaced)) say(line);
+  for (const line of cpuLines('lookup in-process, closed loop', bareLookupClosed)) say(line);
+  say();
+  say(`Targets (2 cores, dev server, ${CONVERSATIONS} concurrent conversations)`);
+  for (const target of targets) say(`  ${padEnd(target.name, 56)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
+  if (tally.errors || tally.unexpected) {
+    say();
+    say(`Problems: ${tally.errors} failed update(s), ${tally.unexpected} unexpected result(s); first: ${tally.firstProblem}`);
+  }
+  say(`(run took ${((performance.now() - runStarted) / 1000).toFixed(1)} s including ${(services.startupMs / 1000).toFixed(1)} s of start-up)`);
+
+  const summaryJson = (summary: Summary) => ({ n: summary.count, p50: summary.p50, p95: summary.p95, p99: summary.p99, mean: summary.mean, max: summary.max });
+  const runJson = (run: Run | undefined) => (run ? { ms: summaryJson(s(run)), perSecond: perSecond(run), cpuPct: run.cpu ?? null } : null);
+  const json = {
+    bench: 'brigade-turns',
+    settings: {
+      conversations: CONVERSATIONS, turns: TURNS, warmup: WARMUP, approvals: APPROVALS, rate: RATE, longTurns: LONG_TURNS, pgPool: PG_POOL,
+      workerOptions: WORKER_OPTIONS ?? null, temporal: services.describe.temporal, cores: os.availableParallelism(), loadAverage: os.loadavg(),
+    },
+    temporal: {
+      lookupClosed: runJson(lookupClosed),
+      chatClosed: runJson(chatClosed),
+      lookupPaced: runJson(lookupPaced),
+      chatPaced: runJson(chatPaced),
+      approvalParkMs: summaryJson(summarise(approvals.parkLatencies)),
+      approvalToResultMs: summaryJson(s(approvals)),
+      lookupAloneMs: summaryJson(s(withoutFirst(longRun))),
+      turnsPerSecond: throughput,
+    },
+    inProcess: {
+      lookupClosed: runJson(bareLookupClosed),
+      chatClosed: runJson(bareChatClosed),
+      lookupPaced: runJson(bareLookupPaced),
+      lookupAloneMs: summaryJson(s(withoutFirst(bareSolo))),
+    },
+    overheadP50: {
+      alone: ratio(withoutFirst(longRun), withoutFirst(bareSolo)),
+      paced: lookupPaced ? ratio(lookupPaced, bareLookupPaced) : null,
+      closed: ratio(lookupClosed, bareLookupClosed),
+    },
+    history: { encoding: 'protobuf History.encode; json = proto3 JSON', turn5: at5 ?? null, [`turn${LONG_TURNS}`]: atLong ?? null, bytesRatio, totalEvents: longEvents.length, totalBytes: totalSize.protoBytes },
+    phasesMs: {
+      lookupAlone: meanPhases(longSlices.slice(1).map(phasesOf)) ?? null,
+      lookupPaced: meanPhases(slicesOf(lookupPaced, 'sendMessage', 3).map(phasesOf)) ?? null,
+      approve: meanPhases(slicesOf(approvals, 'decide').map(phasesOf)) ?? null,
+      lookupClosed: meanPhases(slicesOf(lookupClosed, 'sendMessage', 3).map(phasesOf)) ?? null,
+    },
+    targets: Object.fromEntries(targets.map((target) => [target.name, { value: target.value, met: target.met }])),
+    problems: { errors: tally.errors, unexpected: tally.unexpected, first: tally.firstProblem ?? null },
+  };
+
+  progress('stopping...');
+  await stopAll();
+  clearTimeout(hardLimit);
+  console.log(lines.join('\n'));
+  console.log(JSON.stringify(json, (_key, value: unknown) => (typeof value === 'number' ? round(value, 2) : value)));
+}
+
+main().catch(async (error: unknown) => {
+  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  await stopAll();
+  clearTimeout(hardLimit);
+  process.exitCode = 1;
+});
