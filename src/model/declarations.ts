@@ -4,12 +4,16 @@ import type { JsonObject } from '../shared/messages.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
 import type { ToolDeclaration } from './types.ts';
 
-export function toolDeclarations(tools: ToolSpec[]): ToolDeclaration[] {
-  return tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    parameters: parametersOf(tool),
-  }));
+const converted = new WeakMap<ToolSpec[], readonly ToolDeclaration[]>();
+
+/** Every model step of an agent asks for the same list, and z.toJSONSchema is not cheap: convert each list once. */
+export function toolDeclarations(tools: ToolSpec[]): readonly ToolDeclaration[] {
+  let declarations = converted.get(tools);
+  if (!declarations) {
+    declarations = Object.freeze(tools.map((tool) => Object.freeze({ name: tool.name, description: tool.description, parameters: parametersOf(tool) })));
+    converted.set(tools, declarations);
+  }
+  return declarations;
 }
 
 function parametersOf(tool: ToolSpec): JsonObject {

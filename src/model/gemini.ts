@@ -118,7 +118,7 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
   };
 }
 
-function toTools(declarations: ToolDeclaration[]): Tool[] {
+function toTools(declarations: readonly ToolDeclaration[]): Tool[] {
   const functionDeclarations: FunctionDeclaration[] = declarations.map((declaration) => ({
     name: declaration.name,
     description: declaration.description,

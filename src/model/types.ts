@@ -13,7 +13,7 @@ export interface ModelRequest {
   system: string;
   /** the whole transcript, oldest first */
   messages: ChatMessage[];
-  tools: ToolDeclaration[];
+  tools: readonly ToolDeclaration[];
   /** called with each streamed piece of text as it arrives */
   onText?: (delta: string) => void;
   signal?: AbortSignal;

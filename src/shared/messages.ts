@@ -108,7 +108,13 @@ export const ChatSessionInput = z.object({
   settings: SessionSettings,
   /** set by continue-as-new: what the previous run had counted */
   carried: z
-    .object({ turns: z.number().int(), usage: Usage, rejectedSignals: z.number().int() })
+    .object({
+      turns: z.number().int(),
+      usage: Usage,
+      rejectedSignals: z.number().int(),
+      /** recently closed pending items, so a late decision is still told "not pending any more" */
+      closed: z.array(z.tuple([z.string(), z.enum(['decided', 'expired', 'superseded'])])).optional(),
+    })
     .optional(),
 });
 export type ChatSessionInput = z.infer<typeof ChatSessionInput>;

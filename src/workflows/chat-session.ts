@@ -7,6 +7,7 @@ import {
   continueAsNew,
   log,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -43,6 +44,8 @@ interface OpenItem {
 
 /** What a closed item became, so a late decision gets "not pending any more" rather than "unknown". */
 type ClosedReason = 'decided' | 'expired' | 'superseded';
+/** how many closed items a run hands to the next one */
+const CLOSED_CARRIED = 100;
 
 const fail = (type: FailureType, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 
@@ -50,18 +53,19 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
   const { conversationId, userId, agent, settings } = input;
   const agentSpec = AGENT_SPECS[agent];
 
-  // Timeout profiles: the model may stream for a while and is retried a bounded number of times; tools and
-  // bookkeeping writes are quick and idempotent, so they retry with short timeouts.
+  // Timeout profiles. The model may stream for a while: a regular activity, heartbeating, retried a bounded
+  // number of times. Tools and bookkeeping are short transactions, idempotent by call id and event key: local
+  // activities, run within the workflow task that asks for them instead of costing a task round trip each.
   const model = proxyActivities<RuntimeActivities>({
     startToCloseTimeout: settings.modelTimeoutMs,
     heartbeatTimeout: Math.min(settings.modelTimeoutMs, 10_000),
     retry: { maximumAttempts: settings.modelMaxAttempts, initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '20s' },
   });
-  const tools = proxyActivities<RuntimeActivities>({
+  const tools = proxyLocalActivities<RuntimeActivities>({
     startToCloseTimeout: '30s',
     retry: { maximumAttempts: 5, initialInterval: '200ms', maximumInterval: '5s' },
   });
-  const bookkeeping = proxyActivities<RuntimeActivities>({
+  const bookkeeping = proxyLocalActivities<RuntimeActivities>({
     startToCloseTimeout: '10s',
     retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
   });
@@ -72,7 +76,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
   let rejectedSignals = input.carried?.rejectedSignals ?? 0;
 
   const open = new Map<string, OpenItem>();
-  const closed = new Map<string, ClosedReason>();
+  const closed = new Map<string, ClosedReason>(input.carried?.closed ?? []);
   let turnActive = false;
   let parked = false;
   /** bumped whenever a turn ends or parks: what handlers wait for */
@@ -390,7 +394,10 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
         (settings.continueAsNewAfterTurns > 0 && turnsThisRun >= settings.continueAsNewAfterTurns)),
   );
   await flush();
-  await continueAsNew<typeof chatSession>({ ...input, carried: { turns, usage, rejectedSignals } });
+  await continueAsNew<typeof chatSession>({
+    ...input,
+    carried: { turns, usage, rejectedSignals, closed: [...closed].slice(-CLOSED_CARRIED) },
+  });
 }
 
 function rootMessage(error: unknown): string {
