@@ -1,0 +1,31 @@
+import http from 'node:http';
+import type { RequestListener } from 'node:http';
+
+/** Starts the HTTP server; a taken or forbidden port becomes one sentence naming the address and the setting. */
+export function listen(app: RequestListener, port: number, host: string): Promise<http.Server> {
+  return new Promise((resolve, reject) => {
+    const server = http.createServer(app);
+    const onError = (error: NodeJS.ErrnoException) => {
+      const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+      if (error.code === 'EADDRINUSE') reject(new Error(`API could not listen on ${where}: the port is in use; set PORT`));
+      else if (error.code === 'EACCES') reject(new Error(`API could not listen on ${where}: permission denied; set PORT above 1023`));
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+        reject(new Error(`API could not listen on ${where}: no such address on this machine; set HOST`));
+      } else reject(new Error(`API could not listen on ${where}: ${error.message}`));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve(server);
+    });
+  });
+}
+
+/** Stops accepting connections; open streams (SSE) get a moment to finish, then are cut. */
+export function closeServer(server: http.Server, graceMs = 2_000): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), graceMs).unref();
+  });
+}

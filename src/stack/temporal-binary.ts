@@ -1,0 +1,140 @@
+import { spawn } from 'node:child_process';
+import { constants, promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+// Later tags carry a `replace` directive in go.mod, which `go install pkg@version` refuses.
+export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+
+const EXE = process.platform === 'win32' ? '.exe' : '';
+
+export class TemporalBinaryError extends Error {
+  override name = 'TemporalBinaryError';
+}
+
+/** `$BRIGADE_CACHE_DIR`, else `$XDG_CACHE_HOME/brigade`, else `~/.cache/brigade`. */
+export function brigadeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.BRIGADE_CACHE_DIR) return path.resolve(env.BRIGADE_CACHE_DIR);
+  return path.join(env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache'), 'brigade');
+}
+
+/**
+ * Finds the `temporal` CLI (which runs the dev server), cheapest source first: the configured
+ * path, the PATH, our cache, a Go build into the cache, and last a download by `@temporalio/testing`.
+ */
+export async function findTemporalBinary(
+  opts: { cliPath?: string; log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
+): Promise<string> {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? (() => undefined);
+
+  if (opts.cliPath) {
+    const configured = path.resolve(opts.cliPath);
+    if (await isExecutable(configured)) return configured;
+    throw new TemporalBinaryError(`TEMPORAL_CLI_PATH is set to ${opts.cliPath}, which is not an executable file`);
+  }
+
+  const onPath = await whichOnPath(`temporal${EXE}`, env);
+  if (onPath) return onPath;
+
+  const binDir = path.join(brigadeCacheDir(env), 'bin');
+  const cached = path.join(binDir, `temporal${EXE}`);
+  if (await isExecutable(cached)) return cached;
+
+  const tried: string[] = [`TEMPORAL_CLI_PATH (unset)`, `"temporal" on the PATH (absent)`, `${cached} (absent)`];
+
+  const go = await whichOnPath(`go${EXE}`, env);
+  if (go) {
+    log(`temporal: building the Temporal CLI with Go into ${binDir} (first run only; takes a few minutes)`);
+    try {
+      await run(go, ['install', TEMPORAL_CLI_MODULE], { ...env, GOBIN: binDir }, log);
+      if (await isExecutable(cached)) return cached;
+      tried.push(`go install ${TEMPORAL_CLI_MODULE} (finished, but ${cached} is missing)`);
+    } catch (error) {
+      tried.push(`go install ${TEMPORAL_CLI_MODULE} (${(error as Error).message})`);
+    }
+  } else {
+    tried.push('building with Go (go is not on the PATH)');
+  }
+
+  try {
+    return await downloadWithTestingPackage(binDir, cached, log);
+  } catch (error) {
+    tried.push(`downloading with @temporalio/testing (${(error as Error).message})`);
+  }
+
+  throw new TemporalBinaryError(
+    [
+      'The Temporal CLI (which runs the local Temporal dev server) was not found. Tried:',
+      ...tried.map((line) => `  - ${line}`),
+      'Fix one of: install the temporal CLI (https://docs.temporal.io/cli) and put it on the PATH or set TEMPORAL_CLI_PATH;',
+      `install Go and run npm start again; run "npm install --no-save @temporalio/testing" on a machine with internet;`,
+      'or point TEMPORAL_ADDRESS at a running Temporal server.',
+    ].join('\n'),
+  );
+}
+
+async function isExecutable(file: string): Promise<boolean> {
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) return false;
+    await fs.access(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function whichOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    if (await isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      tail = (tail + text).slice(-2_000);
+      for (const line of text.split('\n')) if (line.trim()) log(`go: ${line}`);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`exit code ${code}: ${tail.trim().split('\n').slice(-3).join(' ')}`)),
+    );
+  });
+}
+
+/** The SDK's test package downloads the CLI when it starts a dev server; we start one once and keep the file. */
+async function downloadWithTestingPackage(binDir: string, target: string, log: (line: string) => void): Promise<string> {
+  const moduleName = '@temporalio/testing'; // not a dependency: a variable keeps the import optional
+  let testing: { TestWorkflowEnvironment: { createLocal(options: unknown): Promise<{ teardown(): Promise<void> }> } };
+  try {
+    testing = await import(moduleName);
+  } catch {
+    throw new Error('the package is not installed; run "npm install --no-save @temporalio/testing"');
+  }
+  const downloadDir = path.join(binDir, 'download');
+  await fs.mkdir(downloadDir, { recursive: true });
+  log(`temporal: downloading the Temporal CLI with @temporalio/testing into ${downloadDir}`);
+  const environment = await testing.TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'cached-download', downloadDir } },
+  });
+  await environment.teardown();
+  for (const name of await fs.readdir(downloadDir)) {
+    const file = path.join(downloadDir, name);
+    if (!name.endsWith('.downloading') && (await isExecutable(file))) {
+      await fs.copyFile(file, target);
+      await fs.chmod(target, 0o755);
+      return target;
+    }
+  }
+  throw new Error(`the download finished but no executable appeared in ${downloadDir}`);
+}
