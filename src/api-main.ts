@@ -1,0 +1,33 @@
+// `npm run api`: the HTTP API alone, against DATABASE_URL and TEMPORAL_ADDRESS (run a worker too).
+import path from 'node:path';
+import { createApp } from './api/app.ts';
+import { temporalCheck } from './api/health.ts';
+import { closeServer, listen } from './api/listen.ts';
+import { createPool } from './db/pool.ts';
+import { checkPostgres, connectTemporal } from './stack/connect.ts';
+import { loadOrCreateDevToken } from './stack/dev-token.ts';
+import { requireSettings, runMain } from './stack/lifecycle.ts';
+
+runMain(async ({ config, log, onStop }) => {
+  requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS'], 'npm run api');
+  await checkPostgres(config.DATABASE_URL);
+  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  onStop('Temporal client connection', () => connection.close());
+
+  const pool = createPool(config.DATABASE_URL);
+  pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
+  onStop('PostgreSQL pool', () => pool.end());
+
+  let tokens = config.API_TOKENS;
+  if (!tokens) {
+    const dataDir = path.resolve(config.DATA_DIR);
+    const dev = await loadOrCreateDevToken(dataDir);
+    tokens = dev.tokens;
+    log.warn(`API_TOKENS is not set; serving one dev token (user "dev") kept in ${path.join(dataDir, 'dev-token')}: ${dev.token}`);
+  }
+
+  const app = createApp({ config, client, pool, tokens, checkTemporal: temporalCheck(connection) });
+  const server = await listen(app, config.PORT, config.HOST);
+  onStop('API', () => closeServer(server));
+  log.info(`Brigade API listening on http://${config.HOST}:${config.PORT} (Temporal ${config.TEMPORAL_ADDRESS}).`);
+});

@@ -1,0 +1,108 @@
+// `npm start`: the whole of Brigade in one process. Without DATABASE_URL it runs an embedded
+// PostgreSQL, without TEMPORAL_ADDRESS a Temporal dev server with its Web UI; data under DATA_DIR.
+import path from 'node:path';
+import { createApp } from './api/app.ts';
+import { temporalCheck } from './api/health.ts';
+import { closeServer, listen } from './api/listen.ts';
+import { migrate } from './db/migrate.ts';
+import { createPool } from './db/pool.ts';
+import { checkPostgres, connectTemporal, connectTemporalWorker } from './stack/connect.ts';
+import { loadOrCreateDevToken } from './stack/dev-token.ts';
+import { runMain } from './stack/lifecycle.ts';
+import { startEmbeddedPostgres } from './stack/embedded-postgres.ts';
+import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from './stack/search-attributes.ts';
+import { findTemporalBinary } from './stack/temporal-binary.ts';
+import { startTemporalDevServer } from './stack/temporal-dev-server.ts';
+import { installTemporalRuntime } from './stack/temporal-runtime.ts';
+import { createWorker } from './worker.ts';
+
+runMain(async ({ config, log, onStop, fail }) => {
+  const started = Date.now();
+  const dataDir = path.resolve(config.DATA_DIR);
+
+  let databaseUrl = config.DATABASE_URL;
+  if (databaseUrl) {
+    await checkPostgres(databaseUrl);
+  } else {
+    log.info(`Starting PostgreSQL (embedded, data in ${path.join(dataDir, 'postgres')})...`);
+    const postgres = await startEmbeddedPostgres({
+      dataDir,
+      port: config.EMBEDDED_PG_PORT,
+      log: log.debug,
+      onUnexpectedExit: (reason) => log.error(`${reason}; /readyz reports it; restart Brigade to start it again`),
+    });
+    onStop('PostgreSQL', postgres.stop);
+    databaseUrl = postgres.url;
+  }
+  const { applied } = await migrate(databaseUrl, { log: log.debug });
+  if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
+
+  let temporalAddress = config.TEMPORAL_ADDRESS;
+  let uiUrl = config.TEMPORAL_UI_URL;
+  if (!temporalAddress) {
+    const binary = await findTemporalBinary({ cliPath: config.TEMPORAL_CLI_PATH, log: log.info });
+    log.info(`Starting the Temporal dev server (history in ${path.join(dataDir, 'temporal.db')})...`);
+    const server = await startTemporalDevServer({
+      binary,
+      port: config.TEMPORAL_DEV_PORT,
+      uiPort: config.TEMPORAL_UI_PORT,
+      dbFile: path.join(dataDir, 'temporal.db'),
+      namespace: config.TEMPORAL_NAMESPACE,
+      searchAttributes: SEARCH_ATTRIBUTES,
+      log: log.debug,
+      onUnexpectedExit: (reason) => log.error(`${reason}; /readyz reports it; restart Brigade to start it again`),
+    });
+    onStop('Temporal dev server', server.stop);
+    temporalAddress = server.address;
+    uiUrl ??= server.uiUrl;
+  }
+  const { connection, client } = await connectTemporal(temporalAddress, config.TEMPORAL_NAMESPACE);
+  onStop('Temporal client connection', () => connection.close());
+  const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+  if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);
+
+  // Separate pools, so that busy activities cannot starve API requests of connections.
+  const workerPool = createPool(databaseUrl);
+  const apiPool = createPool(databaseUrl);
+  for (const pool of [workerPool, apiPool]) {
+    // An idle connection dropped by the server (a PostgreSQL restart) must not crash the process.
+    pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
+    onStop('PostgreSQL pool', () => pool.end());
+  }
+
+  installTemporalRuntime(config.LOG_LEVEL);
+  const nativeConnection = await connectTemporalWorker(temporalAddress);
+  onStop('Temporal worker connection', () => nativeConnection.close());
+  const worker = await createWorker({ config, connection: nativeConnection, pool: workerPool });
+  const running = worker.run();
+  running.then(
+    () => fail(new Error('The Temporal worker stopped unexpectedly')),
+    (error: unknown) => fail(new Error(`The Temporal worker failed: ${(error as Error).message}`)),
+  );
+  onStop('Temporal worker', async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running.catch(() => undefined);
+  });
+
+  const devToken = config.API_TOKENS ? undefined : await loadOrCreateDevToken(dataDir);
+  const tokens = config.API_TOKENS ?? devToken!.tokens;
+  const app = createApp({ config, client, pool: apiPool, tokens, checkTemporal: temporalCheck(connection) });
+  const server = await listen(app, config.PORT, config.HOST);
+  onStop('API', () => closeServer(server));
+
+  const apiUrl = `http://${displayHost(config.HOST)}:${config.PORT}`;
+  log.info('');
+  log.info(`Brigade is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`);
+  log.info(`  API:             ${apiUrl}  (OpenAPI document: ${apiUrl}/openapi.json)`);
+  log.info(`  Temporal Web UI: ${uiUrl ?? `(not known: set TEMPORAL_UI_URL for the cluster at ${temporalAddress})`}`);
+  if (devToken) {
+    log.info(`  Dev token:       ${devToken.token}  (user "dev"; kept in ${path.join(dataDir, 'dev-token')})`);
+    log.info(`  Try:             curl -H "Authorization: Bearer ${devToken.token}" ${apiUrl}/v1/conversations`);
+  }
+  log.info('Press Ctrl-C to stop.');
+});
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
