@@ -187,6 +187,20 @@ describe('the support agent', () => {
     assert.deepEqual(state.body.pending, []);
   });
 
+  test('a retried POST with the same Idempotency-Key returns the first outcome, not a second turn', async () => {
+    const id = await newSupportConversation();
+    const post = () =>
+      app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'status of order 24601' }, headers: { 'Idempotency-Key': 'turn-1' } });
+    const first = await post();
+    const retried = await post();
+    assert.equal(retried.status, 200);
+    assert.deepEqual(retried.body, first.body);
+    const view = await app.call('GET', `/v1/conversations/${id}`);
+    assert.equal(view.body.messages.filter((m: { role: string }) => m.role === 'user').length, 1);
+    const bad = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'x' }, headers: { 'Idempotency-Key': 'no spaces allowed' } });
+    assert.equal(bad.status, 400);
+  });
+
   test('the conversation view has the transcript, status and usage', async () => {
     const id = await newSupportConversation();
     await say(id, 'orders for 1213210');
