@@ -6,15 +6,14 @@ import { temporalCheck } from './api/health.ts';
 import { closeServer, listen } from './api/listen.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
-import { checkPostgres, connectTemporal, connectTemporalWorker } from './stack/connect.ts';
+import { checkPostgres, connectTemporal } from './stack/connect.ts';
 import { loadOrCreateDevToken } from './stack/dev-token.ts';
 import { runMain } from './stack/lifecycle.ts';
 import { startEmbeddedPostgres } from './stack/embedded-postgres.ts';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from './stack/search-attributes.ts';
 import { findTemporalBinary } from './stack/temporal-binary.ts';
 import { startTemporalDevServer } from './stack/temporal-dev-server.ts';
-import { installTemporalRuntime } from './stack/temporal-runtime.ts';
-import { createWorker } from './worker.ts';
+import { runWorker } from './stack/run-worker.ts';
 
 runMain(async ({ config, log, onStop, fail }) => {
   const started = Date.now();
@@ -70,19 +69,7 @@ runMain(async ({ config, log, onStop, fail }) => {
     onStop('PostgreSQL pool', () => pool.end());
   }
 
-  installTemporalRuntime(config.LOG_LEVEL);
-  const nativeConnection = await connectTemporalWorker(temporalAddress);
-  onStop('Temporal worker connection', () => nativeConnection.close());
-  const worker = await createWorker({ config, connection: nativeConnection, pool: workerPool });
-  const running = worker.run();
-  running.then(
-    () => fail(new Error('The Temporal worker stopped unexpectedly')),
-    (error: unknown) => fail(new Error(`The Temporal worker failed: ${(error as Error).message}`)),
-  );
-  onStop('Temporal worker', async () => {
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    await running.catch(() => undefined);
-  });
+  await runWorker(config, temporalAddress, workerPool, { onStop, fail });
 
   const devToken = config.API_TOKENS ? undefined : await loadOrCreateDevToken(dataDir);
   const tokens = config.API_TOKENS ?? devToken!.tokens;

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../src/api/app.ts';
+import { temporalCheck } from '../src/api/health.ts';
 import { loadConfig } from '../src/config.ts';
 import { createPool } from '../src/db/pool.ts';
 import { freePort } from '../src/stack/ports.ts';
@@ -26,7 +27,7 @@ before(async () => {
     client,
     pool,
     tokens: TOKENS,
-    checkTemporal: async () => void (await connection.workflowService.getSystemInfo({})),
+    checkTemporal: temporalCheck(connection),
     log: () => undefined,
   });
   const server = app.listen(0, '127.0.0.1');

@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createApp } from '../../src/api/app.ts';
+import { temporalCheck } from '../../src/api/health.ts';
 import { type Config, type TokenGrant, loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
 import type { ChatModel } from '../../src/model/types.ts';
@@ -58,7 +59,7 @@ export async function startTestApp(
     client,
     pool,
     tokens: TOKENS,
-    checkTemporal: async () => void (await connection.workflowService.getSystemInfo({})),
+    checkTemporal: temporalCheck(connection),
     log: () => undefined,
   });
   const server: Server = await new Promise((resolve) => {
