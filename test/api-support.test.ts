@@ -290,3 +290,12 @@ describe('events', () => {
     assert.equal((await app.call('GET', `/v1/conversations/${id}/events`, { token: CAROL })).status, 404);
   });
 });
+
+describe('a conversation whose workflow is gone', () => {
+  test('answers 404, not 500', async () => {
+    const id = await newSupportConversation();
+    await app.client.workflow.getHandle(`conversation-${id}`).terminate('test');
+    const turn = await say(id, 'hello');
+    assert.equal(turn.status, 404, JSON.stringify(turn.body));
+  });
+});

@@ -25,6 +25,7 @@ export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.inf
   throw new HttpError(400, fields.map((f) => `${f.field}: ${f.message}`).join('; '), { fields });
 }
 
+const GRPC_NOT_FOUND = 5;
 const GRPC_UNAVAILABLE = 14;
 const GRPC_DEADLINE_EXCEEDED = 4;
 
@@ -48,7 +49,9 @@ export function toHttpError(error: unknown): HttpError {
     const type = error.cause.type as FailureType | undefined;
     if (type && type in FAILURE_STATUS) return new HttpError(FAILURE_STATUS[type], error.cause.message);
   }
-  if (error instanceof WorkflowNotFoundError) return new HttpError(404, 'Conversation not found (its workflow is gone)');
+  if (error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)) {
+    return new HttpError(404, 'Conversation not found (its workflow is gone)');
+  }
   if (isServiceDown(error)) return new HttpError(503, 'A backing service is unavailable; try again shortly', { retryAfter: 5 });
   return new HttpError(500, 'Internal error');
 }

@@ -260,6 +260,9 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       log.error('Turn failed', { reason: rootMessage(error) });
       turnLog.push({ id: uuid4(), role: 'assistant', text: `The turn failed (${rootMessage(error)}). Please try again.` });
     } finally {
+      // Items belong to their turn: one that failed while parked must not leave them open.
+      for (const id of open.keys()) closed.set(id, 'superseded');
+      open.clear();
       turnActive = false;
       parked = false;
       idleDetails();
