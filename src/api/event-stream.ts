@@ -44,7 +44,7 @@ export async function streamEvents(
       dirty = false;
       const events = await asUser(deps.pool, deps.userId, (db) => readEventsAfter(db, deps.conversationId, lastId));
       for (const event of events) {
-        res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify({ ...event })}\n\n`);
+        res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
         lastId = event.id;
       }
       if (events.length || dirty) continue;

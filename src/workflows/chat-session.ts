@@ -32,7 +32,7 @@ import {
   emptyUsage,
 } from '../shared/messages.ts';
 import { toolMessage } from '../shared/tool-message.ts';
-import { describeIssues } from '../shared/tool-spec.ts';
+import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
 import { WAITING_KEY } from '../shared/search-attributes.ts';
 
 interface OpenItem {
@@ -314,7 +314,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     }
     let args = parsed.data as JsonObject;
     if (spec.policy.approval) {
-      const { decision, supersededBy } = await awaitApproval(call, args, spec.policy.deadlineMs ?? settings.approvalTimeoutMs, spec.policy.onTimeout);
+      const { decision, supersededBy } = await awaitApproval(call, args, spec);
       if (decision.decision === 'reject' || decision.decision === 'no') {
         const why = decision.reason?.trim() || 'no reason given';
         addToolMessage(call, args, {
@@ -346,10 +346,9 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
   async function awaitApproval(
     call: ToolCall,
     args: JsonObject,
-    deadlineMs: number,
-    onTimeout: 'reject' | 'approve',
+    spec: ToolSpec,
   ): Promise<{ decision: DecisionInput; supersededBy?: string }> {
-    const spec = findTool(agent, call.name)!;
+    const deadlineMs = spec.policy.deadlineMs ?? settings.approvalTimeoutMs;
     const item: PendingItem = {
       id: uuid4(),
       kind: 'approval',
@@ -373,7 +372,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     const decided = await condition(() => entry.decision !== undefined, deadlineMs);
     const decision: DecisionInput = decided
       ? entry.decision!
-      : { pendingId: item.id, decision: onTimeout === 'approve' ? 'approve' : 'reject', reason: 'No decision before the deadline.' };
+      : { pendingId: item.id, decision: spec.policy.onTimeout, reason: 'No decision before the deadline.' };
     open.delete(item.id);
     closed.set(item.id, !decided ? 'expired' : entry.supersededBy ? 'superseded' : 'decided');
     unsavedEvents.push({
