@@ -173,7 +173,7 @@ describe('npm start', { concurrency: true }, () => {
     assert.equal(unready.body.status, 'unavailable');
     assert.equal(unready.body.postgres, 'failing');
     assert.equal(unready.body.temporal, 'ok');
-    assert.match(unready.body.errors.postgres, /ECONNREFUSED|terminat|connect/i);
+    assert.match(unready.body.errors.postgres, /ECONNREFUSED|terminat|connect|shutting down/i, 'the error says why PostgreSQL is unreachable');
     assert.equal((await get(`${api}/healthz`)).status, 200);
 
     warm.child.kill('SIGINT');
