@@ -89,7 +89,8 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
       searchAttributes: SEARCH_ATTRIBUTES,
       log,
     });
-    const extra = dynamicConfig.length ? `; dynamic config ${dynamicConfig.join(' ')}` : '; default dynamic config';
+    // startTemporalDevServer always applies the app's own values (faster task dispatch, eager activities).
+    const extra = `; the app's dynamic config${dynamicConfig.length ? ` plus ${dynamicConfig.join(' ')}` : ''}`;
     return { address: temporal.address, how: `dev server (in-memory SQLite, headless${extra})` };
   };
 
