@@ -1,15 +1,12 @@
 // When Temporal or PostgreSQL is down the API says so: 503 with Retry-After, never a hang or a 500.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { createApp } from '../src/api/app.ts';
-import { temporalCheck } from '../src/api/health.ts';
 import { loadConfig } from '../src/config.ts';
 import { createPool } from '../src/db/pool.ts';
 import { freePort } from '../src/stack/ports.ts';
 import { freshDatabase } from './support/harness.ts';
-import { ALICE, TOKENS } from './support/test-app.ts';
+import { ALICE, serveApi } from './support/test-app.ts';
 
 let baseUrl: string;
 let close: () => Promise<void>;
@@ -22,17 +19,9 @@ before(async () => {
   const connection = Connection.lazy({ address: deadAddress, connectTimeout: 500 });
   const client = new Client({ connection });
   const pool = createPool(database.url);
-  const app = createApp({
-    config,
-    client,
-    pool,
-    tokens: TOKENS,
-    checkTemporal: temporalCheck(connection),
-    log: () => undefined,
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const served = await serveApi({ config, client, pool, connection });
+  const { server } = served;
+  baseUrl = served.baseUrl;
   close = async () => {
     server.closeAllConnections();
     server.close();

@@ -1,1 +1,1 @@
-export { chatSession } from "./chat-session.ts";
+export { chatSession } from './chat-session.ts';

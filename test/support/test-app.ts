@@ -25,6 +25,22 @@ export const ALICE = 'token-alice-support-0000000000';
 export const BOB = 'token-bob-plain-000000000000000';
 export const CAROL = 'token-carol-support-00000000000';
 
+/** The Express API on a free loopback port with the test tokens, as `npm start` serves it. */
+export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection }): Promise<{ server: Server; baseUrl: string }> {
+  const app = createApp({
+    config: deps.config,
+    client: deps.client,
+    pool: deps.pool,
+    tokens: TOKENS,
+    checkTemporal: temporalCheck(deps.connection),
+    log: () => undefined,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
 export interface TestApp {
   baseUrl: string;
   config: Config;
@@ -54,18 +70,7 @@ export async function startTestApp(
   const pool = createPool(database.url);
   const connection = await Connection.connect({ address: temporalAddress() });
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const app = createApp({
-    config,
-    client,
-    pool,
-    tokens: TOKENS,
-    checkTemporal: temporalCheck(connection),
-    log: () => undefined,
-  });
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { server, baseUrl } = await serveApi({ config, client, pool, connection });
 
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
