@@ -82,9 +82,31 @@ export const ConfigSchema = z.object({
   APPROVAL_TIMEOUT: duration.default(24 * 3600_000),
   CONTINUE_AS_NEW_AFTER_TURNS: z.coerce.number().int().min(0).default(0),
 
+  /** attempts at a structured (response-schema) model answer that fails its zod schema before it is reported */
+  MODEL_SCHEMA_ATTEMPTS: positiveInt(3),
+  GEMINI_IMAGE_MODEL: z.string().default('gemini-3-pro-image-preview'),
+
+  /** where browsers reach the API, for absolute URLs (local recipe images); default http://HOST:PORT */
+  PUBLIC_URL: optionalUrl,
+  /** exact origins allowed to call the API from a browser elsewhere; comma-separated, no wildcard */
+  CORS_ORIGINS: z
+    .string()
+    .transform((text) => text.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ error: 'must be a list of origins such as https://app.example.com' }).refine((origin) => origin !== '*', 'no wildcard')))
+    .default([]),
+
+  /** statement_timeout of SQL that a model writes (recipes, beer) */
+  SQL_STATEMENT_TIMEOUT: duration.default(5_000),
+
   GCS_BUCKET_NAME: z.string().optional(),
   STORAGE_EMULATOR_HOST: optionalUrl,
   OPENBREWERYDB_BASE_URL: z.url({ error: 'must be a URL' }).default('https://api.openbrewerydb.org/v1'),
+  OPENBREWERYDB_TIMEOUT: duration.default(10_000),
+  OPENBREWERYDB_MAX_ATTEMPTS: positiveInt(3),
+  /** how long the beer agent waits for "want details?" */
+  BEER_CONFIRMATION_TIMEOUT: duration.default(30_000),
+  /** age after which a cached website summary is stale */
+  SUMMARY_CACHE_TTL: duration.default(30 * 86_400_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
