@@ -1,6 +1,7 @@
 // Which tools each agent may call and which role may open it. Plain data so the workflow can import it.
 import type { AgentName } from './messages.ts';
 import type { ToolSpec } from './tool-spec.ts';
+import { recipesTools } from './tools/recipes.ts';
 import { supportTools } from './tools/support.ts';
 
 export interface AgentSpec {
@@ -11,7 +12,7 @@ export interface AgentSpec {
 }
 
 export const AGENT_SPECS: Record<AgentName, AgentSpec> = {
-  recipes: { name: 'recipes', tools: [] },
+  recipes: { name: 'recipes', tools: recipesTools },
   sous: { name: 'sous', tools: [] },
   beer: { name: 'beer', tools: [] },
   support: { name: 'support', tools: supportTools, requiredRole: 'support' },
