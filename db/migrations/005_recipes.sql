@@ -35,8 +35,10 @@ CREATE POLICY own_rows ON saved_recipes
   USING (user_id = brigade_current_user())
   WITH CHECK (user_id = brigade_current_user());
 
--- The app: the save pipeline inserts (INSERT ... ON CONFLICT (id) DO NOTHING), the API reads.
+-- The app: the save pipeline inserts (INSERT ... ON CONFLICT (id) DO NOTHING), the API reads and
+-- records when a recipe was last opened.
 GRANT SELECT, INSERT ON saved_recipes TO brigade_app;
+GRANT UPDATE (last_accessed_at) ON saved_recipes TO brigade_app;
 
 -- The role that runs SQL a model wrote. It can log in as nobody, own nothing, create nothing; it may
 -- SELECT saved_recipes and UPDATE only the columns a user may change: never id, user_id, created_at
