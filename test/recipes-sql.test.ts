@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { asUser, createPool } from '../src/db/pool.ts';
+import { executeGuarded } from '../src/sql/execute.ts';
 import { guardSql } from '../src/sql/guard.ts';
 import { RECIPES_SQL_POLICY } from '../src/sql/policy.ts';
 import { type RecipeSqlResult, RECIPES_SQL_ROLE, createExecuteRecipeSql } from '../src/tools/recipes/sql.ts';
@@ -335,6 +336,17 @@ describe('at most 50 rows', () => {
     assert.equal((limited as { count: number }).count, 7);
     assert.equal((limited as { message?: string }).message, undefined);
   });
+});
+
+test('a result larger than the limit is an error, not a transcript entry', async () => {
+  await resetFixture();
+  const guarded = await guardSql('SELECT * FROM saved_recipes', RECIPES_SQL_POLICY);
+  assert.ok(guarded.ok);
+  const result = await asUser(pool, 'alice', (db) =>
+    executeGuarded(db, guarded, { role: RECIPES_SQL_ROLE, userId: 'alice', statementTimeoutMs: 5000, maxRows: 50, maxUpdatedRows: 1, maxResultChars: 1024 }),
+  );
+  assert.equal(result.status, 'error');
+  assert.match((result as { error: string }).error, /^Query failed: the result is \d+ KB, more than the 1 KB allowed; select fewer columns or rows$/);
 });
 
 test('every fixture id is distinct (the corpus relies on it)', () => {

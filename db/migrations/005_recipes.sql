@@ -20,7 +20,11 @@ CREATE TABLE saved_recipes (
   is_deleted        boolean NOT NULL DEFAULT false,   -- soft delete: UPDATE ... SET is_deleted = true, and back
   conversation_id   uuid REFERENCES conversations (id) ON DELETE SET NULL,  -- where it was saved
   created_at        timestamptz NOT NULL DEFAULT now(),
-  last_accessed_at  timestamptz NOT NULL DEFAULT now()
+  last_accessed_at  timestamptz NOT NULL DEFAULT now(),
+  -- Model-written UPDATEs can set any value: keep every recipe a size a transcript can hold.
+  CHECK (octet_length(ingredients::text) <= 100000 AND octet_length(instructions::text) <= 100000
+         AND octet_length(source_references::text) <= 20000 AND octet_length(tags::text) <= 5000),
+  CHECK (octet_length(notes) <= 20000 AND octet_length(user_notes) <= 20000)
 );
 
 -- Every query is one owner's: the owner leads each index.

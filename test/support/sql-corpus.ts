@@ -179,6 +179,11 @@ export const CORPUS: CorpusEntry[] = [
   { group: 'sleep', sql: `UPDATE saved_recipes SET notes = (SELECT pg_sleep(5))::text WHERE id = '${A1}'`, why: 'sleep inside an UPDATE', expect: refused(FUNCTION('pg_sleep')) },
   { group: 'sleep', sql: 'SELECT count(*) FROM generate_series(1, 1000000000)', why: 'a billion rows out of nothing', expect: refused(FUNCTION('generate_series')) },
   { group: 'sleep', sql: "SELECT repeat('x', 1000000000)", why: 'a gigabyte string', expect: refused(FUNCTION('repeat')) },
+  { group: 'sleep', sql: "SELECT lpad('x', 500000000)", why: 'a huge string from a number', expect: refused(FUNCTION('lpad')) },
+  { group: 'sleep', sql: "SELECT format('%500000000s', 'x')", why: "a huge string from format's width", expect: refused(FUNCTION('format')) },
+  // (on a busy machine the timeout may come first: either way the value never reaches the transcript)
+  { group: 'sleep', sql: `SELECT ${"replace(".repeat(5)}'xxxxxxxxxx'${", 'x', 'xxxxxxxxxx')".repeat(5)} AS bomb`, why: 'nested replace grows a value tenfold per level', expect: { failed: /the result is \d+ KB, more than the 512 KB allowed|ran longer than/ } },
+  { group: 'sleep', sql: `UPDATE saved_recipes SET notes = ${"replace(".repeat(5)}'xxxxxxxxxx'${", 'x', 'xxxxxxxxxx')".repeat(5)} WHERE id = '${A1}'`, why: 'a megabyte written into a row', expect: { failed: /violates check constraint/ } },
   { group: 'sleep', sql: 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r', why: 'endless recursion, only a timeout stops it', expect: { failed: /ran longer than .* and was cancelled/ } },
   { group: 'sleep', sql: 'SELECT id FROM saved_recipes LIMIT 100000', why: 'a huge LIMIT is lowered to 50', expect: confined(ALICE_LIVE) },
   { group: 'sleep', sql: 'SELECT id FROM saved_recipes LIMIT (SELECT 100000)', why: 'a LIMIT that is not a number cannot be capped', expect: refused(/LIMIT must be a whole number/) },
