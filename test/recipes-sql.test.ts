@@ -8,12 +8,18 @@ import { asUser, createPool } from '../src/db/pool.ts';
 import { executeGuarded } from '../src/sql/execute.ts';
 import { guardSql } from '../src/sql/guard.ts';
 import { RECIPES_SQL_POLICY } from '../src/sql/policy.ts';
-import { type RecipeSqlResult, RECIPES_SQL_ROLE, createExecuteRecipeSql } from '../src/tools/recipes/sql.ts';
+import { loadConfig } from '../src/config.ts';
+import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
+import { recipesImplementations } from '../src/tools/recipes/index.ts';
+import { type RecipeSqlResult, RECIPES_SQL_ROLE } from '../src/tools/recipes/sql.ts';
+import type { ToolContext } from '../src/tools/types.ts';
 import { freshDatabase } from './support/harness.ts';
 import { A1, A2, A3, A4, ALICE_LIVE, B1, B2, CORPUS, type CorpusEntry, FIXTURE, LEAK_MARKERS } from './support/sql-corpus.ts';
 
 const TIMEOUT_MS = 400;
-const tool = createExecuteRecipeSql({ statementTimeoutMs: TIMEOUT_MS });
+// the implementation the worker registers, with the timeout from the setting, as in production
+const tool = recipesImplementations.execute_recipe_sql!;
+const config = loadConfig({ SQL_STATEMENT_TIMEOUT: `${TIMEOUT_MS}ms` });
 
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;
@@ -34,11 +40,19 @@ async function resetFixture(): Promise<void> {
 const snapshot = async (where = 'true'): Promise<string> =>
   JSON.stringify((await admin.query(`SELECT * FROM saved_recipes WHERE ${where} ORDER BY id`)).rows);
 
+const context = (db: pg.ClientBase, userId: string): ToolContext => ({
+  db,
+  userId,
+  conversationId: randomUUID(),
+  callId: randomUUID(),
+  services: { config, taskModel: createOfflineTaskModel(), pool },
+});
+
 /** Runs the tool as the runtime does: inside alice's transaction as brigade_app, then checks the transaction is as it was. */
 // biome-ignore lint: tests read whichever shape came back
 async function run(query: string, userId = 'alice'): Promise<any> {
   return asUser(pool, userId, async (db) => {
-    const result = await tool({ query }, { db, userId, conversationId: randomUUID(), callId: randomUUID() });
+    const result = await tool({ query }, context(db, userId));
     const after = await db.query("SELECT current_user AS role, current_setting('statement_timeout') AS timeout, current_setting('brigade.user_id') AS user_id");
     assert.deepEqual(after.rows[0], { role: 'brigade_app', timeout: '0', user_id: userId }, 'the runtime transaction is left as it was');
     return result;
@@ -251,7 +265,7 @@ describe('UPDATE limits, restore and immutable columns', () => {
   test('an UPDATE commits with the transaction that records the call, and rolls back with it', async () => {
     await assert.rejects(
       asUser(pool, 'alice', async (db) => {
-        await tool({ query: `UPDATE saved_recipes SET servings = 9 WHERE id = '${A1}'` }, { db, userId: 'alice', conversationId: randomUUID(), callId: 'c1' });
+        await tool({ query: `UPDATE saved_recipes SET servings = 9 WHERE id = '${A1}'` }, context(db, 'alice'));
         throw new Error('recording the call failed');
       }),
       /recording the call failed/,
