@@ -9,6 +9,7 @@ import { executeGuarded } from '../src/sql/execute.ts';
 import { guardSql } from '../src/sql/guard.ts';
 import { RECIPES_SQL_POLICY } from '../src/sql/policy.ts';
 import { loadConfig } from '../src/config.ts';
+import { RecipeContent } from '../src/shared/recipe.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
 import { recipesImplementations } from '../src/tools/recipes/index.ts';
 import { type RecipeSqlResult, RECIPES_SQL_ROLE } from '../src/tools/recipes/sql.ts';
@@ -317,6 +318,40 @@ describe('the database is the first guard: the role on its own, without the pars
       asUser(pool, 'alice', (db) => db.query(`UPDATE saved_recipes SET notes = 'x' WHERE id = '${A1}'`)),
       (error: { code?: string }) => error.code === '42501',
     );
+  });
+});
+
+describe('the save pipeline\'s insert, as brigade_app', () => {
+  test('inserts for its user once (ON CONFLICT (id) DO NOTHING), never for another user', async () => {
+    const id = randomUUID();
+    const content = RecipeContent.parse({
+      name: 'Negroni',
+      recipe_type: 'cocktail',
+      ingredients: [{ name: 'gin', quantity: '1', unit: 'oz' }],
+      instructions: ['Stir with ice'],
+      prep_time: 3,
+      servings: 1,
+    });
+    const insert = (userId: string) =>
+      asUser(pool, userId, (db) =>
+        db.query(
+          `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time, servings, source_references, notes, tags)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
+          [id, userId, content.name, content.recipe_type, JSON.stringify(content.ingredients), JSON.stringify(content.instructions),
+            content.prep_time, content.cook_time ?? null, content.servings, JSON.stringify(content.source_references), content.notes ?? null, JSON.stringify(content.tags)],
+        ),
+      );
+    assert.equal((await insert('alice')).rowCount, 1);
+    assert.equal((await insert('alice')).rowCount, 0, 'a retried insert is a no-op');
+    await assert.rejects(
+      asUser(pool, 'alice', (db) => db.query(`INSERT INTO saved_recipes (id, user_id, name, recipe_type) VALUES ($1, 'bob', 'x', 'food')`, [randomUUID()])),
+      /row-level security/,
+    );
+    const stored = (await admin.query('SELECT * FROM saved_recipes WHERE id = $1', [id])).rows[0];
+    assert.equal(stored.user_id, 'alice');
+    assert.equal(stored.is_deleted, false);
+    assert.deepEqual(stored.tags, []);
+    await resetFixture();
   });
 });
 
