@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import pg from 'pg';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { executeGuarded } from '../src/sql/execute.ts';
@@ -124,6 +125,46 @@ describe('the corpus of hostile and tricky queries', () => {
       else await resetFixture();
     });
   }
+});
+
+describe('generated WHERE clauses: the rewrite hides exactly the deleted rows, whatever the boolean shape', () => {
+  before(resetFixture);
+
+  const atom = fc.constantFrom(
+    'is_deleted', 'NOT is_deleted', 'is_deleted IS TRUE', 'is_deleted = false', 'true', 'false', "user_id = 'bob'",
+    "user_id <> 'bob'", "name ILIKE '%o%'", `id = '${A4}'`, `id = '${B1}'`, `id = '${A1}'`, "recipe_type = 'cocktail'",
+    'servings > 1', 'prep_time IS NULL', "ingredients::text ILIKE '%bourbon%'",
+  );
+  const expression: fc.Arbitrary<string> = fc.letrec<{ expr: string }>((tie) => ({
+    expr: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      atom,
+      fc.tuple(tie('expr'), fc.constantFrom('AND', 'OR'), tie('expr')).map(([a, op, b]) => `(${a} ${op} ${b})`),
+      tie('expr').map((a) => `NOT (${a})`),
+    ),
+  })).expr;
+  // the same predicate in several query shapes: plain, in a subquery, in a CTE, in a UNION arm, in a join
+  const shape = fc.constantFrom(
+    (w: string) => `SELECT id FROM saved_recipes WHERE ${w}`,
+    (w: string) => `SELECT id FROM saved_recipes WHERE id IN (SELECT id FROM saved_recipes WHERE ${w})`,
+    (w: string) => `WITH c AS (SELECT * FROM saved_recipes WHERE ${w}) SELECT id FROM c`,
+    (w: string) => `SELECT id FROM saved_recipes WHERE false UNION SELECT id FROM saved_recipes WHERE ${w}`,
+    (w: string) => `SELECT r.id FROM saved_recipes r JOIN saved_recipes s ON r.id = s.id WHERE ${w.replace(/\b(is_deleted|user_id|name|id|recipe_type|servings|prep_time|ingredients)\b/g, 's.$1')}`,
+  );
+
+  test('alice gets exactly her live rows that satisfy it', async () => {
+    await fc.assert(
+      fc.asyncProperty(expression, shape, async (where, make) => {
+        const result = await run(make(where));
+        assert.equal(result.status, 'success', JSON.stringify(result));
+        // the truth, computed by the superuser over alice's live rows with the predicate as written
+        const truth = await admin.query(`SELECT id FROM saved_recipes WHERE user_id = 'alice' AND NOT is_deleted AND (${where})`);
+        const got = [...new Set(result.rows.map((row: { id: string }) => row.id))].sort();
+        assert.deepEqual(got, truth.rows.map((row) => row.id).sort(), make(where));
+      }),
+      { numRuns: 150, seed: 7 },
+    );
+  });
 });
 
 describe('the guard rewrites, as the issue says', () => {
