@@ -6,9 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import pg from 'pg';
 import { asUser, createPool } from '../src/db/pool.ts';
-import { executeGuarded } from '../src/sql/execute.ts';
+import { executeGuarded, executeGuardedAlone } from '../src/sql/execute.ts';
 import { guardSql } from '../src/sql/guard.ts';
-import { RECIPES_SQL_POLICY } from '../src/sql/policy.ts';
+import { RECIPES_SQL_POLICY, type SqlPolicy } from '../src/sql/policy.ts';
 import { loadConfig } from '../src/config.ts';
 import { RecipeContent } from '../src/shared/recipe.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
@@ -51,7 +51,6 @@ const context = (db: pg.ClientBase, userId: string): ToolContext => ({
 });
 
 /** Runs the tool as the runtime does: inside alice's transaction as brigade_app, then checks the transaction is as it was. */
-// biome-ignore lint: tests read whichever shape came back
 async function run(query: string, userId = 'alice'): Promise<any> {
   return asUser(pool, userId, async (db) => {
     const result = await tool({ query }, context(db, userId));
@@ -200,7 +199,6 @@ describe('the guard rewrites, as the issue says', () => {
 describe("the seeds' legitimate queries", () => {
   before(resetFixture);
 
-  // biome-ignore lint: any shape
   const names = (result: any) => {
     assert.equal(result.status, 'success', JSON.stringify(result));
     return (result as { rows: { name: string }[] }).rows.map((row) => row.name).sort();
@@ -437,6 +435,38 @@ test('a result larger than the limit is an error, not a transcript entry', async
   );
   assert.equal(result.status, 'error');
   assert.match((result as { error: string }).error, /^Query failed: the result is \d+ KB, more than the 1 KB allowed; select fewer columns or rows$/);
+});
+
+describe('another policy (how the beer agent reuses the guard): read-only, its own tables and limit', () => {
+  const readOnly: SqlPolicy = { ...RECIPES_SQL_POLICY, statements: ['select'], tables: { saved_recipes: {} }, maxRows: 2, hints: {} };
+
+  test('UPDATE and DELETE are refused plainly; no soft-delete filter; its own row limit', async () => {
+    assert.deepEqual(await guardSql(`UPDATE saved_recipes SET notes = 'x' WHERE id = '${A1}'`, readOnly), {
+      ok: false,
+      error: 'Query blocked: UPDATE is not allowed; only SELECT on saved_recipes is allowed',
+    });
+    assert.match((await guardSql('DELETE FROM saved_recipes', readOnly) as { error: string }).error, /DELETE is not allowed; only SELECT on saved_recipes is allowed/);
+    assert.deepEqual(await guardSql('SELECT id FROM saved_recipes WHERE is_deleted LIMIT 10', readOnly), {
+      ok: true,
+      kind: 'select',
+      sql: 'SELECT id FROM saved_recipes WHERE is_deleted LIMIT 2',
+    });
+  });
+
+  test('its own transaction is READ ONLY: even an UPDATE that got there could not write', async () => {
+    await resetFixture();
+    const options = { role: RECIPES_SQL_ROLE, userId: 'alice', statementTimeoutMs: 5000, maxRows: 2, maxUpdatedRows: 1, readOnly: true };
+    const select = await guardSql('SELECT id FROM saved_recipes ORDER BY id', readOnly);
+    assert.ok(select.ok);
+    assert.deepEqual(await executeGuardedAlone(pool, select, options), { status: 'success', rows: [{ id: A1 }, { id: A2 }], count: 2, truncated: true });
+    const update = await guardSql(`UPDATE saved_recipes SET notes = 'x' WHERE id = '${A1}'`, RECIPES_SQL_POLICY);
+    assert.ok(update.ok);
+    assert.deepEqual(await executeGuardedAlone(pool, update, options), {
+      status: 'error',
+      error: 'Query failed: cannot execute UPDATE in a read-only transaction',
+    });
+    assert.equal((await admin.query('SELECT notes FROM saved_recipes WHERE id = $1', [A1])).rows[0].notes, null);
+  });
 });
 
 test('every fixture id is distinct (the corpus relies on it)', () => {

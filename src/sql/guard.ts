@@ -11,7 +11,6 @@ import { rewriteSelect, rewriteUpdate } from './rewrite.ts';
 export type GuardResult = { ok: true; sql: string; kind: StatementKind } | { ok: false; error: string };
 
 // The parse tree is JSON whose shape depends on the node; typed loosely on purpose.
-// biome-ignore lint: the tree is dynamic
 type Tree = any;
 
 class Refusal extends Error {}
@@ -131,7 +130,8 @@ const nodeType = (node: Tree): string | undefined => {
 
 const allowedList = (policy: SqlPolicy) => {
   const tables = Object.keys(policy.tables).join(', ');
-  return `only ${policy.statements.map((kind) => kind.toUpperCase()).join(' and ')} on ${tables} are allowed`;
+  const kinds = policy.statements.map((kind) => kind.toUpperCase());
+  return `only ${kinds.join(' and ')} on ${tables} ${kinds.length === 1 ? 'is' : 'are'} allowed`;
 };
 
 function checkStatement(statement: Tree, policy: SqlPolicy): StatementKind {
@@ -145,8 +145,8 @@ function checkStatement(statement: Tree, policy: SqlPolicy): StatementKind {
     return 'update';
   }
   const word = STATEMENT_WORDS[type ?? ''] ?? (type ? type.replace(/Stmt$/, '').toUpperCase() : 'this statement');
-  if (type === 'DeleteStmt') return refuse(`DELETE is not allowed. ${policy.hints.delete ?? allowedList(policy)}`);
-  if (type === 'InsertStmt') return refuse(`INSERT is not allowed. ${policy.hints.insert ?? allowedList(policy)}`);
+  const hint = type === 'DeleteStmt' ? policy.hints.delete : type === 'InsertStmt' ? policy.hints.insert : undefined;
+  if (hint) return refuse(`${word} is not allowed. ${hint}`);
   if (type === 'CreateTableAsStmt') return refuse('CREATE TABLE AS / SELECT INTO creates a table; ' + allowedList(policy));
   return refuse(`${word} is not allowed; ${allowedList(policy)}`);
 }
