@@ -81,7 +81,7 @@ export function toHttpError(error: unknown): HttpError {
  */
 function requestError(error: unknown): HttpError | undefined {
   if (error instanceof URIError || (error instanceof Error && /^Failed to decode param/.test(error.message))) {
-    return new HttpError(400, 'The path has a malformed percent-encoding (such as %ZZ); encode reserved characters as %XX');
+    return new HttpError(400, 'The path has a malformed percent-encoding (a % not followed by two hex digits); encode a literal % as %25');
   }
   const { status, expose } = error as { status?: unknown; expose?: unknown };
   if (typeof status === 'number' && status >= 400 && status < 500 && expose === true) {
