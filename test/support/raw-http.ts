@@ -14,13 +14,27 @@ export function rawRequest(
   baseUrl: string,
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number } = {},
+  options: {
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    timeoutMs?: number;
+    /** an event stream that opens (200, text/event-stream) resolves with its headers and is closed */
+    stream?: boolean;
+  } = {},
 ): Promise<RawResponse> {
   const url = new URL(baseUrl);
+  // Framed by Content-Length on every method (Node would send a GET's body unframed).
+  const headers = { ...options.headers };
+  if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: url.hostname, port: url.port, method, path, headers: options.headers ?? {}, timeout: options.timeoutMs ?? 15_000 },
+      { host: url.hostname, port: url.port, method, path, headers, timeout: options.timeoutMs ?? 15_000 },
       (response) => {
+        if (options.stream && response.statusCode === 200 && String(response.headers['content-type']).startsWith('text/event-stream')) {
+          resolve({ status: 200, headers: response.headers, text: '', json: undefined });
+          request.destroy();
+          return;
+        }
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
