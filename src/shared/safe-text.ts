@@ -61,6 +61,8 @@ export function storableJson<T>(value: T): T {
   if (!needsRepair(value)) return value;
   const copy = (input: unknown): unknown => {
     if (typeof input === 'string') return storableText(input);
+    // Dates and the like: repaired as JSON.stringify would write them.
+    if (input && typeof (input as { toJSON?: unknown }).toJSON === 'function') return copy((input as { toJSON: () => unknown }).toJSON());
     if (Array.isArray(input)) return input.map(copy);
     if (input && typeof input === 'object') {
       return Object.fromEntries(Object.entries(input).map(([key, item]) => [storableText(key), copy(item)]));
