@@ -1,5 +1,7 @@
 // The support agent's tools (seed 003) against real PostgreSQL with the fixture data of
 // db/migrations/002_support.sql, each call in a transaction as brigade_app, like the runtime runs it.
+import { loadConfig } from '../src/config.ts';
+import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type pg from 'pg';
@@ -30,7 +32,13 @@ function specOf(name: string) {
 
 function contextFor(client: pg.ClientBase): ToolContext {
   callCount += 1;
-  return { db: client, userId: 'support-test', conversationId: 'conversation-support-test', callId: `call-${callCount}` };
+  return {
+    db: client,
+    userId: 'support-test',
+    conversationId: 'conversation-support-test',
+    callId: `call-${callCount}`,
+    services: { config: loadConfig({}), taskModel: createOfflineTaskModel(), pool },
+  };
 }
 
 /** Validates the arguments with the tool's schema, then runs the tool on `client` (no transaction of its own). */

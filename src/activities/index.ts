@@ -1,4 +1,7 @@
 import type pg from 'pg';
+import { type Config, loadConfig } from '../config.ts';
+import { selectTaskModel } from '../model/select.ts';
+import type { TaskModel } from '../model/task-model.ts';
 import type { ChatModel } from '../model/types.ts';
 import type { AgentName } from '../shared/messages.ts';
 import type { ToolImplementation } from '../tools/types.ts';
@@ -12,12 +15,23 @@ export interface ActivityDeps {
   model: ChatModel;
   systemPrompt: (agent: AgentName) => Promise<string>;
   implementations: Record<string, ToolImplementation>;
+  /** defaults to the settings of an empty environment */
+  config?: Config;
+  /** one-shot model calls (pipelines, SQL generation, grounding); defaults to the one the config selects */
+  taskModel?: TaskModel;
 }
 
-export function createActivities(deps: ActivityDeps): RuntimeActivities {
-  return {
-    modelStep: createModelStep(deps),
-    runTool: createRunTool(deps),
-    record: createRecord(deps),
+/** What every activity factory gets: the deps with their defaults filled in. */
+export type Services = Required<ActivityDeps>;
+
+export function createActivities(deps: ActivityDeps) {
+  const config = deps.config ?? loadConfig({});
+  const services: Services = { ...deps, config, taskModel: deps.taskModel ?? selectTaskModel(config) };
+  const runtime: RuntimeActivities = {
+    modelStep: createModelStep(services),
+    runTool: createRunTool(services),
+    record: createRecord(services),
   };
+  // Each agent's child-workflow activities join here, one spread per agent.
+  return { ...runtime };
 }

@@ -9,18 +9,21 @@ import type { AgentName, ChatMessage } from '../shared/messages.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';
 import type { ModelStepInput, ModelStepResult } from './runtime-types.ts';
 import { DeltaWriter } from './delta-writer.ts';
+import type { Config } from '../config.ts';
+import { ModelOutputInvalid, askStructured, responseSchema } from '../model/structured.ts';
 
 export interface ModelStepDeps {
   pool: pg.Pool;
   model: ChatModel;
   systemPrompt: (agent: AgentName) => Promise<string>;
+  config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'>;
 }
 
 /**
  * One model call: write what the workflow handed over, read the transcript (by reference, so history
  * stays small), call the model while streaming deltas as events, then write the answer and its usage.
  */
-export function createModelStep({ pool, model, systemPrompt }: ModelStepDeps) {
+export function createModelStep({ pool, model, systemPrompt, config }: ModelStepDeps) {
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
     const { conversationId, userId, agent, stepId } = input;
     const transcript = await asUser(pool, userId, async (db) => {
@@ -33,21 +36,50 @@ export function createModelStep({ pool, model, systemPrompt }: ModelStepDeps) {
     const earlier = transcript.find((message) => message.id === stepId);
     if (earlier) return { message: earlier, usage: await readUsage(pool, input) };
 
+    const kernel = AGENT_SPECS[agent].kernel;
+    const system = await systemPrompt(agent);
     const deltas = new DeltaWriter(pool, input);
     // Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive,
     // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.
     const context = Context.current();
     const beat = setInterval(() => context.heartbeat(), Math.max(200, (context.info.heartbeatTimeoutMs ?? 3000) / 3));
     let reply: ModelReply;
+    let structured: unknown;
     let tail: Awaited<ReturnType<DeltaWriter['close']>> = [];
     try {
-      reply = await model.generate({
-        system: await systemPrompt(agent),
-        messages: transcript,
-        tools: toolDeclarations(AGENT_SPECS[agent].tools),
-        onText: (delta) => deltas.push(delta),
-        signal: context.cancellationSignal,
-      });
+      if (kernel) {
+        // A JSON answer is not streamed (its raw text is no reply to show); it is checked and asked again.
+        const output = { name: agent, schema: responseSchema(kernel.output.schema) };
+        const spent = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+        structured = await askStructured(
+          kernel.output.schema,
+          config.MODEL_SCHEMA_ATTEMPTS,
+          async (correction) => {
+            reply = await model.generate({
+              system,
+              messages: correction ? [...transcript, { id: `${stepId}.correction`, role: 'user', text: correction }] : transcript,
+              tools: [],
+              ...(input.context ? { context: input.context } : {}),
+              output,
+              signal: context.cancellationSignal,
+            });
+            spent.inputTokens += reply.usage.inputTokens;
+            spent.outputTokens += reply.usage.outputTokens;
+            spent.totalTokens += reply.usage.totalTokens;
+            return reply.text;
+          },
+          `The ${agent} model`,
+        );
+        reply = { ...reply!, text: kernel.output.text(structured), usage: spent };
+      } else {
+        reply = await model.generate({
+          system,
+          messages: transcript,
+          tools: toolDeclarations(AGENT_SPECS[agent].tools),
+          onText: (delta) => deltas.push(delta),
+          signal: context.cancellationSignal,
+        });
+      }
     } catch (error) {
       throw asFailure(error);
     } finally {
@@ -58,6 +90,7 @@ export function createModelStep({ pool, model, systemPrompt }: ModelStepDeps) {
     // The model's text and arguments are made storable before anyone sees them, so the workflow, the
     // tools and the transcript all hold the same value and no reply can fail a write.
     const message: ChatMessage = { id: stepId, role: 'assistant', text: storableText(reply.text) };
+    if (structured !== undefined) message.structured = storableJson(structured);
     if (reply.toolCalls.length) {
       message.toolCalls = reply.toolCalls.map((call, index) => ({
         id: `${stepId}.${index + 1}`,
@@ -97,6 +130,9 @@ async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: Mode
 
 /** Temporal owns retries: a ModelCallError says whether one can help. */
 function asFailure(error: unknown): unknown {
+  if (error instanceof ModelOutputInvalid) {
+    return ApplicationFailure.create({ type: 'ModelOutputInvalid', message: error.message, nonRetryable: true });
+  }
   if (error instanceof ModelCallError) {
     return ApplicationFailure.create({
       type: 'ModelCallError',

@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import type { Config } from '../config.ts';
+import type { TaskModel } from '../model/task-model.ts';
 import { asUser } from '../db/pool.ts';
 import { insertMessages } from '../db/transcript.ts';
 import { storableJson } from '../shared/safe-text.ts';
@@ -9,13 +11,15 @@ import type { RunToolInput } from './runtime-types.ts';
 export interface RunToolDeps {
   pool: pg.Pool;
   implementations: Record<string, ToolImplementation>;
+  config: Config;
+  taskModel: TaskModel;
 }
 
 /**
  * Runs a tool exactly once per call id: the effect, the record of the call and the tool message commit in
  * one transaction, and a retry that finds the record returns its result instead of acting again.
  */
-export function createRunTool({ pool, implementations }: RunToolDeps) {
+export function createRunTool({ pool, implementations, config, taskModel }: RunToolDeps) {
   return async function runTool(input: RunToolInput): Promise<unknown> {
     const { conversationId, userId, callId, tool, args } = input;
     const implementation = implementations[tool];
@@ -25,7 +29,16 @@ export function createRunTool({ pool, implementations }: RunToolDeps) {
       if (done.rows[0]) return done.rows[0].result as unknown;
 
       // A tool's result can carry text from elsewhere (a web page, an API); made storable like the model's.
-      const result = storableJson(await implementation(args, { db, userId, conversationId, callId, client: input.client }));
+      const result = storableJson(
+        await implementation(args, {
+          db,
+          userId,
+          conversationId,
+          callId,
+          client: input.client,
+          services: { config, taskModel, pool },
+        }),
+      );
       await db.query(
         'INSERT INTO tool_calls (conversation_id, user_id, call_id, tool, args, result) VALUES ($1, $2, $3, $4, $5, $6)',
         [conversationId, userId, callId, tool, JSON.stringify(args), JSON.stringify(result ?? null)],

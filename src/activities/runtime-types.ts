@@ -13,6 +13,8 @@ export interface ModelStepInput extends ConversationRef {
   /** written before the transcript is read: the user message, refused tool calls, events */
   messages: ChatMessage[];
   events: NewEvent[];
+  /** a stateful agent's structured context for the model (its kernel's context()) */
+  context?: JsonObject;
 }
 
 export interface StepUsage {

@@ -13,6 +13,8 @@ interface MessageRow {
   tool: string | null;
   args: ChatMessage['args'] | null;
   result: unknown;
+  cards: ChatMessage['cards'] | null;
+  structured: unknown;
 }
 
 // Client text was refused at the API if PostgreSQL cannot store it; what the model and tools produce is
@@ -26,6 +28,8 @@ export function rowToMessage(row: MessageRow): ChatMessage {
   if (row.tool) message.tool = row.tool;
   if (row.args) message.args = row.args;
   if (row.role === 'tool') message.result = row.result;
+  if (row.cards) message.cards = row.cards;
+  if (row.structured !== null && row.structured !== undefined) message.structured = row.structured;
   return message;
 }
 
@@ -39,8 +43,8 @@ export async function insertMessages(
   const inserted: ChatMessage[] = [];
   for (const message of messages) {
     const { rowCount } = await db.query(
-      `INSERT INTO messages (id, conversation_id, user_id, role, text, tool_calls, call_id, tool, args, result)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+      `INSERT INTO messages (id, conversation_id, user_id, role, text, tool_calls, call_id, tool, args, result, cards, structured)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (conversation_id, id) DO NOTHING`,
       [
         message.id,
@@ -53,6 +57,8 @@ export async function insertMessages(
         message.tool == null ? null : storableText(message.tool),
         json(message.args),
         json(message.result),
+        json(message.cards),
+        json(message.structured),
       ],
     );
     if (rowCount) inserted.push(message);
@@ -75,7 +81,7 @@ function messageEvents(message: ChatMessage): NewEvent[] {
 
 export async function readTranscript(db: pg.ClientBase, conversationId: string): Promise<ChatMessage[]> {
   const { rows } = await db.query<MessageRow>(
-    'SELECT id, role, text, tool_calls, call_id, tool, args, result FROM messages WHERE conversation_id = $1 ORDER BY seq',
+    'SELECT id, role, text, tool_calls, call_id, tool, args, result, cards, structured FROM messages WHERE conversation_id = $1 ORDER BY seq',
     [conversationId],
   );
   return rows.map(rowToMessage);

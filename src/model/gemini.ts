@@ -1,8 +1,8 @@
 // Gemini over @google/genai, streamed. One call is one HTTP request: Temporal's activity retry policy owns
 // backoff and the attempt count, so the SDK's own retries and automatic continuations are switched off.
-import { GoogleGenAI } from '@google/genai';
 import type { FunctionDeclaration, GenerateContentResponseUsageMetadata, Tool } from '@google/genai';
 import type { JsonObject } from '../shared/messages.ts';
+import { createGenAiClient } from './genai-client.ts';
 import { needsThoughtSignatures, toContents } from './gemini-contents.ts';
 import { toModelCallError } from './gemini-errors.ts';
 import { ModelCallError } from './types.ts';
@@ -24,20 +24,7 @@ const NORMAL_FINISH = new Set(['STOP', 'MAX_TOKENS', 'FINISH_REASON_UNSPECIFIED'
 
 export function createGeminiModel(opts: GeminiOptions): ChatModel {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const client = new GoogleGenAI({
-    apiKey: opts.apiKey,
-    // explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot switch the backend
-    vertexai: false,
-    // v1beta: parametersJsonSchema (and the newest function-calling fields) are documented there; SDK 3.x
-    // defaults to v1. Pinned here, so GOOGLE_GENAI_API_VERSION cannot move it either.
-    apiVersion: 'v1beta',
-    httpOptions: {
-      ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
-      timeout: timeoutMs,
-      // "attempts: 1" is the SDK's documented "no retries"
-      retryOptions: { attempts: 1 },
-    },
-  });
+  const client = createGenAiClient({ apiKey: opts.apiKey, timeoutMs, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
   const signFunctionCalls = needsThoughtSignatures(opts.model);
   const errorContext = { apiKey: opts.apiKey, timeoutMs };
 
@@ -59,8 +46,9 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
           model: opts.model,
           contents: toContents(request.messages, { signFunctionCalls }),
           config: {
-            ...(request.system ? { systemInstruction: request.system } : {}),
+            ...systemInstruction(request),
             ...(request.tools.length > 0 ? { tools: toTools(request.tools) } : {}),
+            ...(request.output ? { responseMimeType: 'application/json', responseJsonSchema: request.output.schema } : {}),
             ...(request.signal ? { abortSignal: request.signal } : {}),
             // the runtime runs tools (with approvals); the SDK must never call or re-request on its own
             automaticFunctionCalling: { disable: true },
@@ -117,6 +105,21 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
     },
   };
 }
+
+/**
+ * The system prompt, and a stateful agent's context as a part of its own: structured data the model reads,
+ * never pasted into what the user wrote.
+ */
+function systemInstruction(request: ModelRequest) {
+  const parts = [
+    ...(request.system ? [{ text: request.system }] : []),
+    ...(request.context ? [{ text: `${CONTEXT_MARKER}\n${JSON.stringify(request.context)}` }] : []),
+  ];
+  return parts.length ? { systemInstruction: { parts } } : {};
+}
+
+/** Introduces the context part, so the model (and a test) can tell it from the prompt. */
+export const CONTEXT_MARKER = 'Context (JSON, from the application, not from the user):';
 
 function toTools(declarations: readonly ToolDeclaration[]): Tool[] {
   const functionDeclarations: FunctionDeclaration[] = declarations.map((declaration) => ({

@@ -4,12 +4,13 @@
 import type { ChatMessage } from '../shared/messages.ts';
 import { OFFLINE_PHRASES, matchIntent } from './offline-intents.ts';
 import { summariseResult } from './offline-summary.ts';
+import { OFFLINE_NAME, OFFLINE_PREFIX, offlineStructured } from './offline-tasks.ts';
 import type { ChatModel, ModelReply, ModelRequest } from './types.ts';
 
 export { OFFLINE_PHRASES } from './offline-intents.ts';
 
-const PREFIX = '[offline model] ';
-const NAME = 'offline';
+const PREFIX = OFFLINE_PREFIX;
+const NAME = OFFLINE_NAME;
 
 export function createOfflineModel(): ChatModel {
   return {
@@ -31,6 +32,11 @@ export function createOfflineModel(): ChatModel {
 }
 
 function decide(request: ModelRequest): Pick<ModelReply, 'text' | 'toolCalls'> {
+  if (request.output) {
+    const responder = offlineStructured(request.output.name);
+    if (!responder) throw new Error(`The offline model cannot answer "${request.output.name}" in JSON`);
+    return { text: responder(request), toolCalls: [] };
+  }
   const last = request.messages.at(-1);
   const tools = new Set(request.tools.map((tool) => tool.name));
 

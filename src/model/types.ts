@@ -14,6 +14,10 @@ export interface ModelRequest {
   /** the whole transcript, oldest first */
   messages: ChatMessage[];
   tools: readonly ToolDeclaration[];
+  /** structured context beside the transcript (a stateful agent's state); never part of a user message */
+  context?: JsonObject;
+  /** the reply must be JSON of this schema (made from a zod schema); `name` picks the offline responder */
+  output?: { name: string; schema: JsonObject };
   /** called with each streamed piece of text as it arrives */
   onText?: (delta: string) => void;
   signal?: AbortSignal;

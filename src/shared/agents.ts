@@ -1,4 +1,5 @@
 // Which tools each agent may call and which role may open it. Plain data so the workflow can import it.
+import type { AgentKernel } from './agent-kernel.ts';
 import type { AgentName } from './messages.ts';
 import type { ToolSpec } from './tool-spec.ts';
 import { supportTools } from './tools/support.ts';
@@ -8,6 +9,8 @@ export interface AgentSpec {
   tools: ToolSpec[];
   /** a token must carry this role to open a conversation with the agent */
   requiredRole?: string;
+  /** an agent that keeps state of its own and answers in JSON (sous) */
+  kernel?: AgentKernel;
 }
 
 export const AGENT_SPECS: Record<AgentName, AgentSpec> = {

@@ -1,13 +1,26 @@
 // Message definitions shared by the client (API) and the workflow, as in the Temporal samples.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ConversationState, DecisionInput, SendMessageInput, TurnResult } from './messages.ts';
+import type { ConversationState, DecisionInput, JsonObject, SendMessageInput, TurnResult } from './messages.ts';
+import type { OpenPendingRequest, PendingOutcome } from './child-tool.ts';
 
 /** A user turn; returns the turn's new messages once it ends or parks on a pending item. */
 export const sendMessageUpdate = defineUpdate<TurnResult, [SendMessageInput]>('sendMessage');
 /** A decision from the API; returns what the turn did next, like a turn. */
 export const decideUpdate = defineUpdate<TurnResult, [DecisionInput]>('decide');
-/** The same decision from the Temporal Web UI or CLI; a bad payload is recorded and ignored. */
+/**
+ * The same decision from the Temporal Web UI or CLI: {"pendingId": "<id from the state query or the
+ * pending.opened event>", "decision": "approve" | "reject" | "edit" | "yes" | "no" | "accept", "reason"?,
+ * "args"? (edit), "choice"? (yes)}. A bad payload is recorded as a signal.rejected event and ignored.
+ */
 export const decisionSignal = defineSignal<[unknown]>('decision');
 export const stateQuery = defineQuery<ConversationState>('state');
+
+/** An action on a stateful agent's state outside a turn ({"name": "markStepDone", "args": {"stepId": "s2"}}). */
+export const agentActionUpdate = defineUpdate<ConversationState, [{ name: string; args: JsonObject }]>('agentAction');
+
+/** From a child workflow that the conversation started: open a pending item for it (see askParent). */
+export const openPendingSignal = defineSignal<[OpenPendingRequest]>('openPending');
+/** To that child: how its item ended (decided, superseded by a message, or timed out). */
+export const pendingOutcomeSignal = defineSignal<[PendingOutcome]>('pendingOutcome');
 
 export const chatSessionWorkflowId = (conversationId: string) => `conversation-${conversationId}`;

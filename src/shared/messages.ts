@@ -24,6 +24,10 @@ export const ChatMessage = z.object({
   tool: z.string().optional(),
   args: JsonObject.optional(),
   result: z.unknown().optional(),
+  /** generative UI a client renders beside the text, each with a `type` (`recipe_card`, `breweries`, ...) */
+  cards: z.array(JsonObject).optional(),
+  /** assistant: the structured answer of an agent that answers in JSON (sous), already validated */
+  structured: z.unknown().optional(),
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
@@ -35,17 +39,26 @@ export const DECISIONS = ['approve', 'reject', 'edit', 'yes', 'no', 'accept'] as
 export const DecisionName = z.enum(DECISIONS);
 export type DecisionName = z.infer<typeof DecisionName>;
 
+/** What a confirmation offers; a `yes` names one by `id` or `name`. */
+export const PendingOption = z.object({ id: z.string(), name: z.string() }).catchall(z.unknown());
+export type PendingOption = z.infer<typeof PendingOption>;
+
 export const PendingItem = z.object({
   id: z.string(),
   kind: PendingKind,
+  /** the tool (or child workflow's tool) the item belongs to */
   tool: z.string(),
   callId: z.string(),
   args: JsonObject,
   decisions: z.array(DecisionName),
   /** ISO time after which the item's timeout rule applies; absent when it waits forever */
   expiresAt: z.string().optional(),
-  /** confirmation: what `choice` may be */
-  choices: z.array(z.string()).optional(),
+  /** what to ask the person, for a client to show */
+  prompt: z.string().optional(),
+  /** confirmation: what `choice` may name */
+  options: z.array(PendingOption).optional(),
+  /** kind-specific detail a client renders (a patchset's review) */
+  details: JsonObject.optional(),
 });
 export type PendingItem = z.infer<typeof PendingItem>;
 
@@ -87,8 +100,14 @@ export const ConversationState = z.object({
   turns: z.number().int(),
   usage: Usage,
   rejectedSignals: z.number().int(),
+  /** what a stateful agent (sous) shows of its state: its kernel's view */
+  agentState: JsonObject.optional(),
 });
 export type ConversationState = z.infer<typeof ConversationState>;
+
+/** What a closed item became, so a late decision gets "not pending any more (…)" rather than "unknown". */
+export const ClosedReason = z.enum(['decided', 'expired', 'superseded']);
+export type ClosedReason = z.infer<typeof ClosedReason>;
 
 /** Settings fixed when a conversation starts and carried across continue-as-new. */
 export const SessionSettings = z.object({
@@ -98,6 +117,8 @@ export const SessionSettings = z.object({
   continueAsNewAfterTurns: z.number().int().min(0),
   modelTimeoutMs: z.number().int().positive(),
   modelMaxAttempts: z.number().int().positive(),
+  /** agent-specific durations (e.g. the beer agent's confirmation timeout), read by its child workflows */
+  agent: z.record(z.string(), z.number()).optional(),
 });
 export type SessionSettings = z.infer<typeof SessionSettings>;
 
@@ -108,6 +129,8 @@ export const ChatSessionInput = z.object({
   title: z.string(),
   client: z.string().optional(),
   settings: SessionSettings,
+  /** a stateful agent's starting point (sous: recipe and defaults), given to its kernel's init */
+  init: JsonObject.optional(),
   /** set by continue-as-new: what the previous run had counted */
   carried: z
     .object({
@@ -115,7 +138,10 @@ export const ChatSessionInput = z.object({
       usage: Usage,
       rejectedSignals: z.number().int(),
       /** recently closed pending items, so a late decision is still told "not pending any more" */
-      closed: z.array(z.tuple([z.string(), z.enum(['decided', 'expired', 'superseded'])])).optional(),
+      closed: z.array(z.tuple([z.string(), ClosedReason])).optional(),
+      /** a stateful agent's state and its open conversation-scoped items */
+      agentState: z.unknown().optional(),
+      openItems: z.array(PendingItem).optional(),
     })
     .optional(),
 });
@@ -134,6 +160,10 @@ export const EVENT_TYPES = [
   'turn.started',
   'turn.ended',
   'signal.rejected',
+  /** a stateful agent's own record: a PatchSet refused before review, a PatchSet decision, a state change */
+  'patchset.rejected',
+  'patchset.decided',
+  'state.changed',
 ] as const;
 export const EventType = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventType>;

@@ -15,11 +15,20 @@ export interface ToolPolicy {
   onTimeout: TimeoutAction;
 }
 
+/**
+ * Where a tool runs. `activity` (the default): the runTool local activity, exactly once by call id.
+ * `child`: a child workflow named `workflow`, with the readable ID `<idPrefix>-<id>`, where `id` is made by
+ * the conversation and handed to the child (so its effects can be keyed on it); it gets a ChildToolInput
+ * and returns a ChildToolOutput. Use it for multi-step work with progress, or work that waits on a person.
+ */
+export type ToolRunner = { kind: 'activity' } | { kind: 'child'; workflow: string; idPrefix: string };
+
 export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   args: Args;
   policy: ToolPolicy;
+  runner?: ToolRunner;
 }
 
 export const AUTO: ToolPolicy = { approval: false, decisions: [], onTimeout: 'reject' };

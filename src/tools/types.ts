@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import type { Config } from '../config.ts';
+import type { TaskModel } from '../model/task-model.ts';
 
 export interface ToolContext {
   /** a client inside the transaction that also records the call, so the effect and its record commit together */
@@ -7,6 +9,9 @@ export interface ToolContext {
   conversationId: string;
   callId: string;
   client?: string;
+  /** what a tool may use besides its transaction: settings, one-shot model calls, the pool (for work that
+   * must not share the recording transaction, such as a guarded query under another role) */
+  services: { config: Config; taskModel: TaskModel; pool: pg.Pool };
 }
 
 /**

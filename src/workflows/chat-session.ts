@@ -1,10 +1,14 @@
 // One long-lived workflow per conversation. A turn runs detached from the handler that started it, so it
 // can park on a pending item (the handler returns) and go on when a decision arrives (another handler waits).
+// What differs between agents is data: their tools (and where each runs), the pending kinds' table, and an
+// optional kernel for an agent that keeps state of its own (see src/shared/agent-kernel.ts).
 import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
   continueAsNew,
+  executeChild,
+  getExternalWorkflowHandle,
   log,
   proxyActivities,
   proxyLocalActivities,
@@ -15,14 +19,27 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { RuntimeActivities } from '../activities/runtime-types.ts';
+import type { KernelContext, KernelEffects } from '../shared/agent-kernel.ts';
+import { KernelRefusal } from '../shared/agent-kernel.ts';
 import { AGENT_SPECS, findTool } from '../shared/agents.ts';
-import { decideUpdate, decisionSignal, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
+import { type ChildToolInput, type ChildToolOutput, OpenPendingRequest } from '../shared/child-tool.ts';
+import {
+  agentActionUpdate,
+  decideUpdate,
+  decisionSignal,
+  openPendingSignal,
+  pendingOutcomeSignal,
+  sendMessageUpdate,
+  stateQuery,
+} from '../shared/definitions.ts';
 import type { FailureType } from '../shared/failures.ts';
 import {
   type ChatMessage,
   type ChatSessionInput,
+  type ClosedReason,
   type ConversationState,
   DecisionInput,
+  type DecisionName,
   type JsonObject,
   type NewEvent,
   type PendingItem,
@@ -31,9 +48,11 @@ import {
   type TurnResult,
   emptyUsage,
 } from '../shared/messages.ts';
+import { PENDING_KINDS_SPEC } from '../shared/pending-kinds.ts';
+import { WAITING_KEY } from '../shared/search-attributes.ts';
 import { toolMessage } from '../shared/tool-message.ts';
 import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
-import { WAITING_KEY } from '../shared/search-attributes.ts';
+import { userFacingReason } from './failure-text.ts';
 
 interface OpenItem {
   item: PendingItem;
@@ -42,8 +61,6 @@ interface OpenItem {
   supersededBy?: string;
 }
 
-/** What a closed item became, so a late decision gets "not pending any more" rather than "unknown". */
-type ClosedReason = 'decided' | 'expired' | 'superseded';
 /** how many closed items a run hands to the next one */
 const CLOSED_CARRIED = 100;
 
@@ -52,6 +69,7 @@ const fail = (type: FailureType, message: string) => ApplicationFailure.create({
 export async function chatSession(input: ChatSessionInput): Promise<void> {
   const { conversationId, userId, agent, settings } = input;
   const agentSpec = AGENT_SPECS[agent];
+  const kernel = agentSpec.kernel;
 
   // Timeout profiles. The model may stream for a while: a regular activity, heartbeating, retried a bounded
   // number of times. Tools and bookkeeping are short transactions, idempotent by call id and event key: local
@@ -74,11 +92,14 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
   let turnsThisRun = 0;
   const usage = input.carried?.usage ?? emptyUsage();
   let rejectedSignals = input.carried?.rejectedSignals ?? 0;
+  let agentState: unknown = input.carried ? input.carried.agentState : kernel?.init(input.init);
 
   const open = new Map<string, OpenItem>();
+  for (const item of input.carried?.openItems ?? []) open.set(item.id, { item });
   const closed = new Map<string, ClosedReason>(input.carried?.closed ?? []);
+  /** child workflows this conversation runs now: the only ones that may open items in it */
+  const children = new Set<string>();
   let turnActive = false;
-  let parked = false;
   /** bumped whenever a turn ends or parks: what handlers wait for */
   let boundary = 0;
   /** the current turn's messages, returned by the handlers that wait on it */
@@ -88,18 +109,39 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
   let unsavedEvents: NewEvent[] = [];
   /** a user message that arrived while the turn was parked; it enters the transcript after the tool results */
   let interjection: ChatMessage | undefined;
+  let waitingAttribute = false;
 
-  const pendingItems = () => [...open.values()].filter((entry) => !entry.decision).map((entry) => entry.item);
+  const scopeOf = (item: PendingItem) => PENDING_KINDS_SPEC[item.kind].scope;
+  const undecided = () => [...open.values()].filter((entry) => !entry.decision);
+  const pendingItems = () => undecided().map((entry) => entry.item);
+  /** the turn waits for a person: a message may answer, a decision may come */
+  const parked = () => turnActive && undecided().some((entry) => scopeOf(entry.item) === 'turn');
 
   const state = (): ConversationState => ({
-    status: !turnActive ? 'idle' : parked ? 'waiting' : 'running',
+    status: !turnActive ? 'idle' : parked() ? 'waiting' : 'running',
     pending: pendingItems(),
     turns,
     usage,
     rejectedSignals,
+    ...(kernel ? { agentState: kernel.view(agentState, pendingItems()) } : {}),
   });
 
-  const idleDetails = () => setCurrentDetails(`Idle after ${turns} turn(s): waiting for the next message.`);
+  const idleDetails = () => {
+    const waiting = pendingItems();
+    setCurrentDetails(
+      waiting.length
+        ? `Idle after ${turns} turn(s); waiting for a decision on ${waiting.map((item) => `${item.kind} ${item.id}`).join(', ')}.`
+        : `Idle after ${turns} turn(s): waiting for the next message.`,
+    );
+  };
+
+  /** Keeps BrigadeWaitingForHuman true exactly while some item waits for a person. */
+  const syncWaiting = () => {
+    const waiting = undecided().length > 0;
+    if (waiting === waitingAttribute) return;
+    waitingAttribute = waiting;
+    upsertSearchAttributes([{ key: WAITING_KEY, value: waiting }]);
+  };
 
   const drainUnsaved = () => {
     const batch = { messages: unsavedMessages, events: unsavedEvents };
@@ -119,6 +161,91 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     return { messages: turnLog.slice(logStart), pending: pendingItems() };
   };
 
+  const kernelContext = (): KernelContext => ({
+    newId: uuid4,
+    now: () => new Date().toISOString(),
+    openItems: pendingItems(),
+  });
+
+  // ---- pending items ---------------------------------------------------------------------------
+
+  function opened(item: PendingItem): void {
+    unsavedEvents.push({ key: `pending-opened:${item.id}`, type: 'pending.opened', data: item });
+  }
+
+  function close(entry: OpenItem, reason: ClosedReason, decision: DecisionInput, timedOut = false): void {
+    open.delete(entry.item.id);
+    closed.set(entry.item.id, reason);
+    unsavedEvents.push({
+      key: `pending-closed:${entry.item.id}`,
+      type: 'pending.closed',
+      data: {
+        id: entry.item.id,
+        kind: entry.item.kind,
+        decision: decision.decision,
+        reason: decision.reason ?? null,
+        ...(decision.choice !== undefined ? { choice: decision.choice } : {}),
+        closedAs: reason,
+        timedOut,
+        supersededBy: entry.supersededBy ?? null,
+      },
+    });
+    syncWaiting();
+  }
+
+  /**
+   * Opens a turn-scoped item and waits for a decision, a message that answers it, or the deadline. The turn
+   * parks meanwhile: the handler that waits on the turn returns with the item.
+   */
+  async function waitOnItem(
+    item: PendingItem,
+    deadlineMs: number,
+    onTimeout: DecisionName,
+  ): Promise<{ decision: DecisionInput; timedOut: boolean; supersededBy?: string }> {
+    const entry: OpenItem = { item };
+    open.set(item.id, entry);
+    opened(item);
+    syncWaiting();
+    setCurrentDetails(
+      `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${JSON.stringify(item.args)} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
+    );
+    boundary += 1;
+    // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
+    await flush();
+    const decided = await condition(() => entry.decision !== undefined, deadlineMs);
+    const decision: DecisionInput = decided
+      ? entry.decision!
+      : { pendingId: item.id, decision: onTimeout, reason: 'No decision before the deadline.' };
+    const superseded = entry.supersededBy !== undefined && !PENDING_KINDS_SPEC[item.kind].messageIsAnswer;
+    close(entry, !decided ? 'expired' : superseded ? 'superseded' : 'decided', decision, !decided);
+    setCurrentDetails(`Turn ${turns}: ${item.kind} ${item.id} closed with "${decision.decision}".`);
+    return { decision, timedOut: !decided, supersededBy: entry.supersededBy };
+  }
+
+  /** Applies what a kernel call decided; returns the assistant messages it said. */
+  function applyEffects(effects: KernelEffects<unknown>): ChatMessage[] {
+    agentState = effects.state;
+    for (const { id, reason } of effects.close ?? []) {
+      const entry = open.get(id);
+      if (entry) close(entry, reason, { pendingId: id, decision: 'reject', reason: `closed: ${reason}` });
+    }
+    if (effects.open) {
+      const { deadlineMs, id, ...rest } = effects.open;
+      const item: PendingItem = {
+        ...rest,
+        id: id ?? uuid4(),
+        ...(deadlineMs ? { expiresAt: new Date(Date.now() + deadlineMs).toISOString() } : {}),
+      };
+      open.set(item.id, { item });
+      opened(item);
+    }
+    unsavedEvents.push(...(effects.events ?? []));
+    const said = (effects.say ?? []).map((text): ChatMessage => ({ id: uuid4(), role: 'assistant', text }));
+    unsavedMessages.push(...said);
+    syncWaiting();
+    return said;
+  }
+
   // ---- decisions -------------------------------------------------------------------------------
 
   /** Throws the failure the API maps to 400/404/409/422; shared by the update validator and the signal. */
@@ -127,67 +254,153 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     if (!parsed.success) throw fail('BadInput', `Invalid decision: ${describeIssues(parsed.error)}`);
     const decision = parsed.data;
     const entry = open.get(decision.pendingId);
+    const shortId = decision.pendingId.length > 80 ? `${decision.pendingId.slice(0, 80)}…` : decision.pendingId;
     if (!entry) {
       const reason = closed.get(decision.pendingId);
-      if (reason) throw fail('NotPending', `Pending item ${decision.pendingId} is not pending any more (${reason}).`);
-      throw fail('UnknownPending', `No pending item ${decision.pendingId} in this conversation.`);
+      if (reason) throw fail('NotPending', `Pending item ${shortId} is not pending any more (${reason}).`);
+      throw fail('UnknownPending', `No pending item ${shortId} in this conversation.`);
     }
-    if (entry.decision) throw fail('NotPending', `Pending item ${decision.pendingId} is not pending any more (decided).`);
+    if (entry.decision) {
+      // Name what really happened: a message that answered the item is not a decision someone else made.
+      const what = entry.supersededBy ? 'answered by a chat message sent just before' : 'decided';
+      throw fail('NotPending', `Pending item ${shortId} is not pending any more (${what}).`);
+    }
     const { item } = entry;
     if (item.expiresAt && Date.parse(item.expiresAt) <= Date.now()) {
-      throw fail('NotPending', `Pending item ${decision.pendingId} is not pending any more (expired).`);
+      throw fail('NotPending', `Pending item ${shortId} is not pending any more (expired).`);
     }
     if (!item.decisions.includes(decision.decision)) {
-      throw fail(
-        'DecisionMismatch',
-        `"${decision.decision}" does not fit a ${item.kind}; allowed: ${item.decisions.join(', ')}.`,
-      );
+      throw fail('DecisionMismatch', `"${decision.decision}" does not fit a ${item.kind}; allowed: ${item.decisions.join(', ')}.`);
     }
     if (decision.decision === 'edit') {
       const spec = findTool(agent, item.tool);
       if (!decision.args) throw fail('DecisionMismatch', 'An edit needs "args": the arguments to run the tool with.');
       const checked = spec?.args.safeParse(decision.args);
       if (!checked?.success) {
-        throw fail(
-          'DecisionMismatch',
-          `Edited arguments do not fit ${item.tool}: ${checked ? describeIssues(checked.error) : 'unknown tool'}`,
-        );
+        throw fail('DecisionMismatch', `Edited arguments do not fit ${item.tool}: ${checked ? describeIssues(checked.error) : 'unknown tool'}`);
       }
     }
-    if (decision.decision === 'yes' && item.choices?.length && !item.choices.includes(decision.choice ?? '')) {
-      throw fail('DecisionMismatch', `"choice" must be one of: ${item.choices.join(', ')}.`);
-    }
+    const problem = PENDING_KINDS_SPEC[item.kind].check?.(item, decision);
+    if (problem) throw fail('DecisionMismatch', problem);
     return decision;
+  }
+
+  /** Records a checked decision; a conversation-scoped item is settled here, by the kernel, at once. */
+  function applyDecision(decision: DecisionInput): ChatMessage[] | undefined {
+    const entry = open.get(decision.pendingId)!;
+    entry.decision = decision;
+    if (scopeOf(entry.item) === 'turn') return undefined;
+    close(entry, 'decided', decision);
+    if (!kernel) return [];
+    return applyEffects(kernel.onDecision(agentState, entry.item, decision, kernelContext()));
   }
 
   setHandler(
     decideUpdate,
     async (raw) => {
       const logStart = turnLog.length;
-      const decision = checkDecision(raw);
-      open.get(decision.pendingId)!.decision = decision;
-      return waitForBoundary(logStart);
+      const said = applyDecision(checkDecision(raw));
+      if (!said) return waitForBoundary(logStart);
+      await flush();
+      if (!turnActive) idleDetails();
+      return { messages: said, pending: pendingItems() };
     },
-    { validator: (decision) => void checkDecision(decision) },
+    {
+      validator: (decision) => void checkDecision(decision),
+      description: 'Decide a pending item; answers with what the turn did next.',
+    },
   );
 
-  setHandler(decisionSignal, async (payload) => {
-    try {
-      const decision = checkDecision(payload);
-      open.get(decision.pendingId)!.decision = decision;
-    } catch (error) {
-      // A bad signal must never fail the workflow: record why it was ignored and move on.
-      rejectedSignals += 1;
-      const reason = error instanceof Error ? error.message : String(error);
-      log.warn('Ignored a decision signal', { reason });
-      unsavedEvents.push({
-        key: `signal-rejected:${uuid4()}`,
-        type: 'signal.rejected',
-        data: { reason, payload: summarisePayload(payload) },
-      });
+  setHandler(
+    decisionSignal,
+    async (payload) => {
+      try {
+        applyDecision(checkDecision(payload));
+      } catch (error) {
+        // A bad signal must never fail the workflow: record why it was ignored and move on.
+        rejectedSignals += 1;
+        const reason = error instanceof Error ? error.message : String(error);
+        log.warn('Ignored a decision signal', { reason });
+        unsavedEvents.push({
+          key: `signal-rejected:${uuid4()}`,
+          type: 'signal.rejected',
+          data: { reason, payload: summarisePayload(payload) },
+        });
+      }
       if (!turnActive) await flush();
-    }
-  });
+    },
+    {
+      description:
+        'A decision from the Web UI or CLI: {"pendingId": "<id from the state query>", "decision": "approve" | "reject" | "edit" | "yes" | "no" | "accept", "reason"?, "args"? (edit), "choice"? (yes)}. A bad payload is recorded as a signal.rejected event and ignored.',
+    },
+  );
+
+  setHandler(
+    agentActionUpdate,
+    async ({ name, args }) => {
+      const action = kernel!.actions[name]!;
+      applyEffects(action.apply(agentState, action.args.parse(args), kernelContext()));
+      await flush();
+      if (!turnActive) idleDetails();
+      return state();
+    },
+    {
+      // Kernels are pure, so the validator can run the action on a dry context and refuse what would fail.
+      validator: ({ name, args }) => {
+        const action = kernel?.actions[name];
+        if (!action) throw fail('NotFound', `The ${agent} agent has no action "${String(name).slice(0, 80)}".`);
+        const parsed = action.args.safeParse(args);
+        if (!parsed.success) throw fail('BadInput', `Invalid action: ${describeIssues(parsed.error)}`);
+        try {
+          action.apply(agentState, parsed.data, { newId: () => 'dry-run', now: () => new Date().toISOString(), openItems: pendingItems() });
+        } catch (error) {
+          if (error instanceof KernelRefusal) throw fail(error.type, error.message);
+          throw error;
+        }
+      },
+      description: "An action on the agent's own state outside a turn, e.g. {\"name\": \"markStepDone\", \"args\": {\"stepId\": \"s2\"}}.",
+    },
+  );
+
+  setHandler(
+    openPendingSignal,
+    (raw) => {
+      const parsed = OpenPendingRequest.safeParse(raw);
+      if (!parsed.success || !children.has(parsed.data.owner)) {
+        rejectedSignals += 1;
+        unsavedEvents.push({
+          key: `signal-rejected:${uuid4()}`,
+          type: 'signal.rejected',
+          data: {
+            reason: parsed.success ? 'openPending from a workflow this conversation is not running' : describeIssues(parsed.error),
+            payload: summarisePayload(raw),
+          },
+        });
+        return;
+      }
+      const request = parsed.data;
+      const item: PendingItem = {
+        id: request.requestId,
+        kind: request.kind,
+        tool: request.tool,
+        callId: request.callId,
+        args: request.args,
+        decisions: request.decisions,
+        expiresAt: new Date(Date.now() + request.deadlineMs).toISOString(),
+        ...(request.prompt ? { prompt: request.prompt } : {}),
+        ...(request.options ? { options: request.options } : {}),
+        ...(request.details ? { details: request.details } : {}),
+      };
+      void waitOnItem(item, request.deadlineMs, request.onTimeout).then(async (outcome) => {
+        try {
+          await getExternalWorkflowHandle(request.owner).signal(pendingOutcomeSignal, { requestId: request.requestId, ...outcome });
+        } catch (error) {
+          log.warn('The child that asked for a pending item is gone', { owner: request.owner, reason: String(error) });
+        }
+      });
+    },
+    { description: 'From a child workflow of this conversation: open a pending item for it (sent by askParent).' },
+  );
 
   // ---- turns -----------------------------------------------------------------------------------
 
@@ -196,11 +409,13 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     async ({ text }) => {
       const message: ChatMessage = { id: uuid4(), role: 'user', text: text.trim() };
       if (turnActive) {
-        // Parked: the message answers every open item with "no", carrying the text as the reason.
+        // Parked: the message answers each open item of the turn the way its kind says (a refusal, a choice).
         const logStart = turnLog.length;
-        for (const entry of open.values()) {
-          if (entry.decision) continue;
-          entry.decision = { pendingId: entry.item.id, decision: entry.item.kind === 'confirmation' ? 'no' : 'reject', reason: message.text };
+        for (const entry of undecided()) {
+          if (scopeOf(entry.item) !== 'turn') continue;
+          const answer = PENDING_KINDS_SPEC[entry.item.kind].fromMessage(entry.item, message.text);
+          if (!answer) continue;
+          entry.decision = answer;
           entry.supersededBy = message.id;
         }
         interjection = message;
@@ -217,8 +432,9 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       validator: (raw) => {
         const parsed = SendMessageInput.safeParse(raw);
         if (!parsed.success) throw fail('BadInput', `Invalid message: ${describeIssues(parsed.error)}`);
-        if (turnActive && !parked) throw fail('TurnRunning', 'A turn is already running; send the message when it ends.');
+        if (turnActive && !parked()) throw fail('TurnRunning', 'A turn is already running; send the message when it ends.');
       },
+      description: 'A user message: {"text": "..."}; answers with the turn\'s new messages once it ends or waits for a person.',
     },
   );
 
@@ -238,6 +454,11 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
         setCurrentDetails(`Turn ${turns}, step ${step}: waiting for the model.`);
         const reply = await callModel(step);
         if (!reply) return;
+        if (kernel && reply.structured !== undefined) {
+          const said = applyEffects(kernel.onAnswer(agentState, reply.structured, kernelContext()));
+          turnLog.push(...said);
+          await flush();
+        }
         const calls = reply.toolCalls ?? [];
         if (!calls.length) return;
         for (const call of calls) {
@@ -249,24 +470,25 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
           interjection = undefined;
         }
         if (invalidCalls > settings.maxToolErrors) {
-          await finish(
-            `I stopped: the model made ${invalidCalls} invalid tool calls in this turn. Please rephrase the request.`,
-          );
+          await finish(`I stopped: the model made ${invalidCalls} invalid tool calls in this turn. Please rephrase the request.`);
           return;
         }
       }
     } catch (error) {
-      // Only bookkeeping that failed all its retries gets here; the conversation must stay usable.
-      log.error('Turn failed', { reason: rootMessage(error) });
-      turnLog.push({ id: uuid4(), role: 'assistant', text: `The turn failed (${rootMessage(error)}). Please try again.` });
+      // Only bookkeeping that failed all its retries (or a kernel bug) gets here; the conversation stays usable.
+      log.error('Turn failed', { reason: String(error) });
+      turnLog.push({ id: uuid4(), role: 'assistant', text: `The turn failed (${userFacingReason(error)}). Please try again.` });
     } finally {
-      // Items belong to their turn: one that failed while parked must not leave them open.
-      for (const id of open.keys()) closed.set(id, 'superseded');
-      open.clear();
+      // Turn-scoped items belong to their turn: one that failed while parked must not leave them open.
+      for (const entry of [...open.values()]) {
+        if (scopeOf(entry.item) === 'turn') close(entry, 'superseded', { pendingId: entry.item.id, decision: 'reject', reason: 'the turn ended' });
+      }
+      interjection = undefined;
       turnActive = false;
-      parked = false;
       idleDetails();
       boundary += 1;
+      // What the failure path or the cleanup left unsaved (the finally's events) is written now.
+      await flush().catch((error: unknown) => log.error('Could not record the end of a turn', { reason: String(error) }));
     }
   }
 
@@ -275,7 +497,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     try {
       const { message, usage: used } = await model.modelStep.executeWithOptions(
         { summary: `model: turn ${turns}, step ${step}` },
-        [{ conversationId, userId, agent, stepId, ...drainUnsaved() }],
+        [{ conversationId, userId, agent, stepId, ...(kernel ? { context: kernel.context(agentState) } : {}), ...drainUnsaved() }],
       );
       usage.inputTokens += used.inputTokens;
       usage.outputTokens += used.outputTokens;
@@ -284,9 +506,8 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       turnLog.push(message);
       return message;
     } catch (error) {
-      const reason = rootMessage(error);
-      log.error('Model step failed', { reason });
-      await finish(`The model could not answer (${reason}). Nothing else was done; please try again.`);
+      log.error('Model step failed', { reason: String(error) });
+      await finish(`The model could not answer (${userFacingReason(error)}). Nothing else was done; please try again.`);
       return undefined;
     }
   }
@@ -314,7 +535,17 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     }
     let args = parsed.data as JsonObject;
     if (spec.policy.approval) {
-      const { decision, supersededBy } = await awaitApproval(call, args, spec);
+      const deadlineMs = spec.policy.deadlineMs ?? settings.approvalTimeoutMs;
+      const item: PendingItem = {
+        id: uuid4(),
+        kind: 'approval',
+        tool: call.name,
+        callId: call.id,
+        args,
+        decisions: spec.policy.decisions,
+        expiresAt: new Date(Date.now() + deadlineMs).toISOString(),
+      };
+      const { decision, supersededBy } = await waitOnItem(item, deadlineMs, spec.policy.onTimeout);
       if (decision.decision === 'reject' || decision.decision === 'no') {
         const why = decision.reason?.trim() || 'no reason given';
         addToolMessage(call, args, {
@@ -327,66 +558,60 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       }
       if (decision.decision === 'edit' && decision.args) args = spec.args.parse(decision.args) as JsonObject;
     }
+    if (spec.runner?.kind === 'child') {
+      const { result, cards } = await runChild(spec, call, args);
+      addToolMessage(call, args, result, cards);
+      return true;
+    }
     const result = await tools.runTool
       .executeWithOptions({ summary: `${call.name} ${JSON.stringify(args)}` }, [
         { conversationId, userId, agent, client: input.client, callId: call.id, tool: call.name, args },
       ])
-      .catch((error: unknown) => ({ error: `The tool failed: ${rootMessage(error)}` }));
-    const message = toolMessage(call, args, result);
-    turnLog.push(message);
+      .catch((error: unknown) => ({ error: `The tool failed (${userFacingReason(error)}).` }));
+    turnLog.push(toolMessage(call, args, result));
     return true;
   }
 
-  function addToolMessage(call: ToolCall, args: JsonObject, result: JsonObject): void {
-    const message = toolMessage(call, args, result);
+  /** A tool that is a workflow of its own: started as a child with a readable ID, awaited, its result recorded. */
+  async function runChild(spec: ToolSpec, call: ToolCall, args: JsonObject): Promise<ChildToolOutput> {
+    const runner = spec.runner as Extract<ToolSpec['runner'], { kind: 'child' }>;
+    const id = uuid4();
+    const workflowId = `${runner.idPrefix}-${id}`;
+    const childInput: ChildToolInput = {
+      id,
+      conversationId,
+      userId,
+      ...(input.client ? { client: input.client } : {}),
+      parentWorkflowId: workflowInfo().workflowId,
+      callId: call.id,
+      tool: call.name,
+      args,
+      settings,
+    };
+    children.add(workflowId);
+    setCurrentDetails(`Turn ${turns}: ${call.name} runs as child workflow ${workflowId}.`);
+    try {
+      return await executeChild<(input: ChildToolInput) => Promise<ChildToolOutput>>(runner.workflow, {
+        workflowId,
+        args: [childInput],
+        staticSummary: `${call.name} for conversation ${conversationId}`,
+      });
+    } catch (error) {
+      log.error('Child tool failed', { workflowId, reason: String(error) });
+      return { result: { error: `The tool failed (${userFacingReason(error)}).` } };
+    } finally {
+      children.delete(workflowId);
+    }
+  }
+
+  function addToolMessage(call: ToolCall, args: JsonObject, result: unknown, cards?: JsonObject[]): void {
+    const message = toolMessage(call, args, result, cards);
     turnLog.push(message);
     unsavedMessages.push(message);
   }
 
-  async function awaitApproval(
-    call: ToolCall,
-    args: JsonObject,
-    spec: ToolSpec,
-  ): Promise<{ decision: DecisionInput; supersededBy?: string }> {
-    const deadlineMs = spec.policy.deadlineMs ?? settings.approvalTimeoutMs;
-    const item: PendingItem = {
-      id: uuid4(),
-      kind: 'approval',
-      tool: call.name,
-      callId: call.id,
-      args,
-      decisions: spec.policy.decisions,
-      expiresAt: new Date(Date.now() + deadlineMs).toISOString(),
-    };
-    const entry: OpenItem = { item };
-    open.set(item.id, entry);
-    unsavedEvents.push({ key: `pending-opened:${item.id}`, type: 'pending.opened', data: item });
-    parked = true;
-    upsertSearchAttributes([{ key: WAITING_KEY, value: true }]);
-    setCurrentDetails(
-      `Waiting for a human: approve, reject or edit ${item.tool} ${JSON.stringify(args)} (pending ${item.id}) until ${item.expiresAt}.`,
-    );
-    boundary += 1;
-    // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
-    await flush();
-    const decided = await condition(() => entry.decision !== undefined, deadlineMs);
-    const decision: DecisionInput = decided
-      ? entry.decision!
-      : { pendingId: item.id, decision: spec.policy.onTimeout, reason: 'No decision before the deadline.' };
-    open.delete(item.id);
-    closed.set(item.id, !decided ? 'expired' : entry.supersededBy ? 'superseded' : 'decided');
-    unsavedEvents.push({
-      key: `pending-closed:${item.id}`,
-      type: 'pending.closed',
-      data: { id: item.id, decision: decision.decision, reason: decision.reason ?? null, timedOut: !decided, supersededBy: entry.supersededBy ?? null },
-    });
-    parked = false;
-    upsertSearchAttributes([{ key: WAITING_KEY, value: false }]);
-    setCurrentDetails(`Turn ${turns}: ${item.tool} ${decision.decision === 'reject' ? 'rejected' : 'approved'}.`);
-    return { decision, supersededBy: entry.supersededBy };
-  }
-
   idleDetails();
+  syncWaiting();
   // Continue-as-new only between turns and once every handler has returned, so nothing is cut off.
   await condition(
     () =>
@@ -398,14 +623,19 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
   await flush();
   await continueAsNew<typeof chatSession>({
     ...input,
-    carried: { turns, usage, rejectedSignals, closed: [...closed].slice(-CLOSED_CARRIED) },
+    carried: {
+      turns,
+      usage,
+      rejectedSignals,
+      closed: [...closed].slice(-CLOSED_CARRIED),
+      ...(kernel ? { agentState, openItems: pendingItems() } : {}),
+    },
   });
 }
 
-function rootMessage(error: unknown): string {
-  let current: unknown = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return current instanceof Error ? current.message : String(current);
+/** "approve, reject or edit" */
+function orList(words: readonly string[]): string {
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? '');
 }
 
 function summarisePayload(payload: unknown): unknown {

@@ -1,0 +1,137 @@
+// One-shot model calls that are not a chat turn: a save pipeline's structuring, image prompt and image, a
+// question turned into SQL, a grounded website summary. Gemini when a key is set; otherwise the offline
+// tasks (src/model/offline-tasks.ts), looked up by the request's `task` name.
+import type { GenerateContentResponse } from '@google/genai';
+import type { JsonObject } from '../shared/messages.ts';
+import { createGenAiClient } from './genai-client.ts';
+import { toModelCallError } from './gemini-errors.ts';
+import { ModelCallError, type ModelUsage } from './types.ts';
+
+export interface TaskRequest {
+  /** names the job (`recipe_structuring`, `sql_generation`, ...): the offline model answers by it */
+  task: string;
+  /** the prompt file's text, filled in */
+  prompt: string;
+  system?: string;
+  /** the reply must be JSON of this schema (made from a zod schema with z.toJSONSchema) */
+  schema?: JsonObject;
+  /** ground the answer with Google Search */
+  grounding?: boolean;
+  /** overrides the configured text model */
+  model?: string;
+  signal?: AbortSignal;
+}
+
+export interface Grounding {
+  queries: string[];
+  sources: { uri?: string; title?: string }[];
+}
+
+export interface TaskReply {
+  text: string;
+  usage: ModelUsage;
+  model: string;
+  /** present when the request asked for grounding and the model grounded its answer */
+  grounding?: Grounding;
+}
+
+export interface ImageRequest {
+  task: string;
+  prompt: string;
+  signal?: AbortSignal;
+}
+
+export interface ImageReply {
+  mimeType: string;
+  data: Uint8Array;
+  model: string;
+}
+
+export interface TaskModel {
+  readonly name: string;
+  /** offline models say so in what they write */
+  readonly offline: boolean;
+  complete(request: TaskRequest): Promise<TaskReply>;
+  image(request: ImageRequest): Promise<ImageReply>;
+}
+
+export interface GeminiTaskOptions {
+  apiKey: string;
+  baseUrl?: string;
+  model: string;
+  imageModel: string;
+  timeoutMs: number;
+}
+
+export function createGeminiTaskModel(opts: GeminiTaskOptions): TaskModel {
+  const client = createGenAiClient(opts);
+  const errorContext = { apiKey: opts.apiKey, timeoutMs: opts.timeoutMs };
+  return {
+    name: opts.model,
+    offline: false,
+    async complete(request) {
+      const model = request.model ?? opts.model;
+      let response: GenerateContentResponse;
+      try {
+        response = await client.models.generateContent({
+          model,
+          contents: [{ role: 'user', parts: [{ text: request.prompt }] }],
+          config: {
+            ...(request.system ? { systemInstruction: { parts: [{ text: request.system }] } } : {}),
+            ...(request.schema ? { responseMimeType: 'application/json', responseJsonSchema: request.schema } : {}),
+            ...(request.grounding ? { tools: [{ googleSearch: {} }] } : {}),
+            ...(request.signal ? { abortSignal: request.signal } : {}),
+            temperature: 0,
+          },
+        });
+      } catch (error) {
+        throw toModelCallError(error, errorContext);
+      }
+      const candidate = response.candidates?.[0];
+      if (!candidate) {
+        const blocked = response.promptFeedback?.blockReason;
+        throw new ModelCallError(blocked ? `Gemini blocked the prompt (${blocked})` : 'Gemini returned no candidates', { retryable: false });
+      }
+      const text = (candidate.content?.parts ?? []).filter((part) => !part.thought && typeof part.text === 'string').map((part) => part.text).join('');
+      const metadata = candidate.groundingMetadata;
+      return {
+        text,
+        usage: usageOf(response),
+        model: response.modelVersion ?? model,
+        ...(request.grounding && metadata
+          ? {
+              grounding: {
+                queries: metadata.webSearchQueries ?? [],
+                sources: (metadata.groundingChunks ?? []).map((chunk) => ({ uri: chunk.web?.uri, title: chunk.web?.title })),
+              },
+            }
+          : {}),
+      };
+    },
+    async image(request) {
+      let response: GenerateContentResponse;
+      try {
+        response = await client.models.generateContent({
+          model: opts.imageModel,
+          contents: [{ role: 'user', parts: [{ text: request.prompt }] }],
+          config: { responseModalities: ['IMAGE'], ...(request.signal ? { abortSignal: request.signal } : {}) },
+        });
+      } catch (error) {
+        throw toModelCallError(error, errorContext);
+      }
+      const part = response.candidates?.[0]?.content?.parts?.find((p) => p.inlineData?.data);
+      if (!part?.inlineData?.data) throw new ModelCallError('The image model returned no image', { retryable: false });
+      return {
+        mimeType: part.inlineData.mimeType ?? 'image/png',
+        data: Buffer.from(part.inlineData.data, 'base64'),
+        model: response.modelVersion ?? opts.imageModel,
+      };
+    },
+  };
+}
+
+function usageOf(response: GenerateContentResponse): ModelUsage {
+  const inputTokens = response.usageMetadata?.promptTokenCount ?? 0;
+  const outputTokens = response.usageMetadata?.candidatesTokenCount ?? 0;
+  return { inputTokens, outputTokens, totalTokens: response.usageMetadata?.totalTokenCount ?? inputTokens + outputTokens };
+}

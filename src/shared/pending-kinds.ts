@@ -1,0 +1,75 @@
+// What each kind of pending item means to the runtime, as data: whether it belongs to the turn that opened
+// it, how a chat message answers it, and what a "yes" must name. chatSession reads this table; a new kind
+// is a new row, not a branch in the workflow.
+import type { DecisionInput, PendingItem, PendingKind, PendingOption } from './messages.ts';
+
+export interface PendingKindSpec {
+  /**
+   * `turn`: the turn waits on it and it closes when the turn ends (approvals, confirmations).
+   * `conversation`: it outlives the turn that made it and is decided between turns (a PatchSet).
+   */
+  scope: 'turn' | 'conversation';
+  /** whether a message that answers the item is an answer (closed as decided) or a refusal (superseded) */
+  messageIsAnswer: boolean;
+  /** how a chat message sent while the item is open answers it; undefined leaves it open */
+  fromMessage(item: PendingItem, text: string): DecisionInput | undefined;
+  /** what the decision needs besides being one of the item's `decisions`; a message, or undefined when fine */
+  check?(item: PendingItem, decision: DecisionInput): string | undefined;
+}
+
+const YES = /^\s*(?:y|yes|yeah|yep|sure|ok(?:ay)?|please|sim|of course)\b/i;
+const NO = /^\s*(?:n|no|nope|nah|não|nao|no thanks)\b/i;
+
+/** The option a text names: by id, or by name (case and punctuation aside), the longest name first. */
+export function findOption(options: readonly PendingOption[], text: string): PendingOption | undefined {
+  const norm = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const said = ` ${norm(text)} `;
+  const byId = options.find((option) => option.id === text.trim());
+  if (byId) return byId;
+  return [...options]
+    .sort((a, b) => b.name.length - a.name.length)
+    .find((option) => norm(option.name) && said.includes(` ${norm(option.name)} `));
+}
+
+export const PENDING_KINDS_SPEC: Record<PendingKind, PendingKindSpec> = {
+  approval: {
+    scope: 'turn',
+    messageIsAnswer: false,
+    // A message instead of a decision is a refusal, and the message says why.
+    fromMessage: (item, text) => ({ pendingId: item.id, decision: 'reject', reason: text }),
+  },
+  confirmation: {
+    scope: 'turn',
+    messageIsAnswer: true,
+    fromMessage(item, text) {
+      const options = item.options ?? [];
+      if (NO.test(text)) return { pendingId: item.id, decision: 'no', reason: text };
+      const named = findOption(options, text);
+      if (named) return { pendingId: item.id, decision: 'yes', choice: named.id };
+      // "yes" alone picks the only option, or the first one offered.
+      if (YES.test(text)) return { pendingId: item.id, decision: 'yes', ...(options[0] ? { choice: options[0].id } : {}) };
+      return { pendingId: item.id, decision: 'no', reason: text };
+    },
+    check(item, decision) {
+      const options = item.options ?? [];
+      if (decision.decision !== 'yes' || options.length === 0) return undefined;
+      if (decision.choice === undefined && options.length === 1) return undefined;
+      if (decision.choice !== undefined && findOption(options, decision.choice)) return undefined;
+      const names = options.map((option) => `${option.id} (${option.name})`).join(', ');
+      return `"choice" must name one of the options: ${names}.`;
+    },
+  },
+  patchset: {
+    scope: 'conversation',
+    messageIsAnswer: false,
+    fromMessage: () => undefined,
+  },
+};
+
+/** The option id a valid `yes` chose (by id or name), for the item's owner. */
+export function chosenOption(item: PendingItem, decision: DecisionInput): PendingOption | undefined {
+  const options = item.options ?? [];
+  if (decision.decision !== 'yes') return undefined;
+  if (decision.choice === undefined) return options.length === 1 ? options[0] : undefined;
+  return findOption(options, decision.choice);
+}

@@ -1,0 +1,15 @@
+// What a person may be told about a failure. Failures the runtime raises on purpose (a model that refused,
+// an answer that did not fit its schema, a tool's own error) carry a message written for people; anything
+// else (a database error, a bug) stays in the workflow history for operators and is never shown as text.
+import { ApplicationFailure, TemporalFailure } from '@temporalio/workflow';
+
+/** ApplicationFailure types whose message is written to be shown. */
+const SHOWN = new Set(['ModelCallError', 'ModelOutputInvalid', 'ToolError', 'StepFailed']);
+
+export function userFacingReason(error: unknown): string {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if (current instanceof ApplicationFailure && current.type && SHOWN.has(current.type)) return current.message;
+    if (!(current instanceof TemporalFailure)) break;
+  }
+  return 'an internal error; operators can find it in the workflow history';
+}
