@@ -14,7 +14,7 @@ import { ALICE, CAROL, type TestApp, startTestApp } from './support/test-app.ts'
 
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1_500);
-const SECONDS = Number(process.env.FUZZ_SECONDS ?? 25);
+const SECONDS = Number(process.env.FUZZ_SECONDS ?? 20);
 const CONVERSATIONS = 3;
 
 let app: TestApp;
