@@ -5,6 +5,7 @@
 // know is refused, so a construct PostgreSQL adds later stays out until someone allows it.
 import { loadModule, parseSync } from 'libpg-query';
 import { deparseSync } from 'pgsql-deparser';
+import { isStorableText } from '../shared/safe-text.ts';
 import type { SqlPolicy, StatementKind, TablePolicy } from './policy.ts';
 import { rewriteSelect, rewriteUpdate } from './rewrite.ts';
 
@@ -38,7 +39,7 @@ export async function guardSql(sql: string, policy: SqlPolicy): Promise<GuardRes
 export function guardSqlSync(sql: string, policy: SqlPolicy): GuardResult {
   try {
     if (sql.length > policy.maxQueryLength) refuse(`the query is longer than ${policy.maxQueryLength} characters`);
-    if (sql.includes('\u0000')) refuse('the query contains a NUL character');
+    if (!isStorableText(sql)) refuse('the query contains a NUL character or an unpaired surrogate, which PostgreSQL cannot take');
     if (sql.trim() === '') refuse('the query is empty');
     const statement = parseOne(sql);
     const kind = checkStatement(statement, policy);
