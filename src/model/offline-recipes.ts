@@ -6,9 +6,10 @@ import { crc32, deflateSync } from 'node:zlib';
 import type { RecipeContent, RecipeType } from '../shared/recipe.ts';
 import type { OfflineImage, OfflineTask } from './offline-tasks.ts';
 
-const RAW = /<recipe>\s*([\s\S]*?)\s*<\/recipe>/;
+/** The markers on lines of their own (the prompt's prose may name them); greedy, so the recipe may contain anything. */
+const RAW = /^<recipe>\n([\s\S]*)\n<\/recipe>$/m;
 
-/** The text between the prompt's <recipe> markers (the whole prompt when they are missing). */
+/** The text between the prompt's <recipe> marker lines (the whole prompt when they are missing). */
 function between(prompt: string): string {
   return RAW.exec(prompt)?.[1] ?? prompt;
 }
