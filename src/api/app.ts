@@ -7,6 +7,7 @@ import { jsonBody } from './body.ts';
 import { cors } from './cors.ts';
 import { conversationRoutes } from './conversations.ts';
 import { EventNotifier } from './event-notifier.ts';
+import { fileRoutes } from './files.ts';
 import { healthRoutes } from './health.ts';
 import { HttpError, errorHandler } from './http-error.ts';
 import { openApiDocument } from './openapi.ts';
@@ -31,6 +32,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log }: 
   app.use(healthRoutes({ pool, checkTemporal }));
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
+  app.use(fileRoutes(config));
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
   app.use('/v1', bearerAuth(tokens), jsonBody(), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }));
   app.use('/v1', bearerAuth(tokens), recipeRoutes({ pool }));

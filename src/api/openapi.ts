@@ -11,7 +11,8 @@ import {
   TurnResult,
 } from './schemas.ts';
 import { RecipeList, RecipeListQuery } from './recipes.ts';
-import { SavedRecipe } from '../shared/recipe.ts';
+import { RecipeCardMessage, SavedRecipe } from '../shared/recipe.ts';
+import { SaveProgress, SaveRecipeResult } from '../shared/save-recipe.ts';
 
 const schema = (type: z.ZodType, io: 'input' | 'output' = 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -80,6 +81,10 @@ export function openApiDocument(): Record<string, unknown> {
         Error: schema(ErrorBody),
         Recipe: schema(SavedRecipe),
         RecipeList: schema(RecipeList),
+        // What a save_recipe turn carries: the tool message's result and card, and the progress events' data.
+        SaveRecipeResult: schema(SaveRecipeResult),
+        RecipeCard: schema(RecipeCardMessage),
+        SaveProgress: schema(SaveProgress),
       },
     },
     security: [{ bearer: [] }],
@@ -139,7 +144,8 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/v1/conversations/{id}/events': {
         get: {
-          summary: 'Server-Sent Events: messages, deltas, tool calls and results, pending items, usage',
+          summary:
+            'Server-Sent Events: messages, deltas, tool calls and results, pending items, progress of child workflows (data: SaveProgress for save_recipe), usage',
           parameters: [
             idParam,
             {
@@ -155,6 +161,15 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       ...recipePaths(),
+      '/files/recipes/{name}': {
+        get: {
+          summary:
+            "A saved recipe's image on the local object store (no GCS_BUCKET_NAME): what image_url points at. No bearer token: the name is the recipe's random UUID, an unguessable link.",
+          security: [],
+          parameters: [{ name: 'name', in: 'path', required: true, description: '<recipe id>.png', schema: { type: 'string', pattern: '^[0-9a-f-]{36}\\.png$' } }],
+          responses: { 200: { description: 'The PNG', content: { 'image/png': {} } }, 404: json('No such image (or images are in GCS)', 'Error') },
+        },
+      },
     },
   };
 }

@@ -1,6 +1,7 @@
 // The offline model's phrasebook: a few fixed phrasings per support tool, turned into one call's arguments.
 // Values pass through as typed (a malformed phone stays malformed): the runtime validates, as with Gemini.
 import type { JsonObject } from '../shared/messages.ts';
+import { SAVE_RECIPE_EXAMPLE, matchSaveRecipe } from './offline-recipe-save.ts';
 import { RECIPES_OFFLINE_PHRASES, RECIPES_RULES } from './offline-recipes.ts';
 
 export interface OfflinePhrase {
@@ -23,6 +24,7 @@ export const OFFLINE_PHRASES: readonly OfflinePhrase[] = [
   },
   { tool: 'get_user', examples: ['get user johndoe'] },
   ...RECIPES_OFFLINE_PHRASES,
+  { tool: 'save_recipe', examples: [SAVE_RECIPE_EXAMPLE] },
 ];
 
 export interface Intent {
@@ -40,6 +42,8 @@ const PREFIX = String.raw`(?:the\s+)?(?:customer\s+|user\s+)?(?:with\s+(?:the\s+
 
 // Order matters: "cancel order 1" is not a status question, "orders for" is not "order".
 const RULES: readonly Rule[] = [
+  // First: a recipe's text may say anything ("order", "list my recipes"), and all of it is the recipe.
+  { tool: 'save_recipe', match: matchSaveRecipe },
   ...RECIPES_RULES,
   { tool: 'update_user_contact', match: matchContactUpdate },
   { tool: 'cancel_order', match: capture(/\bcancel(?:\s+(?:the\s+)?order)?\s+#?(\d+)\b/i, 'order_id') },

@@ -1,7 +1,7 @@
 // The recipes agent's SQL tool (seed 000's execute_recipe_sql, with seed 001's rule that INSERT goes
 // through save_recipe). The guard and executor live in src/sql/; this is what the model is told.
 import { z } from 'zod';
-import { AUTO, defineTool } from '../tool-spec.ts';
+import { AUTO, NEEDS_APPROVAL, defineTool } from '../tool-spec.ts';
 
 export const EXECUTE_RECIPE_SQL = 'execute_recipe_sql';
 
@@ -39,4 +39,33 @@ Returns {"status": "success", "rows": [...], "count": N} for SELECT, {"status": 
   policy: AUTO,
 });
 
-export const recipesTools = [executeRecipeSql];
+export const SAVE_RECIPE = 'save_recipe';
+
+/** Seed 000's save_recipe: one raw text in, a child workflow (saveRecipe) does the rest after an approval (seed 001). */
+export const SaveRecipeArgs = z.object({
+  raw_recipe_data: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(20_000, 'must be at most 20000 characters')
+    .describe('Unstructured recipe information from the conversation: name, type, ingredients with quantities, steps, times, servings, sources, tips'),
+});
+export type SaveRecipeArgs = z.infer<typeof SaveRecipeArgs>;
+
+export const saveRecipe = defineTool({
+  name: SAVE_RECIPE,
+  description: `Save a recipe to the user's personal collection, with a generated image. The user must approve the save first (they may also edit the text or reject it with a reason).
+
+When to use: only when the user explicitly asks to save or keep a recipe ("save this", "keep this recipe", "add to favorites") or says yes after you offered to save it. Do not save just because the user likes a recipe: ask first.
+
+What it does: structures the raw recipe (name, ingredients, instructions), writes an image prompt, generates a food photograph, uploads it, and stores the recipe.
+
+What to put in raw_recipe_data: the recipe name; every ingredient with quantity and unit; step-by-step instructions; prep time and cook time in minutes; servings; the type ("cocktail", "food" or "dessert"); source URLs; tips or variations. Example: "Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail."
+
+Returns {"status": "saved", "recipe_id", "recipe_name", "image_url" (may be null when no image could be made), "message"} or {"status": "error", "error"}. After a save, tell the user and show them the image_url. To change or delete a saved recipe later, use execute_recipe_sql (UPDATE, or the soft delete).`,
+  args: SaveRecipeArgs,
+  policy: NEEDS_APPROVAL,
+  runner: { kind: 'child', workflow: 'saveRecipe', idPrefix: 'save-recipe' },
+});
+
+export const recipesTools = [executeRecipeSql, saveRecipe];
