@@ -22,6 +22,11 @@ export interface ExecuteOptions {
   maxRows: number;
   /** rows an UPDATE may change at most; more rolls back */
   maxUpdatedRows: number;
+  /** where unqualified names resolve (the policy's schema; default public) */
+  searchPath?: string;
+  /** more transaction-local settings that row-level security reads (brigade.client_id), set like brigade.user_id:
+   * by the app before the role switch */
+  settings?: Readonly<Record<string, string>>;
 }
 
 export type ExecuteResult =
@@ -46,10 +51,15 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
       "SELECT current_user AS role, current_setting('statement_timeout') AS timeout, current_setting('search_path') AS search_path",
     );
     const { role: previousRole, timeout, search_path } = before.rows[0]!;
+    if (options.searchPath !== undefined && !IDENTIFIER.test(options.searchPath)) throw new Error(`not a schema name: ${options.searchPath}`);
     await db.query(
-      "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', 'public', true)",
-      [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs)))],
+      "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', $3, true)",
+      [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs))), options.searchPath ?? 'public'],
     );
+    for (const [name, value] of Object.entries(options.settings ?? {})) {
+      if (!/^brigade\.[a-z_]+$/.test(name)) throw new Error(`not a brigade setting: ${name}`);
+      await db.query('SELECT set_config($1, $2, true)', [name, value]);
+    }
     await db.query(`SET LOCAL ROLE ${options.role}`);
 
     let result: ExecuteResult;
