@@ -1,6 +1,7 @@
 // The offline model's one-shot tasks and structured chat answers, registered per agent by name: without a
 // GEMINI_API_KEY every pipeline still runs end to end, deterministically, and says it is offline.
 import type { ModelRequest } from './types.ts';
+import { offlineSqlGeneration } from './offline-beer.ts';
 import type { ImageReply, ImageRequest, TaskModel, TaskReply, TaskRequest } from './task-model.ts';
 
 /** Answers a TaskRequest with text (JSON when the request has a schema). */
@@ -10,7 +11,9 @@ export type OfflineStructured = (request: ModelRequest) => string;
 export type OfflineImage = (request: ImageRequest) => Omit<ImageReply, 'model'>;
 
 /** Each agent adds its tasks here (one line). */
-const TASKS: Record<string, OfflineTask> = {};
+const TASKS: Record<string, OfflineTask> = {
+  sql_generation: offlineSqlGeneration,
+};
 const STRUCTURED: Record<string, OfflineStructured> = {};
 const IMAGES: Record<string, OfflineImage> = {};
 
