@@ -7,7 +7,7 @@
 // neither through. Everything is undone afterwards: a SELECT's savepoint is always rolled back, an
 // UPDATE's is kept only when it changed at most the allowed number of rows, and the role and settings
 // go back to what they were before the savepoint is released.
-import type pg from 'pg';
+import pg from 'pg';
 import type { GuardResult } from './guard.ts';
 
 type Guarded = Extract<GuardResult, { ok: true }>;
@@ -66,7 +66,7 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
     if (guarded.kind === 'select') {
       // A cursor reads one row past the limit, so "there were more" is known without reading them all.
       await db.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${guarded.sql}`);
-      const fetched = await db.query(`FETCH FORWARD ${options.maxRows + 1} FROM ${CURSOR}`);
+      const fetched = await db.query({ text: `FETCH FORWARD ${options.maxRows + 1} FROM ${CURSOR}`, types: RESULT_TYPES });
       const rows = toJson(fetched.rows.slice(0, options.maxRows));
       result = { status: 'success', rows, count: rows.length, truncated: fetched.rows.length > options.maxRows };
     } else {
@@ -102,6 +102,14 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
     else await db.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
   }
 }
+
+// A DATE stays the text PostgreSQL sent ('2025-12-29'): as a JavaScript Date it would be local midnight,
+// and its JSON would name another day wherever the worker's time zone is not UTC.
+const DATE_OID = 1082;
+const RESULT_TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
