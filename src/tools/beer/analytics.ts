@@ -37,7 +37,7 @@ function loadPrompts(): Promise<{ template: string; schema: string }> {
   prompts ??= Promise.all([
     readFile(new URL('sql_generation.txt', PROMPTS_DIR), 'utf8'),
     readFile(new URL('customers_schema.txt', PROMPTS_DIR), 'utf8'),
-  ]).then(([template, schema]) => ({ template, schema: schema.trim() }));
+  ]).then(([template, schema]) => ({ template: template.trim(), schema: schema.trim() }));
   prompts.catch(() => (prompts = undefined));
   return prompts;
 }
