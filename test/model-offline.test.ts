@@ -5,11 +5,11 @@ import { OFFLINE_PHRASES, createOfflineModel } from '../src/model/offline.ts';
 import { selectModel } from '../src/model/select.ts';
 import type { ModelReply, ModelRequest } from '../src/model/types.ts';
 import type { ChatMessage } from '../src/shared/messages.ts';
-import { recipesTools } from '../src/shared/tools/recipes.ts';
-import { supportTools } from '../src/shared/tools/support.ts';
+import { AGENT_SPECS } from '../src/shared/agents.ts';
 
 const model = createOfflineModel();
-const tools = toolDeclarations([...supportTools, ...recipesTools]);
+// every agent's tools: the phrasebook covers them all
+const tools = toolDeclarations(Object.values(AGENT_SPECS).flatMap((agent) => agent.tools));
 
 const user = (text: string): ChatMessage => ({ id: 'u1', role: 'user', text });
 

@@ -23,6 +23,19 @@ export const OFFLINE_PHRASES: readonly OfflinePhrase[] = [
     examples: ['look up john@gmail.com', 'find johndoe', 'who is 123-456-7890', 'everything about johndoe'],
   },
   { tool: 'get_user', examples: ['get user johndoe'] },
+  { tool: 'get_client_profile_tool', examples: ['my profile', 'who am I'] },
+  {
+    tool: 'run_analytical_query_tool',
+    examples: [
+      'how many Budweiser did I buy',
+      'my top breweries',
+      'my top beers',
+      'best-selling beer in California',
+      'best-selling beer in Ohio',
+      'best-selling beer in the Midwest',
+      'what did CLT-CFY747 buy',
+    ],
+  },
   ...RECIPES_OFFLINE_PHRASES,
   { tool: 'save_recipe', examples: [SAVE_RECIPE_EXAMPLE] },
 ];
@@ -56,7 +69,18 @@ const RULES: readonly Rule[] = [
       new RegExp(String.raw`\b(?:look\s*up|find|who\s+is|everything\s+about|search\s+for)\s+${PREFIX}(\S+)`, 'i'),
     ),
   },
+  // The beer agent: the profile is always the conversation's client's, so no id is needed; analytical
+  // questions go to the tool as they were typed (the offline SQL generation reads them, src/model/offline-beer.ts).
+  { tool: 'get_client_profile_tool', match: (text) => (/\b(?:my\s+(?:client\s+)?profile|who\s+am\s+i)\b/i.test(text) ? {} : undefined) },
+  { tool: 'run_analytical_query_tool', match: question(/\bhow\s+(?:many|much)\b.+\b(?:did|have)\s+(?:i|we)\s+(?:buy|bought|purchased?|order(?:ed)?)\b/i) },
+  { tool: 'run_analytical_query_tool', match: question(/\b(?:my|our)\s+top\s+(?:breweries|beers)\b/i) },
+  { tool: 'run_analytical_query_tool', match: question(/\b(?:best[-\s]selling|most\s+(?:sold|popular))\s+beer\b/i) },
+  { tool: 'run_analytical_query_tool', match: question(/\bwhat\s+(?:did|does|has)\s+(?:client\s+)?CLT-[A-Z0-9]+\s+(?:buy|bought|purchase)/i) },
 ];
+
+function question(pattern: RegExp): (text: string) => JsonObject | undefined {
+  return (text) => (pattern.test(text) ? { question: text.trim() } : undefined);
+}
 
 /**
  * The call the text asks for. The first phrasing that matches decides: when its tool is not offered there is

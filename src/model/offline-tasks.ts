@@ -2,6 +2,7 @@
 // GEMINI_API_KEY every pipeline still runs end to end, deterministically, and says it is offline.
 import { recipeImage, recipeImagePrompt, recipeStructuring } from './offline-recipe-save.ts';
 import type { ModelRequest } from './types.ts';
+import { offlineSqlGeneration } from './offline-beer.ts';
 import type { ImageReply, ImageRequest, TaskModel, TaskReply, TaskRequest } from './task-model.ts';
 
 /** Answers a TaskRequest with text (JSON when the request has a schema). */
@@ -14,6 +15,7 @@ export type OfflineImage = (request: ImageRequest) => Omit<ImageReply, 'model'>;
 const TASKS: Record<string, OfflineTask> = {
   recipe_structuring: recipeStructuring,
   recipe_image_prompt: recipeImagePrompt,
+  sql_generation: offlineSqlGeneration,
 };
 const STRUCTURED: Record<string, OfflineStructured> = {};
 const IMAGES: Record<string, OfflineImage> = {

@@ -7,7 +7,7 @@
 // neither through. Everything is undone afterwards: a SELECT's savepoint is always rolled back, an
 // UPDATE's is kept only when it changed at most the allowed number of rows, and the role and settings
 // go back to what they were before the savepoint is released.
-import type pg from 'pg';
+import pg from 'pg';
 import type { GuardResult } from './guard.ts';
 
 type Guarded = Extract<GuardResult, { ok: true }>;
@@ -22,6 +22,11 @@ export interface ExecuteOptions {
   maxRows: number;
   /** rows an UPDATE may change at most; more rolls back */
   maxUpdatedRows: number;
+  /** where unqualified names resolve (the policy's schema; default public) */
+  searchPath?: string;
+  /** more transaction-local settings that row-level security reads (brigade.client_id), set like brigade.user_id:
+   * by the app before the role switch */
+  settings?: Readonly<Record<string, string>>;
   /** the largest SELECT result, as JSON characters; larger is an error (it would swamp the transcript) */
   maxResultChars?: number;
 }
@@ -51,17 +56,22 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
       "SELECT current_user AS role, current_setting('statement_timeout') AS timeout, current_setting('search_path') AS search_path",
     );
     const { role: previousRole, timeout, search_path } = before.rows[0]!;
+    if (options.searchPath !== undefined && !IDENTIFIER.test(options.searchPath)) throw new Error(`not a schema name: ${options.searchPath}`);
     await db.query(
-      "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', 'public, pg_temp', true)",
-      [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs)))],
+      "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', $3, true)",
+      [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs))), `${options.searchPath ?? 'public'}, pg_temp`],
     );
+    for (const [name, value] of Object.entries(options.settings ?? {})) {
+      if (!/^brigade\.[a-z_]+$/.test(name)) throw new Error(`not a brigade setting: ${name}`);
+      await db.query('SELECT set_config($1, $2, true)', [name, value]);
+    }
     await db.query(`SET LOCAL ROLE ${options.role}`);
 
     let result: ExecuteResult;
     if (guarded.kind === 'select') {
       // A cursor reads one row past the limit, so "there were more" is known without reading them all.
       await db.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${guarded.sql}`);
-      const fetched = await db.query(`FETCH FORWARD ${options.maxRows + 1} FROM ${CURSOR}`);
+      const fetched = await db.query({ text: `FETCH FORWARD ${options.maxRows + 1} FROM ${CURSOR}`, types: RESULT_TYPES });
       const text = JSON.stringify(fetched.rows.slice(0, options.maxRows));
       const limit = options.maxResultChars ?? MAX_RESULT_CHARS;
       if (text.length > limit) {
@@ -120,6 +130,14 @@ async function rollbackToSavepoint(db: pg.ClientBase): Promise<void> {
     await db.query(rollback);
   }
 }
+
+// A DATE stays the text PostgreSQL sent ('2025-12-29'): as a JavaScript Date it would be local midnight,
+// and its JSON would name another day wherever the worker's time zone is not UTC.
+const DATE_OID = 1082;
+const RESULT_TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 

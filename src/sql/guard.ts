@@ -205,7 +205,7 @@ function checkRelation(range: Tree, policy: SqlPolicy, scope: Scope): TablePolic
   if (!range.schemaname && !range.catalogname && scope.has(name)) return undefined;
   const table = policy.tables[name];
   const qualified = [range.catalogname, range.schemaname, name].filter(Boolean).join('.');
-  if (!table || range.catalogname || (range.schemaname && range.schemaname !== 'public')) {
+  if (!table || range.catalogname || (range.schemaname && range.schemaname !== (policy.schema ?? 'public'))) {
     refuse(`${qualified} may not be queried; ${allowedList(policy)}`);
   }
   return table;

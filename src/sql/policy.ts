@@ -16,8 +16,10 @@ export interface TablePolicy {
 export interface SqlPolicy {
   /** which statements are allowed at all */
   statements: readonly StatementKind[];
-  /** relations that may be named (lower case, schema public or none); everything else is refused */
+  /** relations that may be named (lower case, schema `schema` or none); everything else is refused */
   tables: Readonly<Record<string, TablePolicy>>;
+  /** the schema the relations live in, which a query may name or leave out (default public) */
+  schema?: string;
   /** a SELECT returns at most this many rows; a larger LIMIT is lowered to it */
   maxRows: number;
   /** an UPDATE that would change more rows than this is rolled back */

@@ -23,7 +23,7 @@ const nodeType = (node: Tree): string | undefined => {
 };
 
 function softDeleteColumn(range: Tree, policy: SqlPolicy): string | undefined {
-  if (range.catalogname || (range.schemaname && range.schemaname !== 'public')) return undefined;
+  if (range.catalogname || (range.schemaname && range.schemaname !== (policy.schema ?? 'public'))) return undefined;
   return policy.tables[range.relname]?.softDeleteColumn;
 }
 

@@ -1,3 +1,4 @@
+import { beerImplementations } from './beer/index.ts';
 import { recipesImplementations } from './recipes/index.ts';
 import { supportImplementations } from './support.ts';
 import type { ToolImplementation } from './types.ts';
@@ -6,4 +7,5 @@ import type { ToolImplementation } from './types.ts';
 export const toolImplementations: Record<string, ToolImplementation> = {
   ...supportImplementations,
   ...recipesImplementations,
+  ...beerImplementations,
 };
