@@ -1,1 +1,2 @@
 export { chatSession } from './chat-session.ts';
+export { breweryRecommendation } from './brewery-recommendation.ts';

@@ -1,0 +1,12 @@
+// The beer finder's tools as the runTool activity runs them (recommend_breweries is a child workflow).
+import type { ToolImplementation } from '../types.ts';
+import type { SearchBreweriesArgs, WebsiteSummaryArgs } from '../../shared/beer-definitions.ts';
+import { clientOptions, searchBreweries } from './search.ts';
+import { getWebsiteSummary } from './summary.ts';
+
+export const beerFinderImplementations: Record<string, ToolImplementation> = {
+  search_breweries_tool: (args: SearchBreweriesArgs, { services }) => searchBreweries(args, clientOptions(services.config)),
+  // The cache is shared and locked per brewery on its own connection, outside the call's recording transaction.
+  get_website_summary_tool: (args: WebsiteSummaryArgs, { services }) =>
+    getWebsiteSummary(args, { pool: services.pool, taskModel: services.taskModel, ttlMs: services.config.SUMMARY_CACHE_TTL }),
+};
