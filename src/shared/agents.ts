@@ -2,6 +2,8 @@
 import type { AgentKernel } from './agent-kernel.ts';
 import type { AgentName } from './messages.ts';
 import type { ToolSpec } from './tool-spec.ts';
+import { recipesTools } from './tools/recipes.ts';
+import { beerTools } from './tools/beer.ts';
 import { supportTools } from './tools/support.ts';
 
 export interface AgentSpec {
@@ -14,9 +16,9 @@ export interface AgentSpec {
 }
 
 export const AGENT_SPECS: Record<AgentName, AgentSpec> = {
-  recipes: { name: 'recipes', tools: [] },
+  recipes: { name: 'recipes', tools: recipesTools },
   sous: { name: 'sous', tools: [] },
-  beer: { name: 'beer', tools: [] },
+  beer: { name: 'beer', tools: beerTools },
   support: { name: 'support', tools: supportTools, requiredRole: 'support' },
 };
 

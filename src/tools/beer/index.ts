@@ -1,0 +1,8 @@
+// The beer agent's tool implementations, by tool name (the specs are in src/shared/tools/beer.ts).
+import { GET_CLIENT_PROFILE } from '../../shared/tools/beer.ts';
+import type { ToolImplementation } from '../types.ts';
+import { getClientProfileTool } from './profile.ts';
+
+export const beerImplementations: Record<string, ToolImplementation> = {
+  [GET_CLIENT_PROFILE]: getClientProfileTool,
+};
