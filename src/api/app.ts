@@ -3,6 +3,7 @@ import express from 'express';
 import type pg from 'pg';
 import type { Config, TokenGrant } from '../config.ts';
 import { bearerAuth } from './auth.ts';
+import { beerMetricsRoutes } from './beer-metrics.ts';
 import { conversationRoutes } from './conversations.ts';
 import { EventNotifier } from './event-notifier.ts';
 import { healthRoutes } from './health.ts';
@@ -26,6 +27,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log }: 
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.use('/v1', bearerAuth(tokens), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool) }));
+  app.use('/v1', bearerAuth(tokens), beerMetricsRoutes({ client, pool }));
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));
   app.use(errorHandler(log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error))));
   return app;

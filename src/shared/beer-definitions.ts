@@ -251,3 +251,43 @@ export interface BeerActivities {
   beerSearch(input: SearchBreweriesArgs): Promise<SearchActivityResult>;
   beerSummary(input: WebsiteSummaryArgs): Promise<SummaryActivityResult>;
 }
+
+export interface ConversationMetrics {
+  workflows: number;
+  tools: Record<string, ToolMetrics>;
+  toolCalls: number;
+  toolMs: number;
+  cacheHitRate: number | null;
+  grounding: RecommendationMetrics['grounding'];
+}
+
+/** A conversation's totals over its recommendation workflows. */
+export function aggregateMetrics(runs: readonly RecommendationMetrics[]): ConversationMetrics {
+  const tools: Record<string, ToolMetrics> = {};
+  for (const run of runs) {
+    for (const [name, metrics] of Object.entries(run.tools)) {
+      const total = (tools[name] ??= { calls: 0, totalMs: 0, avgMs: 0 });
+      total.calls += metrics.calls;
+      total.totalMs += metrics.totalMs;
+      total.avgMs = Math.round(total.totalMs / total.calls);
+      if (metrics.cache) {
+        total.cache ??= { CACHE_HIT: 0, CACHE_STALE: 0, CACHE_MISS: 0 };
+        for (const state of CACHE_STATES) total.cache[state] += metrics.cache[state];
+      }
+    }
+  }
+  const cache = tools.get_website_summary?.cache;
+  const lookups = cache ? cache.CACHE_HIT + cache.CACHE_STALE + cache.CACHE_MISS : 0;
+  return {
+    workflows: runs.length,
+    tools,
+    toolCalls: runs.reduce((sum, run) => sum + run.totals.toolCalls, 0),
+    toolMs: runs.reduce((sum, run) => sum + run.totals.toolMs, 0),
+    cacheHitRate: lookups ? cache!.CACHE_HIT / lookups : null,
+    grounding: {
+      made: runs.reduce((sum, run) => sum + run.grounding.made, 0),
+      savedByConfirmation: runs.reduce((sum, run) => sum + run.grounding.savedByConfirmation, 0),
+      savedByCache: runs.reduce((sum, run) => sum + run.grounding.savedByCache, 0),
+    },
+  };
+}
