@@ -9,12 +9,14 @@ import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { workflowBundlePath } from './support/harness.ts';
 import { scenarios } from './support/scenarios.ts';
+import { beerScenarios } from './support/scenarios-beer.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
 // Encoded protobuf rather than JSON: the SDK's historyToJSON trips over its own duplicated protobufjs copies.
 const { History } = proto.temporal.api.history.v1;
 const HISTORIES = path.join(import.meta.dirname, 'histories');
 const recording = process.env.RECORD_HISTORIES === '1';
+scenarios.push(...beerScenarios);
 
 let app: TestApp;
 before(async () => {
