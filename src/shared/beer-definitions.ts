@@ -3,7 +3,7 @@
 // exposes them. Plain data and pure functions (the workflow imports this).
 import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
-import { stateName } from './beer-names.ts';
+import { simplifyBreweryName, stateName } from './beer-names.ts';
 
 export const BREWERY_TYPES = [
   'micro', 'nano', 'regional', 'brewpub', 'large', 'planning', 'bar', 'contract', 'proprietor', 'closed', 'taproom', 'cidery', 'beergarden', 'location',
@@ -133,6 +133,22 @@ export function searchPlan(profile: Pick<ClientProfile, 'city' | 'state' | 'top_
   const plan: SearchQuery[] = types.map((brewery_type) => ({ city: profile.city, state: profile.state, brewery_type }));
   plan.push({ city: profile.city, state: profile.state }, { state: profile.state });
   return plan;
+}
+
+/**
+ * Adds a search's breweries to what was found so far: a closed brewery is no recommendation, and the same
+ * brewery found twice (by type, then without) counts once. Returns how many were added.
+ */
+export function addNewBreweries(found: BreweryResult[], seen: Set<string>, breweries: readonly BreweryResult[]): number {
+  let added = 0;
+  for (const brewery of breweries) {
+    const key = brewery.brewery_id !== 'Unavailable' ? brewery.brewery_id : simplifyBreweryName(brewery.brewery_name);
+    if (brewery.brewery_type === 'closed' || seen.has(key)) continue;
+    seen.add(key);
+    found.push(brewery);
+    added += 1;
+  }
+  return added;
 }
 
 export interface LogEntry {

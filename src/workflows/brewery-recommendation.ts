@@ -19,11 +19,11 @@ import {
   type StepName,
   type StepState,
   type SummaryResult,
+  addNewBreweries,
   beerMetricsQuery,
   metricsOf,
   searchPlan,
 } from '../shared/beer-definitions.ts';
-import { simplifyBreweryName } from '../shared/beer-names.ts';
 import type { ChildToolInput, ChildToolOutput } from '../shared/child-tool.ts';
 import type { JsonObject } from '../shared/messages.ts';
 import { findOption } from '../shared/pending-kinds.ts';
@@ -119,13 +119,7 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
       apiError = result;
       break;
     }
-    for (const brewery of result.breweries) {
-      // A closed brewery is no recommendation; the same brewery found twice (by type, then without) counts once.
-      const key = brewery.brewery_id !== 'Unavailable' ? brewery.brewery_id : simplifyBreweryName(brewery.brewery_name);
-      if (brewery.brewery_type === 'closed' || seen.has(key)) continue;
-      seen.add(key);
-      found.push(brewery);
-    }
+    addNewBreweries(found, seen, result.breweries);
   }
   const picks = found.slice(0, MAX_RECOMMENDATIONS);
   presented = picks.length;
