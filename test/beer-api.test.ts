@@ -188,5 +188,8 @@ describe('recommendations through the API', () => {
     assert.equal(other.status, 404);
     const empty = await app.call('GET', `/v1/conversations/${id}/metrics`);
     assert.deepEqual(empty.body.workflows, []);
+    const document = await app.call('GET', '/openapi.json', { token: '' });
+    assert.ok(document.body.paths['/v1/conversations/{id}/metrics'].get);
+    assert.ok(document.body.components.schemas.ConversationMetrics);
   });
 });

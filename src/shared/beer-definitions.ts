@@ -151,43 +151,50 @@ export function addNewBreweries(found: BreweryResult[], seen: Set<string>, brewe
   return added;
 }
 
-export interface LogEntry {
-  step: StepName;
-  tool: 'get_client_profile' | 'search_breweries' | 'get_website_summary';
-  at: string;
-  ms: number;
-  status: string;
-  cacheStatus?: CacheState | null;
-  detail?: string;
-}
+export const CacheStateSchema = z.enum(CACHE_STATES);
 
-export interface ToolMetrics {
-  calls: number;
-  totalMs: number;
-  avgMs: number;
-  cache?: Record<CacheState, number>;
-}
+export const LogEntry = z.object({
+  step: z.enum(STEPS),
+  tool: z.enum(['get_client_profile', 'search_breweries', 'get_website_summary']),
+  at: z.string(),
+  ms: z.number(),
+  status: z.string(),
+  cacheStatus: CacheStateSchema.nullable().optional(),
+  detail: z.string().optional(),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
 
-export interface RecommendationMetrics {
-  workflowId: string;
-  status: 'running' | 'completed';
-  startedAt: string;
-  endedAt: string | null;
-  answer: 'yes' | 'no' | 'timeout' | null;
-  presented: number;
-  log: LogEntry[];
-  tools: Record<string, ToolMetrics>;
-  totals: { toolCalls: number; toolMs: number; elapsedMs: number };
+export const ToolMetrics = z.object({
+  calls: z.number().int(),
+  totalMs: z.number(),
+  avgMs: z.number(),
+  cache: z.record(CacheStateSchema, z.number().int()).optional(),
+});
+export type ToolMetrics = z.infer<typeof ToolMetrics>;
+
+export const GroundingMetrics = z.object({
+  made: z.number().int(),
+  /** presented breweries nobody asked details on: calls an eager agent would have made */
+  savedByConfirmation: z.number().int(),
+  /** summaries served from the cache */
+  savedByCache: z.number().int(),
+});
+
+export const RecommendationMetrics = z.object({
+  workflowId: z.string(),
+  status: z.enum(['running', 'completed']),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  answer: z.enum(['yes', 'no', 'timeout']).nullable(),
+  presented: z.number().int(),
+  log: z.array(LogEntry),
+  tools: z.record(z.string(), ToolMetrics),
+  totals: z.object({ toolCalls: z.number().int(), toolMs: z.number(), elapsedMs: z.number() }),
   /** hits over summary lookups; null when there was none */
-  cacheHitRate: number | null;
-  grounding: {
-    made: number;
-    /** presented breweries nobody asked details on: calls an eager agent would have made */
-    savedByConfirmation: number;
-    /** summaries served from the cache */
-    savedByCache: number;
-  };
-}
+  cacheHitRate: z.number().nullable(),
+  grounding: GroundingMetrics,
+});
+export type RecommendationMetrics = z.infer<typeof RecommendationMetrics>;
 
 /** Builds the metrics from the execution log; pure, so the workflow's Query and the tests share it. */
 export function metricsOf(run: {
@@ -268,14 +275,22 @@ export interface BeerActivities {
   beerSummary(input: WebsiteSummaryArgs): Promise<SummaryActivityResult>;
 }
 
-export interface ConversationMetrics {
-  workflows: number;
-  tools: Record<string, ToolMetrics>;
-  toolCalls: number;
-  toolMs: number;
-  cacheHitRate: number | null;
-  grounding: RecommendationMetrics['grounding'];
-}
+export const ConversationMetrics = z.object({
+  workflows: z.number().int(),
+  tools: z.record(z.string(), ToolMetrics),
+  toolCalls: z.number().int(),
+  toolMs: z.number(),
+  cacheHitRate: z.number().nullable(),
+  grounding: GroundingMetrics,
+});
+export type ConversationMetrics = z.infer<typeof ConversationMetrics>;
+
+/** GET /v1/conversations/:id/metrics */
+export const ConversationMetricsView = z.object({
+  conversationId: z.string(),
+  workflows: z.array(RecommendationMetrics),
+  totals: ConversationMetrics,
+});
 
 /** A conversation's totals over its recommendation workflows. */
 export function aggregateMetrics(runs: readonly RecommendationMetrics[]): ConversationMetrics {
