@@ -11,6 +11,8 @@ export interface SummaryDeps {
   pool: pg.Pool;
   taskModel: TaskModel;
   ttlMs: number;
+  /** a limit on the grounding call, below the caller's own time limit (the runTool local activity's) */
+  groundingTimeoutMs?: number;
 }
 
 const PROMPT_FILE = new URL('../../../prompts/web_explorer.txt', import.meta.url);
@@ -92,7 +94,12 @@ export async function getWebsiteSummary(args: WebsiteSummaryArgs, deps: SummaryD
     const state: CacheState = cached ? 'CACHE_STALE' : 'CACHE_MISS';
     let reply;
     try {
-      reply = await deps.taskModel.complete({ task: 'web_summary', prompt: await fillPrompt(args, normalized.url), grounding: true });
+      reply = await deps.taskModel.complete({
+        task: 'web_summary',
+        prompt: await fillPrompt(args, normalized.url),
+        grounding: true,
+        ...(deps.groundingTimeoutMs ? { signal: AbortSignal.timeout(deps.groundingTimeoutMs) } : {}),
+      });
       if (!reply.text.trim()) throw new Error('the model returned an empty summary');
     } catch (error) {
       await db.query('COMMIT');
