@@ -84,6 +84,8 @@ async function main(): Promise<void> {
     await migrate(postgres.url);
     const pool = createPool(postgres.url);
     const admin = new pg.Pool({ connectionString: postgres.url, max: 2 });
+    // PostgreSQL stops at the end while idle clients may still be open: that is not an error of the run.
+    for (const p of [pool, admin]) p.on('error', () => undefined);
     const taskModel = createGeminiTaskModel({ apiKey: 'bench', baseUrl: gemini.baseUrl, model: 'gemini-2.5-flash', imageModel: 'img', timeoutMs: 10_000 });
     const obdb = { baseUrl: api.baseUrl, timeoutMs: 5_000, maxAttempts: 3 };
 
