@@ -5,10 +5,11 @@ import { OFFLINE_PHRASES, createOfflineModel } from '../src/model/offline.ts';
 import { selectModel } from '../src/model/select.ts';
 import type { ModelReply, ModelRequest } from '../src/model/types.ts';
 import type { ChatMessage } from '../src/shared/messages.ts';
-import { supportTools } from '../src/shared/tools/support.ts';
+import { AGENT_SPECS } from '../src/shared/agents.ts';
 
 const model = createOfflineModel();
-const tools = toolDeclarations(supportTools);
+// every agent's tools: the phrasebook covers them all
+const tools = toolDeclarations(Object.values(AGENT_SPECS).flatMap((agent) => agent.tools));
 
 const user = (text: string): ChatMessage => ({ id: 'u1', role: 'user', text });
 
@@ -76,7 +77,8 @@ describe('offline model: phrasings become tool calls', () => {
 
   test('every documented example yields a call of its tool', async () => {
     for (const phrase of OFFLINE_PHRASES) {
-      for (const example of phrase.examples) {
+      // an example with a placeholder (`show recipe <id>`) documents a shape, not words to type
+      for (const example of phrase.examples.filter((text) => !/<[^>]+>/.test(text))) {
         const reply = await ask([user(example)]);
         assert.equal(reply.toolCalls[0]?.name, phrase.tool, example);
       }

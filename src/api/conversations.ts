@@ -12,6 +12,7 @@ import type { AgentName, ChatSessionInput, SessionSettings } from '../shared/mes
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
 import { principalOf, type Principal } from './auth.ts';
+import { requireBeerClient } from './beer-client.ts';
 import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
@@ -60,6 +61,7 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
     if (body.client && principal.client && body.client !== principal.client) {
       throw new HttpError(403, `This token acts for client "${principal.client}" only`);
     }
+    if (body.agent === 'beer') await requireBeerClient(pool, principal, body.client);
     const id = randomUUID();
     const workflowId = chatSessionWorkflowId(id);
     const title = body.title ?? `${body.agent} conversation`;

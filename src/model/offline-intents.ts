@@ -2,6 +2,7 @@
 // Values pass through as typed (a malformed phone stays malformed): the runtime validates, as with Gemini.
 import { stateName } from '../shared/beer-names.ts';
 import type { JsonObject } from '../shared/messages.ts';
+import { RECIPES_OFFLINE_PHRASES, RECIPES_RULES } from './offline-recipes.ts';
 
 export interface OfflinePhrase {
   tool: string;
@@ -25,6 +26,20 @@ export const OFFLINE_PHRASES: readonly OfflinePhrase[] = [
   { tool: 'recommend_breweries', examples: ['recommend breweries', 'recommend some new breweries'] },
   { tool: 'search_breweries_tool', examples: ['find breweries in San Diego, CA', 'find micro breweries in Bend, OR'] },
   { tool: 'get_website_summary_tool', examples: ['summary of Stone Brewing http://www.stonebrew.com'] },
+  { tool: 'get_client_profile_tool', examples: ['my profile', 'who am I'] },
+  {
+    tool: 'run_analytical_query_tool',
+    examples: [
+      'how many Budweiser did I buy',
+      'my top breweries',
+      'my top beers',
+      'best-selling beer in California',
+      'best-selling beer in Ohio',
+      'best-selling beer in the Midwest',
+      'what did CLT-CFY747 buy',
+    ],
+  },
+  ...RECIPES_OFFLINE_PHRASES,
 ];
 
 export interface Intent {
@@ -46,6 +61,7 @@ const RULES: readonly Rule[] = [
   { tool: 'recommend_breweries', match: (text) => (/\brecommend\b[^.?!]*\bbrewer(?:y|ies)\b|\bbrewery\s+recommendations?\b/i.test(text) ? {} : undefined) },
   { tool: 'get_website_summary_tool', match: matchSummary },
   { tool: 'search_breweries_tool', match: matchBrewerySearch },
+  ...RECIPES_RULES,
   { tool: 'update_user_contact', match: matchContactUpdate },
   { tool: 'cancel_order', match: capture(/\bcancel(?:\s+(?:the\s+)?order)?\s+#?(\d+)\b/i, 'order_id') },
   { tool: 'get_customer_orders', match: capture(/\borders\s+(?:for|of)\s+(?:the\s+)?(?:customer\s+|user\s+)?#?(\d+)\b/i, 'customer_id') },
@@ -57,7 +73,18 @@ const RULES: readonly Rule[] = [
       new RegExp(String.raw`\b(?:look\s*up|find|who\s+is|everything\s+about|search\s+for)\s+${PREFIX}(\S+)`, 'i'),
     ),
   },
+  // The beer agent: the profile is always the conversation's client's, so no id is needed; analytical
+  // questions go to the tool as they were typed (the offline SQL generation reads them, src/model/offline-beer.ts).
+  { tool: 'get_client_profile_tool', match: (text) => (/\b(?:my\s+(?:client\s+)?profile|who\s+am\s+i)\b/i.test(text) ? {} : undefined) },
+  { tool: 'run_analytical_query_tool', match: question(/\bhow\s+(?:many|much)\b.+\b(?:did|have)\s+(?:i|we)\s+(?:buy|bought|purchased?|order(?:ed)?)\b/i) },
+  { tool: 'run_analytical_query_tool', match: question(/\b(?:my|our)\s+top\s+(?:breweries|beers)\b/i) },
+  { tool: 'run_analytical_query_tool', match: question(/\b(?:best[-\s]selling|most\s+(?:sold|popular))\s+beer\b/i) },
+  { tool: 'run_analytical_query_tool', match: question(/\bwhat\s+(?:did|does|has)\s+(?:client\s+)?CLT-[A-Z0-9]+\s+(?:buy|bought|purchase)/i) },
 ];
+
+function question(pattern: RegExp): (text: string) => JsonObject | undefined {
+  return (text) => (pattern.test(text) ? { question: text.trim() } : undefined);
+}
 
 /**
  * The call the text asks for. The first phrasing that matches decides: when its tool is not offered there is

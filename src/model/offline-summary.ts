@@ -1,6 +1,7 @@
 // The offline model's reading of tool results: one plain line per result, made from the result's shape
 // (customer, order, list, message, error, rejection), so it reads well for any tool, not only support's.
 import type { ChatMessage } from '../shared/messages.ts';
+import { describeSqlResult } from './offline-recipes.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -13,13 +14,16 @@ export function summariseResult(message: ChatMessage): string {
   }
   if (isObject(result) && result.error !== undefined) return `${tool} failed: ${text(result.error) ?? json(result.error)}`;
   if (result === undefined) return message.text || `${tool} returned nothing.`;
-  return describe(result) ?? `${tool} returned ${json(result)}`;
+  return describe(result, message.tool) ?? `${tool} returned ${json(result)}`;
 }
 
-function describe(value: unknown): string | undefined {
+function describe(value: unknown, tool?: string): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return describeList(value);
   if (!isObject(value)) return undefined;
+  // rows read as saved recipes only from the recipes tool; other SQL tools (beer analytics) bring their own message
+  const sql = tool === 'execute_recipe_sql' ? describeSqlResult(value) : undefined;
+  if (sql) return sql;
   if (isObject(value.user_info) && Array.isArray(value.orders)) {
     return `${describeCustomer(value.user_info)} ${describeList(value.orders)}`;
   }

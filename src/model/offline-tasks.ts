@@ -2,6 +2,7 @@
 // GEMINI_API_KEY every pipeline still runs end to end, deterministically, and says it is offline.
 import { webSummaryOffline } from './offline-beer-finder.ts';
 import type { ModelRequest } from './types.ts';
+import { offlineSqlGeneration } from './offline-beer.ts';
 import type { ImageReply, ImageRequest, TaskModel, TaskReply, TaskRequest } from './task-model.ts';
 
 /** Answers a TaskRequest with text (JSON when the request has a schema). */
@@ -13,6 +14,7 @@ export type OfflineImage = (request: ImageRequest) => Omit<ImageReply, 'model'>;
 /** Each agent adds its tasks here (one line). */
 const TASKS: Record<string, OfflineTask> = {
   web_summary: (request) => webSummaryOffline(request),
+  sql_generation: offlineSqlGeneration,
 };
 const STRUCTURED: Record<string, OfflineStructured> = {};
 const IMAGES: Record<string, OfflineImage> = {};

@@ -7,7 +7,7 @@
 // neither through. Everything is undone afterwards: a SELECT's savepoint is always rolled back, an
 // UPDATE's is kept only when it changed at most the allowed number of rows, and the role and settings
 // go back to what they were before the savepoint is released.
-import type pg from 'pg';
+import pg from 'pg';
 import type { GuardResult } from './guard.ts';
 
 type Guarded = Extract<GuardResult, { ok: true }>;
@@ -27,7 +27,11 @@ export interface ExecuteOptions {
   /** more transaction-local settings that row-level security reads (brigade.client_id), set like brigade.user_id:
    * by the app before the role switch */
   settings?: Readonly<Record<string, string>>;
+  /** the largest SELECT result, as JSON characters; larger is an error (it would swamp the transcript) */
+  maxResultChars?: number;
 }
+
+const MAX_RESULT_CHARS = 512 * 1024;
 
 export type ExecuteResult =
   | { status: 'success'; rows: Record<string, unknown>[]; count: number; truncated: boolean }
@@ -47,6 +51,7 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
   await db.query(`SAVEPOINT ${SAVEPOINT}`);
   let keep = false;
   try {
+    // pg_temp last: a temporary table can never stand in for saved_recipes.
     const before = await db.query<{ role: string; timeout: string; search_path: string }>(
       "SELECT current_user AS role, current_setting('statement_timeout') AS timeout, current_setting('search_path') AS search_path",
     );
@@ -54,7 +59,7 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
     if (options.searchPath !== undefined && !IDENTIFIER.test(options.searchPath)) throw new Error(`not a schema name: ${options.searchPath}`);
     await db.query(
       "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', $3, true)",
-      [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs))), options.searchPath ?? 'public'],
+      [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs))), `${options.searchPath ?? 'public'}, pg_temp`],
     );
     for (const [name, value] of Object.entries(options.settings ?? {})) {
       if (!/^brigade\.[a-z_]+$/.test(name)) throw new Error(`not a brigade setting: ${name}`);
@@ -66,8 +71,16 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
     if (guarded.kind === 'select') {
       // A cursor reads one row past the limit, so "there were more" is known without reading them all.
       await db.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${guarded.sql}`);
-      const fetched = await db.query(`FETCH FORWARD ${options.maxRows + 1} FROM ${CURSOR}`);
-      const rows = toJson(fetched.rows.slice(0, options.maxRows));
+      const fetched = await db.query({ text: `FETCH FORWARD ${options.maxRows + 1} FROM ${CURSOR}`, types: RESULT_TYPES });
+      const text = JSON.stringify(fetched.rows.slice(0, options.maxRows));
+      const limit = options.maxResultChars ?? MAX_RESULT_CHARS;
+      if (text.length > limit) {
+        return {
+          status: 'error',
+          error: `Query failed: the result is ${Math.round(text.length / 1024)} KB, more than the ${Math.round(limit / 1024)} KB allowed; select fewer columns or rows`,
+        };
+      }
+      const rows = JSON.parse(text) as Record<string, unknown>[];
       result = { status: 'success', rows, count: rows.length, truncated: fetched.rows.length > options.maxRows };
     } else {
       const updated = await db.query(guarded.sql);
@@ -99,16 +112,34 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
   } finally {
     // Rolling back to the savepoint also undoes SET LOCAL ROLE and the settings made inside it.
     if (keep) await db.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
-    else await db.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+    else await rollbackToSavepoint(db);
   }
 }
 
-const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
-/** Rows as plain JSON (timestamps become ISO strings), exactly what the tool result will hold. */
-function toJson(rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  return JSON.parse(JSON.stringify(rows)) as Record<string, unknown>[];
+/**
+ * A statement_timeout that expires while PostgreSQL is still sending a large result can cancel the
+ * next statement instead (the cancel is already pending): that next statement is this rollback, so
+ * it is tried again once.
+ */
+async function rollbackToSavepoint(db: pg.ClientBase): Promise<void> {
+  const rollback = `ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`;
+  try {
+    await db.query(rollback);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '57014') throw error;
+    await db.query(rollback);
+  }
 }
+
+// A DATE stays the text PostgreSQL sent ('2025-12-29'): as a JavaScript Date it would be local midnight,
+// and its JSON would name another day wherever the worker's time zone is not UTC.
+const DATE_OID = 1082;
+const RESULT_TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 interface DatabaseError {
   code: string;

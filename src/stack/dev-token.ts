@@ -23,5 +23,5 @@ export async function loadOrCreateDevToken(dataDir: string): Promise<{ token: st
   }
   // A file from an older run may have looser permissions than we would create.
   await fs.chmod(file, 0o600);
-  return { token, tokens: { [token]: { user: 'dev', roles: ['support'] } } };
+  return { token, tokens: { [token]: { user: 'dev', roles: ['support', 'beer-staff'] } } };
 }

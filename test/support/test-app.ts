@@ -20,10 +20,17 @@ export const TOKENS: Record<string, TokenGrant> = {
   'token-alice-support-0000000000': { user: 'alice', roles: ['support'] },
   'token-bob-plain-000000000000000': { user: 'bob', roles: [] },
   'token-carol-support-00000000000': { user: 'carol', roles: ['support'] },
+  // the beer agent: a bar's token (its client), beer staff (no client, may name one), a bar that is not a client
+  'token-gus-great-lakes-0000000000': { user: 'gus', roles: [], client: 'CLT-XLX836' },
+  'token-erin-beer-staff-0000000000': { user: 'erin', roles: ['beer-staff'] },
+  'token-hal-unknown-bar-0000000000': { user: 'hal', roles: [], client: 'CLT-NOSUCH' },
 };
 export const ALICE = 'token-alice-support-0000000000';
 export const BOB = 'token-bob-plain-000000000000000';
 export const CAROL = 'token-carol-support-00000000000';
+export const GUS_GREAT_LAKES = 'token-gus-great-lakes-0000000000';
+export const ERIN_BEER_STAFF = 'token-erin-beer-staff-0000000000';
+export const HAL_UNKNOWN_BAR = 'token-hal-unknown-bar-0000000000';
 
 /** The Express API on a free loopback port with the test tokens, as `npm start` serves it. */
 export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection }): Promise<{ server: Server; baseUrl: string }> {

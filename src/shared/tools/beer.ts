@@ -10,7 +10,15 @@ export const GET_CLIENT_PROFILE = 'get_client_profile_tool';
 export const RUN_ANALYTICAL_QUERY = 'run_analytical_query_tool';
 
 export const ClientProfileArgs = z.object({
-  client_id: z.string().trim().min(1, 'must name the client').max(40).describe("The client's unique identifier (CLT-XXXXXX): the conversation's client"),
+  // The seed makes client_id required; here it may be left out (the model is not told the id, and the
+  // conversation's client is the only one it may name anyway): left out, it is the conversation's.
+  client_id: z
+    .string()
+    .trim()
+    .min(1, 'must name the client')
+    .max(40)
+    .optional()
+    .describe("The client's unique identifier (CLT-XXXXXX). Only the conversation's own client may be named; left out, it is the conversation's client"),
   postal_code: z.string().trim().min(1).max(20).optional().describe('Fallback: the postal code, used with client_name when the id finds nothing'),
   client_name: z.string().trim().min(1).max(200).optional().describe('Fallback: the client (bar) name, used with postal_code'),
 });

@@ -66,15 +66,17 @@ export function refusedOtherClient(own: string, asked: string): { status: 'refus
 /**
  * The profile of `clientId` (the conversation's client), for the tool and for the recommendation
  * workflow's activity. `db` must be inside a transaction as brigade_app: the client is set for it.
- * Without `lookup.client_id` it goes straight to the postal code and name (both needed).
+ * Without `lookup.client_id` it goes straight to the postal code and name when both are given, else by id.
  */
 export async function getClientProfile(
   db: pg.ClientBase,
   clientId: string,
-  lookup: Partial<ClientProfileArgs> = { client_id: clientId },
+  lookup: ClientProfileArgs = {},
 ): Promise<ProfileResult> {
   const own = normaliseClientId(clientId);
-  const asked = lookup.client_id === undefined ? undefined : normaliseClientId(lookup.client_id);
+  const byName = lookup.postal_code !== undefined && lookup.client_name !== undefined;
+  // no id and no postal code with name: the conversation's client is the one meant
+  const asked = lookup.client_id === undefined ? (byName ? undefined : own) : normaliseClientId(lookup.client_id);
   if (asked !== undefined && asked !== own) return refusedOtherClient(own, asked);
   await setBeerClient(db, own);
 
