@@ -8,11 +8,13 @@ import { simplifyBreweryName } from '../src/shared/beer-names.ts';
 import { SAN_DIEGO_CLIENT, groundingCalls, historyOf, progressEvents, scriptBeerGemini, untilIdle } from './support/beer.ts';
 import { type FakeGemini, startFakeGemini } from './support/fake-gemini.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from './support/fake-openbrewerydb.ts';
-import { type TestApp, startTestApp } from './support/test-app.ts';
+import { ERIN_BEER_STAFF, type TestApp, startTestApp } from './support/test-app.ts';
 
 let fake: FakeGemini;
 let api: FakeOpenBreweryDb;
 let app: TestApp;
+/** Beer staff may open a conversation for a named client. */
+const call: TestApp['call'] = (method, path, options = {}) => app.call(method, path, { token: ERIN_BEER_STAFF, ...options });
 const TIMEOUT_MS = 3_000;
 
 before(async () => {
@@ -40,12 +42,12 @@ beforeEach(() => {
 });
 
 async function conversation(client = SAN_DIEGO_CLIENT): Promise<string> {
-  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'beer', client } });
+  const created = await call('POST', '/v1/conversations', { body: { agent: 'beer', client } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body.id;
 }
-const say = (id: string, text: string) => app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
-const decide = (id: string, body: Record<string, unknown>) => app.call('POST', `/v1/conversations/${id}/decisions`, { body });
+const say = (id: string, text: string) => call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
+const decide = (id: string, body: Record<string, unknown>) => call('POST', `/v1/conversations/${id}/decisions`, { body });
 const toolMessage = (messages: any[]) => messages.find((m) => m.role === 'tool' && m.tool === 'recommend_breweries');
 
 /** Asks for recommendations and returns the confirmation the turn parked on. */
@@ -109,7 +111,7 @@ describe('recommendations through the API', () => {
     assert.equal(tool.result.summary.cache_status, 'CACHE_HIT');
     assert.equal(groundingCalls(fake), 0, 'no grounding call: the cache answered');
 
-    const metrics = await app.call('GET', `/v1/conversations/${id}/metrics`);
+    const metrics = await call('GET', `/v1/conversations/${id}/metrics`);
     assert.equal(metrics.status, 200, JSON.stringify(metrics.body));
     const [run] = metrics.body.workflows;
     assert.equal(run.workflowId, tool.result.workflow_id);
@@ -157,14 +159,14 @@ describe('recommendations through the API', () => {
     const id = await conversation();
     const started = Date.now();
     const item = await recommend(id);
-    const view = await untilIdle(app.call, id, TIMEOUT_MS + 10_000);
+    const view = await untilIdle(call, id, TIMEOUT_MS + 10_000);
     assert.ok(Date.now() - started >= TIMEOUT_MS);
     const tool = toolMessage(view.messages);
     assert.equal(tool.result.answer, 'timeout');
     assert.equal(groundingCalls(fake), 0);
     const late = await decide(id, { pendingId: item.id, decision: 'yes', choice: item.options[0].id });
     assert.equal(late.status, 409);
-    const metrics = await app.call('GET', `/v1/conversations/${id}/metrics`);
+    const metrics = await call('GET', `/v1/conversations/${id}/metrics`);
     assert.equal(metrics.body.workflows[0].answer, 'timeout');
     assert.equal(metrics.body.workflows[0].grounding.savedByConfirmation, item.options.length);
   });
@@ -184,11 +186,11 @@ describe('recommendations through the API', () => {
 
   test('the metrics of a conversation that is not yours are 404', async () => {
     const id = await conversation();
-    const other = await app.call('GET', `/v1/conversations/${id}/metrics`, { token: 'token-bob-plain-000000000000000' });
+    const other = await call('GET', `/v1/conversations/${id}/metrics`, { token: 'token-bob-plain-000000000000000' });
     assert.equal(other.status, 404);
-    const empty = await app.call('GET', `/v1/conversations/${id}/metrics`);
+    const empty = await call('GET', `/v1/conversations/${id}/metrics`);
     assert.deepEqual(empty.body.workflows, []);
-    const document = await app.call('GET', '/openapi.json', { token: '' });
+    const document = await call('GET', '/openapi.json', { token: '' });
     assert.ok(document.body.paths['/v1/conversations/{id}/metrics'].get);
     assert.ok(document.body.components.schemas.ConversationMetrics);
   });

@@ -6,10 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import { matchIntent } from '../src/model/offline-intents.ts';
 import { SAN_DIEGO_CLIENT } from './support/beer.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from './support/fake-openbrewerydb.ts';
-import { type TestApp, startTestApp } from './support/test-app.ts';
+import { ERIN_BEER_STAFF, type TestApp, startTestApp } from './support/test-app.ts';
 
 let api: FakeOpenBreweryDb;
 let app: TestApp;
+/** Beer staff may open a conversation for a named client. */
+const call: TestApp['call'] = (method, path, options = {}) => app.call(method, path, { token: ERIN_BEER_STAFF, ...options });
 
 before(async () => {
   api = await startFakeOpenBreweryDb();
@@ -42,12 +44,12 @@ describe('offline phrasings', () => {
 
 describe('the beer agent offline, through the API', () => {
   const open = async () => {
-    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'beer', client: SAN_DIEGO_CLIENT } });
+    const created = await call('POST', '/v1/conversations', { body: { agent: 'beer', client: SAN_DIEGO_CLIENT } });
     assert.equal(created.status, 201);
     return created.body.id as string;
   };
   const say = async (id: string, text: string) => {
-    const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
+    const turn = await call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
     assert.equal(turn.status, 200, JSON.stringify(turn.body));
     return turn.body;
   };

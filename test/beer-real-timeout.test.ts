@@ -6,11 +6,13 @@ import pg from 'pg';
 import { SAN_DIEGO_CLIENT, groundingCalls, scriptBeerGemini, untilIdle } from './support/beer.ts';
 import { type FakeGemini, startFakeGemini } from './support/fake-gemini.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from './support/fake-openbrewerydb.ts';
-import { type TestApp, startTestApp } from './support/test-app.ts';
+import { ERIN_BEER_STAFF, type TestApp, startTestApp } from './support/test-app.ts';
 
 let fake: FakeGemini;
 let api: FakeOpenBreweryDb;
 let app: TestApp;
+/** Beer staff may open a conversation for a named client. */
+const call: TestApp['call'] = (method, path, options = {}) => app.call(method, path, { token: ERIN_BEER_STAFF, ...options });
 
 before(async () => {
   fake = await startFakeGemini();
@@ -26,19 +28,19 @@ after(async () => {
 
 test('the confirmation waits the real 30 s, then ends as no answer', async () => {
   assert.equal(app.config.BEER_CONFIRMATION_TIMEOUT, 30_000);
-  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'beer', client: SAN_DIEGO_CLIENT } });
+  const created = await call('POST', '/v1/conversations', { body: { agent: 'beer', client: SAN_DIEGO_CLIENT } });
   const id = created.body.id;
-  const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'recommend breweries' } });
+  const turn = await call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'recommend breweries' } });
   const item = turn.body.pending[0];
   const openedAt = Date.parse(item.expiresAt) - 30_000;
   assert.ok(Math.abs(openedAt - Date.now()) < 5_000);
 
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, openedAt + 29_000 - Date.now())));
-  const before30 = await app.call('GET', `/v1/conversations/${id}`);
+  const before30 = await call('GET', `/v1/conversations/${id}`);
   assert.equal(before30.body.status, 'waiting', 'still waiting at 29 s');
   assert.equal(before30.body.pending[0]?.id, item.id);
 
-  const view = await untilIdle(app.call, id, 15_000);
+  const view = await untilIdle(call, id, 15_000);
   const tool = view.messages.find((m: any) => m.tool === 'recommend_breweries');
   assert.equal(tool.result.answer, 'timeout');
   assert.equal(groundingCalls(fake), 0);

@@ -8,7 +8,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import { SAN_DIEGO_CLIENT, groundingCalls, scriptBeerGemini, untilIdle } from './support/beer.ts';
 import { type FakeGemini, startFakeGemini } from './support/fake-gemini.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from './support/fake-openbrewerydb.ts';
-import { type TestApp, startTestApp } from './support/test-app.ts';
+import { ERIN_BEER_STAFF, type TestApp, startTestApp } from './support/test-app.ts';
 import { killWorker, startWorkerProcess } from './support/worker-process.ts';
 
 const SHORT_MS = 8_000;
@@ -18,6 +18,8 @@ let api: FakeOpenBreweryDb;
 let short: TestApp;
 let long: TestApp;
 let worker: ChildProcess | undefined;
+/** Beer staff may open a conversation for a named client. */
+const as = (app: TestApp): TestApp['call'] => (method, path, options = {}) => app.call(method, path, { token: ERIN_BEER_STAFF, ...options });
 const env = () => ({ GEMINI_API_KEY: 'crash-key', GEMINI_BASE_URL: fake.baseUrl, OPENBREWERYDB_BASE_URL: api.baseUrl });
 
 before(async () => {
@@ -41,8 +43,8 @@ beforeEach(() => {
 });
 
 async function parkedRecommendation(app: TestApp, timeoutMs: number): Promise<{ id: string; item: any; openedAt: number }> {
-  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'beer', client: SAN_DIEGO_CLIENT } });
-  const turn = await app.call('POST', `/v1/conversations/${created.body.id}/messages`, { body: { text: 'recommend breweries' } });
+  const created = await as(app)('POST', '/v1/conversations', { body: { agent: 'beer', client: SAN_DIEGO_CLIENT } });
+  const turn = await as(app)('POST', `/v1/conversations/${created.body.id}/messages`, { body: { text: 'recommend breweries' } });
   assert.equal(turn.status, 200, JSON.stringify(turn.body));
   const item = turn.body.pending[0];
   assert.equal(item.kind, 'confirmation');
@@ -54,12 +56,12 @@ test('killed during the wait and restarted: it still times out, with no groundin
   const { id, item, openedAt } = await parkedRecommendation(short, SHORT_MS);
   await killWorker(worker);
   worker = await startWorkerProcess(short, env());
-  const view = await untilIdle(short.call, id, SHORT_MS + 30_000);
+  const view = await untilIdle(as(short), id, SHORT_MS + 30_000);
   assert.ok(Date.now() - openedAt >= SHORT_MS, `ended ${Date.now() - openedAt} ms after opening`);
   const tool = view.messages.find((m: any) => m.tool === 'recommend_breweries');
   assert.equal(tool.result.answer, 'timeout');
   assert.equal(groundingCalls(fake), 0);
-  const late = await short.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: item.id, decision: 'no' } });
+  const late = await as(short)('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: item.id, decision: 'no' } });
   assert.equal(late.status, 409);
   await killWorker(worker);
   worker = undefined;
@@ -71,7 +73,7 @@ test('killed during the wait and restarted: an answer that comes later is taken'
   await killWorker(worker);
   worker = await startWorkerProcess(long, env());
   const choice = item.options[0];
-  const decided = await long.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: item.id, decision: 'yes', choice: choice.name } });
+  const decided = await as(long)('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: item.id, decision: 'yes', choice: choice.name } });
   assert.equal(decided.status, 200, JSON.stringify(decided.body));
   const tool = decided.body.messages.find((m: any) => m.tool === 'recommend_breweries');
   assert.equal(tool.result.answer, 'yes');

@@ -12,7 +12,7 @@ import { SAN_DIEGO_CLIENT, untilIdle } from './beer.ts';
 import { startFakeOpenBreweryDb } from './fake-openbrewerydb.ts';
 import { workflowBundlePath } from './harness.ts';
 import type { Scenario } from './scenarios.ts';
-import { startTestApp } from './test-app.ts';
+import { ERIN_BEER_STAFF, type TestApp, startTestApp } from './test-app.ts';
 
 const HISTORIES = path.join(import.meta.dirname, '..', 'histories');
 
@@ -24,19 +24,20 @@ export const beerScenarios: Scenario[] = [
       const app = await startTestApp({
         env: { OPENBREWERYDB_BASE_URL: api.baseUrl, BEER_CONFIRMATION_TIMEOUT: '3s', CONTINUE_AS_NEW_AFTER_TURNS: '3' },
       });
+      const call: TestApp['call'] = (method, p, options = {}) => app.call(method, p, { token: ERIN_BEER_STAFF, ...options });
       try {
-        const created = await app.call('POST', '/v1/conversations', { body: { agent: 'beer', client: SAN_DIEGO_CLIENT, title: 'replay' } });
+        const created = await call('POST', '/v1/conversations', { body: { agent: 'beer', client: SAN_DIEGO_CLIENT, title: 'replay' } });
         const id = created.body.id as string;
-        const say = async (text: string) => (await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } })).body;
+        const say = async (text: string) => (await call('POST', `/v1/conversations/${id}/messages`, { body: { text } })).body;
         const first = await say('recommend breweries');
-        const yes = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+        const yes = await call('POST', `/v1/conversations/${id}/decisions`, {
           body: { pendingId: first.pending[0].id, decision: 'yes', choice: first.pending[0].options[0].id },
         });
         assert.equal(yes.status, 200, JSON.stringify(yes.body));
         await say('recommend breweries');
         await say('no');
         await say('recommend breweries');
-        const view = await untilIdle(app.call, id, 20_000);
+        const view = await untilIdle(call, id, 20_000);
         const runs = view.messages.filter((m: any) => m.tool === 'recommend_breweries').map((m: any) => m.result);
         assert.deepEqual(runs.map((r: any) => r.answer), ['yes', 'no', 'timeout']);
         const { History } = proto.temporal.api.history.v1;
