@@ -3,6 +3,7 @@
 // recommendation as it starts, readable only by the conversation's owner); each workflow answers the
 // beerMetrics Query, running or finished.
 import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { Router } from 'express';
 import type pg from 'pg';
 import { findConversation } from '../db/conversations.ts';
@@ -32,12 +33,20 @@ export function beerMetricsRoutes({ client, pool }: { client: Client; pool: pg.P
     if (!row) throw notFound();
     const role = AGENT_SPECS[row.agent].requiredRole;
     if (role && !principal.roles.includes(role)) throw new HttpError(403, `Only users with the "${role}" role may use the ${row.agent} agent`);
-    const workflows = await Promise.all(
+    const answers = await Promise.all(
       ids.map((id) =>
-        client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => client.workflow.getHandle(id).query(beerMetricsQuery)),
+        client
+          .withDeadline(Date.now() + QUERY_DEADLINE_MS, () => client.workflow.getHandle(id).query(beerMetricsQuery))
+          // A run whose history the server no longer keeps (past retention) is listed, not an error.
+          .catch((error: unknown) => {
+            if (error instanceof WorkflowNotFoundError) return id;
+            throw error;
+          }),
       ),
     );
-    res.json({ conversationId: row.id, workflows, totals: aggregateMetrics(workflows as RecommendationMetrics[]) });
+    const workflows = answers.filter((answer): answer is RecommendationMetrics => typeof answer !== 'string');
+    const unavailable = answers.filter((answer): answer is string => typeof answer === 'string');
+    res.json({ conversationId: row.id, workflows, unavailable, totals: aggregateMetrics(workflows) });
   });
   return router;
 }

@@ -289,6 +289,8 @@ export type ConversationMetrics = z.infer<typeof ConversationMetrics>;
 export const ConversationMetricsView = z.object({
   conversationId: z.string(),
   workflows: z.array(RecommendationMetrics),
+  /** recommendation runs whose history Temporal no longer keeps */
+  unavailable: z.array(z.string()),
   totals: ConversationMetrics,
 });
 
