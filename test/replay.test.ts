@@ -9,6 +9,7 @@ import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { workflowBundlePath } from './support/harness.ts';
 import { scenarios as supportScenarios } from './support/scenarios.ts';
+import { beerScenarios } from './support/scenarios-beer.ts';
 import { REPLAY_DATA_DIR, recipeScenarios } from './support/scenarios-recipes.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
@@ -16,7 +17,7 @@ import { type TestApp, startTestApp } from './support/test-app.ts';
 const { History } = proto.temporal.api.history.v1;
 const HISTORIES = path.join(import.meta.dirname, 'histories');
 const recording = process.env.RECORD_HISTORIES === '1';
-const scenarios = [...supportScenarios, ...recipeScenarios];
+const scenarios = [...supportScenarios, ...recipeScenarios, ...beerScenarios];
 
 let app: TestApp;
 before(async () => {

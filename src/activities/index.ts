@@ -5,6 +5,7 @@ import type { TaskModel } from '../model/task-model.ts';
 import type { ChatModel } from '../model/types.ts';
 import type { AgentName } from '../shared/messages.ts';
 import type { ToolImplementation } from '../tools/types.ts';
+import { beerProfileSource, createBeerActivities } from './beer.ts';
 import { createModelStep } from './model-step.ts';
 import { createRecipeActivities } from './recipes.ts';
 import { createRecord } from './record.ts';
@@ -35,4 +36,5 @@ export function createActivities(deps: ActivityDeps) {
   };
   // Each agent's child-workflow activities join here, one spread per agent.
   return { ...runtime, ...createRecipeActivities(services) };
+  return { ...runtime, ...createBeerActivities(services, beerProfileSource) };
 }

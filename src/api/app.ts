@@ -5,6 +5,7 @@ import type { Config, TokenGrant } from '../config.ts';
 import { bearerAuth } from './auth.ts';
 import { jsonBody } from './body.ts';
 import { cors } from './cors.ts';
+import { beerMetricsRoutes } from './beer-metrics.ts';
 import { conversationRoutes } from './conversations.ts';
 import { EventNotifier } from './event-notifier.ts';
 import { fileRoutes } from './files.ts';
@@ -35,6 +36,8 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log }: 
   app.use(fileRoutes(config));
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
   app.use('/v1', bearerAuth(tokens), jsonBody(), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }));
+  app.use('/v1', bearerAuth(tokens), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool) }));
+  app.use('/v1', bearerAuth(tokens), beerMetricsRoutes({ client, pool }));
   app.use('/v1', bearerAuth(tokens), recipeRoutes({ pool }));
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));
   app.use(errorHandler(logLine));

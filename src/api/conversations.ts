@@ -37,6 +37,7 @@ export const sessionSettings = (config: Config): SessionSettings => ({
   continueAsNewAfterTurns: config.CONTINUE_AS_NEW_AFTER_TURNS,
   modelTimeoutMs: config.MODEL_TIMEOUT,
   modelMaxAttempts: config.MODEL_MAX_ATTEMPTS,
+  agent: { beerConfirmationTimeoutMs: config.BEER_CONFIRMATION_TIMEOUT },
 });
 
 function requireRole(principal: Principal, agent: AgentName): void {

@@ -1,5 +1,6 @@
 // The OpenAPI document, generated from the same zod schemas that validate requests.
 import { z } from 'zod';
+import { ConversationMetricsView } from '../shared/beer-definitions.ts';
 import {
   ConversationSummary,
   ConversationView,
@@ -79,6 +80,7 @@ export function openApiDocument(): Record<string, unknown> {
         Decision: schema(DecisionBody, 'input'),
         Turn: schema(TurnResult),
         Error: schema(ErrorBody),
+        ConversationMetrics: schema(ConversationMetricsView),
         Recipe: schema(SavedRecipe),
         RecipeList: schema(RecipeList),
         // What a save_recipe turn carries: the tool message's result and card, and the progress events' data.
@@ -140,6 +142,14 @@ export function openApiDocument(): Record<string, unknown> {
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Decision' } } } },
           responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 413, 415, 422, 500, 503) },
+        },
+      },
+      '/v1/conversations/{id}/metrics': {
+        get: {
+          summary:
+            "The beer agent's recommendation runs in this conversation: each one's execution log (step, tool, time, status, cache state) and metrics (per tool, totals, cache hit rate, grounding calls made and saved), and the conversation's totals",
+          parameters: [idParam],
+          responses: { 200: json('Metrics', 'ConversationMetrics'), ...errors(401, 403, 404, 503) },
         },
       },
       '/v1/conversations/{id}/events': {

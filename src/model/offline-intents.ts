@@ -1,5 +1,6 @@
 // The offline model's phrasebook: a few fixed phrasings per support tool, turned into one call's arguments.
 // Values pass through as typed (a malformed phone stays malformed): the runtime validates, as with Gemini.
+import { stateName } from '../shared/beer-names.ts';
 import type { JsonObject } from '../shared/messages.ts';
 import { SAVE_RECIPE_EXAMPLE, matchSaveRecipe } from './offline-recipe-save.ts';
 import { RECIPES_OFFLINE_PHRASES, RECIPES_RULES } from './offline-recipes.ts';
@@ -23,6 +24,9 @@ export const OFFLINE_PHRASES: readonly OfflinePhrase[] = [
     examples: ['look up john@gmail.com', 'find johndoe', 'who is 123-456-7890', 'everything about johndoe'],
   },
   { tool: 'get_user', examples: ['get user johndoe'] },
+  { tool: 'recommend_breweries', examples: ['recommend breweries', 'recommend some new breweries'] },
+  { tool: 'search_breweries_tool', examples: ['find breweries in San Diego, CA', 'find micro breweries in Bend, OR'] },
+  { tool: 'get_website_summary_tool', examples: ['summary of Stone Brewing http://www.stonebrew.com'] },
   { tool: 'get_client_profile_tool', examples: ['my profile', 'who am I'] },
   {
     tool: 'run_analytical_query_tool',
@@ -57,6 +61,10 @@ const PREFIX = String.raw`(?:the\s+)?(?:customer\s+|user\s+)?(?:with\s+(?:the\s+
 const RULES: readonly Rule[] = [
   // First: a recipe's text may say anything ("order", "list my recipes"), and all of it is the recipe.
   { tool: 'save_recipe', match: matchSaveRecipe },
+  // The beer finder's phrasings come first: "find breweries in ..." is not a customer lookup.
+  { tool: 'recommend_breweries', match: (text) => (/\brecommend\b[^.?!]*\bbrewer(?:y|ies)\b|\bbrewery\s+recommendations?\b/i.test(text) ? {} : undefined) },
+  { tool: 'get_website_summary_tool', match: matchSummary },
+  { tool: 'search_breweries_tool', match: matchBrewerySearch },
   ...RECIPES_RULES,
   { tool: 'update_user_contact', match: matchContactUpdate },
   { tool: 'cancel_order', match: capture(/\bcancel(?:\s+(?:the\s+)?order)?\s+#?(\d+)\b/i, 'order_id') },
@@ -92,6 +100,22 @@ export function matchIntent(text: string, tools: ReadonlySet<string>): Intent | 
     if (args) return tools.has(rule.tool) ? { name: rule.tool, args } : undefined;
   }
   return undefined;
+}
+
+function matchSummary(text: string): JsonObject | undefined {
+  const found = /\bsummary\s+(?:of|for)\s+(.+?)\s+(\S+)\s*$/i.exec(text.trim());
+  return found ? { brewery_name: clean(found[1]!), url: clean(found[2]!) } : undefined;
+}
+
+function matchBrewerySearch(text: string): JsonObject | undefined {
+  const found = /\bfind\s+(?:(\w+)\s+)?breweries\s+in\s+([^,]+?)(?:,\s*([a-z][a-z .]*?))?\s*[.!?]?$/i.exec(text.trim());
+  if (!found) return undefined;
+  const [, type, place, state] = found;
+  // "in Oregon" alone is a state; "in Bend, OR" a city and its state
+  return {
+    ...(state ? { city: place!.trim(), state: state.trim() } : stateName(place!) ? { state: place!.trim() } : { city: place!.trim() }),
+    ...(type && !/^(?:new|some|the|all)$/i.test(type) ? { brewery_type: type.toLowerCase() } : {}),
+  };
 }
 
 function capture(pattern: RegExp, field: string): (text: string) => JsonObject | undefined {

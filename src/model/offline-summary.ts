@@ -32,8 +32,38 @@ function describe(value: unknown, tool?: string): string | undefined {
     return typeof value.message === 'string' ? `${value.message}. ${customer}` : customer;
   }
   if (isOrder(value)) return describeOrder(value);
+  const beer = describeBeer(value);
+  if (beer) return beer;
   if (typeof value.message === 'string') return value.message;
   return undefined;
+}
+
+/** The beer finder's results: a recommendation, a brewery search, a website summary. */
+function describeBeer(value: Obj): string | undefined {
+  if (typeof value.presentation === 'string') {
+    const answer =
+      value.answer === 'timeout'
+        ? 'No answer came in time, so no details were fetched.'
+        : value.answer === 'no'
+          ? 'No details requested.'
+          : isObject(value.summary)
+            ? describeSummary(value.summary)
+            : '';
+    return `${value.presentation}\n${answer}`.trim();
+  }
+  if (Array.isArray(value.breweries) && value.status === 'success') {
+    const list = (value.breweries as Obj[]).slice(0, 10).map((b, i) => `${i + 1}. ${text(b.brewery_name)} (${text(b.brewery_type)}) - ${text(b.city)}, ${text(b.state)}`);
+    const more = value.breweries.length > 10 ? `\n...and ${value.breweries.length - 10} more.` : '';
+    return `Found ${value.breweries.length} new ${value.breweries.length === 1 ? 'brewery' : 'breweries'}:\n${list.join('\n')}${more}`;
+  }
+  if (typeof value.summary === 'string' && typeof value.cache_status === 'string') return describeSummary(value);
+  return undefined;
+}
+
+function describeSummary(summary: Obj): string {
+  if (typeof summary.summary !== 'string') return `No summary of ${text(summary.brewery_name)}: ${text(summary.error) ?? text(summary.status)}.`;
+  const cache = { CACHE_HIT: 'from the cache', CACHE_STALE: 'refreshed, the cached one was stale', CACHE_MISS: 'new' }[String(summary.cache_status)] ?? '';
+  return `${text(summary.brewery_name)} (${cache}): ${summary.summary}`;
 }
 
 function describeList(items: unknown[]): string {

@@ -1,6 +1,7 @@
 // The offline model's one-shot tasks and structured chat answers, registered per agent by name: without a
 // GEMINI_API_KEY every pipeline still runs end to end, deterministically, and says it is offline.
 import { recipeImage, recipeImagePrompt, recipeStructuring } from './offline-recipe-save.ts';
+import { webSummaryOffline } from './offline-beer-finder.ts';
 import type { ModelRequest } from './types.ts';
 import { offlineSqlGeneration } from './offline-beer.ts';
 import type { ImageReply, ImageRequest, TaskModel, TaskReply, TaskRequest } from './task-model.ts';
@@ -15,6 +16,7 @@ export type OfflineImage = (request: ImageRequest) => Omit<ImageReply, 'model'>;
 const TASKS: Record<string, OfflineTask> = {
   recipe_structuring: recipeStructuring,
   recipe_image_prompt: recipeImagePrompt,
+  web_summary: (request) => webSummaryOffline(request),
   sql_generation: offlineSqlGeneration,
 };
 const STRUCTURED: Record<string, OfflineStructured> = {};

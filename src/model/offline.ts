@@ -50,6 +50,10 @@ function decide(request: ModelRequest): Pick<ModelReply, 'text' | 'toolCalls'> {
     if (intent) {
       return { text: `${PREFIX}Calling ${intent.name} ${JSON.stringify(intent.args)}.`, toolCalls: [intent] };
     }
+    // A message that answered an open item ("yes, Stone Brewing") enters the transcript after the results
+    // it led to: read those results rather than the answer.
+    const answered = trailingToolMessages(request.messages.slice(0, -1));
+    if (answered.length) return { text: PREFIX + answered.map(summariseResult).join('\n'), toolCalls: [] };
     return { text: help(tools, last.text), toolCalls: [] };
   }
   return { text: help(tools, last?.text ?? ''), toolCalls: [] };

@@ -43,6 +43,8 @@ export interface HoldReply {
 export type FakeReply =
   /** text streamed in chunks: a string is cut into `pieces` (default 3), an array is sent piece by piece */
   | { kind: 'text'; text: string | string[]; pieces?: number; intervalMs?: number; usage?: FakeUsage; finishReason?: string }
+  /** text with Google Search grounding metadata (webSearchQueries, groundingChunks), as a grounded call answers */
+  | { kind: 'grounded'; text: string; queries: string[]; sources: { uri: string; title?: string }[] }
   /** function calls in one chunk, after an optional text chunk */
   | { kind: 'calls'; calls: FakeCall[]; text?: string; usage?: FakeUsage }
   /** an HTTP error with Gemini's body: { error: { code, message, status } } */
@@ -131,6 +133,9 @@ export const reply = {
   },
   calls(...calls: FakeCall[]): FakeReply {
     return { kind: 'calls', calls };
+  },
+  grounded(text: string, queries: string[] = [], sources: { uri: string; title?: string }[] = []): FakeReply {
+    return { kind: 'grounded', text, queries, sources };
   },
   callsWithText(text: string, ...calls: FakeCall[]): FakeReply {
     return { kind: 'calls', calls, text };
@@ -366,6 +371,15 @@ function toChunks(next: FakeReply, request: RecordedRequest, serial: number): Ch
       const last = index === pieces.length - 1;
       return chunk([{ text: piece }], output, last ? (next.finishReason ?? 'STOP') : undefined, last ? next.usage : undefined);
     });
+  }
+
+  if (next.kind === 'grounded') {
+    const grounded = chunk([{ text: next.text }], estimateTokens(next.text), 'STOP');
+    (grounded.candidates as Chunk[])[0]!.groundingMetadata = {
+      webSearchQueries: next.queries,
+      groundingChunks: next.sources.map((source) => ({ web: { uri: source.uri, title: source.title ?? source.uri } })),
+    };
+    return [grounded];
   }
 
   if (next.kind === 'calls') {

@@ -4,6 +4,7 @@
 // recommend_breweries) join this same list.
 import { z } from 'zod';
 import { AUTO, defineTool } from '../tool-spec.ts';
+import { beerFinderTools } from './beer-finder.ts';
 
 export const GET_CLIENT_PROFILE = 'get_client_profile_tool';
 export const RUN_ANALYTICAL_QUERY = 'run_analytical_query_tool';
@@ -45,4 +46,4 @@ export const runAnalyticalQueryTool = defineTool({
 });
 
 /** The beer agent's tools; the brewery-finder tools are added to this list. */
-export const beerTools = [getClientProfileTool, runAnalyticalQueryTool];
+export const beerTools = [getClientProfileTool, runAnalyticalQueryTool, ...beerFinderTools];

@@ -1,10 +1,12 @@
 // The beer agent's tool implementations, by tool name (the specs are in src/shared/tools/beer.ts).
 import { GET_CLIENT_PROFILE, RUN_ANALYTICAL_QUERY } from '../../shared/tools/beer.ts';
 import type { ToolImplementation } from '../types.ts';
+import { beerFinderImplementations } from './finder.ts';
 import { runAnalyticalQueryTool } from './analytics.ts';
 import { getClientProfileTool } from './profile.ts';
 
 export const beerImplementations: Record<string, ToolImplementation> = {
   [GET_CLIENT_PROFILE]: getClientProfileTool,
+  ...beerFinderImplementations,
   [RUN_ANALYTICAL_QUERY]: runAnalyticalQueryTool,
 };
