@@ -1,6 +1,7 @@
 // The offline model's one-shot tasks and structured chat answers, registered per agent by name: without a
 // GEMINI_API_KEY every pipeline still runs end to end, deterministically, and says it is offline.
 import type { ModelRequest } from './types.ts';
+import { offlineSous } from './offline-sous.ts';
 import type { ImageReply, ImageRequest, TaskModel, TaskReply, TaskRequest } from './task-model.ts';
 
 /** Answers a TaskRequest with text (JSON when the request has a schema). */
@@ -11,7 +12,7 @@ export type OfflineImage = (request: ImageRequest) => Omit<ImageReply, 'model'>;
 
 /** Each agent adds its tasks here (one line). */
 const TASKS: Record<string, OfflineTask> = {};
-const STRUCTURED: Record<string, OfflineStructured> = {};
+const STRUCTURED: Record<string, OfflineStructured> = { sous: offlineSous };
 const IMAGES: Record<string, OfflineImage> = {};
 
 export const OFFLINE_NAME = 'offline';

@@ -35,15 +35,18 @@ const ALIASES: Record<string, string> = {
   vegetarian: 'meat',
 };
 
-// Phrases that contain a family word without being that thing: plant milks, nut butters, "dairy-free".
-const NOT_THE_THING = [
-  /\b(?:coconut|almond|oat|soy|soya|rice|cashew|hemp|plant|vegan)[ -](?:milk|cream|butter|cheese|yogurt|yoghurt)\b/giu,
-  /\b(?:peanut|nut|cocoa|shea|apple)[ -]butter\b/giu,
-  /\bbutter(?:nut)?[ -](?:squash|beans?)\b/giu,
-  /\bcream of tartar\b/giu,
-  /\beggplants?\b/giu,
-  /\b[\p{L}]+(?:[ -][\p{L}]+)?[ -]free\b/giu,
-];
+// Phrases that hold a family's word without being that thing: plant milks and nut butters are not dairy,
+// an eggplant is no egg, and "dairy-free" anything is free of it.
+const NOT_THE_THING: Record<string, readonly RegExp[]> = {
+  dairy: [
+    /\b(?:coconut|almond|oat|soy|soya|rice|cashew|hemp|plant|vegan)[ -](?:milk|cream|butter|cheese|yogurt|yoghurt)\b/giu,
+    /\b(?:peanut|nut|almond|cashew|cocoa|shea|apple|seed)[ -]butter\b/giu,
+    /\bbutter(?:nut)?[ -](?:squash|beans?)\b/giu,
+    /\bcream of tartar\b/giu,
+  ],
+  egg: [/\beggplants?\b/giu],
+};
+const FREE_OF = /\b[\p{L}]+(?:[ -][\p{L}]+)?[ -]free\b/giu;
 
 /** Every term a hard avoid stands for: its family (peanut → peanut butter, peanut oil, …), or itself. */
 export function avoidTerms(avoid: string): readonly string[] {
@@ -52,13 +55,15 @@ export function avoidTerms(avoid: string): readonly string[] {
   return family ? [...new Set([key, ...family])] : [key];
 }
 
-function withoutExceptions(text: string): string {
-  return NOT_THE_THING.reduce((rest, pattern) => rest.replace(pattern, ' '), text);
+function withoutExceptions(text: string, avoid: string): string {
+  const key = avoid.trim().toLowerCase();
+  const patterns = NOT_THE_THING[ALIASES[key] ?? key] ?? [];
+  return patterns.reduce((rest, pattern) => rest.replace(pattern, ' '), text.replace(FREE_OF, ' '));
 }
 
 /** The terms of `avoid` that `text` names (after taking out "coconut milk", "dairy-free" and the like). */
 export function avoidHits(text: string, avoid: string): string[] {
-  const cleaned = withoutExceptions(text);
+  const cleaned = withoutExceptions(text, avoid);
   return avoidTerms(avoid).filter((term) => mentionsTerm(cleaned, term));
 }
 
