@@ -16,6 +16,7 @@ import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { CreateConversationBody, DecisionBody, MessageBody } from './schemas.ts';
+import { agentView, sousInit } from './sous.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -63,6 +64,7 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
     const workflowId = chatSessionWorkflowId(id);
     const title = body.title ?? `${body.agent} conversation`;
     const clientName = principal.client ?? body.client;
+    const init = await sousInit(pool, principal.user, body);
     const input: ChatSessionInput = {
       conversationId: id,
       userId: principal.user,
@@ -70,6 +72,7 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
       title,
       client: clientName,
       settings: sessionSettings(config),
+      ...(init ? { init } : {}),
     };
     // Start inside the row's transaction: a failed start rolls the row back, and the workflow writes
     // nothing before the first message, by which time the row has committed.
@@ -118,6 +121,7 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
       messages: stored.messages,
       pending: state.pending,
       usage: stored.usage,
+      ...agentView(state),
     });
   });
 

@@ -10,6 +10,7 @@ import {
   MessageBody,
   TurnResult,
 } from './schemas.ts';
+import { OverrideBody, SousStateView } from './sous-schemas.ts';
 
 const schema = (type: z.ZodType, io: 'input' | 'output' = 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -64,6 +65,8 @@ export function openApiDocument(): Record<string, unknown> {
         Decision: schema(DecisionBody, 'input'),
         Turn: schema(TurnResult),
         Error: schema(ErrorBody),
+        SousState: schema(SousStateView),
+        HardAvoidOverride: schema(OverrideBody, 'input'),
       },
     },
     security: [{ bearer: [] }],
@@ -118,6 +121,21 @@ export function openApiDocument(): Record<string, unknown> {
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Decision' } } } },
           responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 422, 503) },
+        },
+      },
+      '/v1/conversations/{id}/steps/{stepId}/done': {
+        post: {
+          summary: 'Sous: mark a step done (idempotent); bumps the recipe version and expires a waiting PatchSet',
+          parameters: [idParam, { name: 'stepId', in: 'path', required: true, schema: { type: 'string', maxLength: 40 } }],
+          responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(401, 403, 404, 503) },
+        },
+      },
+      '/v1/conversations/{id}/overrides': {
+        post: {
+          summary: 'Sous: lift one of the hard avoids for this recipe in this conversation',
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/HardAvoidOverride' } } } },
+          responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(400, 401, 403, 404, 503) },
         },
       },
       '/v1/conversations/{id}/events': {
