@@ -46,7 +46,7 @@ const NOT_THE_THING: Record<string, readonly RegExp[]> = {
   ],
   egg: [/\beggplants?\b/giu],
 };
-const FREE_OF = /\b[\p{L}]+(?:[ -][\p{L}]+)?[ -]free\b/giu;
+const FREE_OF = /\b[\p{L}]+[ -]free(?:\s+[\p{L}]+)?/giu;
 
 /** Every term a hard avoid stands for: its family (peanut → peanut butter, peanut oil, …), or itself. */
 export function avoidTerms(avoid: string): readonly string[] {

@@ -65,8 +65,12 @@ export function validatePatchSet({ recipe, defaults, patchSet, overrides = [] }:
       case 'add_ingredient':
       case 'add_note':
         break;
+      default:
+        // Answers are parsed before they get here; this keeps the promise of never throwing.
+        reasons.push(`${name}: unknown operation`);
+        return;
     }
-    if (patch.op !== 'remove_ingredient' && patch.op !== 'add_note') {
+    if (patch.op !== 'remove_ingredient' && patch.op !== 'add_note' && typeof patch.text === 'string') {
       for (const { avoid, terms } of introducedAvoids(patch.text, before, active)) {
         reasons.push(`${name}: brings ${terms.map((t) => `"${t}"`).join(', ')}, which the user avoids (${avoid})`);
       }
