@@ -8,7 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { workflowBundlePath } from './support/harness.ts';
-import { scenarios } from './support/scenarios.ts';
+import { scenarios as runtimeScenarios } from './support/scenarios.ts';
+import { sousScenarios } from './support/scenarios-sous.ts';
+
+const scenarios = [...runtimeScenarios, ...sousScenarios];
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
 // Encoded protobuf rather than JSON: the SDK's historyToJSON trips over its own duplicated protobufjs copies.
