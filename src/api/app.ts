@@ -9,6 +9,7 @@ import { healthRoutes } from './health.ts';
 import { HttpError, errorHandler } from './http-error.ts';
 import { openApiDocument } from './openapi.ts';
 import { sousRoutes } from './sous.ts';
+import { recipeRoutes } from './recipes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -27,6 +28,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log }: 
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.use('/v1', bearerAuth(tokens), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool) }), sousRoutes({ client, pool }));
+  app.use('/v1', bearerAuth(tokens), recipeRoutes({ pool }));
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));
   app.use(errorHandler(log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error))));
   return app;

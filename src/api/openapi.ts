@@ -11,6 +11,8 @@ import {
   TurnResult,
 } from './schemas.ts';
 import { OverrideBody, SousStateView } from './sous-schemas.ts';
+import { RecipeList, RecipeListQuery } from './recipes.ts';
+import { SavedRecipe } from '../shared/recipe.ts';
 
 const schema = (type: z.ZodType, io: 'input' | 'output' = 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -67,6 +69,8 @@ export function openApiDocument(): Record<string, unknown> {
         Error: schema(ErrorBody),
         SousState: schema(SousStateView),
         HardAvoidOverride: schema(OverrideBody, 'input'),
+        Recipe: schema(SavedRecipe),
+        RecipeList: schema(RecipeList),
       },
     },
     security: [{ bearer: [] }],
@@ -147,6 +151,35 @@ export function openApiDocument(): Record<string, unknown> {
           ],
           responses: { 200: { description: 'text/event-stream' }, ...errors(401, 403, 404, 503) },
         },
+      },
+      ...recipePaths(),
+    },
+  };
+}
+
+/** GET /v1/recipes and /v1/recipes/{id}; the query parameters come from RecipeListQuery. */
+function recipePaths(): Record<string, unknown> {
+  const { properties } = schema(RecipeListQuery, 'input') as { properties: Record<string, Record<string, unknown>> };
+  const parameters = Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: false,
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+    schema: property,
+  }));
+  return {
+    '/v1/recipes': {
+      get: {
+        summary: "The caller's saved recipes, newest first; soft-deleted ones only with deleted=true. Paginated: pass nextCursor as cursor.",
+        parameters,
+        responses: { 200: json('A page of recipes', 'RecipeList'), ...errors(400, 401, 503) },
+      },
+    },
+    '/v1/recipes/{id}': {
+      get: {
+        summary: "One of the caller's recipes (soft-deleted ones too, with is_deleted true); records last_accessed_at",
+        parameters: [idParam],
+        responses: { 200: json('The recipe', 'Recipe'), ...errors(400, 401, 404, 503) },
       },
     },
   };

@@ -1,6 +1,7 @@
 // The offline model's phrasebook: a few fixed phrasings per support tool, turned into one call's arguments.
 // Values pass through as typed (a malformed phone stays malformed): the runtime validates, as with Gemini.
 import type { JsonObject } from '../shared/messages.ts';
+import { RECIPES_OFFLINE_PHRASES, RECIPES_RULES } from './offline-recipes.ts';
 
 export interface OfflinePhrase {
   tool: string;
@@ -21,6 +22,7 @@ export const OFFLINE_PHRASES: readonly OfflinePhrase[] = [
     examples: ['look up john@gmail.com', 'find johndoe', 'who is 123-456-7890', 'everything about johndoe'],
   },
   { tool: 'get_user', examples: ['get user johndoe'] },
+  ...RECIPES_OFFLINE_PHRASES,
 ];
 
 export interface Intent {
@@ -38,6 +40,7 @@ const PREFIX = String.raw`(?:the\s+)?(?:customer\s+|user\s+)?(?:with\s+(?:the\s+
 
 // Order matters: "cancel order 1" is not a status question, "orders for" is not "order".
 const RULES: readonly Rule[] = [
+  ...RECIPES_RULES,
   { tool: 'update_user_contact', match: matchContactUpdate },
   { tool: 'cancel_order', match: capture(/\bcancel(?:\s+(?:the\s+)?order)?\s+#?(\d+)\b/i, 'order_id') },
   { tool: 'get_customer_orders', match: capture(/\borders\s+(?:for|of)\s+(?:the\s+)?(?:customer\s+|user\s+)?#?(\d+)\b/i, 'customer_id') },
