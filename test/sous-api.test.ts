@@ -3,6 +3,7 @@
 // refused before review; steps marked done; a PatchSet expired by a step done while it waited.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { randomUUID } from 'node:crypto';
 import { readEventsAfter } from '../src/db/conversations.ts';
 import { asUser } from '../src/db/pool.ts';
 import { CONTEXT_MARKER } from '../src/model/gemini.ts';
@@ -291,5 +292,43 @@ describe('the model answer', () => {
     const shown = await view(demo.body.id);
     assert.equal(shown.recipe.title, 'Lemon garlic spaghetti');
     assert.deepEqual(shown.defaults, { hardAvoids: [], portions: 2 });
+  });
+
+  test("a saved recipe of the caller's own (recipeId), converted; someone else's is a 404", async () => {
+    const mine = randomUUID();
+    const bobs = randomUUID();
+    const save = (user: string, id: string) =>
+      asUser(app.pool, user, (db) =>
+        db.query(
+          `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, servings, notes)
+           VALUES ($1, $2, 'Shakshuka', 'food', $3, $4, 3, 'Best with bread.')`,
+          [
+            id,
+            user,
+            JSON.stringify([{ name: 'eggs', quantity: '4', unit: null, notes: null }, { name: 'tomatoes', quantity: '400', unit: 'g', notes: 'chopped' }]),
+            JSON.stringify(['Simmer the tomatoes.', 'Crack in the eggs and cover.']),
+          ],
+        ),
+      );
+    await save('alice', mine);
+    await save('bob', bobs);
+    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipeId: mine, defaults: { hardAvoids: ['pork'] } } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const { recipe, defaults } = await view(created.body.id);
+    assert.deepEqual(recipe, {
+      title: 'Shakshuka',
+      version: 1,
+      servings: 3,
+      ingredients: [{ id: 'i1', text: '4 eggs' }, { id: 'i2', text: '400 g tomatoes, chopped' }],
+      steps: [{ id: 's1', text: 'Simmer the tomatoes.', status: 'todo' }, { id: 's2', text: 'Crack in the eggs and cover.', status: 'todo' }],
+      notes: ['Best with bread.'],
+    });
+    assert.deepEqual(defaults, { hardAvoids: ['pork'], portions: 3 });
+    const other = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipeId: bobs } });
+    assert.equal(other.status, 404);
+    assert.equal((await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipeId: 'nope' } })).status, 400);
+    const both = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipeId: mine, recipe: RECIPE } });
+    assert.equal(both.status, 400);
+    assert.match(both.body.error, /either recipe or recipeId/);
   });
 });
