@@ -248,6 +248,22 @@ describe('steps marked done', () => {
     assert.equal(after.recipe.ingredients[3].text, '30 g butter, melted');
   });
 
+  test('a step done while the model thinks: the PatchSet carries the version the model saw and is refused', async () => {
+    const id = await open();
+    const held = reply.hold(answer('Here is a swap.', SWAP));
+    fake.script(held);
+    const turn = say(id, 'Swap the butter for olive oil');
+    await held.reached;
+    const marked = await done(id, 's2');
+    assert.equal(marked.status, 200);
+    assert.equal(marked.body.recipe.version, 2);
+    held.release();
+    const result = await turn;
+    assert.deepEqual(result.body.pending, []);
+    assert.match(result.body.messages.at(-1).text, /made for version 1 of the recipe, which is now at version 2/);
+    assert.equal(contextOf(fake.requests[0]!).recipeVersion, 1);
+  });
+
   test('a new PatchSet supersedes the one waiting', async () => {
     const id = await open();
     fake.script(answer('Swap.', SWAP), answer('Or a note.', { patchSetId: 'note', patches: [{ op: 'add_note', text: 'Brown the butter first.' }] }));
