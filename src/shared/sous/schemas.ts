@@ -34,13 +34,15 @@ export const UserDefaults = z.object({
 export type UserDefaults = z.infer<typeof UserDefaults>;
 
 // ---- patches, as the model writes them (the seed's operations with an `op` discriminator) ----------
+// Each `op` is a one-value enum rather than a literal: the response schema then says `enum`, which every
+// Gemini schema dialect accepts, instead of `const`, which some refuse.
 
-export const AddStep = z.object({ op: z.literal('add_step'), after_step_id: id, text });
-export const UpdateStep = z.object({ op: z.literal('update_step'), step_id: id, text });
-export const UpdateIngredient = z.object({ op: z.literal('update_ingredient'), id, text });
-export const AddIngredient = z.object({ op: z.literal('add_ingredient'), text });
-export const RemoveIngredient = z.object({ op: z.literal('remove_ingredient'), id });
-export const AddNote = z.object({ op: z.literal('add_note'), text });
+export const AddStep = z.object({ op: z.enum(['add_step']), after_step_id: id, text });
+export const UpdateStep = z.object({ op: z.enum(['update_step']), step_id: id, text });
+export const UpdateIngredient = z.object({ op: z.enum(['update_ingredient']), id, text });
+export const AddIngredient = z.object({ op: z.enum(['add_ingredient']), text });
+export const RemoveIngredient = z.object({ op: z.enum(['remove_ingredient']), id });
+export const AddNote = z.object({ op: z.enum(['add_note']), text });
 
 // A plain union (anyOf in the response schema, which Gemini accepts); each member's `op` literal tells them apart.
 export const Patch = z.union([AddStep, UpdateStep, UpdateIngredient, AddIngredient, RemoveIngredient, AddNote]);
