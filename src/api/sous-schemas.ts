@@ -41,4 +41,4 @@ export const SousViewFields = z.object({
 /** The answer of a sous action (a step marked done, an override): the conversation's state after it. */
 export const SousStateView = SousViewFields.extend({ status: ConversationStatus, pending: z.array(PendingItem) });
 
-export const OverrideBody = z.object({ hardAvoid: z.string().trim().toLowerCase().min(1).max(50) });
+export const OverrideBody = z.object({ hardAvoid: UserDefaults.shape.hardAvoids.element });

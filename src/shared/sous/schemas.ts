@@ -1,9 +1,13 @@
 // Sous's shapes (seed 002): the Recipe State, the User Defaults, the PatchSet the model proposes and the
 // decisions on it. Plain zod, so the workflow, the model activity and the API share one declaration each.
 import { z } from 'zod';
+import { UNSTORABLE_MESSAGE, isStorableText } from '../safe-text.ts';
 
-const text = z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters');
-const id = z.string().trim().min(1, 'must not be empty').max(40, 'must be at most 40 characters');
+// Every string may end up in a jsonb event or message: text PostgreSQL cannot store is refused (a client gets
+// a 400 naming the field; the model is asked again).
+const storable = (schema: z.ZodString) => schema.refine(isStorableText, UNSTORABLE_MESSAGE);
+const text = storable(z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters'));
+const id = storable(z.string().trim().min(1, 'must not be empty').max(40, 'must be at most 40 characters'));
 
 export const StepStatus = z.enum(['todo', 'done']);
 export type StepStatus = z.infer<typeof StepStatus>;
@@ -16,7 +20,7 @@ export type Step = z.infer<typeof Step>;
 
 /** The recipe being cooked. `version` goes up with every change (an accepted PatchSet, a step marked done). */
 export const Recipe = z.object({
-  title: z.string().trim().min(1).max(200),
+  title: storable(z.string().trim().min(1).max(200)),
   version: z.number().int().positive(),
   servings: z.number().int().positive().max(1000),
   ingredients: z.array(Ingredient).max(200),
@@ -27,7 +31,7 @@ export type Recipe = z.infer<typeof Recipe>;
 
 export const UserDefaults = z.object({
   /** things the user never eats: hard constraints, families included (see derivatives.ts) */
-  hardAvoids: z.array(z.string().trim().toLowerCase().min(1).max(50)).max(30),
+  hardAvoids: z.array(storable(z.string().trim().toLowerCase().min(1).max(50))).max(30),
   /** how many people the user usually cooks for: quantities only */
   portions: z.number().int().positive().max(1000),
 });
@@ -60,8 +64,8 @@ export const Impacted = z.object({
 export type Impacted = z.infer<typeof Impacted>;
 
 export const PatchSummary = z.object({
-  title: z.string().max(200).optional(),
-  bullets: z.array(z.string().max(500)).max(20).optional(),
+  title: storable(z.string().max(200)).optional(),
+  bullets: z.array(storable(z.string().max(500))).max(20).optional(),
   impacted: Impacted.optional(),
 });
 export type PatchSummary = z.infer<typeof PatchSummary>;
@@ -77,7 +81,7 @@ export type ProposedPatchSet = z.infer<typeof ProposedPatchSet>;
 
 /** The model's whole answer: a short reply, and a PatchSet or null (a question, an ambiguity, a conflict). */
 export const SousAnswer = z.object({
-  assistant_message: z.string().trim().min(1).max(4000),
+  assistant_message: storable(z.string().trim().min(1).max(4000)),
   patchSet: ProposedPatchSet.nullable().optional(),
 });
 export type SousAnswer = z.infer<typeof SousAnswer>;
@@ -145,7 +149,7 @@ export type Review = z.infer<typeof Review>;
 /** A recipe as a client gives it: ids and statuses optional (made up in order: i1…, s1…; todo). */
 export const RecipeInput = z
   .object({
-    title: z.string().trim().min(1).max(200),
+    title: storable(z.string().trim().min(1).max(200)),
     servings: z.number().int().positive().max(1000).optional(),
     ingredients: z.array(z.union([text, z.object({ id: id.optional(), text })])).min(1).max(200),
     steps: z.array(z.union([text, z.object({ id: id.optional(), text, status: StepStatus.optional() })])).min(1).max(200),
