@@ -303,6 +303,9 @@ describe('the model answer', () => {
     const dup = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipe: { ...RECIPE, steps: [{ id: 'i1', text: 'x' }] } } });
     assert.equal(dup.status, 400);
     assert.match(dup.body.error, /duplicate id "i1"/);
+    const nul = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipe: { ...RECIPE, steps: ['Whisk\u0000.'] } } });
+    assert.equal(nul.status, 400);
+    assert.match(nul.body.error, /recipe\.steps\.0: .*must not contain NUL/);
     const demo = await app.call('POST', '/v1/conversations', { body: { agent: 'sous' } });
     assert.equal(demo.status, 201);
     const shown = await view(demo.body.id);
