@@ -11,13 +11,14 @@ import { workflowBundlePath } from './support/harness.ts';
 import { scenarios as supportScenarios } from './support/scenarios.ts';
 import { beerScenarios } from './support/scenarios-beer.ts';
 import { REPLAY_DATA_DIR, recipeScenarios } from './support/scenarios-recipes.ts';
+import { sousScenarios } from './support/scenarios-sous.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
 // Encoded protobuf rather than JSON: the SDK's historyToJSON trips over its own duplicated protobufjs copies.
 const { History } = proto.temporal.api.history.v1;
 const HISTORIES = path.join(import.meta.dirname, 'histories');
 const recording = process.env.RECORD_HISTORIES === '1';
-const scenarios = [...supportScenarios, ...recipeScenarios, ...beerScenarios];
+const scenarios = [...supportScenarios, ...recipeScenarios, ...beerScenarios, ...sousScenarios];
 
 let app: TestApp;
 before(async () => {

@@ -14,6 +14,7 @@ import { HttpError, errorHandler } from './http-error.ts';
 import { openApiDocument } from './openapi.ts';
 import { recipeRoutes } from './recipes.ts';
 import { requestId } from './request-id.ts';
+import { sousRoutes } from './sous.ts';
 
 export interface AppDeps {
   config: Config;
@@ -35,10 +36,15 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log }: 
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.use(fileRoutes(config));
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
-  app.use('/v1', bearerAuth(tokens), jsonBody(), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }));
-  app.use('/v1', bearerAuth(tokens), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool) }));
-  app.use('/v1', bearerAuth(tokens), beerMetricsRoutes({ client, pool }));
-  app.use('/v1', bearerAuth(tokens), recipeRoutes({ pool }));
+  app.use(
+    '/v1',
+    bearerAuth(tokens),
+    jsonBody(),
+    conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
+    sousRoutes({ client, pool }),
+    beerMetricsRoutes({ client, pool }),
+    recipeRoutes({ pool }),
+  );
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));
   app.use(errorHandler(logLine));
   return app;

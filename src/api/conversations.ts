@@ -21,6 +21,7 @@ import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
 import { CreateConversationBody, DecisionBody, MessageBody } from './schemas.ts';
+import { agentView, sousInit } from './sous.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -72,6 +73,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     const workflowId = chatSessionWorkflowId(id);
     const title = body.title ?? `${body.agent} conversation`;
     const clientName = principal.client ?? body.client;
+    const init = await sousInit(pool, principal.user, body);
     const input: ChatSessionInput = {
       conversationId: id,
       userId: principal.user,
@@ -79,6 +81,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       title,
       client: clientName,
       settings: sessionSettings(config),
+      ...(init ? { init } : {}),
     };
     const created = { id, agent: body.agent, workflowId };
     // Start inside the row's transaction: a failed start rolls the row back (and the key's claim with it),
@@ -142,6 +145,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       messages: stored.messages,
       pending: state.pending,
       usage: stored.usage,
+      ...agentView(state),
     });
   });
 

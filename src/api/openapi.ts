@@ -11,6 +11,7 @@ import {
   MessageBody,
   TurnResult,
 } from './schemas.ts';
+import { OverrideBody, SousStateView } from './sous-schemas.ts';
 import { RecipeList, RecipeListQuery } from './recipes.ts';
 import { RecipeCardMessage, SavedRecipe } from '../shared/recipe.ts';
 import { SaveProgress, SaveRecipeResult } from '../shared/save-recipe.ts';
@@ -81,6 +82,8 @@ export function openApiDocument(): Record<string, unknown> {
         Turn: schema(TurnResult),
         Error: schema(ErrorBody),
         ConversationMetrics: schema(ConversationMetricsView),
+        SousState: schema(SousStateView),
+        HardAvoidOverride: schema(OverrideBody, 'input'),
         Recipe: schema(SavedRecipe),
         RecipeList: schema(RecipeList),
         // What a save_recipe turn carries: the tool message's result and card, and the progress events' data.
@@ -150,6 +153,21 @@ export function openApiDocument(): Record<string, unknown> {
             "The beer agent's recommendation runs in this conversation: each one's execution log (step, tool, time, status, cache state) and metrics (per tool, totals, cache hit rate, grounding calls made and saved), and the conversation's totals",
           parameters: [idParam],
           responses: { 200: json('Metrics', 'ConversationMetrics'), ...errors(401, 403, 404, 503) },
+        },
+      },
+      '/v1/conversations/{id}/steps/{stepId}/done': {
+        post: {
+          summary: 'Sous: mark a step done (idempotent); bumps the recipe version and expires a waiting PatchSet',
+          parameters: [idParam, { name: 'stepId', in: 'path', required: true, schema: { type: 'string', maxLength: 40 } }],
+          responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(401, 403, 404, 503) },
+        },
+      },
+      '/v1/conversations/{id}/overrides': {
+        post: {
+          summary: 'Sous: lift one of the hard avoids for this recipe in this conversation',
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/HardAvoidOverride' } } } },
+          responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(400, 401, 403, 404, 503) },
         },
       },
       '/v1/conversations/{id}/events': {

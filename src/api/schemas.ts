@@ -2,15 +2,19 @@
 import { z } from 'zod';
 import { isStorableText, UNSTORABLE_MESSAGE } from '../shared/safe-text.ts';
 import { AgentName, ChatMessage, ConversationStatus, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
+import { SousCreateFields, SousViewFields } from './sous-schemas.ts';
 
 export { DecisionInput as DecisionBody, SendMessageInput as MessageBody } from '../shared/messages.ts';
 
-export const CreateConversationBody = z.object({
-  agent: AgentName,
-  title: z.string().trim().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
-  /** the beer agent's bar; must match the token's client when the token names one */
-  client: z.string().trim().min(1).max(100).refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
-});
+export const CreateConversationBody = z
+  .object({
+    agent: AgentName,
+    title: z.string().trim().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
+    /** the beer agent's bar; must match the token's client when the token names one */
+    client: z.string().trim().min(1).max(100).refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
+    ...SousCreateFields.shape,
+  })
+  .superRefine(SousCreateFields.check);
 
 export const CreatedConversation = z.object({ id: z.uuid(), agent: AgentName, workflowId: z.string() });
 
@@ -24,6 +28,7 @@ export const ConversationView = z.object({
   messages: z.array(ChatMessage),
   pending: z.array(PendingItem),
   usage: Usage,
+  ...SousViewFields.shape,
 });
 
 export const ConversationSummary = CreatedConversation.extend({ title: z.string(), createdAt: z.string() });

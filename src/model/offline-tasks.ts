@@ -4,6 +4,7 @@ import { recipeImage, recipeImagePrompt, recipeStructuring } from './offline-rec
 import { webSummaryOffline } from './offline-beer-finder.ts';
 import type { ModelRequest } from './types.ts';
 import { offlineSqlGeneration } from './offline-beer.ts';
+import { offlineSous } from './offline-sous.ts';
 import type { ImageReply, ImageRequest, TaskModel, TaskReply, TaskRequest } from './task-model.ts';
 
 /** Answers a TaskRequest with text (JSON when the request has a schema). */
@@ -19,7 +20,7 @@ const TASKS: Record<string, OfflineTask> = {
   web_summary: (request) => webSummaryOffline(request),
   sql_generation: offlineSqlGeneration,
 };
-const STRUCTURED: Record<string, OfflineStructured> = {};
+const STRUCTURED: Record<string, OfflineStructured> = { sous: offlineSous };
 const IMAGES: Record<string, OfflineImage> = {
   recipe_image: recipeImage,
 };

@@ -2,6 +2,7 @@
 import type { AgentKernel } from './agent-kernel.ts';
 import type { AgentName } from './messages.ts';
 import type { ToolSpec } from './tool-spec.ts';
+import { sousKernel } from './sous/kernel.ts';
 import { recipesTools } from './tools/recipes.ts';
 import { beerTools } from './tools/beer.ts';
 import { supportTools } from './tools/support.ts';
@@ -17,7 +18,7 @@ export interface AgentSpec {
 
 export const AGENT_SPECS: Record<AgentName, AgentSpec> = {
   recipes: { name: 'recipes', tools: recipesTools },
-  sous: { name: 'sous', tools: [] },
+  sous: { name: 'sous', tools: [], kernel: sousKernel },
   beer: { name: 'beer', tools: beerTools },
   support: { name: 'support', tools: supportTools, requiredRole: 'support' },
 };
