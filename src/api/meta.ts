@@ -1,0 +1,48 @@
+// `GET /v1/meta`: what a client needs to know about this deployment and the caller, so the web client
+// asks the API instead of guessing: which agents the token may open, their tools' argument schemas (the
+// approval edit form is made from them), the model (for a cost estimate) and the Temporal Web UI.
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { AGENT_SPECS } from '../shared/agents.ts';
+import { AGENTS } from '../shared/messages.ts';
+import { principalOf } from './auth.ts';
+
+/** Agents whose conversations are for a client (a bar); a token without one names it when it starts one. */
+const CLIENT_AGENTS = new Set<string>(['beer']);
+
+export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporalUiUrl?: string }): Router {
+  const router = Router();
+  const model = config.GEMINI_API_KEY ? config.GEMINI_MODEL : 'offline';
+  const uiUrl = (temporalUiUrl ?? config.TEMPORAL_UI_URL)?.replace(/\/+$/, '');
+  router.get('/meta', (_req, res) => {
+    const principal = principalOf(res);
+    res.json({
+      user: principal.user,
+      roles: principal.roles,
+      client: principal.client ?? null,
+      model,
+      temporal: {
+        namespace: config.TEMPORAL_NAMESPACE,
+        uiUrl: uiUrl ?? null,
+        workflowUrlTemplate: uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/{workflowId}` : null,
+      },
+      agents: AGENTS.map((name) => {
+        const spec = AGENT_SPECS[name];
+        return {
+          name,
+          requiredRole: spec.requiredRole ?? null,
+          allowed: !spec.requiredRole || principal.roles.includes(spec.requiredRole),
+          asksForClient: CLIENT_AGENTS.has(name) && !principal.client,
+          tools: spec.tools.map((tool) => ({
+            name: tool.name,
+            description: tool.description,
+            approval: tool.policy.approval,
+            parameters: z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }),
+          })),
+        };
+      }),
+    });
+  });
+  return router;
+}
