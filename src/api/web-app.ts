@@ -1,11 +1,11 @@
 // Serves the web client (web/dist) at `/` with an SPA fallback. It never shadows the API: /v1, /openapi.json,
-// /healthz and /readyz are answered before this, and unknown paths under them stay JSON 404s.
+// /healthz, /readyz and /files are answered before this, and unknown paths under them stay JSON 404s.
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import { WEB_DIST, WEB_ROOT, webBuildState } from '../stack/web-build.ts';
 
-const API_PATHS = /^\/(?:v1(?:\/|$)|openapi\.json$|healthz$|readyz$)/;
+const API_PATHS = /^\/(?:v1(?:\/|$)|files\/|openapi\.json$|healthz$|readyz$)/;
 
 export function webAppRoutes(root = WEB_ROOT): express.Router {
   const router = express.Router();
