@@ -24,6 +24,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const { config, connection, pool } = options;
   const bundlePath = options.workflowBundlePath ?? config.WORKFLOW_BUNDLE_PATH;
   const activities = createActivities({
+    config,
     pool,
     model: options.model ?? selectModel(config),
     systemPrompt: loadPrompt,

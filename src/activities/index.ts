@@ -6,6 +6,7 @@ import type { ChatModel } from '../model/types.ts';
 import type { AgentName } from '../shared/messages.ts';
 import type { ToolImplementation } from '../tools/types.ts';
 import { createModelStep } from './model-step.ts';
+import { createRecipeActivities } from './recipes.ts';
 import { createRecord } from './record.ts';
 import { createRunTool } from './run-tool.ts';
 import type { RuntimeActivities } from './runtime-types.ts';
@@ -33,5 +34,5 @@ export function createActivities(deps: ActivityDeps) {
     record: createRecord(services),
   };
   // Each agent's child-workflow activities join here, one spread per agent.
-  return { ...runtime };
+  return { ...runtime, ...createRecipeActivities(services) };
 }

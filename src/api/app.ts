@@ -5,6 +5,7 @@ import type { Config, TokenGrant } from '../config.ts';
 import { bearerAuth } from './auth.ts';
 import { conversationRoutes } from './conversations.ts';
 import { EventNotifier } from './event-notifier.ts';
+import { fileRoutes } from './files.ts';
 import { healthRoutes } from './health.ts';
 import { metaRoutes } from './meta.ts';
 import { HttpError, errorHandler } from './http-error.ts';
@@ -29,6 +30,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   app.use(healthRoutes({ pool, checkTemporal }));
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
+  app.use(fileRoutes(config));
   app.use('/v1', bearerAuth(tokens), metaRoutes({ config, temporalUiUrl }), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool) }));
   app.use(webAppRoutes());
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));

@@ -9,6 +9,12 @@ export interface OfflinePhrase {
 
 /** What the offline model understands, for the README and for its own help text. */
 export const OFFLINE_PHRASES: readonly OfflinePhrase[] = [
+  {
+    tool: 'save_recipe',
+    examples: [
+      'save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail.',
+    ],
+  },
   { tool: 'cancel_order', examples: ['cancel order 13579', 'cancel 13579'] },
   { tool: 'get_order_by_id', examples: ['status of order 24601', 'order 24601'] },
   { tool: 'get_customer_orders', examples: ['orders for 1213210', 'orders of customer 1213210'] },
@@ -38,6 +44,8 @@ const PREFIX = String.raw`(?:the\s+)?(?:customer\s+|user\s+)?(?:with\s+(?:the\s+
 
 // Order matters: "cancel order 1" is not a status question, "orders for" is not "order".
 const RULES: readonly Rule[] = [
+  // First: a recipe's text may say anything ("order", "cancel"), and all of it is the recipe.
+  { tool: 'save_recipe', match: capture(/^\s*(?:please\s+)?(?:save|keep)\s+(?:this|the|my|a)?\s*recipe\s*[:\-–]\s*([\s\S]+)$/i, 'raw_recipe_data') },
   { tool: 'update_user_contact', match: matchContactUpdate },
   { tool: 'cancel_order', match: capture(/\bcancel(?:\s+(?:the\s+)?order)?\s+#?(\d+)\b/i, 'order_id') },
   { tool: 'get_customer_orders', match: capture(/\borders\s+(?:for|of)\s+(?:the\s+)?(?:customer\s+|user\s+)?#?(\d+)\b/i, 'customer_id') },

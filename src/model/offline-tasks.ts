@@ -1,5 +1,6 @@
 // The offline model's one-shot tasks and structured chat answers, registered per agent by name: without a
 // GEMINI_API_KEY every pipeline still runs end to end, deterministically, and says it is offline.
+import { recipeImage, recipeImagePrompt, recipeStructuring } from './offline-recipes.ts';
 import type { ModelRequest } from './types.ts';
 import type { ImageReply, ImageRequest, TaskModel, TaskReply, TaskRequest } from './task-model.ts';
 
@@ -10,9 +11,14 @@ export type OfflineStructured = (request: ModelRequest) => string;
 export type OfflineImage = (request: ImageRequest) => Omit<ImageReply, 'model'>;
 
 /** Each agent adds its tasks here (one line). */
-const TASKS: Record<string, OfflineTask> = {};
+const TASKS: Record<string, OfflineTask> = {
+  recipe_structuring: recipeStructuring,
+  recipe_image_prompt: recipeImagePrompt,
+};
 const STRUCTURED: Record<string, OfflineStructured> = {};
-const IMAGES: Record<string, OfflineImage> = {};
+const IMAGES: Record<string, OfflineImage> = {
+  recipe_image: recipeImage,
+};
 
 export const OFFLINE_NAME = 'offline';
 export const OFFLINE_PREFIX = '[offline model] ';

@@ -2,6 +2,7 @@
 import type { AgentKernel } from './agent-kernel.ts';
 import type { AgentName } from './messages.ts';
 import type { ToolSpec } from './tool-spec.ts';
+import { recipesTools } from './tools/recipes.ts';
 import { supportTools } from './tools/support.ts';
 
 export interface AgentSpec {
@@ -14,7 +15,7 @@ export interface AgentSpec {
 }
 
 export const AGENT_SPECS: Record<AgentName, AgentSpec> = {
-  recipes: { name: 'recipes', tools: [] },
+  recipes: { name: 'recipes', tools: recipesTools },
   sous: { name: 'sous', tools: [] },
   beer: { name: 'beer', tools: [] },
   support: { name: 'support', tools: supportTools, requiredRole: 'support' },

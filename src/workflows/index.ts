@@ -1,1 +1,2 @@
 export { chatSession } from './chat-session.ts';
+export { saveRecipe } from './save-recipe.ts';

@@ -6,6 +6,8 @@
 //   assert.equal(fake.requests[0]!.apiKey, 'test-key');
 //   await fake.close();
 //
+// An image model's reply: reply.image(pngBytes) (inline data, for generateContent with responseModalities IMAGE).
+//
 // Each request takes the next scripted reply; when the queue is empty, the scriptFn handler (if any) answers.
 // An unscripted request gets HTTP 500 with status FAKE_UNSCRIPTED and a message naming the request: loud,
 // so a test that forgot a reply fails with a reason instead of passing on a made-up answer.
@@ -138,6 +140,18 @@ export const reply = {
   },
   chunks(...chunks: unknown[]): FakeReply {
     return { kind: 'chunks', chunks };
+  },
+  /** an image model's answer (generateContent with responseModalities IMAGE): the bytes as inline data */
+  image(data: Uint8Array, mimeType = 'image/png'): FakeReply {
+    return {
+      kind: 'chunks',
+      chunks: [
+        {
+          candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType, data: Buffer.from(data).toString('base64') } }] }, index: 0, finishReason: 'STOP' }],
+          usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1290, totalTokenCount: 1300 },
+        },
+      ],
+    };
   },
   drop(): FakeReply {
     return { kind: 'drop' };

@@ -26,7 +26,7 @@ export const BOB = 'token-bob-plain-000000000000000';
 export const CAROL = 'token-carol-support-00000000000';
 
 /** The Express API on a free loopback port with the test tokens, as `npm start` serves it. */
-export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection }): Promise<{ server: Server; baseUrl: string }> {
+export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection; port?: number }): Promise<{ server: Server; baseUrl: string }> {
   const app = createApp({
     config: deps.config,
     client: deps.client,
@@ -36,7 +36,7 @@ export async function serveApi(deps: { config: Config; client: Client; pool: pg.
     log: () => undefined,
   });
   const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    const listening = app.listen(deps.port ?? 0, '127.0.0.1', () => resolve(listening));
   });
   return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
@@ -57,7 +57,13 @@ export interface TestApp {
 }
 
 export async function startTestApp(
-  options: { env?: Record<string, string>; model?: ChatModel; worker?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    model?: ChatModel;
+    worker?: boolean;
+    /** serve the API on this port (and tell the config, so absolute URLs such as local images point at it) */
+    apiPort?: number;
+  } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase();
   const taskQueue = uniqueTaskQueue('test');
@@ -65,12 +71,13 @@ export async function startTestApp(
     DATABASE_URL: database.url,
     TEMPORAL_ADDRESS: temporalAddress(),
     TEMPORAL_TASK_QUEUE: taskQueue,
+    ...(options.apiPort ? { PORT: String(options.apiPort) } : {}),
     ...options.env,
   });
   const pool = createPool(database.url);
   const connection = await Connection.connect({ address: temporalAddress() });
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const { server, baseUrl } = await serveApi({ config, client, pool, connection });
+  const { server, baseUrl } = await serveApi({ config, client, pool, connection, port: options.apiPort });
 
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;

@@ -1,0 +1,146 @@
+// Runs SQL that guardSql let through, as the policy's database role, with the user's identity set for
+// row-level security and statement_timeout on, inside a savepoint of the caller's transaction (so a
+// failed query still lets the caller record its error) or in a transaction of its own.
+//
+// The order matters: the app sets brigade.user_id and the timeout while it is still brigade_app, then
+// switches role. Inside the query only set_config or SET could change them, and the guard lets
+// neither through. Everything is undone afterwards: a SELECT's savepoint is always rolled back, an
+// UPDATE's is kept only when it changed at most the allowed number of rows, and the role and settings
+// go back to what they were before the savepoint is released.
+import type pg from 'pg';
+import type { GuardResult } from './guard.ts';
+
+type Guarded = Extract<GuardResult, { ok: true }>;
+
+export interface ExecuteOptions {
+  /** the role the query runs as (NOLOGIN, only what the tool needs) */
+  role: string;
+  /** whose rows row-level security shows */
+  userId: string;
+  statementTimeoutMs: number;
+  /** rows a SELECT returns at most */
+  maxRows: number;
+  /** rows an UPDATE may change at most; more rolls back */
+  maxUpdatedRows: number;
+}
+
+export type ExecuteResult =
+  | { status: 'success'; rows: Record<string, unknown>[]; count: number; truncated: boolean }
+  | { status: 'success'; rows_affected: number }
+  | { status: 'error'; error: string };
+
+const SAVEPOINT = 'brigade_guarded_sql';
+const CURSOR = 'brigade_guarded_cursor';
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/** The query's failure as the caller may see it: PostgreSQL's message and hint, no internals. */
+export class GuardedQueryError extends Error {}
+
+/** Runs guarded SQL inside the caller's open transaction, in a savepoint. */
+export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, options: ExecuteOptions): Promise<ExecuteResult> {
+  if (!IDENTIFIER.test(options.role)) throw new Error(`not a role name: ${options.role}`);
+  await db.query(`SAVEPOINT ${SAVEPOINT}`);
+  let keep = false;
+  try {
+    const before = await db.query<{ role: string; timeout: string; search_path: string }>(
+      "SELECT current_user AS role, current_setting('statement_timeout') AS timeout, current_setting('search_path') AS search_path",
+    );
+    const { role: previousRole, timeout, search_path } = before.rows[0]!;
+    await db.query(
+      "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', 'public', true)",
+      [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs)))],
+    );
+    await db.query(`SET LOCAL ROLE ${options.role}`);
+
+    let result: ExecuteResult;
+    if (guarded.kind === 'select') {
+      // A cursor reads one row past the limit, so "there were more" is known without reading them all.
+      await db.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${guarded.sql}`);
+      const fetched = await db.query(`FETCH FORWARD ${options.maxRows + 1} FROM ${CURSOR}`);
+      const rows = toJson(fetched.rows.slice(0, options.maxRows));
+      result = { status: 'success', rows, count: rows.length, truncated: fetched.rows.length > options.maxRows };
+    } else {
+      const updated = await db.query(guarded.sql);
+      const changed = updated.rowCount ?? 0;
+      if (changed > options.maxUpdatedRows) {
+        return {
+          status: 'error',
+          error:
+            `Query blocked: this UPDATE would change ${changed} rows, and an UPDATE may change ${options.maxUpdatedRows} at most. ` +
+            "Nothing was changed. Narrow the WHERE clause to one recipe, for example WHERE id = '<id>'.",
+        };
+      }
+      // A tripwire behind the guard: the query must not have changed who it ran as.
+      const after = await db.query<{ role: string; user_id: string }>(
+        "SELECT current_user AS role, current_setting('brigade.user_id', true) AS user_id",
+      );
+      if (after.rows[0]!.role !== options.role || after.rows[0]!.user_id !== options.userId) {
+        throw new Error('the guarded query changed its role or user; rolled back');
+      }
+      await db.query(`SET LOCAL ROLE ${quoteIdent(previousRole)}`);
+      await db.query("SELECT set_config('statement_timeout', $1, true), set_config('search_path', $2, true)", [timeout, search_path]);
+      keep = true;
+      result = { status: 'success', rows_affected: changed };
+    }
+    return result;
+  } catch (error) {
+    if (isDatabaseError(error)) return { status: 'error', error: describeDatabaseError(error, options.statementTimeoutMs) };
+    throw error;
+  } finally {
+    // Rolling back to the savepoint also undoes SET LOCAL ROLE and the settings made inside it.
+    if (keep) await db.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+    else await db.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+  }
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Rows as plain JSON (timestamps become ISO strings), exactly what the tool result will hold. */
+function toJson(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  return JSON.parse(JSON.stringify(rows)) as Record<string, unknown>[];
+}
+
+interface DatabaseError {
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+function isDatabaseError(error: unknown): error is DatabaseError {
+  if (!(error instanceof Error)) return false;
+  const { code, severity } = error as unknown as { code?: unknown; severity?: unknown };
+  // connection-level failures (08xxx) and shutdowns (57P0x) are for the runtime to retry, not results
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string' && !/^08|^57P/.test(code);
+}
+
+/** The message and hint only: no query position, internal query, context or detail about other rows. */
+function describeDatabaseError(error: DatabaseError, timeoutMs: number): string {
+  if (error.code === '57014') return `Query failed: it ran longer than ${formatMs(timeoutMs)} and was cancelled`;
+  if (error.code === '42501') return `Query failed: ${error.message} (only the columns a user may change can be updated)`;
+  return `Query failed: ${error.message}${error.hint ? ` (${error.hint})` : ''}`;
+}
+
+const formatMs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+
+/**
+ * Runs guarded SQL in a transaction of its own on a pooled connection: READ ONLY when the tool only
+ * reads (the beer agent's analytics), committed only when it succeeded.
+ */
+export async function executeGuardedAlone(
+  pool: pg.Pool,
+  guarded: Guarded,
+  options: ExecuteOptions & { readOnly: boolean },
+): Promise<ExecuteResult> {
+  const client = await pool.connect();
+  try {
+    await client.query(options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
+    const result = await executeGuarded(client, guarded, options);
+    await client.query(result.status === 'success' && !options.readOnly ? 'COMMIT' : 'ROLLBACK');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,28 @@
+// Where recipe images live: one small interface, two implementations (a local folder the API serves, and a
+// GCS bucket). Keys are paths such as `recipes/<uuid>.png`; writes overwrite, so a retried upload is harmless.
+
+export interface ObjectStore {
+  /** `local` or `gcs`, for logs and the README's words */
+  readonly kind: string;
+  /** writes (or overwrites) the object */
+  put(key: string, data: Uint8Array, contentType: string): Promise<void>;
+  /** the object's bytes, or undefined when there is none */
+  get(key: string): Promise<Uint8Array | undefined>;
+  /** removes the object; no error when it is already gone */
+  delete(key: string): Promise<void>;
+  /** the URL a browser loads the object from, without a bearer header */
+  publicUrl(key: string): string;
+}
+
+/** Keys are made by the code from uuids; anything else is refused before it reaches a path or a URL. */
+const KEY = /^[a-z0-9][a-z0-9_-]*(?:\/[a-z0-9][a-z0-9_.-]*)+$/i;
+
+export function checkKey(key: string): string {
+  if (!KEY.test(key) || key.includes('..')) throw new Error(`Invalid object key "${key.slice(0, 100)}"`);
+  return key;
+}
+
+/** The final key of a recipe's image, made from the recipe id. */
+export const recipeImageKey = (recipeId: string) => checkKey(`recipes/${recipeId}.png`);
+/** Where the image step leaves the generated image for the upload step (any worker can read it). */
+export const stagedImageKey = (recipeId: string) => checkKey(`staging/recipes/${recipeId}.png`);
