@@ -34,6 +34,8 @@ export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporal
           requiredRole: spec.requiredRole ?? null,
           allowed: !spec.requiredRole || principal.roles.includes(spec.requiredRole),
           asksForClient: CLIENT_AGENTS.has(name) && !principal.client,
+          /** keeps state of its own (sous: the recipe beside the chat) */
+          stateful: Boolean(spec.kernel),
           tools: spec.tools.map((tool) => ({
             name: tool.name,
             description: tool.description,

@@ -144,3 +144,16 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
     },
   };
 }
+
+/**
+ * Whether this build has an agent's feature, from GET /v1/meta: an e2e test of an agent whose branch has
+ * not landed skips (saying why) instead of failing; where the agent is there, its test runs in full.
+ */
+export async function agentFeature(baseUrl: string, token: string, agent: string, has: (info: { tools: { name: string }[]; stateful?: boolean }) => boolean): Promise<string | undefined> {
+  const response = await fetch(`${baseUrl}/v1/meta`, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status !== 200) throw new Error(`GET /v1/meta answered ${response.status}`);
+  const meta = (await response.json()) as { agents: { name: string; tools: { name: string }[]; stateful?: boolean }[] };
+  const info = meta.agents.find((a) => a.name === agent);
+  if (!info) return `the ${agent} agent is absent from this build`;
+  return has(info) ? undefined : `the ${agent} agent is not in this build yet (its tools: ${info.tools.map((t) => t.name).join(', ') || 'none'})`;
+}

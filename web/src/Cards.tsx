@@ -54,18 +54,24 @@ export function RecipeCard({ card }: { card: Card }) {
         <h3>{name}</h3>
         <dl className="facts">
           {card.recipe_type != null && (<><dt>Type</dt><dd>{String(card.recipe_type)}</dd></>)}
-          {card.prep_time != null && (<><dt>Prep time</dt><dd>{String(card.prep_time)}</dd></>)}
+          {card.prep_time != null && (<><dt>Prep time</dt><dd>{typeof card.prep_time === 'number' ? `${card.prep_time} min` : String(card.prep_time)}</dd></>)}
           {card.servings != null && (<><dt>Servings</dt><dd>{String(card.servings)}</dd></>)}
           {card.status != null && (<><dt>Status</dt><dd>{String(card.status)}</dd></>)}
         </dl>
         {actions.length > 0 && (
           <div className="actions">
             {actions.map((action, i) => {
-              const a = (typeof action === 'object' && action ? action : { label: String(action) }) as Card;
-              const label = String(a.label ?? a.name ?? a.type ?? 'Open');
-              const href = typeof a.href === 'string' ? a.href : typeof a.url === 'string' ? a.url : card.recipe_id ? `/recipes?id=${encodeURIComponent(String(card.recipe_id))}` : undefined;
-              return href ? <a key={i} className="button secondary" href={href}>{label}</a> : <span key={i} className="chip">{label}</span>;
+              const a = (typeof action === 'object' && action ? action : { name: String(action) }) as Card;
+              const verb = String(a.label ?? a.name ?? a.type ?? 'open');
+              // An action is a request to the agent, written into the message box for the person to send.
+              const text = `${verb[0]!.toUpperCase()}${verb.slice(1)} my recipe "${name}"${/modify|edit|change/i.test(verb) ? ': ' : ''}`;
+              return (
+                <button key={i} type="button" className="secondary small" onClick={() => window.dispatchEvent(new CustomEvent('brigade:compose', { detail: text }))}>
+                  {verb[0]!.toUpperCase()}{verb.slice(1)}
+                </button>
+              );
             })}
+            {card.recipe_id != null && <a className="button secondary small" href={`/recipes?id=${encodeURIComponent(String(card.recipe_id))}`}>In My recipes</a>}
           </div>
         )}
       </div>

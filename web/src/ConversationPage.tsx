@@ -59,6 +59,17 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
 
   useEffect(() => drafts.set(id, text), [id, text]);
 
+  // Card actions (a recipe's "delete", "modify") write a request into the message box.
+  const composer = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    const onCompose = (event: Event) => {
+      setText(String((event as CustomEvent).detail));
+      composer.current?.focus();
+    };
+    window.addEventListener('brigade:compose', onCompose);
+    return () => window.removeEventListener('brigade:compose', onCompose);
+  }, []);
+
   const running = sending || view?.status === 'running';
 
   const send = useCallback(
@@ -147,6 +158,10 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
 
         <ol className="transcript" aria-label="Messages" aria-live="polite" aria-relevant="additions">
           {transcript.order.map((mid) => {
+            if (mid.startsWith('progress:')) {
+              const key = mid.slice(9);
+              return <li key={mid} className="msg progress-row"><ProgressList progress={{ [key]: transcript.progress[key] ?? [] }} /></li>;
+            }
             if (mid.startsWith('pending:')) {
               const entry = transcript.items[mid.slice(8)];
               return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} /> : null;
@@ -155,7 +170,6 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
             return message ? <MessageRow key={mid} message={message} /> : <DraftRow key={mid} chunks={transcript.drafts[mid]} />;
           })}
         </ol>
-        <ProgressList progress={transcript.progress} />
         <div ref={messagesEnd} />
 
         <PendingPanel pending={view.pending} meta={meta} agent={view.agent} onDecide={decide} />
@@ -180,6 +194,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
           <label htmlFor="composer-text" className="visually-hidden">Message</label>
           <textarea
             id="composer-text"
+            ref={composer}
             value={text}
             rows={2}
             placeholder={view.pending.some((p) => p.kind === 'approval') ? 'A message now refuses the pending approval, with your message as the reason' : 'Write a message'}

@@ -126,6 +126,15 @@ function ApprovalCard({ item, schema, onDecide }: { item: PendingItem; schema?: 
                     {!required && <option value="">(none)</option>}
                     {enumValues.map((v) => <option key={String(v)} value={String(v)}>{String(v)}</option>)}
                   </select>
+                ) : (values[name]?.length ?? 0) > 60 || /raw|text|notes|description/i.test(name) ? (
+                  <textarea
+                    id={id}
+                    rows={4}
+                    value={values[name] ?? ''}
+                    onChange={(e) => setValues({ ...values, [name]: e.target.value })}
+                    aria-invalid={!!fieldError}
+                    aria-describedby={[prop.description ? `${id}-help` : '', fieldError ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}
+                  />
                 ) : (
                   <input
                     id={id}

@@ -9,6 +9,7 @@ export interface ProgressStep {
   index: number;
   of: number;
   state: string;
+  message?: string;
 }
 
 export interface Transcript {
@@ -73,6 +74,7 @@ export function applyEvent(t: Transcript, event: StreamEvent): Transcript {
     case 'progress': {
       const step = data as ProgressStep;
       const key = String(step.workflowId ?? 'pipeline');
+      if (!next.progress[key]) next.order = [...next.order, `progress:${key}`];
       const steps = (next.progress[key] ?? []).filter((s) => s.index !== step.index);
       next.progress = { ...next.progress, [key]: [...steps, step].sort((a, b) => a.index - b.index) };
       break;

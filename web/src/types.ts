@@ -60,6 +60,7 @@ export interface AgentInfo {
   requiredRole: string | null;
   allowed: boolean;
   asksForClient: boolean;
+  stateful?: boolean;
   tools: ToolInfo[];
 }
 
