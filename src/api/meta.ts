@@ -8,8 +8,11 @@ import { AGENT_SPECS } from '../shared/agents.ts';
 import { AGENTS } from '../shared/messages.ts';
 import { principalOf } from './auth.ts';
 
-/** Agents whose conversations are for a client (a bar); a token without one names it when it starts one. */
-const CLIENT_AGENTS = new Set<string>(['beer']);
+/**
+ * Agents whose conversations are for a client (a bar): a token with a client opens them for it; a token
+ * without one needs this role and names the client when it starts one (issue 8).
+ */
+const CLIENT_AGENTS: Record<string, string> = { beer: 'beer-staff' };
 
 export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporalUiUrl?: string }): Router {
   const router = Router();
@@ -29,11 +32,13 @@ export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporal
       },
       agents: AGENTS.map((name) => {
         const spec = AGENT_SPECS[name];
+        const clientRole = CLIENT_AGENTS[name];
+        const requiredRole = spec.requiredRole ?? (clientRole && !principal.client ? clientRole : undefined);
         return {
           name,
-          requiredRole: spec.requiredRole ?? null,
-          allowed: !spec.requiredRole || principal.roles.includes(spec.requiredRole),
-          asksForClient: CLIENT_AGENTS.has(name) && !principal.client,
+          requiredRole: requiredRole ?? null,
+          allowed: !requiredRole || principal.roles.includes(requiredRole),
+          asksForClient: Boolean(clientRole) && !principal.client,
           /** keeps state of its own (sous: the recipe beside the chat) */
           stateful: Boolean(spec.kernel),
           tools: spec.tools.map((tool) => ({

@@ -16,7 +16,7 @@ export function MessageRow({ message }: { message: ChatMessage }) {
           </summary>
           <pre>{JSON.stringify(message.result, null, 2)}</pre>
         </details>
-        <ResultExtras result={message.result} />
+        {!message.cards?.length && <ResultExtras result={message.result} />}
         {message.cards && <Cards cards={message.cards} />}
       </li>
     );
