@@ -79,6 +79,9 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
   const [agent, setAgent] = useState<AgentName | ''>('');
   const [title, setTitle] = useState('');
   const [client, setClient] = useState('');
+  const [recipeId, setRecipeId] = useState('');
+  const [hardAvoids, setHardAvoids] = useState('');
+  const [portions, setPortions] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const chosen = agent || allowed[0]?.name || '';
@@ -97,7 +100,12 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
           const created = await api<{ id: string }>(
             'POST',
             '/v1/conversations',
-            { agent: chosen, ...(title.trim() ? { title: title.trim() } : {}), ...(info?.asksForClient && client.trim() ? { client: client.trim() } : {}) },
+            {
+              agent: chosen,
+              ...(title.trim() ? { title: title.trim() } : {}),
+              ...(info?.asksForClient && client.trim() ? { client: client.trim() } : {}),
+              ...(info?.stateful ? sousStart(recipeId, hardAvoids, portions) : {}),
+            },
             { idempotencyKey: newIdempotencyKey() },
           );
           setTitle('');
@@ -125,6 +133,17 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
           <input id="new-client" value={client} onChange={(e) => setClient(e.target.value)} placeholder="CLT-…" required />
         </>
       )}
+      {info?.stateful && (
+        <fieldset className="sous-start">
+          <legend>Recipe to cook (the demo recipe when empty)</legend>
+          <label htmlFor="new-recipe-id">Saved recipe id (from My recipes)</label>
+          <input id="new-recipe-id" value={recipeId} onChange={(e) => setRecipeId(e.target.value)} />
+          <label htmlFor="new-avoids">Never use (comma separated)</label>
+          <input id="new-avoids" value={hardAvoids} placeholder="peanut, shellfish" onChange={(e) => setHardAvoids(e.target.value)} />
+          <label htmlFor="new-portions">Portions</label>
+          <input id="new-portions" type="number" min={1} max={1000} value={portions} onChange={(e) => setPortions(e.target.value)} />
+        </fieldset>
+      )}
       <label htmlFor="new-title">Title (optional)</label>
       <input id="new-title" value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} />
       {error && <p role="alert" className="field-error">{error}</p>}
@@ -132,4 +151,11 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
       <button type="submit" disabled={busy || !chosen}>{busy ? 'Starting…' : 'Start'}</button>
     </form>
   );
+}
+
+/** The sous agent's starting point: a saved recipe by id, and defaults (hard avoids, portions). */
+function sousStart(recipeId: string, hardAvoids: string, portions: string): Record<string, unknown> {
+  const avoids = hardAvoids.split(',').map((a) => a.trim()).filter(Boolean);
+  const defaults = { ...(avoids.length ? { hardAvoids: avoids } : {}), ...(Number(portions) > 0 ? { portions: Number(portions) } : {}) };
+  return { ...(recipeId.trim() ? { recipeId: recipeId.trim() } : {}), ...(Object.keys(defaults).length ? { defaults } : {}) };
 }

@@ -24,6 +24,8 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
   const [held, setHeld] = useState<string>();
   const [sending, setSending] = useState(false);
   const refreshTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const listChanged = useRef(onChanged);
+  listChanged.current = onChanged;
 
   const refresh = useCallback(async () => {
     try {
@@ -48,6 +50,8 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
       (event: StreamEvent) => {
         setTranscript((t) => applyEvent(t, event));
         if (REFRESH_ON.has(event.type)) scheduleRefresh();
+        // the list's "waiting for you" badge follows the items that open and close
+        if (event.type === 'pending.opened' || event.type === 'pending.closed') listChanged.current();
       },
       (status) => setStream(status),
     );

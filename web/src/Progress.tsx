@@ -9,11 +9,15 @@ export function ProgressList({ progress }: { progress: Record<string, ProgressSt
       {runs.map(([workflowId, steps]) => {
         const of = steps[0]?.of ?? steps.length;
         const done = steps.filter((s) => /^(done|completed|ok|succeeded)$/i.test(s.state)).length;
+        const skipped = steps.filter((s) => /^skipped$/i.test(s.state)).length;
         const failed = steps.some((s) => /fail|error/i.test(s.state));
         return (
           <section key={workflowId} className="progress" aria-label={`Progress of ${workflowId}`}>
             <p>
-              <strong>{failed ? 'Failed' : done >= of ? 'Done' : 'Working'}</strong> <span>{done} of {of} steps</span> <span className="muted">{workflowId}</span>
+              <strong>{failed ? 'Failed' : done + skipped >= of ? 'Done' : 'Working'}</strong>{' '}
+              <span>
+                {done} of {of} steps{skipped ? ` (${skipped} skipped)` : ''}
+              </span> <span className="muted">{workflowId}</span>
             </p>
             <progress max={of} value={done} aria-label={`${done} of ${of} steps done`} />
             <ol>

@@ -1,6 +1,7 @@
 // My recipes: search by name or ingredient, filter by type, include soft-deleted ones; paginated.
 import { useEffect, useState } from 'react';
-import { ApiError, api } from './api';
+import { ApiError, api, newIdempotencyKey } from './api';
+import { navigate } from './router';
 import { AuthedImage } from './Cards';
 
 interface SavedRecipe {
@@ -100,6 +101,22 @@ export function RecipesPage() {
                     .filter(Boolean)
                     .join(' · ')}
                 </p>
+                {!r.is_deleted && (
+                  <button
+                    type="button"
+                    className="secondary small"
+                    onClick={async () => {
+                      try {
+                        const created = await api<{ id: string }>('POST', '/v1/conversations', { agent: 'sous', recipeId: r.id, title: r.name }, { idempotencyKey: newIdempotencyKey() });
+                        navigate(`/c/${created.id}`);
+                      } catch (e) {
+                        setError((e as ApiError).message);
+                      }
+                    }}
+                  >
+                    Cook it with Sous
+                  </button>
+                )}{' '}
                 <button type="button" className="link" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
                   {open === r.id ? 'Hide' : 'Show'} ingredients and steps
                 </button>
