@@ -14,13 +14,42 @@ import { principalOf } from './auth.ts';
  */
 const CLIENT_AGENTS: Record<string, string> = { beer: 'beer-staff' };
 
+const JsonSchemaObject = z.record(z.string(), z.unknown());
+
+export const MetaBody = z.object({
+  user: z.string(),
+  roles: z.array(z.string()),
+  client: z.string().nullable(),
+  /** the chat model's name (`offline` without GEMINI_API_KEY), for a cost estimate */
+  model: z.string(),
+  temporal: z.object({
+    namespace: z.string(),
+    uiUrl: z.string().nullable(),
+    /** the Web UI page of a conversation's workflow: replace {workflowId} */
+    workflowUrlTemplate: z.string().nullable(),
+  }),
+  agents: z.array(
+    z.object({
+      name: z.enum(AGENTS),
+      /** the role a token needs to open a conversation with it (null: none) */
+      requiredRole: z.string().nullable(),
+      allowed: z.boolean(),
+      /** a conversation with it needs `client` in POST /v1/conversations (beer, for a token without a client) */
+      asksForClient: z.boolean(),
+      stateful: z.boolean(),
+      tools: z.array(z.object({ name: z.string(), description: z.string(), approval: z.boolean(), parameters: JsonSchemaObject })),
+    }),
+  ),
+});
+export type MetaBody = z.infer<typeof MetaBody>;
+
 export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporalUiUrl?: string }): Router {
   const router = Router();
   const model = config.GEMINI_API_KEY ? config.GEMINI_MODEL : 'offline';
   const uiUrl = (temporalUiUrl ?? config.TEMPORAL_UI_URL)?.replace(/\/+$/, '');
   router.get('/meta', (_req, res) => {
     const principal = principalOf(res);
-    res.json({
+    const body: MetaBody = {
       user: principal.user,
       roles: principal.roles,
       client: principal.client ?? null,
@@ -45,11 +74,12 @@ export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporal
             name: tool.name,
             description: tool.description,
             approval: tool.policy.approval,
-            parameters: z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }),
+            parameters: z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
           })),
         };
       }),
-    });
+    };
+    res.json(body);
   });
   return router;
 }

@@ -48,30 +48,11 @@ export interface JsonSchema {
   items?: JsonSchema;
 }
 
-export interface ToolInfo {
-  name: string;
-  description: string;
-  approval: boolean;
-  parameters: JsonSchema;
-}
-
-export interface AgentInfo {
-  name: AgentName;
-  requiredRole: string | null;
-  allowed: boolean;
-  asksForClient: boolean;
-  stateful?: boolean;
-  tools: ToolInfo[];
-}
-
-export interface Meta {
-  user: string;
-  roles: string[];
-  client: string | null;
-  model: string;
-  temporal: { namespace: string; uiUrl: string | null; workflowUrlTemplate: string | null };
-  agents: AgentInfo[];
-}
+/** GET /v1/meta, as the API declares it */
+export type { MetaBody as Meta } from '../../src/api/meta.ts';
+import type { MetaBody } from '../../src/api/meta.ts';
+export type AgentInfo = MetaBody['agents'][number];
+export type ToolInfo = AgentInfo['tools'][number];
 
 export interface StreamEvent {
   id: number;
