@@ -71,7 +71,7 @@ export function PendingRecord({ item, closed }: { item: PendingItem; closed?: Cl
   }
   return (
     <li className={`msg record ${closed ? `closed ${closed.closedAs ?? ''}` : 'open'}`} data-pending-id={item.id}>
-      <span aria-hidden="true">{closed ? '✓' : '⏳'}</span> {KIND_LABEL[item.kind] ?? item.kind} <code>{item.tool}</code>: <strong>{outcome}</strong>
+      <span aria-hidden="true">{closed ? '✓' : '•'}</span> {KIND_LABEL[item.kind] ?? item.kind} <code>{item.tool}</code>: <strong>{outcome}</strong>
     </li>
   );
 }
