@@ -212,7 +212,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
           />
           <button type="submit">{running ? 'Send when done' : 'Send'}</button>
         </form>
-        <UsagePanel usage={view.usage} model={meta?.model} conversationId={id} />
+        <UsagePanel usage={view.usage} model={meta?.model} />
       </section>
       {isSous && <SousPanel view={view} onChanged={refresh} />}
     </div>
