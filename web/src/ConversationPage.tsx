@@ -99,14 +99,16 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
     [id, onChanged, refresh],
   );
 
-  // A message written while a turn runs is held and sent when the turn ends.
+  // A message written while a turn runs is held and sent when the turn ends; if the turn ended on an item
+  // that a message would answer (an approval it would refuse), the person decides when to send it.
+  const heldBlocked = !!view?.pending.some((p) => p.kind !== 'patchset');
   useEffect(() => {
-    if (held && !running && view) {
+    if (held && !running && view && !heldBlocked) {
       const message = held;
       setHeld(undefined);
       send(message);
     }
-  }, [held, running, view, send]);
+  }, [held, running, view, heldBlocked, send]);
 
   const decide = useCallback(
     async (body: Record<string, unknown>) => {
@@ -181,7 +183,11 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
         {error && <p role="alert" className="banner error">{error}</p>}
         {held && (
           <p className="held" role="status">
-            Held until the turn ends: “{held}” <button type="button" className="link" onClick={() => { setText(held); setHeld(undefined); }}>edit</button>
+            {running || !heldBlocked ? 'Held until the turn ends' : 'Held: sending it now would answer the item above'}: “{held}”{' '}
+            {!running && heldBlocked && (
+              <button type="button" className="link" onClick={() => { const message = held; setHeld(undefined); send(message); }}>send now</button>
+            )}{' '}
+            <button type="button" className="link" onClick={() => { setText(held); setHeld(undefined); }}>edit</button>
           </p>
         )}
         <form
