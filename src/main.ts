@@ -14,6 +14,7 @@ import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from './stack/search-attrib
 import { findTemporalBinary } from './stack/temporal-binary.ts';
 import { startTemporalDevServer } from './stack/temporal-dev-server.ts';
 import { runWorker } from './stack/run-worker.ts';
+import { ensureWebBuild } from './stack/web-build.ts';
 
 runMain(async ({ config, log, onStop, fail }) => {
   const started = Date.now();
@@ -73,17 +74,21 @@ runMain(async ({ config, log, onStop, fail }) => {
 
   const devToken = config.API_TOKENS ? undefined : await loadOrCreateDevToken(dataDir);
   const tokens = config.API_TOKENS ?? devToken!.tokens;
-  const app = createApp({ config, client, pool: apiPool, tokens, checkTemporal: temporalCheck(connection) });
+  await ensureWebBuild(log.info);
+  const app = createApp({ config, client, pool: apiPool, tokens, checkTemporal: temporalCheck(connection), temporalUiUrl: uiUrl });
   const server = await listen(app, config.PORT, config.HOST);
   onStop('API', () => closeServer(server));
 
   const apiUrl = `http://${displayHost(config.HOST)}:${config.PORT}`;
   log.info('');
   log.info(`Brigade is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`);
+  log.info(`  Web app:         ${apiUrl}/`);
   log.info(`  API:             ${apiUrl}  (OpenAPI document: ${apiUrl}/openapi.json)`);
   log.info(`  Temporal Web UI: ${uiUrl ?? `(not known: set TEMPORAL_UI_URL for the cluster at ${temporalAddress})`}`);
   if (devToken) {
     log.info(`  Dev token:       ${devToken.token}  (user "dev"; kept in ${path.join(dataDir, 'dev-token')})`);
+    // The fragment never reaches the server; the app keeps the token in session storage and clears it.
+    log.info(`  Sign in as dev:  ${apiUrl}/#token=${devToken.token}`);
     log.info(`  Try:             curl -H "Authorization: Bearer ${devToken.token}" ${apiUrl}/v1/conversations`);
   }
   log.info('Press Ctrl-C to stop.');

@@ -10,11 +10,13 @@ import { conversationRoutes } from './conversations.ts';
 import { EventNotifier } from './event-notifier.ts';
 import { fileRoutes } from './files.ts';
 import { healthRoutes } from './health.ts';
+import { metaRoutes } from './meta.ts';
 import { HttpError, errorHandler } from './http-error.ts';
 import { openApiDocument } from './openapi.ts';
 import { recipeRoutes } from './recipes.ts';
 import { requestId } from './request-id.ts';
 import { sousRoutes } from './sous.ts';
+import { webAppRoutes } from './web-app.ts';
 
 export interface AppDeps {
   config: Config;
@@ -23,9 +25,11 @@ export interface AppDeps {
   tokens: Record<string, TokenGrant>;
   checkTemporal: () => Promise<void>;
   log?: (line: string, error?: unknown) => void;
+  /** the Temporal Web UI's address, for links from the web client (GET /v1/meta) */
+  temporalUiUrl?: string;
 }
 
-export function createApp({ config, client, pool, tokens, checkTemporal, log }: AppDeps): express.Express {
+export function createApp({ config, client, pool, tokens, checkTemporal, log, temporalUiUrl }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   const logLine = log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error));
@@ -40,11 +44,13 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log }: 
     '/v1',
     bearerAuth(tokens),
     jsonBody(),
+    metaRoutes({ config, temporalUiUrl }),
     conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
     sousRoutes({ client, pool }),
     beerMetricsRoutes({ client, pool }),
     recipeRoutes({ pool }),
   );
+  app.use(webAppRoutes());
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));
   app.use(errorHandler(logLine));
   return app;

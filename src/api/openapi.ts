@@ -1,6 +1,7 @@
 // The OpenAPI document, generated from the same zod schemas that validate requests.
 import { z } from 'zod';
 import { ConversationMetricsView } from '../shared/beer-definitions.ts';
+import { MetaBody } from './meta.ts';
 import {
   ConversationSummary,
   ConversationView,
@@ -100,6 +101,12 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'PostgreSQL and Temporal answer',
           security: [],
           responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is down; the body names it' } },
+        },
+      },
+      '/v1/meta': {
+        get: {
+          summary: "The caller (user, roles, client), the agents its token may open with their tools' argument schemas, the model, and the Temporal Web UI (an addition, for the web client)",
+          responses: { 200: { description: 'About this deployment and the caller', content: { 'application/json': { schema: schema(MetaBody) } } }, ...errors(401) },
         },
       },
       '/v1/conversations': {

@@ -1,0 +1,85 @@
+// `GET /v1/meta`: what a client needs to know about this deployment and the caller, so the web client
+// asks the API instead of guessing: which agents the token may open, their tools' argument schemas (the
+// approval edit form is made from them), the model (for a cost estimate) and the Temporal Web UI.
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { AGENT_SPECS } from '../shared/agents.ts';
+import { AGENTS } from '../shared/messages.ts';
+import { principalOf } from './auth.ts';
+
+/**
+ * Agents whose conversations are for a client (a bar): a token with a client opens them for it; a token
+ * without one needs this role and names the client when it starts one (issue 8).
+ */
+const CLIENT_AGENTS: Record<string, string> = { beer: 'beer-staff' };
+
+const JsonSchemaObject = z.record(z.string(), z.unknown());
+
+export const MetaBody = z.object({
+  user: z.string(),
+  roles: z.array(z.string()),
+  client: z.string().nullable(),
+  /** the chat model's name (`offline` without GEMINI_API_KEY), for a cost estimate */
+  model: z.string(),
+  temporal: z.object({
+    namespace: z.string(),
+    uiUrl: z.string().nullable(),
+    /** the Web UI page of a conversation's workflow: replace {workflowId} */
+    workflowUrlTemplate: z.string().nullable(),
+  }),
+  agents: z.array(
+    z.object({
+      name: z.enum(AGENTS),
+      /** the role a token needs to open a conversation with it (null: none) */
+      requiredRole: z.string().nullable(),
+      allowed: z.boolean(),
+      /** a conversation with it needs `client` in POST /v1/conversations (beer, for a token without a client) */
+      asksForClient: z.boolean(),
+      stateful: z.boolean(),
+      tools: z.array(z.object({ name: z.string(), description: z.string(), approval: z.boolean(), parameters: JsonSchemaObject })),
+    }),
+  ),
+});
+export type MetaBody = z.infer<typeof MetaBody>;
+
+export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporalUiUrl?: string }): Router {
+  const router = Router();
+  const model = config.GEMINI_API_KEY ? config.GEMINI_MODEL : 'offline';
+  const uiUrl = (temporalUiUrl ?? config.TEMPORAL_UI_URL)?.replace(/\/+$/, '');
+  router.get('/meta', (_req, res) => {
+    const principal = principalOf(res);
+    const body: MetaBody = {
+      user: principal.user,
+      roles: principal.roles,
+      client: principal.client ?? null,
+      model,
+      temporal: {
+        namespace: config.TEMPORAL_NAMESPACE,
+        uiUrl: uiUrl ?? null,
+        workflowUrlTemplate: uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/{workflowId}` : null,
+      },
+      agents: AGENTS.map((name) => {
+        const spec = AGENT_SPECS[name];
+        const clientRole = CLIENT_AGENTS[name];
+        const requiredRole = spec.requiredRole ?? (clientRole && !principal.client ? clientRole : undefined);
+        return {
+          name,
+          requiredRole: requiredRole ?? null,
+          allowed: !requiredRole || principal.roles.includes(requiredRole),
+          asksForClient: Boolean(clientRole) && !principal.client,
+          /** keeps state of its own (sous: the recipe beside the chat) */
+          stateful: Boolean(spec.kernel),
+          tools: spec.tools.map((tool) => ({
+            name: tool.name,
+            description: tool.description,
+            approval: tool.policy.approval,
+            parameters: z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+          })),
+        };
+      }),
+    };
+    res.json(body);
+  });
+  return router;
+}

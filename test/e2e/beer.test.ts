@@ -1,0 +1,83 @@
+// The beer agent through the web client: a bar's recommendations come as a choice with a visible countdown;
+// one run is answered within it (then the summary shows its cache state and sources), another is left to
+// time out. OpenBreweryDB is the local fake over the fixture dataset; the model is the offline one.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import * as testApp from '../support/test-app.ts';
+import { type TestApp, startTestApp } from '../support/test-app.ts';
+import { type Browser, agentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+
+const CLIENT = 'CLT-CCW784'; // a San Diego bar in the fixture
+const CONFIRMATION_MS = 6_000;
+// Beer staff may open a conversation for any client; builds before that role use the support token.
+const TOKEN = ((testApp as Record<string, unknown>).ERIN_BEER_STAFF as string | undefined) ?? testApp.ALICE;
+
+let app: TestApp | undefined;
+let browser: Browser | undefined;
+let breweryDb: { baseUrl: string; close(): Promise<void> } | undefined;
+let absent: string | undefined;
+
+before(async () => {
+  await buildWebClient();
+  // The fake OpenBreweryDB comes with the beer agent; without it there is nothing to test.
+  const fakePath = '../support/fake-openbrewerydb.ts';
+  const fake = await import(fakePath).catch(() => undefined);
+  breweryDb = fake ? await fake.startFakeOpenBreweryDb() : undefined;
+  app = await startTestApp({
+    env: {
+      ...(breweryDb ? { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl } : {}),
+      BEER_CONFIRMATION_TIMEOUT: `${CONFIRMATION_MS}ms`,
+    },
+  });
+  absent = breweryDb ? await agentFeature(app.baseUrl, TOKEN, 'beer', (info) => info.tools.some((tool) => tool.name === 'recommend_breweries')) : 'the beer agent (and its fake OpenBreweryDB) is not in this build';
+  if (!absent) browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+  await breweryDb?.close();
+});
+
+test('a brewery chosen within the countdown, then another run left to time out', async (t) => {
+  if (absent) return t.skip(absent);
+  const { page } = browser!;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app!.baseUrl, TOKEN);
+    await startConversation(page, 'beer', 'New taps', { client: CLIENT });
+
+    await sendMessage(page, 'Recommend some new breweries for my bar');
+    const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
+    await choice.waitFor({ timeout: 20_000 });
+    const options = choice.getByRole('radio');
+    assert.ok((await options.count()) >= 3, 'three to five breweries to choose from');
+    const countdown = choice.getByTestId('countdown');
+    const first = await countdown.innerText();
+    assert.match(first, /^\d s$/);
+    await page.waitForFunction((el) => el?.textContent !== undefined && el.textContent !== (el as unknown as { dataset: Record<string, string> }).dataset.first, await countdown.evaluateHandle((el) => {
+      (el as unknown as { dataset: Record<string, string> }).dataset.first = el.textContent ?? '';
+      return el;
+    }));
+    assert.match(await countdown.innerText(), /^\d s$/, 'the countdown ticks');
+
+    const second = choice.locator('label.option').nth(1);
+    const chosenName = await second.locator('.option-name').innerText();
+    await second.click();
+    await choice.getByRole('button', { name: `Yes, ${chosenName}` }).click();
+    await choice.waitFor({ state: 'detached' });
+
+    const summary = page.getByRole('article', { name: `Summary: ${chosenName}` });
+    await summary.waitFor({ timeout: 20_000 });
+    assert.match(await summary.locator('.cache-line').innerText(), /CACHE_(MISS|HIT|STALE)/);
+    assert.match(await summary.locator('.sources-line').innerText(), /^Sources:/);
+    assert.ok((await page.locator('.brewery-cards .brewery-card').count()) >= 3, 'the presented breweries as cards');
+    await page.locator('.msg.record', { hasText: `yes: ${chosenName}` }).waitFor();
+
+    // a second run nobody answers: the countdown runs out and the conversation says so
+    await sendMessage(page, 'Recommend some new breweries for my bar');
+    const again = page.getByRole('article', { name: 'Would you like details on any of them?' });
+    await again.waitFor({ timeout: 20_000 });
+    await again.waitFor({ state: 'detached', timeout: CONFIRMATION_MS + 10_000 });
+    await page.locator('.msg.record', { hasText: /expired|no answer in time/ }).waitFor();
+    assert.equal(await page.locator('.pending-card').count(), 0);
+  });
+});

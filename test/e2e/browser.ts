@@ -1,0 +1,159 @@
+// End-to-end harness: Debian's Chromium driven by playwright-core against a real Brigade (startTestApp)
+// serving the built web client, a screenshot into test-results/<file>/ when a test fails, and a loopback
+// proxy that can cut the event streams to show that the client resumes them.
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { ensureWebBuild } from '../../src/stack/web-build.ts';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const RESULTS = path.resolve(import.meta.dirname, '../../test-results');
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** Builds the web client if its build is stale, so the tests never run against an old one. */
+export async function buildWebClient(): Promise<void> {
+  await ensureWebBuild();
+}
+
+export async function launchBrowser(options: { width?: number; height?: number } = {}): Promise<Browser> {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brigade-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  context.setDefaultTimeout(15_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    async close() {
+      await context.close().catch(() => undefined);
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs a test's body; when it fails, a screenshot of the page goes to test-results/<file>/<test>.png. */
+export async function withScreenshot(t: TestContext, file: string, page: Page, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    const dir = path.join(RESULTS, path.basename(file).replace(/\.test\.ts$/, ''));
+    fs.mkdirSync(dir, { recursive: true });
+    const shot = path.join(dir, `${t.name.replace(/[^\w.-]+/g, '-').slice(0, 100)}.png`);
+    await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined);
+    t.diagnostic(`screenshot: ${shot}`);
+    throw error;
+  }
+}
+
+/** Signs in through the dev sign-in link (the token in the fragment) and waits for the app. */
+export async function signInByLink(page: Page, baseUrl: string, token: string): Promise<void> {
+  await page.goto(`${baseUrl}/#token=${token}`);
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await page.getByText('Signed in as').waitFor();
+}
+
+/** Starts a conversation from the sidebar form and waits for its page. */
+export async function startConversation(page: Page, agent: string, title: string, extra: { client?: string } = {}): Promise<string> {
+  await page.getByLabel('Agent').selectOption(agent);
+  if (extra.client) await page.getByLabel(/^Client/).fill(extra.client);
+  await page.getByLabel('Title (optional)').fill(title);
+  await page.getByRole('button', { name: 'Start' }).click();
+  await page.getByRole('heading', { level: 1, name: new RegExp(title) }).waitFor();
+  const id = /\/c\/([^/]+)/.exec(page.url())?.[1];
+  if (!id) throw new Error(`no conversation in ${page.url()}`);
+  return id;
+}
+
+export async function sendMessage(page: Page, text: string): Promise<void> {
+  await page.getByLabel('Message', { exact: true }).fill(text);
+  await page.getByLabel('Message', { exact: true }).press('Enter');
+}
+
+/**
+ * A TCP proxy on loopback in front of the API. `cutEventStreams()` destroys the connections that carry
+ * GET .../events (the browser sees the stream drop); other requests are left alone.
+ */
+export interface CuttingProxy {
+  url: string;
+  /** Last-Event-ID headers the event stream requests carried, in order ('' when none) */
+  lastEventIds: string[];
+  cutEventStreams(): number;
+  close(): Promise<void>;
+}
+
+export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
+  const { hostname, port } = new URL(target);
+  const streams = new Set<net.Socket>();
+  const all = new Set<net.Socket>();
+  const lastEventIds: string[] = [];
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(port), hostname);
+    all.add(client);
+    client.on('data', (chunk: Buffer) => {
+      const head = chunk.toString('latin1');
+      if (/^GET \/v1\/conversations\/[^ ]+\/events /m.test(head)) {
+        streams.add(client);
+        lastEventIds.push(/^last-event-id:\s*(\S*)/im.exec(head)?.[1] ?? '');
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => client.write(chunk));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      streams.delete(client);
+      all.delete(client);
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    lastEventIds,
+    cutEventStreams() {
+      const count = streams.size;
+      for (const socket of streams) socket.destroy();
+      streams.clear();
+      return count;
+    },
+    async close() {
+      for (const socket of all) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * Whether this build has an agent's feature, from GET /v1/meta: an e2e test of an agent whose branch has
+ * not landed skips (saying why) instead of failing; where the agent is there, its test runs in full.
+ */
+export async function agentFeature(baseUrl: string, token: string, agent: string, has: (info: { tools: { name: string }[]; stateful?: boolean }) => boolean): Promise<string | undefined> {
+  const response = await fetch(`${baseUrl}/v1/meta`, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status !== 200) throw new Error(`GET /v1/meta answered ${response.status}`);
+  const meta = (await response.json()) as { agents: { name: string; tools: { name: string }[]; stateful?: boolean }[] };
+  const info = meta.agents.find((a) => a.name === agent);
+  if (!info) return `the ${agent} agent is absent from this build`;
+  return has(info) ? undefined : `the ${agent} agent is not in this build yet (its tools: ${info.tools.map((t) => t.name).join(', ') || 'none'})`;
+}

@@ -1,0 +1,89 @@
+import { useCallback, useEffect, useState } from 'react';
+import { ApiError, api, setUnauthorizedHandler, tokenStore } from './api';
+import { ConversationList } from './ConversationList';
+import { ConversationPage } from './ConversationPage';
+import { RecipesPage } from './RecipesPage';
+import { SignIn } from './SignIn';
+import { navigate, usePath } from './router';
+import type { Meta } from './types';
+
+export function App() {
+  const [token, setToken] = useState(tokenStore.get());
+  const [meta, setMeta] = useState<Meta>();
+  const [error, setError] = useState<string>();
+  const [listVersion, setListVersion] = useState(0);
+  const path = usePath();
+
+  const signOut = useCallback((reason?: string) => {
+    tokenStore.clear();
+    setToken(null);
+    setMeta(undefined);
+    setError(reason);
+    navigate('/');
+  }, []);
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => signOut('Your token was refused (401). Sign in again.'));
+  }, [signOut]);
+
+  useEffect(() => {
+    if (!token) return;
+    api<Meta>('GET', '/v1/meta')
+      .then((m) => {
+        setMeta(m);
+        setError(undefined);
+      })
+      .catch((e: ApiError) => setError(e.message));
+  }, [token]);
+
+  if (!token) {
+    return (
+      <SignIn
+        notice={error}
+        onSignIn={(t) => {
+          tokenStore.set(t);
+          setError(undefined);
+          setToken(t);
+        }}
+      />
+    );
+  }
+
+  const conversationId = /^\/c\/([^/]+)/.exec(path)?.[1];
+  const onRecipes = path === '/recipes';
+
+  return (
+    <div className="app">
+      <a className="skip" href="#main">Skip to content</a>
+      <header className="topbar">
+        <a className="brand" href="/" onClick={(e) => { e.preventDefault(); navigate('/'); }}>Brigade</a>
+        <nav aria-label="Main">
+          <a href="/" aria-current={!onRecipes && !conversationId ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate('/'); }}>Conversations</a>
+          <a href="/recipes" aria-current={onRecipes ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate('/recipes'); }}>My recipes</a>
+        </nav>
+        <span className="who">{meta ? <>Signed in as <strong>{meta.user}</strong>{meta.client ? ` (${meta.client})` : ''}</> : 'Signing in…'}</span>
+        <button type="button" className="secondary" onClick={() => signOut()}>Sign out</button>
+      </header>
+      {error && <div role="alert" className="banner error">{error}</div>}
+      <div className={`layout ${conversationId ? 'has-conversation' : ''} ${onRecipes ? 'recipes' : ''}`}>
+        {!onRecipes && (
+          <aside className="sidebar" aria-label="Conversations">
+            <ConversationList meta={meta} activeId={conversationId} version={listVersion} onCreated={(id) => { setListVersion((v) => v + 1); navigate(`/c/${id}`); }} />
+          </aside>
+        )}
+        <main id="main" tabIndex={-1} className="content">
+          {onRecipes ? (
+            <RecipesPage />
+          ) : conversationId ? (
+            <ConversationPage key={conversationId} id={conversationId} meta={meta} onChanged={() => setListVersion((v) => v + 1)} />
+          ) : (
+            <section className="empty-state">
+              <h1>Welcome{meta ? `, ${meta.user}` : ''}</h1>
+              <p>Pick a conversation on the left, or start a new one with an agent.</p>
+            </section>
+          )}
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,226 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, api, newIdempotencyKey } from './api';
+import { agentLabel } from './ConversationList';
+import { openEventStream, type StreamStatus } from './events';
+import { MessageRow, DraftRow, PendingRecord } from './Messages';
+import { PendingPanel } from './Pending';
+import { ProgressList } from './Progress';
+import { SousPanel } from './SousPanel';
+import { UsagePanel } from './UsagePanel';
+import { addMessages, applyEvent, emptyTranscript, type Transcript } from './transcript';
+import type { ConversationView, Meta, StreamEvent, TurnResult } from './types';
+import { drafts } from './util';
+
+/** Events after which the server's view (status, pending items, usage, agent state) has changed. */
+const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', 'patchset.decided', 'patchset.rejected', 'message']);
+
+export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: Meta; onChanged: () => void }) {
+  const [view, setView] = useState<ConversationView>();
+  const [transcript, setTranscript] = useState<Transcript>(emptyTranscript);
+  const [stream, setStream] = useState<StreamStatus>('connecting');
+  const [error, setError] = useState<string>();
+  const [loadError, setLoadError] = useState<string>();
+  const [text, setText] = useState(() => drafts.get(id));
+  const [held, setHeld] = useState<string>();
+  const [sending, setSending] = useState(false);
+  const refreshTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const listChanged = useRef(onChanged);
+  listChanged.current = onChanged;
+
+  const refresh = useCallback(async () => {
+    try {
+      const next = await api<ConversationView>('GET', `/v1/conversations/${id}`);
+      setView(next);
+      setTranscript((t) => addMessages(t, next.messages));
+      setLoadError(undefined);
+    } catch (e) {
+      setLoadError((e as ApiError).message);
+    }
+  }, [id]);
+
+  const scheduleRefresh = useCallback(() => {
+    clearTimeout(refreshTimer.current);
+    refreshTimer.current = setTimeout(refresh, 150);
+  }, [refresh]);
+
+  useEffect(() => {
+    refresh();
+    const handle = openEventStream(
+      id,
+      (event: StreamEvent) => {
+        setTranscript((t) => applyEvent(t, event));
+        if (REFRESH_ON.has(event.type)) scheduleRefresh();
+        // the list's "waiting for you" badge follows the items that open and close
+        if (event.type === 'pending.opened' || event.type === 'pending.closed') listChanged.current();
+      },
+      (status) => setStream(status),
+    );
+    return () => {
+      handle.close();
+      clearTimeout(refreshTimer.current);
+    };
+  }, [id, refresh, scheduleRefresh]);
+
+  useEffect(() => drafts.set(id, text), [id, text]);
+
+  // Card actions (a recipe's "delete", "modify") write a request into the message box.
+  const composer = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    const onCompose = (event: Event) => {
+      setText(String((event as CustomEvent).detail));
+      composer.current?.focus();
+    };
+    window.addEventListener('brigade:compose', onCompose);
+    return () => window.removeEventListener('brigade:compose', onCompose);
+  }, []);
+
+  const running = sending || view?.status === 'running';
+
+  const send = useCallback(
+    async (message: string) => {
+      setSending(true);
+      setError(undefined);
+      try {
+        const result = await api<TurnResult>('POST', `/v1/conversations/${id}/messages`, { text: message }, { idempotencyKey: newIdempotencyKey() });
+        setTranscript((t) => addMessages(t, result.messages));
+        onChanged();
+        return true;
+      } catch (e) {
+        const err = e as ApiError;
+        setError(err.message);
+        // Put the text back where the person typed it: nothing is lost.
+        setText((current) => (current ? current : message));
+        return false;
+      } finally {
+        setSending(false);
+        refresh();
+      }
+    },
+    [id, onChanged, refresh],
+  );
+
+  // A message written while a turn runs is held and sent when the turn ends; if the turn ended on an item
+  // that a message would answer (an approval it would refuse), the person decides when to send it.
+  const heldBlocked = !!view?.pending.some((p) => p.kind !== 'patchset');
+  useEffect(() => {
+    if (held && !running && view && !heldBlocked) {
+      const message = held;
+      setHeld(undefined);
+      send(message);
+    }
+  }, [held, running, view, heldBlocked, send]);
+
+  const decide = useCallback(
+    async (body: Record<string, unknown>) => {
+      setError(undefined);
+      try {
+        const result = await api<TurnResult>('POST', `/v1/conversations/${id}/decisions`, body, { idempotencyKey: newIdempotencyKey() });
+        setTranscript((t) => addMessages(t, result.messages));
+        onChanged();
+      } finally {
+        refresh();
+      }
+    },
+    [id, onChanged, refresh],
+  );
+
+  const messagesEnd = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    messagesEnd.current?.scrollIntoView({ block: 'end' });
+  }, [transcript.order.length, transcript.drafts]);
+
+  if (loadError && !view) {
+    return (
+      <section className="conversation">
+        <p role="alert" className="banner error">{loadError}</p>
+      </section>
+    );
+  }
+  if (!view) return <p className="muted">Loading the conversation…</p>;
+
+  const workflowUrl = meta?.temporal.workflowUrlTemplate?.replace('{workflowId}', encodeURIComponent(view.workflowId));
+  const isSous = view.agent === 'sous';
+
+  return (
+    <div className={`conversation-grid ${isSous ? 'with-side' : ''}`}>
+      <section className="conversation" aria-labelledby="conversation-title">
+        <header className="conversation-head">
+          <h1 id="conversation-title">
+            <span className={`agent-tag agent-${view.agent}`}>{agentLabel(view.agent)}</span> {view.title}
+          </h1>
+          <div className="head-meta">
+            <span className={`status status-${running ? 'running' : view.status}`} role="status">
+              {running ? 'Working…' : view.status === 'waiting' ? 'Waiting for you' : 'Idle'}
+            </span>
+            <span className={`stream stream-${stream}`} title="live updates">{stream === 'live' ? 'live' : stream === 'closed' ? 'not live' : 'reconnecting…'}</span>
+            {workflowUrl ? (
+              <a href={workflowUrl} target="_blank" rel="noreferrer">Workflow in Temporal Web UI</a>
+            ) : (
+              <span className="muted">workflow {view.workflowId}</span>
+            )}
+          </div>
+        </header>
+        {loadError && <p role="alert" className="banner error">{loadError}</p>}
+
+        <ol className="transcript" aria-label="Messages" aria-live="polite" aria-relevant="additions">
+          {transcript.order.map((mid) => {
+            if (mid.startsWith('progress:')) {
+              const key = mid.slice(9);
+              return <li key={mid} className="msg progress-row"><ProgressList progress={{ [key]: transcript.progress[key] ?? [] }} /></li>;
+            }
+            if (mid.startsWith('pending:')) {
+              const entry = transcript.items[mid.slice(8)];
+              return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} /> : null;
+            }
+            const message = transcript.messages[mid];
+            return message ? <MessageRow key={mid} message={message} /> : <DraftRow key={mid} chunks={transcript.drafts[mid]} />;
+          })}
+        </ol>
+        <div ref={messagesEnd} />
+
+        <PendingPanel pending={view.pending} meta={meta} agent={view.agent} onDecide={decide} />
+
+        {error && <p role="alert" className="banner error">{error}</p>}
+        {held && (
+          <p className="held" role="status">
+            {running || !heldBlocked ? 'Held until the turn ends' : 'Held: sending it now would answer the item above'}: “{held}”{' '}
+            {!running && heldBlocked && (
+              <button type="button" className="link" onClick={() => { const message = held; setHeld(undefined); send(message); }}>send now</button>
+            )}{' '}
+            <button type="button" className="link" onClick={() => { setText(held); setHeld(undefined); }}>edit</button>
+          </p>
+        )}
+        <form
+          className="composer"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const message = text.trim();
+            if (!message) return;
+            setText('');
+            if (running) setHeld(held ? `${held}\n${message}` : message);
+            else send(message);
+          }}
+        >
+          <label htmlFor="composer-text" className="visually-hidden">Message</label>
+          <textarea
+            id="composer-text"
+            ref={composer}
+            value={text}
+            rows={2}
+            placeholder={view.pending.some((p) => p.kind === 'approval') ? 'A message now refuses the pending approval, with your message as the reason' : 'Write a message'}
+            onChange={(e) => setText(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && !e.shiftKey) {
+                e.preventDefault();
+                (e.currentTarget.form as HTMLFormElement).requestSubmit();
+              }
+            }}
+          />
+          <button type="submit">{running ? 'Send when done' : 'Send'}</button>
+        </form>
+        <UsagePanel usage={view.usage} model={meta?.model} />
+      </section>
+      {isSous && <SousPanel view={view} onChanged={refresh} />}
+    </div>
+  );
+}

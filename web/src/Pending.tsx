@@ -1,0 +1,222 @@
+// What waits for the person: approvals, confirmations, PatchSets, each with its deadline counting down.
+import { useState } from 'react';
+import { ApiError, fieldErrorsOf, type FieldError } from './api';
+import { PatchReview } from './PatchReview';
+import type { AgentName, JsonSchema, Meta, PendingItem } from './types';
+import { formatRemaining, useNow } from './util';
+
+type Decide = (body: Record<string, unknown>) => Promise<void>;
+
+export function PendingPanel({ pending, meta, agent, onDecide }: { pending: PendingItem[]; meta?: Meta; agent: AgentName; onDecide: Decide }) {
+  if (pending.length === 0) return null;
+  return (
+    <section className="pending" aria-label="Waiting for you">
+      {pending.map((item) =>
+        item.kind === 'approval' ? (
+          <ApprovalCard key={item.id} item={item} schema={meta?.agents.find((a) => a.name === agent)?.tools.find((t) => t.name === item.tool)?.parameters} onDecide={onDecide} />
+        ) : item.kind === 'confirmation' ? (
+          <ConfirmationCard key={item.id} item={item} onDecide={onDecide} />
+        ) : (
+          <PatchReview key={item.id} item={item} onDecide={onDecide} />
+        ),
+      )}
+    </section>
+  );
+}
+
+export function Countdown({ expiresAt, label = 'Time left' }: { expiresAt?: string; label?: string }) {
+  const now = useNow(250);
+  if (!expiresAt) return null;
+  const left = Date.parse(expiresAt) - now;
+  const urgent = left < 10_000;
+  return (
+    <p className={`countdown ${urgent ? 'urgent' : ''}`}>
+      {label}: <strong aria-live={urgent ? 'assertive' : 'off'} data-testid="countdown">{formatRemaining(left)}</strong>
+      <span className="visually-hidden"> (until {new Date(expiresAt).toLocaleTimeString()})</span>
+    </p>
+  );
+}
+
+function useDecision(onDecide: Decide) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError>();
+  const run = async (body: Record<string, unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onDecide(body);
+      return true;
+    } catch (e) {
+      setError(e as ApiError);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
+}
+
+function ApprovalCard({ item, schema, onDecide }: { item: PendingItem; schema?: JsonSchema; onDecide: Decide }) {
+  const { busy, error, run } = useDecision(onDecide);
+  const [mode, setMode] = useState<'view' | 'reject' | 'edit'>('view');
+  const [reason, setReason] = useState('');
+  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(Object.entries(item.args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])));
+  const fieldErrors: FieldError[] = error && (error.status === 422 || error.status === 400) ? fieldErrorsOf(error) : [];
+  const properties = schema?.properties ?? Object.fromEntries(Object.keys(item.args).map((k) => [k, { type: 'string' } as JsonSchema]));
+  const formLevel = fieldErrors.filter((f) => !(f.field in properties));
+  const headingId = `approval-${item.id}`;
+
+  return (
+    <article className="pending-card approval" aria-labelledby={headingId}>
+      <h2 id={headingId}>Approve <code>{item.tool}</code>?</h2>
+      {item.prompt && <p>{item.prompt}</p>}
+      <dl className="args">
+        {Object.entries(item.args).map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+          </div>
+        ))}
+      </dl>
+      <Countdown expiresAt={item.expiresAt} label="Decide within" />
+      {error && (fieldErrors.length === 0 || error.status !== 422) && <p role="alert" className="banner error">{error.message}</p>}
+      {mode === 'view' && (
+        <div className="actions">
+          {item.decisions.includes('approve') && <button type="button" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'approve' })}>Approve</button>}
+          {item.decisions.includes('reject') && <button type="button" className="danger" disabled={busy} onClick={() => setMode('reject')}>Reject…</button>}
+          {item.decisions.includes('edit') && <button type="button" className="secondary" disabled={busy} onClick={() => setMode('edit')}>Edit arguments…</button>}
+        </div>
+      )}
+      {mode === 'reject' && (
+        <form onSubmit={(e) => { e.preventDefault(); run({ pendingId: item.id, decision: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) }); }}>
+          <label htmlFor={`reason-${item.id}`}>Reason (the agent reads it)</label>
+          <textarea id={`reason-${item.id}`} value={reason} maxLength={2000} onChange={(e) => setReason(e.target.value)} autoFocus />
+          <div className="actions">
+            <button type="submit" className="danger" disabled={busy}>Reject</button>
+            <button type="button" className="secondary" onClick={() => setMode('view')}>Back</button>
+          </div>
+        </form>
+      )}
+      {mode === 'edit' && (
+        <form
+          aria-label={`Edit the arguments of ${item.tool}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            run({ pendingId: item.id, decision: 'edit', args: argsFromForm(values, properties) });
+          }}
+        >
+          {formLevel.length > 0 && (
+            <p role="alert" className="field-error">
+              {formLevel.map((f) => `${f.field === '(arguments)' ? '' : `${f.field}: `}${f.message}`).join('; ')}
+            </p>
+          )}
+          {Object.entries(properties).map(([name, prop]) => {
+            const fieldError = fieldErrors.find((f) => f.field === name);
+            const id = `arg-${item.id}-${name}`;
+            const required = schema?.required?.includes(name);
+            const enumValues = prop.enum ?? prop.anyOf?.flatMap((a) => a.enum ?? []);
+            return (
+              <div className={`field ${fieldError ? 'invalid' : ''}`} key={name}>
+                <label htmlFor={id}>
+                  {name}
+                  {required ? ' (required)' : ''}
+                </label>
+                {enumValues && enumValues.length > 0 ? (
+                  <select id={id} value={values[name] ?? ''} onChange={(e) => setValues({ ...values, [name]: e.target.value })} aria-invalid={!!fieldError} aria-describedby={fieldError ? `${id}-error` : undefined}>
+                    {!required && <option value="">(none)</option>}
+                    {enumValues.map((v) => <option key={String(v)} value={String(v)}>{String(v)}</option>)}
+                  </select>
+                ) : (values[name]?.length ?? 0) > 60 || /raw|text|notes|description/i.test(name) ? (
+                  <textarea
+                    id={id}
+                    rows={4}
+                    value={values[name] ?? ''}
+                    onChange={(e) => setValues({ ...values, [name]: e.target.value })}
+                    aria-invalid={!!fieldError}
+                    aria-describedby={[prop.description ? `${id}-help` : '', fieldError ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}
+                  />
+                ) : (
+                  <input
+                    id={id}
+                    type={typeOf(prop) === 'number' || typeOf(prop) === 'integer' ? 'number' : 'text'}
+                    value={values[name] ?? ''}
+                    onChange={(e) => setValues({ ...values, [name]: e.target.value })}
+                    aria-invalid={!!fieldError}
+                    aria-describedby={[prop.description ? `${id}-help` : '', fieldError ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}
+                  />
+                )}
+                {prop.description && <small id={`${id}-help`}>{prop.description}</small>}
+                {fieldError && <p id={`${id}-error`} className="field-error" role="alert">{fieldError.message}</p>}
+              </div>
+            );
+          })}
+          <div className="actions">
+            <button type="submit" disabled={busy}>Run with these arguments</button>
+            <button type="button" className="secondary" onClick={() => setMode('view')}>Back</button>
+          </div>
+        </form>
+      )}
+    </article>
+  );
+}
+
+function typeOf(prop: JsonSchema): string | undefined {
+  const t = prop.type ?? prop.anyOf?.map((a) => a.type).find((x) => x && x !== 'null');
+  return Array.isArray(t) ? t.find((x) => x !== 'null') : t;
+}
+
+/** Form strings back into arguments: empty optional fields are left out, numbers and JSON are parsed. */
+function argsFromForm(values: Record<string, string>, properties: Record<string, JsonSchema>): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(values)) {
+    const type = typeOf(properties[name] ?? {});
+    if (raw === '') continue;
+    if (type === 'number' || type === 'integer') args[name] = Number(raw);
+    else if (type === 'boolean') args[name] = raw === 'true';
+    else if (type === 'object' || type === 'array') {
+      try {
+        args[name] = JSON.parse(raw);
+      } catch {
+        args[name] = raw;
+      }
+    } else args[name] = raw;
+  }
+  return args;
+}
+
+function ConfirmationCard({ item, onDecide }: { item: PendingItem; onDecide: Decide }) {
+  const { busy, error, run } = useDecision(onDecide);
+  const options = item.options ?? [];
+  const [choice, setChoice] = useState(options.length === 1 ? options[0]!.id : '');
+  const now = useNow(500);
+  const expired = item.expiresAt ? Date.parse(item.expiresAt) <= now : false;
+  const headingId = `confirm-${item.id}`;
+  return (
+    <article className="pending-card confirmation" aria-labelledby={headingId}>
+      <h2 id={headingId}>{item.prompt ?? 'Please confirm'}</h2>
+      <Countdown expiresAt={item.expiresAt} label="Answer within" />
+      {expired && <p role="status" className="banner">Time is up; the agent goes on without your choice.</p>}
+      {error && <p role="alert" className="banner error">{error.message}</p>}
+      <form onSubmit={(e) => { e.preventDefault(); if (choice) run({ pendingId: item.id, decision: 'yes', choice }); }}>
+        {options.length > 0 && (
+          <fieldset>
+            <legend>Choose one</legend>
+            <div className="options">
+              {options.map((option) => (
+                <label key={option.id} className={`option ${choice === option.id ? 'chosen' : ''}`}>
+                  <input type="radio" name={`choice-${item.id}`} value={option.id} checked={choice === option.id} onChange={() => setChoice(option.id)} />
+                  <span className="option-name">{option.name}</span>
+                  <span className="muted">{[option.city, option.state].filter(Boolean).map(String).join(', ')}</span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        )}
+        <div className="actions">
+          <button type="submit" disabled={busy || expired || (options.length > 0 && !choice)}>Yes{choice ? `, ${options.find((o) => o.id === choice)?.name ?? ''}` : ''}</button>
+          <button type="button" className="secondary" disabled={busy || expired} onClick={() => run({ pendingId: item.id, decision: 'no' })}>No</button>
+        </div>
+      </form>
+    </article>
+  );
+}

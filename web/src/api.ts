@@ -1,0 +1,114 @@
+// The only way the client talks to Brigade: the public HTTP API with the bearer token from sign-in.
+const TOKEN_KEY = 'brigade.token';
+
+export const tokenStore = {
+  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** `#token=...` from the dev sign-in link: taken into session storage and removed from the address bar. */
+export function takeTokenFromFragment(): void {
+  const match = /(?:^#|&)token=([^&]+)/.exec(window.location.hash);
+  if (!match) return;
+  tokenStore.set(decodeURIComponent(match[1]!));
+  history.replaceState(null, '', window.location.pathname + window.location.search);
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly serverMessage: string;
+  readonly fields: FieldError[];
+  readonly retryAfter?: number;
+  constructor(status: number, serverMessage: string, fields: FieldError[] = [], retryAfter?: number) {
+    super(humanize(status, serverMessage, retryAfter));
+    this.status = status;
+    this.serverMessage = serverMessage;
+    this.fields = fields;
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** What a person should read for each status, with the server's own words where they help. */
+export function humanize(status: number, message: string, retryAfter?: number): string {
+  switch (status) {
+    case 0:
+      return 'Brigade cannot be reached. Check that it is running; nothing you typed was lost.';
+    case 400:
+      return `That was not accepted: ${message}`;
+    case 401:
+      return 'Your sign-in is not valid any more (the token was refused). Sign in again with a valid token.';
+    case 403:
+      return `Your token may not do that: ${message}. Ask an administrator for the role.`;
+    case 404:
+      return 'Not found: it does not exist, or it is not yours.';
+    case 409:
+      return `Not now: ${message}`;
+    case 413:
+      return 'That is too long to send.';
+    case 422:
+      return `That decision does not fit: ${message}`;
+    case 503:
+      return `Brigade is temporarily unavailable (a backing service is down). Try again${retryAfter ? ` in ${retryAfter} s` : ' shortly'}; nothing you typed was lost.`;
+    default:
+      return status >= 500 ? `Something went wrong on the server (${status}). Try again; nothing you typed was lost.` : message;
+  }
+}
+
+/** "args: x: must be...; y: ..." from a 422 or 400 message, as per-field errors. */
+export function fieldErrorsOf(error: ApiError): FieldError[] {
+  if (error.fields.length) return error.fields.map((f) => ({ field: f.field.replace(/^args\./, ''), message: f.message }));
+  const tail = error.serverMessage.replace(/^[^:]*do not fit [^:]*:\s*/, '');
+  return tail
+    .split(/;\s*/)
+    .map((part) => /^([\w.]+|\(arguments\)):\s*(.+)$/.exec(part.trim()))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m) => ({ field: m[1]!.replace(/^args\./, ''), message: m[2]!.replace(/\.$/, '') }));
+}
+
+let onUnauthorized: () => void = () => undefined;
+export const setUnauthorizedHandler = (handler: () => void) => {
+  onUnauthorized = handler;
+};
+
+export async function api<T = any>(method: string, path: string, body?: unknown, init: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<T> {
+  const token = tokenStore.get();
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      signal: init.signal,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(init.idempotencyKey ? { 'idempotency-key': init.idempotencyKey } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, 'network error');
+  }
+  const text = await response.text();
+  let parsed: any;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = { error: text.slice(0, 300) };
+  }
+  if (!response.ok) {
+    if (response.status === 401) onUnauthorized();
+    const retry = Number(response.headers.get('retry-after') ?? parsed?.retryAfter) || undefined;
+    throw new ApiError(response.status, parsed?.error ?? response.statusText, parsed?.fields ?? [], retry);
+  }
+  return parsed as T;
+}
+
+// crypto.randomUUID needs a secure context; a LAN address over http is not one.
+export const newIdempotencyKey = () =>
+  `web-${typeof crypto.randomUUID === "function" ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`}`;

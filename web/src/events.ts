@@ -1,0 +1,95 @@
+// The conversation's Server-Sent Events over fetch (EventSource cannot send a bearer token). After a dropped
+// connection it reconnects with Last-Event-ID, and events it has already seen are skipped by id, so the
+// transcript has neither gaps nor duplicates.
+import { tokenStore } from './api';
+import type { StreamEvent } from './types';
+
+export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';
+
+export interface EventStreamHandle {
+  close(): void;
+  /** the last event id applied */
+  lastId(): number;
+}
+
+export function openEventStream(
+  conversationId: string,
+  onEvent: (event: StreamEvent) => void,
+  onStatus: (status: StreamStatus, detail?: string) => void,
+): EventStreamHandle {
+  let lastId = 0;
+  let closed = false;
+  let controller: AbortController | undefined;
+  let retryMs = 1000;
+
+  async function connectOnce(): Promise<void> {
+    controller = new AbortController();
+    const token = tokenStore.get();
+    const response = await fetch(`/v1/conversations/${encodeURIComponent(conversationId)}/events`, {
+      headers: {
+        accept: 'text/event-stream',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(lastId ? { 'Last-Event-ID': String(lastId) } : {}),
+      },
+      signal: controller.signal,
+      cache: 'no-store',
+    });
+    if (!response.ok || !response.body) throw Object.assign(new Error(`events answered ${response.status}`), { status: response.status });
+    onStatus('live');
+    retryMs = 1000;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value.replace(/\r\n?/g, '\n');
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let id: number | undefined;
+        let data = '';
+        for (const line of block.split('\n')) {
+          if (line.startsWith('id:')) id = Number(line.slice(3).trim());
+          else if (line.startsWith('data:')) data += line.slice(5).replace(/^ /, '');
+          else if (line.startsWith('retry:')) retryMs = Number(line.slice(6).trim()) || retryMs;
+        }
+        if (!data || id === undefined || !Number.isFinite(id)) continue;
+        if (id <= lastId) continue; // already applied before the reconnect
+        const event = JSON.parse(data) as StreamEvent;
+        lastId = id;
+        onEvent(event);
+      }
+    }
+  }
+
+  (async () => {
+    onStatus('connecting');
+    while (!closed) {
+      try {
+        await connectOnce();
+        if (closed) break;
+        onStatus('reconnecting', 'the stream ended');
+      } catch (error) {
+        if (closed) break;
+        const status = (error as { status?: number }).status;
+        if (status === 401 || status === 403 || status === 404) {
+          onStatus('closed', `events answered ${status}`);
+          return;
+        }
+        onStatus('reconnecting', (error as Error).message);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(retryMs, 5000)));
+      retryMs = Math.min(retryMs * 2, 5000);
+    }
+    onStatus('closed');
+  })();
+
+  return {
+    close() {
+      closed = true;
+      controller?.abort();
+    },
+    lastId: () => lastId,
+  };
+}

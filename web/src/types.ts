@@ -1,0 +1,62 @@
+// Wire shapes: the zod-inferred types the API itself uses (type-only imports, so nothing is bundled from
+// the server and nothing is written twice), plus the few the web client reads from newer endpoints.
+export type {
+  AgentName,
+  ChatMessage,
+  ConversationStatus,
+  DecisionInput,
+  PendingItem,
+  PendingOption,
+  TurnResult,
+  Usage,
+} from '../../src/shared/messages.ts';
+import type { AgentName, ChatMessage, ConversationStatus, PendingItem, Usage } from '../../src/shared/messages.ts';
+
+export interface ConversationSummary {
+  id: string;
+  agent: AgentName;
+  workflowId: string;
+  title: string;
+  createdAt: string;
+  /** newer servers say whether it waits for a person */
+  status?: ConversationStatus;
+  waiting?: boolean;
+  client?: string | null;
+}
+
+export interface ConversationView extends ConversationSummary {
+  status: ConversationStatus;
+  messages: ChatMessage[];
+  pending: PendingItem[];
+  usage: Usage;
+  /** a stateful agent's view of its state (sous: recipe, defaults) */
+  agentState?: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  description?: string;
+  pattern?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  anyOf?: JsonSchema[];
+  items?: JsonSchema;
+}
+
+/** GET /v1/meta, as the API declares it */
+export type { MetaBody as Meta } from '../../src/api/meta.ts';
+import type { MetaBody } from '../../src/api/meta.ts';
+export type AgentInfo = MetaBody['agents'][number];
+export type ToolInfo = AgentInfo['tools'][number];
+
+export interface StreamEvent {
+  id: number;
+  type: string;
+  data: any;
+  createdAt?: string;
+}
