@@ -25,7 +25,7 @@ export class ClusterProcessError extends Error {
   override name = 'ClusterProcessError';
 }
 
-const KEEP_LINES = 40;
+const KEEP_LINES = 20;
 
 export class ManagedProcess {
   readonly name: string;
@@ -78,7 +78,7 @@ export class ManagedProcess {
         for (const line of lines) {
           if (!line.trim()) continue;
           this.spec.log?.(line);
-          this.tail.push(line);
+          this.tail.push(line.length > 600 ? `${line.slice(0, 600)}...` : line);
           if (this.tail.length > KEEP_LINES) this.tail.shift();
         }
       });

@@ -61,7 +61,6 @@ export async function setupTemporalSchema(opts: {
   databases: { main: string; visibility: string };
   log?: (line: string) => void;
 }): Promise<{ created: string[] }> {
-  const log = opts.log ?? (() => undefined);
   const url = new URL(opts.postgresUrl);
   const created: string[] = [];
   for (const [kind, database] of [['temporal', opts.databases.main], ['visibility', opts.databases.visibility]] as const) {
@@ -78,8 +77,8 @@ export async function setupTemporalSchema(opts: {
     };
     const tool = async (args: string[]) => {
       try {
-        const { stdout, stderr } = await execFileAsync(opts.sqlTool, ['--plugin', 'postgres12', ...args], { env, maxBuffer: 10_000_000 });
-        for (const line of `${stdout}\n${stderr}`.split('\n')) if (line.trim()) log(`sql-tool: ${line}`);
+        // Its output is every statement it runs: kept only for a failure.
+        await execFileAsync(opts.sqlTool, ['--plugin', 'postgres12', '--quiet', ...args], { env, maxBuffer: 50_000_000 });
       } catch (error) {
         const output = String((error as { stderr?: string }).stderr ?? '') + String((error as { stdout?: string }).stdout ?? '');
         throw new Error(`temporal-sql-tool ${args.join(' ')} on database ${database} failed: ${output.trim().split('\n').slice(-3).join(' ') || (error as Error).message}`);
