@@ -12,7 +12,7 @@ export interface ManagedProcessSpec {
   env: NodeJS.ProcessEnv;
   cwd?: string;
   /** resolves once the process serves; `output()` is what it printed so far */
-  ready(probe: { output(): string; exited(): boolean }): Promise<void>;
+  ready(probe: { output(): string; exited(): boolean; pid: number | undefined }): Promise<void>;
   /** how long ready() may take */
   startTimeoutMs?: number;
   /** SIGTERM, then SIGKILL after this */
@@ -94,7 +94,7 @@ export class ManagedProcess {
 
     const timeoutMs = this.spec.startTimeoutMs ?? 60_000;
     const deadline = Date.now() + timeoutMs;
-    const probe = { output: () => this.text, exited: () => exited || !!spawnError };
+    const probe = { output: () => this.text, exited: () => exited || !!spawnError, pid: child.pid };
     const ready = this.spec.ready(probe);
     ready.catch(() => undefined);
     for (;;) {

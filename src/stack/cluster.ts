@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Connection } from '@temporalio/client';
 import pg from 'pg';
 import { loadOrCreateDevToken } from './dev-token.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
@@ -186,7 +187,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       });
     const all = new Map<string, ManagedProcess>();
     const workers = Array.from({ length: Math.max(1, opts.workers ?? 1) }, (_, i) => {
-      const worker = nodeProcess(`worker-${i + 1}`, WORKER_MAIN, 'worker', {}, { kind: 'output', text: 'is polling task queue' });
+      const worker = nodeProcess(`worker-${i + 1}`, WORKER_MAIN, 'worker', {}, { kind: 'poller', address: temporalAddress, namespace, taskQueue });
       all.set(worker.name, worker);
       return worker;
     });
@@ -235,20 +236,34 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   }
 }
 
-type Readiness = { kind: 'output'; text: string } | { kind: 'http'; url: string };
+type Readiness = { kind: 'poller'; address: string; namespace: string; taskQueue: string } | { kind: 'http'; url: string };
 
 function makeReady(readiness: Readiness) {
-  return async ({ output, exited }: { output(): string; exited(): boolean }) => {
-    await pollUntil(
-      async () => {
-        if (exited()) return false;
-        if (readiness.kind === 'output') return output().includes(readiness.text);
-        const response = await fetch(readiness.url);
-        if (response.status !== 200) throw new Error(`${readiness.url} answered ${response.status}`);
-        return true;
-      },
-      { timeoutMs: 60_000, what: readiness.kind === 'http' ? readiness.url : 'the worker', everyMs: 100 },
-    );
+  return async ({ exited, pid }: { exited(): boolean; pid: number | undefined }) => {
+    // A worker is ready when Temporal lists it among the task queue's pollers (its identity is pid@host),
+    // whatever its LOG_LEVEL lets it print.
+    const connection = readiness.kind === 'poller' ? await Connection.connect({ address: readiness.address }) : undefined;
+    try {
+      await pollUntil(
+        async () => {
+          if (exited()) return false;
+          if (readiness.kind === 'poller') {
+            const { pollers } = await connection!.workflowService.describeTaskQueue({
+              namespace: readiness.namespace,
+              taskQueue: { name: readiness.taskQueue, kind: 1 /* NORMAL */ },
+              taskQueueType: 1 /* WORKFLOW */,
+            });
+            return (pollers ?? []).some((poller) => poller.identity?.startsWith(`${pid}@`));
+          }
+          const response = await fetch(readiness.url);
+          if (response.status !== 200) throw new Error(`${readiness.url} answered ${response.status}`);
+          return true;
+        },
+        { timeoutMs: 60_000, what: readiness.kind === 'http' ? readiness.url : `the worker (pid ${pid})`, everyMs: 100 },
+      );
+    } finally {
+      await connection?.close();
+    }
   };
 }
 
