@@ -31,6 +31,8 @@ runMain(async ({ config, log, onStop }) => {
     databaseUrl: config.DATABASE_URL,
     ports: { frontend: config.TEMPORAL_DEV_PORT, ui: config.TEMPORAL_UI_PORT, api: config.PORT, postgres: config.DATABASE_URL ? undefined : config.EMBEDDED_PG_PORT },
     workers: settings.WORKERS,
+    // a prebuilt bundle (as the Docker image has); otherwise the workflows are bundled at every start
+    workflowBundlePath: config.WORKFLOW_BUNDLE_PATH ? path.resolve(config.WORKFLOW_BUNDLE_PATH) : undefined,
     historyShards: settings.TEMPORAL_HISTORY_SHARDS,
     restartOnFailure: true,
     log: log.info,
