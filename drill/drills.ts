@@ -288,6 +288,8 @@ const burstWithWorkerRestart: Drill = {
     let lastOfInFlight = 0;
     const failures: string[] = [];
     const wrong: string[] = [];
+    const latencies: number[] = [];
+    const retried: string[] = [];
     const started = now();
     await Promise.all(
       ids.map(async (id, c) => {
@@ -295,7 +297,13 @@ const burstWithWorkerRestart: Drill = {
           const text = `status of order ${ORDER_IDS[(c + k) % ORDER_IDS.length]} (turn ${k} of ${id.slice(0, 8)})`;
           const tag = `${id}#${k}`;
           inFlight.add(tag);
-          const result = await drill.post(`/v1/conversations/${id}/messages`, { text }, { timeoutMs: 120_000 });
+          const sent = now();
+          const statuses: number[] = [];
+          const result = await drill.post(`/v1/conversations/${id}/messages`, { text }, { timeoutMs: 120_000, onRetry: (status) => statuses.push(status) });
+          latencies.push(now() - sent);
+          if (result.attempts > 1) {
+            retried.push(`${tag.slice(0, 8)}#${k} answered ${[...new Set(statuses)].join('/')} ${statuses.length}x${inFlightAtKill.has(tag) ? ' (in flight at the kill)' : ''}`);
+          }
           inFlight.delete(tag);
           if (inFlightAtKill.has(tag)) lastOfInFlight = now();
           if (result.status !== 200) {
@@ -316,7 +324,12 @@ const burstWithWorkerRestart: Drill = {
     );
     await restart;
     const wallMs = now() - started;
-    notes.push(`5: ${((done / wallMs) * 1000).toFixed(0)} turns/s over the burst; ${inFlightAtKill.size} turns were in flight at the kill`);
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const at = (q: number) => ((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) / 1000).toFixed(2);
+    notes.push(
+      `5: ${((done / wallMs) * 1000).toFixed(0)} turns/s over the burst; turn latency p50 ${at(0.5)} s, p99 ${at(0.99)} s, max ${at(1)} s; ` +
+        `${inFlightAtKill.size} turns were in flight at the kill; ${retried.length} POSTs were retried${retried.length ? ` (${retried.slice(0, 5).join(', ')})` : ''}`,
+    );
     const lost: string[] = [...failures.map((f) => `5: ${f}`), ...wrong.map((w) => `5: ${w}`)];
     const doubled: string[] = [];
     // Every conversation's transcript: for each turn, user, assistant (the call), tool, assistant (the answer), in order.
