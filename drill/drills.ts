@@ -3,7 +3,12 @@
 // drill/drills.test.ts runs them as tests. A drill is one entry in DRILLS.
 //
 // Drill 4 (two workers, one killed mid save pipeline, one during the beer agent's 30 s wait) is to be added
-// as one more entry once the recipes and beer agents exist; see README.md ("Fault drills").
+// as one more entry once the recipes and beer agents exist. It needs: the fake model's answer() in harness.ts
+// to drive those agents' tools (a save, a brewery search that asks "want details?"); a fake OpenBreweryDB in
+// the cluster's env (OPENBREWERYDB_BASE_URL) and BEER_CONFIRMATION_TIMEOUT left at 30 s; a hold on the save
+// pipeline's step (the model hold, or a hold in the fake storage), then workerRunningActivity() to kill the
+// worker that runs it; for the wait, kill the worker the conversation last ran on and check that the timeout
+// fires 30 s (not 30 s + the recovery) after the question, from the events' timestamps.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DRILL_TOKEN, compareCounts, countsOf, type DrillCluster } from './harness.ts';
 

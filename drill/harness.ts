@@ -5,7 +5,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
+import type { ManagedProcess } from '../src/stack/cluster-process.ts';
 import { startCluster, type Cluster } from '../src/stack/cluster.ts';
 import { endsWithToolResults, lastContent, reply, startFakeGemini, type FakeGemini, type FakeReply, type RecordedRequest } from '../test/support/fake-gemini.ts';
 
@@ -31,6 +33,11 @@ export interface DrillCluster {
   /** a query as the PostgreSQL superuser on Brigade's database */
   query<T = any>(sql: string, params?: unknown[]): Promise<T[]>;
   openConversation(title: string): Promise<string>;
+  /**
+   * The worker process that runs (or last ran) an activity of the workflow, from Temporal's record of its
+   * identity (`pid@host`): what a drill kills to hit "the worker mid activity" rather than any worker.
+   */
+  workerRunningActivity(workflowId: string, activityType?: string): Promise<ManagedProcess | undefined>;
   waitUntilIdle(id: string, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -180,6 +187,19 @@ export async function startDrillCluster(opts: { workers?: number; log?: (line: s
       const created = await drill.post('/v1/conversations', { agent: 'support', title });
       if (created.status !== 201) throw new Error(`POST /v1/conversations answered ${created.status}: ${JSON.stringify(created.body)}`);
       return created.body.id as string;
+    },
+    async workerRunningActivity(workflowId, activityType) {
+      const connection = await Connection.connect({ address: cluster.temporalAddress });
+      try {
+        const client = new Client({ connection, namespace: cluster.namespace });
+        const description = await client.workflow.getHandle(workflowId).describe();
+        const pending = (description.raw.pendingActivities ?? []).filter((activity) => !activityType || activity.activityType?.name === activityType);
+        const identity = pending.find((activity) => activity.lastWorkerIdentity)?.lastWorkerIdentity ?? '';
+        const pid = Number(identity.split('@')[0]);
+        return cluster.workers.find((worker) => worker.pid === pid);
+      } finally {
+        await connection.close();
+      }
     },
     async waitUntilIdle(id, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
