@@ -295,6 +295,7 @@ const burstWithWorkerRestart: Drill = {
     const wrong: string[] = [];
     const latencies: number[] = [];
     const retried: string[] = [];
+    let firstError: string | undefined;
     const started = now();
     await Promise.all(
       ids.map(async (id, c) => {
@@ -304,7 +305,13 @@ const burstWithWorkerRestart: Drill = {
           inFlight.add(tag);
           const sent = now();
           const statuses: number[] = [];
-          const result = await drill.post(`/v1/conversations/${id}/messages`, { text }, { timeoutMs: 120_000, onRetry: (status) => statuses.push(status) });
+          const result = await drill.post(`/v1/conversations/${id}/messages`, { text }, {
+            timeoutMs: 120_000,
+            onRetry: (status, body) => {
+              statuses.push(status);
+              if (status !== 503 && !firstError) firstError = `${status} ${JSON.stringify(body).slice(0, 200)}`;
+            },
+          });
           latencies.push(now() - sent);
           if (result.attempts > 1) {
             retried.push(`${tag.slice(0, 8)}#${k} answered ${[...new Set(statuses)].join('/')} ${statuses.length}x${inFlightAtKill.has(tag) ? ' (in flight at the kill)' : ''}`);
@@ -333,7 +340,8 @@ const burstWithWorkerRestart: Drill = {
     const at = (q: number) => ((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) / 1000).toFixed(2);
     notes.push(
       `5: ${((done / wallMs) * 1000).toFixed(0)} turns/s over the burst; turn latency p50 ${at(0.5)} s, p99 ${at(0.99)} s, max ${at(1)} s; ` +
-        `${inFlightAtKill.size} turns were in flight at the kill; ${retried.length} POSTs were retried${retried.length ? ` (${retried.slice(0, 5).join(', ')})` : ''}`,
+        `${inFlightAtKill.size} turns were in flight at the kill; ${retried.length} POSTs were retried${retried.length ? ` (${retried.slice(0, 5).join(', ')})` : ''}` +
+        (firstError ? `; the first answer other than 503 that made a client retry: ${firstError}` : ''),
     );
     const lost: string[] = [...failures.map((f) => `5: ${f}`), ...wrong.map((w) => `5: ${w}`)];
     const doubled: string[] = [];

@@ -29,7 +29,7 @@ export interface DrillCluster {
    * A POST as a careful client sends it: with an Idempotency-Key, retried on 503, other 5xx and network
    * errors (the API down) until it gets an answer, so a retry never starts a second turn.
    */
-  post(path: string, body: unknown, options?: { key?: string; timeoutMs?: number; onRetry?: (status: number) => void }): Promise<CallResult & { attempts: number }>;
+  post(path: string, body: unknown, options?: { key?: string; timeoutMs?: number; onRetry?: (status: number, body: unknown) => void }): Promise<CallResult & { attempts: number }>;
   /** a query as the PostgreSQL superuser on Brigade's database */
   query<T = any>(sql: string, params?: unknown[]): Promise<T[]>;
   openConversation(title: string): Promise<string>;
@@ -175,7 +175,7 @@ export async function startDrillCluster(opts: { workers?: number; log?: (line: s
         const result = await call('POST', urlPath, { body, headers: { 'Idempotency-Key': key } });
         const retryable = result.status === 0 || result.status >= 500;
         if (!retryable || Date.now() > deadline) return { ...result, attempts };
-        onRetry?.(result.status);
+        onRetry?.(result.status, result.body);
         // Retry-After says 5 s; a drill wants to see the recovery sooner, so it asks every 250 ms.
         await sleep(250);
       }
