@@ -343,6 +343,8 @@ const burstWithWorkerRestart: Drill = {
         `${inFlightAtKill.size} turns were in flight at the kill; ${retried.length} POSTs were retried${retried.length ? ` (${retried.slice(0, 5).join(', ')})` : ''}` +
         (firstError ? `; the first answer other than 503 that made a client retry: ${firstError}` : ''),
     );
+    const apiErrors = drill.cluster.api.lastLines().split('\n').filter((line) => /\b500\b|Error/.test(line));
+    if (apiErrors.length) notes.push(`5: the API logged: ${apiErrors.slice(0, 3).join(' | ').slice(0, 600)}`);
     const lost: string[] = [...failures.map((f) => `5: ${f}`), ...wrong.map((w) => `5: ${w}`)];
     const doubled: string[] = [];
     // Every conversation's transcript: for each turn, user, assistant (the call), tool, assistant (the answer), in order.
