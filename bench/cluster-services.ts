@@ -46,7 +46,7 @@ export async function startClusterServices(log: (line: string) => void): Promise
     processes,
     describe: {
       postgres: 'embedded, fsync=off, synchronous_commit=off (cluster shape)',
-      temporal: `cluster shape: temporal-server v1.29.1 on PostgreSQL, ${shards} history shards, ${workers} worker process(es), the app's dynamic config`,
+      temporal: `temporal-server v1.29.1 on PostgreSQL, ${shards} history shards, ${workers} worker process(es), the app's dynamic config`,
     },
     startupMs: performance.now() - started,
     stop: async () => {
