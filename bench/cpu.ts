@@ -43,8 +43,12 @@ function argsOf(pid: string): string[] {
 }
 
 /** A reader of snapshots; the services are recognised by the ports they were told to listen on. */
-export function cpuProbe(ports: { temporal?: number; postgres?: number }): () => CpuSnapshot | undefined {
-  const roots = new Map<number, string>([[process.pid, 'node (bench: client + worker)']]);
+export function cpuProbe(
+  ports: { temporal?: number; postgres?: number },
+  more: { processes?: Record<number, string>; selfLabel?: string } = {},
+): () => CpuSnapshot | undefined {
+  const roots = new Map<number, string>([[process.pid, more.selfLabel ?? 'node (bench: client + worker)']]);
+  for (const [pid, label] of Object.entries(more.processes ?? {})) roots.set(Number(pid), label);
   return () => {
     try {
       const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);

@@ -20,6 +20,10 @@ export interface BenchServices {
   bundlePath: string;
   /** how each service came to be, for the report */
   describe: { postgres: string; temporal: string };
+  /** set when workers run in processes of their own (the cluster shape): the bench then starts none */
+  taskQueue?: string;
+  /** pid -> label of further processes whose CPU the bench reports */
+  processes?: Record<number, string>;
   startupMs: number;
   stop(): Promise<void>;
 }

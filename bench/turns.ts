@@ -41,6 +41,8 @@ import { toolImplementations } from '../src/tools/index.ts';
 import { createWorker } from '../src/worker.ts';
 import type { chatSession } from '../src/workflows/chat-session.ts';
 import { cpuBetween, cpuProbe, type CpuSnapshot, type CpuUse } from './cpu.ts';
+import { startClusterServices } from './cluster-services.ts';
+import { compareShapes } from './compare-shapes.ts';
 import { startServices, type BenchServices } from './services.ts';
 import {
   countActivities,
@@ -84,6 +86,8 @@ const PG_POOL = intSetting('BENCH_PG_POOL', 10, 1, 200);
 const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 240, 10, 1800);
 const WORKER_OPTIONS = parseWorkerOptions(process.env.BENCH_WORKER_OPTIONS);
 const AGENT: AgentName = 'support';
+/** `--shape=cluster`: one run against the cluster shape (`--cluster` runs both shapes and compares them) */
+const CLUSTER_SHAPE = process.argv.includes('--shape=cluster');
 /** conversations whose histories are read for the time breakdown */
 const SAMPLE = 5;
 
@@ -439,17 +443,20 @@ function cpuLines(label: string, run: Run | undefined, samplesPerTurn = 1): stri
 
 async function main(): Promise<void> {
   const runStarted = performance.now();
-  progress('starting PostgreSQL, the Temporal dev server and the workflow bundle...');
-  const services: BenchServices = await startServices(debug);
+  progress(CLUSTER_SHAPE ? 'starting the cluster shape (PostgreSQL, Temporal server, worker processes)...' : 'starting PostgreSQL, the Temporal dev server and the workflow bundle...');
+  const services: BenchServices = CLUSTER_SHAPE ? await startClusterServices(debug) : await startServices(debug);
   stops.push({ name: 'services', stop: () => services.stop() });
   progress(`services ready in ${(services.startupMs / 1000).toFixed(1)} s`);
-  readCpu = cpuProbe({
-    temporal: Number(services.temporalAddress.split(':').at(-1)),
-    postgres: Number(new URL(services.databaseUrl).port || 5432),
-  });
+  readCpu = cpuProbe(
+    {
+      temporal: Number(services.temporalAddress.split(':').at(-1)),
+      postgres: Number(new URL(services.databaseUrl).port || 5432),
+    },
+    { processes: services.processes, selfLabel: services.taskQueue ? 'node (bench: client)' : undefined },
+  );
 
   installTemporalRuntime('warn');
-  const taskQueue = `bench-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const taskQueue = services.taskQueue ?? `bench-${process.pid}-${randomUUID().slice(0, 8)}`;
   const config = loadConfig({
     DATABASE_URL: services.databaseUrl,
     TEMPORAL_ADDRESS: services.temporalAddress,
@@ -461,27 +468,30 @@ async function main(): Promise<void> {
   stops.push({ name: 'pool', stop: () => pool.end() });
 
   const model = createOfflineModel();
-  const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
-  stops.push({ name: 'worker connection', stop: () => nativeConnection.close() });
-  const worker = WORKER_OPTIONS
-    ? await Worker.create({
-        connection: nativeConnection,
-        namespace: config.TEMPORAL_NAMESPACE,
-        taskQueue,
-        workflowBundle: { codePath: services.bundlePath },
-        activities: createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations }),
-        ...WORKER_OPTIONS,
-      })
-    : await createWorker({ config, connection: nativeConnection, pool, workflowBundlePath: services.bundlePath, model, taskQueue });
-  const running = worker.run();
-  running.catch((error: unknown) => progress(`the worker failed: ${(error as Error).message}`));
-  stops.push({
-    name: 'worker',
-    stop: async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running.catch(() => undefined);
-    },
-  });
+  // In the cluster shape the workers are processes of their own; here only the client runs.
+  if (!services.taskQueue) {
+    const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
+    stops.push({ name: 'worker connection', stop: () => nativeConnection.close() });
+    const worker = WORKER_OPTIONS
+      ? await Worker.create({
+          connection: nativeConnection,
+          namespace: config.TEMPORAL_NAMESPACE,
+          taskQueue,
+          workflowBundle: { codePath: services.bundlePath },
+          activities: createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations }),
+          ...WORKER_OPTIONS,
+        })
+      : await createWorker({ config, connection: nativeConnection, pool, workflowBundlePath: services.bundlePath, model, taskQueue });
+    const running = worker.run();
+    running.catch((error: unknown) => progress(`the worker failed: ${(error as Error).message}`));
+    stops.push({
+      name: 'worker',
+      stop: async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running.catch(() => undefined);
+      },
+    });
+  }
 
   const connection = await Connection.connect({ address: services.temporalAddress });
   stops.push({ name: 'client connection', stop: () => connection.close() });
@@ -588,7 +598,7 @@ async function main(): Promise<void> {
   say(`  machine      ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
   say(`  postgres     ${services.describe.postgres}; worker pool max ${PG_POOL}`);
   say(`  temporal     ${services.describe.temporal}`);
-  say(`  worker       in-process, offline model, ${WORKER_OPTIONS ? `Worker.create + ${JSON.stringify(WORKER_OPTIONS)}` : 'createWorker() defaults'}${process.env.BENCH_WORKFLOWS_PATH ? `, workflows from ${process.env.BENCH_WORKFLOWS_PATH}` : ''}`);
+  say(`  worker       ${services.taskQueue ? `separate processes (${Object.values(services.processes ?? {}).filter((name) => name.startsWith('worker')).length}, npm run worker)` : 'in-process'}, offline model, ${WORKER_OPTIONS ? `Worker.create + ${JSON.stringify(WORKER_OPTIONS)}` : 'createWorker() defaults'}${process.env.BENCH_WORKFLOWS_PATH ? `, workflows from ${process.env.BENCH_WORKFLOWS_PATH}` : ''}`);
   say(`  load         ${CONVERSATIONS} conversations x ${TURNS} turns per kind and run, after ${WARMUP} warmup turns each (excluded)`);
   say(`  turns        lookup = "status of order N": model step, get_order_by_id, model step (3 activities, 4 workflow tasks)`);
   say(`               chat-only = "hello": one model step (1 activity, 2 workflow tasks)`);
@@ -662,7 +672,7 @@ async function main(): Promise<void> {
     bench: 'brigade-turns',
     settings: {
       conversations: CONVERSATIONS, turns: TURNS, warmup: WARMUP, approvals: APPROVALS, rate: RATE, longTurns: LONG_TURNS, pgPool: PG_POOL,
-      workerOptions: WORKER_OPTIONS ?? null, temporal: services.describe.temporal, cores: os.availableParallelism(), loadAverage: os.loadavg(),
+      workerOptions: WORKER_OPTIONS ?? null, shape: CLUSTER_SHAPE ? 'cluster' : 'dev', temporal: services.describe.temporal, cores: os.availableParallelism(), loadAverage: os.loadavg(),
     },
     temporal: {
       lookupClosed: runJson(lookupClosed),
@@ -703,7 +713,14 @@ async function main(): Promise<void> {
   console.log(JSON.stringify(json, (_key, value: unknown) => (typeof value === 'number' ? round(value, 2) : value)));
 }
 
-main().catch(async (error: unknown) => {
+if (process.argv.includes('--cluster')) {
+  // The parent of a side-by-side run: it starts nothing itself.
+  clearTimeout(hardLimit);
+  compareShapes().catch((error: unknown) => {
+    console.error(`bench failed: ${(error as Error).message}`);
+    process.exitCode = 1;
+  });
+} else main().catch(async (error: unknown) => {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   await stopAll();
   clearTimeout(hardLimit);

@@ -1,0 +1,57 @@
+// The services of a benchmark run in the cluster shape (src/stack/cluster.ts): embedded PostgreSQL (fsync off,
+// like the dev-server run), a Temporal server built from source with 4 history shards (TEMPORAL_HISTORY_SHARDS),
+// and BENCH_CLUSTER_WORKERS worker processes (default 1, the same count as the dev-server run's in-process
+// worker) with the offline model. The bench drives them through the client as it drives the dev server.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startCluster } from '../src/stack/cluster.ts';
+import type { BenchServices } from './services.ts';
+
+export async function startClusterServices(log: (line: string) => void): Promise<BenchServices> {
+  const started = performance.now();
+  const tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-bench-cluster-'));
+  await fs.chmod(tmpDir, 0o755);
+  const workers = Number(process.env.BENCH_CLUSTER_WORKERS ?? 1);
+  const shards = Number(process.env.TEMPORAL_HISTORY_SHARDS ?? 4);
+  const { bundleWorkflowCode } = await import('@temporalio/worker');
+  const { WORKFLOWS_PATH } = await import('../src/worker.ts');
+  const noop = () => undefined;
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace: noop, debug: noop, info: noop, warn: log, error: log, log: noop } });
+  const bundlePath = path.join(tmpDir, 'workflow-bundle.js');
+  await fs.writeFile(bundlePath, code);
+  let cluster;
+  try {
+    cluster = await startCluster({
+      dataDir: path.join(tmpDir, 'cluster'),
+      ephemeral: true,
+      workers,
+      historyShards: shards,
+      workflowBundlePath: bundlePath,
+      // the offline model, whatever the caller's environment holds
+      env: { GEMINI_API_KEY: '', LOG_LEVEL: 'warn' },
+      log,
+    });
+  } catch (error) {
+    await fs.rm(tmpDir, { recursive: true, force: true });
+    throw error;
+  }
+  const processes: Record<number, string> = { [cluster.temporal.pid!]: 'temporal server', [cluster.api.pid!]: 'api (idle)', [cluster.ui.pid!]: 'web ui' };
+  cluster.workers.forEach((worker, index) => (processes[worker.pid!] = `worker ${index + 1}`));
+  return {
+    databaseUrl: cluster.postgres.url,
+    temporalAddress: cluster.temporalAddress,
+    bundlePath,
+    taskQueue: cluster.taskQueue,
+    processes,
+    describe: {
+      postgres: 'embedded, fsync=off, synchronous_commit=off (cluster shape)',
+      temporal: `temporal-server v1.29.1 on PostgreSQL, ${shards} history shards, ${workers} worker process(es), the app's dynamic config`,
+    },
+    startupMs: performance.now() - started,
+    stop: async () => {
+      await cluster.stop();
+      await fs.rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
+    },
+  };
+}
