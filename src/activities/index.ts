@@ -35,6 +35,5 @@ export function createActivities(deps: ActivityDeps) {
     record: createRecord(services),
   };
   // Each agent's child-workflow activities join here, one spread per agent.
-  return { ...runtime, ...createRecipeActivities(services) };
-  return { ...runtime, ...createBeerActivities(services, beerProfileSource) };
+  return { ...runtime, ...createRecipeActivities(services), ...createBeerActivities(services, beerProfileSource) };
 }
