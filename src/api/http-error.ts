@@ -65,6 +65,13 @@ export function toHttpError(error: unknown): HttpError {
     const type = error.cause.type as FailureType | undefined;
     if (type && type in FAILURE_STATUS) return new HttpError(FAILURE_STATUS[type], capMessage(error.cause.message));
   }
+  if (error instanceof WorkflowUpdateFailedError) {
+    // Not a refusal of ours: the turn was cut off (a worker or the server went away mid-update). Retrying
+    // with the same Idempotency-Key returns the turn's single outcome once it has one.
+    return new HttpError(503, 'The turn was interrupted before it answered; retry with the same Idempotency-Key to get its outcome', {
+      retryAfter: 5,
+    });
+  }
   const request = requestError(error);
   if (request) return request;
   if (error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)) {
