@@ -245,7 +245,7 @@ test('an image that cannot be made: the recipe is saved with image_url null and 
   const tool = toolMessageOf(result.body);
   assert.equal(tool.result.status, 'saved');
   assert.equal(tool.result.image_url, null);
-  assert.match(tool.result.message, /^Saved 'Old Fashioned' to your collection without an image: .*Image generation is not available/);
+  assert.match(tool.result.message, /^Saved 'Old Fashioned' to your collection without an image: the image generation failed \(.*Image generation is not available for this prompt.*\)\.$/);
   assert.equal(tool.cards[0].image_url, null);
   const [row] = await adminQuery(app.adminUrl, 'SELECT name, image_url FROM saved_recipes WHERE id = $1', [tool.result.recipe_id]);
   assert.deepEqual(row, { name: 'Old Fashioned', image_url: null });
@@ -272,3 +272,13 @@ async function listObjects(): Promise<string[]> {
   await walk(path.join(dataDir, 'objects'), '');
   return found.sort();
 }
+
+test('text PostgreSQL cannot store in the model’s recipe is made storable, not a failed save', async () => {
+  handlers.structure = () => reply.text(JSON.stringify({ ...OLD_FASHIONED_JSON, name: 'Old\u0000Fashioned', notes: 'lone \ud83d surrogate' }));
+  const { id, turn } = await openAndAsk();
+  const result = await decide(id, { pendingId: turn.pending[0].id, decision: 'approve' });
+  const tool = toolMessageOf(result.body);
+  assert.equal(tool.result.status, 'saved', JSON.stringify(tool.result));
+  const [row] = await adminQuery(app.adminUrl, 'SELECT name, notes FROM saved_recipes WHERE id = $1', [tool.result.recipe_id]);
+  assert.deepEqual(row, { name: 'Old\uFFFDFashioned', notes: 'lone \uFFFD surrogate' });
+});

@@ -7,6 +7,7 @@ import { asUser } from '../db/pool.ts';
 import { ModelOutputInvalid, askStructured, responseSchema } from '../model/structured.ts';
 import { ModelCallError } from '../model/types.ts';
 import { RecipeContent } from '../shared/recipe.ts';
+import { storableJson, storableText } from '../shared/safe-text.ts';
 import { type ObjectStore, createObjectStore, recipeImageKey, stagedImageKey } from '../storage/index.ts';
 import type { Services } from './index.ts';
 import type { RecipeActivities } from './recipes-types.ts';
@@ -84,7 +85,8 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
             'The recipe structuring model',
           ),
         );
-        return { ok: true, recipe };
+        // A model's text may hold what PostgreSQL cannot store (NUL, a lone surrogate): made storable, not refused.
+        return { ok: true, recipe: storableJson(recipe) };
       } catch (error) {
         if (error instanceof ModelOutputInvalid) return { ok: false, error: error.message };
         throw asFailure(error);
@@ -96,7 +98,7 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
       const prompt = fill(template, { recipe: `${RAW_START}\n${JSON.stringify(recipe, null, 2)}\n${RAW_END}` });
       try {
         const reply = await beating((signal) => taskModel.complete({ task: 'recipe_image_prompt', prompt, signal }));
-        const text = reply.text.trim();
+        const text = storableText(reply.text).trim();
         if (!text) throw new ModelCallError('The model wrote an empty image prompt', { retryable: true });
         // Image models take a paragraph, not an essay.
         return text.length > 4000 ? text.slice(0, 4000) : text;

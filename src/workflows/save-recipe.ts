@@ -133,7 +133,9 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
       }
     }
   } catch (error) {
-    imageProblem = reasonOf(error);
+    const failedStep = (['upload', 'image', 'image_prompt'] as const).find((name) => begun.has(name))!;
+    const what = { image_prompt: 'the image prompt', image: 'the image generation', upload: 'the upload' }[failedStep];
+    imageProblem = `${what} failed (${reasonOf(error).replace(/\.$/, '')})`;
     log.warn('Saving the recipe without an image', { recipeId, reason: imageProblem });
     await skip(
       (['image', 'upload'] as const).filter((name) => !begun.has(name)),
