@@ -12,7 +12,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
 import { getClientProfileTool as profileSpec } from '../src/shared/tools/beer.ts';
-import { getClientProfile, getClientProfileTool } from '../src/tools/beer/profile.ts';
+import { getClientProfile, getClientProfileTool, loadClientProfile } from '../src/tools/beer/profile.ts';
 import type { ToolContext } from '../src/tools/types.ts';
 import { freshDatabase } from './support/harness.ts';
 
@@ -182,6 +182,9 @@ describe('get_client_profile_tool', () => {
 
   test('client_id left out, or spelled in lower case, is the conversation\'s client', async () => {
     assert.equal((await callTool(GREAT_LAKES, {})).client_id, GREAT_LAKES);
+    const forActivity = (await loadClientProfile(pool, 'beer-test', GREAT_LAKES)) as any;
+    assert.equal(forActivity.client_id, GREAT_LAKES);
+    assert.equal(forActivity.search_metadata.method, 'client_id');
     assert.equal((await callTool(GREAT_LAKES, { client_id: ' clt-xlx836 ' })).client_id, GREAT_LAKES);
   });
 

@@ -3,12 +3,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import pg from 'pg';
 import { asUser, createPool } from '../src/db/pool.ts';
-import { executeGuarded } from '../src/sql/execute.ts';
+import { executeGuarded, executeGuardedAlone } from '../src/sql/execute.ts';
 import { guardSql } from '../src/sql/guard.ts';
-import { RECIPES_SQL_POLICY } from '../src/sql/policy.ts';
+import { RECIPES_SQL_POLICY, type SqlPolicy } from '../src/sql/policy.ts';
 import { loadConfig } from '../src/config.ts';
+import { RecipeContent } from '../src/shared/recipe.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
 import { recipesImplementations } from '../src/tools/recipes/index.ts';
 import { type RecipeSqlResult, RECIPES_SQL_ROLE } from '../src/tools/recipes/sql.ts';
@@ -49,7 +51,6 @@ const context = (db: pg.ClientBase, userId: string): ToolContext => ({
 });
 
 /** Runs the tool as the runtime does: inside alice's transaction as brigade_app, then checks the transaction is as it was. */
-// biome-ignore lint: tests read whichever shape came back
 async function run(query: string, userId = 'alice'): Promise<any> {
   return asUser(pool, userId, async (db) => {
     const result = await tool({ query }, context(db, userId));
@@ -125,6 +126,46 @@ describe('the corpus of hostile and tricky queries', () => {
   }
 });
 
+describe('generated WHERE clauses: the rewrite hides exactly the deleted rows, whatever the boolean shape', () => {
+  before(resetFixture);
+
+  const atom = fc.constantFrom(
+    'is_deleted', 'NOT is_deleted', 'is_deleted IS TRUE', 'is_deleted = false', 'true', 'false', "user_id = 'bob'",
+    "user_id <> 'bob'", "name ILIKE '%o%'", `id = '${A4}'`, `id = '${B1}'`, `id = '${A1}'`, "recipe_type = 'cocktail'",
+    'servings > 1', 'prep_time IS NULL', "ingredients::text ILIKE '%bourbon%'",
+  );
+  const expression: fc.Arbitrary<string> = fc.letrec<{ expr: string }>((tie) => ({
+    expr: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      atom,
+      fc.tuple(tie('expr'), fc.constantFrom('AND', 'OR'), tie('expr')).map(([a, op, b]) => `(${a} ${op} ${b})`),
+      tie('expr').map((a) => `NOT (${a})`),
+    ),
+  })).expr;
+  // the same predicate in several query shapes: plain, in a subquery, in a CTE, in a UNION arm, in a join
+  const shape = fc.constantFrom(
+    (w: string) => `SELECT id FROM saved_recipes WHERE ${w}`,
+    (w: string) => `SELECT id FROM saved_recipes WHERE id IN (SELECT id FROM saved_recipes WHERE ${w})`,
+    (w: string) => `WITH c AS (SELECT * FROM saved_recipes WHERE ${w}) SELECT id FROM c`,
+    (w: string) => `SELECT id FROM saved_recipes WHERE false UNION SELECT id FROM saved_recipes WHERE ${w}`,
+    (w: string) => `SELECT r.id FROM saved_recipes r JOIN saved_recipes s ON r.id = s.id WHERE ${w.replace(/\b(is_deleted|user_id|name|id|recipe_type|servings|prep_time|ingredients)\b/g, 's.$1')}`,
+  );
+
+  test('alice gets exactly her live rows that satisfy it', async () => {
+    await fc.assert(
+      fc.asyncProperty(expression, shape, async (where, make) => {
+        const result = await run(make(where));
+        assert.equal(result.status, 'success', JSON.stringify(result));
+        // the truth, computed by the superuser over alice's live rows with the predicate as written
+        const truth = await admin.query(`SELECT id FROM saved_recipes WHERE user_id = 'alice' AND NOT is_deleted AND (${where})`);
+        const got = [...new Set(result.rows.map((row: { id: string }) => row.id))].sort();
+        assert.deepEqual(got, truth.rows.map((row) => row.id).sort(), make(where));
+      }),
+      { numRuns: 150, seed: 7 },
+    );
+  });
+});
+
 describe('the guard rewrites, as the issue says', () => {
   test('WHERE a OR b becomes (a OR b) AND NOT is_deleted', async () => {
     const guarded = await guardSql("SELECT id FROM saved_recipes WHERE name = 'a' OR name = 'b'", RECIPES_SQL_POLICY);
@@ -158,7 +199,6 @@ describe('the guard rewrites, as the issue says', () => {
 describe("the seeds' legitimate queries", () => {
   before(resetFixture);
 
-  // biome-ignore lint: any shape
   const names = (result: any) => {
     assert.equal(result.status, 'success', JSON.stringify(result));
     return (result as { rows: { name: string }[] }).rows.map((row) => row.name).sort();
@@ -320,6 +360,40 @@ describe('the database is the first guard: the role on its own, without the pars
   });
 });
 
+describe('the save pipeline\'s insert, as brigade_app', () => {
+  test('inserts for its user once (ON CONFLICT (id) DO NOTHING), never for another user', async () => {
+    const id = randomUUID();
+    const content = RecipeContent.parse({
+      name: 'Negroni',
+      recipe_type: 'cocktail',
+      ingredients: [{ name: 'gin', quantity: '1', unit: 'oz' }],
+      instructions: ['Stir with ice'],
+      prep_time: 3,
+      servings: 1,
+    });
+    const insert = (userId: string) =>
+      asUser(pool, userId, (db) =>
+        db.query(
+          `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time, servings, source_references, notes, tags)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
+          [id, userId, content.name, content.recipe_type, JSON.stringify(content.ingredients), JSON.stringify(content.instructions),
+            content.prep_time, content.cook_time ?? null, content.servings, JSON.stringify(content.source_references), content.notes ?? null, JSON.stringify(content.tags)],
+        ),
+      );
+    assert.equal((await insert('alice')).rowCount, 1);
+    assert.equal((await insert('alice')).rowCount, 0, 'a retried insert is a no-op');
+    await assert.rejects(
+      asUser(pool, 'alice', (db) => db.query(`INSERT INTO saved_recipes (id, user_id, name, recipe_type) VALUES ($1, 'bob', 'x', 'food')`, [randomUUID()])),
+      /row-level security/,
+    );
+    const stored = (await admin.query('SELECT * FROM saved_recipes WHERE id = $1', [id])).rows[0];
+    assert.equal(stored.user_id, 'alice');
+    assert.equal(stored.is_deleted, false);
+    assert.deepEqual(stored.tags, []);
+    await resetFixture();
+  });
+});
+
 describe('statement_timeout', () => {
   test('pg_sleep is refused by the parser, and a heavy query is cut by the timeout', async () => {
     const sleep = await run('SELECT pg_sleep(5)');
@@ -361,6 +435,38 @@ test('a result larger than the limit is an error, not a transcript entry', async
   );
   assert.equal(result.status, 'error');
   assert.match((result as { error: string }).error, /^Query failed: the result is \d+ KB, more than the 1 KB allowed; select fewer columns or rows$/);
+});
+
+describe('another policy (how the beer agent reuses the guard): read-only, its own tables and limit', () => {
+  const readOnly: SqlPolicy = { ...RECIPES_SQL_POLICY, statements: ['select'], tables: { saved_recipes: {} }, maxRows: 2, hints: {} };
+
+  test('UPDATE and DELETE are refused plainly; no soft-delete filter; its own row limit', async () => {
+    assert.deepEqual(await guardSql(`UPDATE saved_recipes SET notes = 'x' WHERE id = '${A1}'`, readOnly), {
+      ok: false,
+      error: 'Query blocked: UPDATE is not allowed; only SELECT on saved_recipes is allowed',
+    });
+    assert.match((await guardSql('DELETE FROM saved_recipes', readOnly) as { error: string }).error, /DELETE is not allowed; only SELECT on saved_recipes is allowed/);
+    assert.deepEqual(await guardSql('SELECT id FROM saved_recipes WHERE is_deleted LIMIT 10', readOnly), {
+      ok: true,
+      kind: 'select',
+      sql: 'SELECT id FROM saved_recipes WHERE is_deleted LIMIT 2',
+    });
+  });
+
+  test('its own transaction is READ ONLY: even an UPDATE that got there could not write', async () => {
+    await resetFixture();
+    const options = { role: RECIPES_SQL_ROLE, userId: 'alice', statementTimeoutMs: 5000, maxRows: 2, maxUpdatedRows: 1, readOnly: true };
+    const select = await guardSql('SELECT id FROM saved_recipes ORDER BY id', readOnly);
+    assert.ok(select.ok);
+    assert.deepEqual(await executeGuardedAlone(pool, select, options), { status: 'success', rows: [{ id: A1 }, { id: A2 }], count: 2, truncated: true });
+    const update = await guardSql(`UPDATE saved_recipes SET notes = 'x' WHERE id = '${A1}'`, RECIPES_SQL_POLICY);
+    assert.ok(update.ok);
+    assert.deepEqual(await executeGuardedAlone(pool, update, options), {
+      status: 'error',
+      error: 'Query failed: cannot execute UPDATE in a read-only transaction',
+    });
+    assert.equal((await admin.query('SELECT notes FROM saved_recipes WHERE id = $1', [A1])).rows[0].notes, null);
+  });
 });
 
 test('every fixture id is distinct (the corpus relies on it)', () => {

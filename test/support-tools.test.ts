@@ -148,7 +148,7 @@ describe('support data (002_support.sql)', () => {
 
   test('no row-level security: staff data, the same for every operator', async () => {
     const { rows } = await admin.query(
-      `SELECT relname, relrowsecurity FROM pg_class WHERE relname IN ('customers', 'orders') ORDER BY relname`,
+      `SELECT relname, relrowsecurity FROM pg_class WHERE relname IN ('customers', 'orders') AND relnamespace = 'public'::regnamespace ORDER BY relname`,
     );
     assert.deepEqual(rows, [
       { relname: 'customers', relrowsecurity: false },

@@ -6,6 +6,7 @@ import { toolDeclarations } from '../model/declarations.ts';
 import { type ChatModel, ModelCallError, type ModelReply } from '../model/types.ts';
 import { AGENT_SPECS } from '../shared/agents.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
+import { storableJson, storableText } from '../shared/safe-text.ts';
 import type { ModelStepInput, ModelStepResult } from './runtime-types.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import type { Config } from '../config.ts';
@@ -86,10 +87,16 @@ export function createModelStep({ pool, model, systemPrompt, config }: ModelStep
       tail = await deltas.close();
     }
 
-    const message: ChatMessage = { id: stepId, role: 'assistant', text: reply.text };
-    if (structured !== undefined) message.structured = structured;
+    // The model's text and arguments are made storable before anyone sees them, so the workflow, the
+    // tools and the transcript all hold the same value and no reply can fail a write.
+    const message: ChatMessage = { id: stepId, role: 'assistant', text: storableText(reply.text) };
+    if (structured !== undefined) message.structured = storableJson(structured);
     if (reply.toolCalls.length) {
-      message.toolCalls = reply.toolCalls.map((call, index) => ({ id: `${stepId}.${index + 1}`, name: call.name, args: call.args }));
+      message.toolCalls = reply.toolCalls.map((call, index) => ({
+        id: `${stepId}.${index + 1}`,
+        name: storableText(call.name),
+        args: storableJson(call.args),
+      }));
     }
     const usage = { model: reply.model, ...reply.usage };
     await asUser(pool, userId, async (db) => {

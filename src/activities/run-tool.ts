@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { TaskModel } from '../model/task-model.ts';
 import { asUser } from '../db/pool.ts';
 import { insertMessages } from '../db/transcript.ts';
+import { storableJson } from '../shared/safe-text.ts';
 import { toolMessage } from '../shared/tool-message.ts';
 import type { ToolImplementation } from '../tools/types.ts';
 import type { RunToolInput } from './runtime-types.ts';
@@ -27,14 +28,17 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
       const done = await db.query('SELECT result FROM tool_calls WHERE conversation_id = $1 AND call_id = $2', [conversationId, callId]);
       if (done.rows[0]) return done.rows[0].result as unknown;
 
-      const result = await implementation(args, {
-        db,
-        userId,
-        conversationId,
-        callId,
-        client: input.client,
-        services: { config, taskModel, pool },
-      });
+      // A tool's result can carry text from elsewhere (a web page, an API); made storable like the model's.
+      const result = storableJson(
+        await implementation(args, {
+          db,
+          userId,
+          conversationId,
+          callId,
+          client: input.client,
+          services: { config, taskModel, pool },
+        }),
+      );
       await db.query(
         'INSERT INTO tool_calls (conversation_id, user_id, call_id, tool, args, result) VALUES ($1, $2, $3, $4, $5, $6)',
         [conversationId, userId, callId, tool, JSON.stringify(args), JSON.stringify(result ?? null)],

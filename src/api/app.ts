@@ -4,12 +4,15 @@ import type pg from 'pg';
 import type { Config, TokenGrant } from '../config.ts';
 import { bearerAuth } from './auth.ts';
 import { beerMetricsRoutes } from './beer-metrics.ts';
+import { jsonBody } from './body.ts';
+import { cors } from './cors.ts';
 import { conversationRoutes } from './conversations.ts';
 import { EventNotifier } from './event-notifier.ts';
 import { healthRoutes } from './health.ts';
 import { HttpError, errorHandler } from './http-error.ts';
 import { openApiDocument } from './openapi.ts';
 import { recipeRoutes } from './recipes.ts';
+import { requestId } from './request-id.ts';
 
 export interface AppDeps {
   config: Config;
@@ -23,14 +26,17 @@ export interface AppDeps {
 export function createApp({ config, client, pool, tokens, checkTemporal, log }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use(express.json({ limit: '256kb' }));
+  const logLine = log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error));
+  app.use(requestId());
+  app.use(cors(config.CORS_ORIGINS));
   app.use(healthRoutes({ pool, checkTemporal }));
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.use('/v1', bearerAuth(tokens), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool) }));
+  // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
+  app.use('/v1', bearerAuth(tokens), jsonBody(), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }));
   app.use('/v1', bearerAuth(tokens), beerMetricsRoutes({ client, pool }));
   app.use('/v1', bearerAuth(tokens), recipeRoutes({ pool }));
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));
-  app.use(errorHandler(log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error))));
+  app.use(errorHandler(logLine));
   return app;
 }

@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
+import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { findConversation, insertConversation, listConversations, readUsage } from '../db/conversations.ts';
+import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
 import { readTranscript } from '../db/transcript.ts';
 import { AGENT_SPECS } from '../shared/agents.ts';
 import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
 import type { AgentName, ChatSessionInput, SessionSettings } from '../shared/messages.ts';
+import { storableJson } from '../shared/safe-text.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
 import { principalOf, type Principal } from './auth.ts';
@@ -16,6 +19,7 @@ import { requireBeerClient } from './beer-client.ts';
 import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
+import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
 import { CreateConversationBody, DecisionBody, MessageBody } from './schemas.ts';
 
 export interface ConversationDeps {
@@ -23,6 +27,7 @@ export interface ConversationDeps {
   client: Client;
   pool: pg.Pool;
   notifier: EventNotifier;
+  log?: (line: string, error?: unknown) => void;
 }
 
 export const sessionSettings = (config: Config): SessionSettings => ({
@@ -42,7 +47,7 @@ function requireRole(principal: Principal, agent: AgentName): void {
   }
 }
 
-export function conversationRoutes({ config, client, pool, notifier }: ConversationDeps): Router {
+export function conversationRoutes({ config, client, pool, notifier, log = () => undefined }: ConversationDeps): Router {
   const router = Router();
 
   /** The caller's conversation, or 404 whether it is missing or someone else's. */
@@ -62,6 +67,7 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
       throw new HttpError(403, `This token acts for client "${principal.client}" only`);
     }
     if (body.agent === 'beer') await requireBeerClient(pool, principal, body.client);
+    const key = idempotencyKey(req);
     const id = randomUUID();
     const workflowId = chatSessionWorkflowId(id);
     const title = body.title ?? `${body.agent} conversation`;
@@ -74,9 +80,18 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
       client: clientName,
       settings: sessionSettings(config),
     };
-    // Start inside the row's transaction: a failed start rolls the row back, and the workflow writes
-    // nothing before the first message, by which time the row has committed.
-    await asUser(pool, principal.user, async (db) => {
+    const created = { id, agent: body.agent, workflowId };
+    // Start inside the row's transaction: a failed start rolls the row back (and the key's claim with it),
+    // and the workflow writes nothing before the first message, by which time the row has committed.
+    const earlier = await asUser(pool, principal.user, async (db) => {
+      if (key) {
+        const claim = { userId: principal.user, scope: 'create', key, requestHash: requestHash('POST /v1/conversations', body), status: 201, response: created };
+        const first = await claimIdempotencyKey(db, claim);
+        if (first) {
+          if (first.requestHash !== claim.requestHash) throw keyReused();
+          return first;
+        }
+      }
       await insertConversation(db, { id, userId: principal.user, agent: body.agent, client: clientName ?? null, title, workflowId });
       await withinDeadline(client, () => client.workflow.start<typeof chatSession>('chatSession', {
         workflowId,
@@ -90,8 +105,14 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
         memo: { title },
         staticSummary: `${body.agent}: ${title}`,
       }));
+      return undefined;
     });
-    res.status(201).json({ id, agent: body.agent, workflowId });
+    if (earlier) {
+      res.setHeader('Idempotent-Replayed', 'true');
+      res.status(earlier.status ?? 201).json(earlier.response);
+      return;
+    }
+    res.status(201).json(created);
   });
 
   router.get('/conversations', async (_req, res) => {
@@ -124,19 +145,50 @@ export function conversationRoutes({ config, client, pool, notifier }: Conversat
     });
   });
 
-  router.post('/conversations/:id/messages', async (req, res) => {
-    const { handle } = await owned(req, res);
-    const body = parseBody(MessageBody, req.body);
-    const result = await handle.executeUpdate(sendMessageUpdate, { args: [body], updateId: idempotencyKey(req) });
+  /**
+   * A turn-shaped Update (a message or a decision). With an Idempotency-Key the key and the body's hash are
+   * recorded per conversation before Temporal is called, so a key reused with another body is a 422; the
+   * key is also the Update's id, so a retry during the turn joins it, and the recorded outcome answers a
+   * retry after it (even once the workflow has continued as new and forgotten its update ids).
+   */
+  async function turnUpdate<S extends z.ZodType>(
+    req: Request,
+    res: Response,
+    route: 'messages' | 'decisions',
+    schema: S,
+    run: (handle: WorkflowHandle<typeof chatSession>, body: z.infer<S>, updateId: string | undefined) => Promise<unknown>,
+  ): Promise<void> {
+    const { principal, row, handle } = await owned(req, res);
+    const body = parseBody(schema, req.body);
+    const key = idempotencyKey(req);
+    const record = key && { userId: principal.user, scope: `conversation:${row.id}`, key };
+    if (record) {
+      const hash = requestHash(`POST /v1/conversations/:id/${route}`, body);
+      const first = await asUser(pool, principal.user, (db) => claimIdempotencyKey(db, { ...record, requestHash: hash }));
+      if (first && first.requestHash !== hash) throw keyReused();
+      if (first?.response != null) {
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.status(first.status ?? 200).json(first.response);
+        return;
+      }
+    }
+    const result = await run(handle, body, key);
+    if (record) {
+      // The answer is already decided; failing to record it only means a later retry asks Temporal again.
+      await asUser(pool, principal.user, (db) => recordIdempotentResponse(db, { ...record, status: 200, response: storableJson(result) })).catch(
+        (error: unknown) => log(`Could not record the outcome of Idempotency-Key ${key} (request ${String(res.locals.requestId)})`, error),
+      );
+    }
     res.json(result);
-  });
+  }
 
-  router.post('/conversations/:id/decisions', async (req, res) => {
-    const { handle } = await owned(req, res);
-    const body = parseBody(DecisionBody, req.body);
-    const result = await handle.executeUpdate(decideUpdate, { args: [body], updateId: idempotencyKey(req) });
-    res.json(result);
-  });
+  router.post('/conversations/:id/messages', (req, res) =>
+    turnUpdate(req, res, 'messages', MessageBody, (handle, body, updateId) => handle.executeUpdate(sendMessageUpdate, { args: [body], updateId })),
+  );
+
+  router.post('/conversations/:id/decisions', (req, res) =>
+    turnUpdate(req, res, 'decisions', DecisionBody, (handle, body, updateId) => handle.executeUpdate(decideUpdate, { args: [body], updateId })),
+  );
 
   router.get('/conversations/:id/events', async (req, res) => {
     const { principal, row } = await owned(req, res);
@@ -156,10 +208,3 @@ function withinDeadline<T>(client: Client, fn: () => Promise<T>): Promise<T> {
   return client.withDeadline(Date.now() + QUICK_CALL_MS, fn);
 }
 
-/** A client that retries a POST with the same Idempotency-Key gets the first outcome, not a second turn. */
-function idempotencyKey(req: Request): string | undefined {
-  const key = req.header('Idempotency-Key');
-  if (key === undefined) return undefined;
-  if (!/^[\w.:-]{1,200}$/.test(key)) throw new HttpError(400, 'Idempotency-Key: at most 200 letters, digits or ._:-');
-  return key;
-}

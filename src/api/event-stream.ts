@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type pg from 'pg';
 import { asUser } from '../db/pool.ts';
-import { readEventsAfter } from '../db/conversations.ts';
+import { newestEventId, readEventsAfter } from '../db/conversations.ts';
 import type { EventNotifier } from './event-notifier.ts';
 
 const KEEPALIVE_MS = 15_000;
@@ -16,7 +16,7 @@ export async function streamEvents(
   deps: { pool: pg.Pool; notifier: EventNotifier; userId: string; conversationId: string },
 ): Promise<void> {
   const header = req.header('Last-Event-ID') ?? (typeof req.query.lastEventId === 'string' ? req.query.lastEventId : '0');
-  let lastId = /^\d+$/.test(header) ? Number(header) : 0;
+  let lastId = await resumeAfter(header, deps);
 
   res.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -62,4 +62,16 @@ export async function streamEvents(
     unsubscribe();
     res.end();
   }
+}
+
+/**
+ * Where to resume: after the given id, except that an id beyond the conversation's newest event (however
+ * large, even past what a bigint holds) means "nothing yet", so the stream waits for the next event
+ * instead of failing or skipping it. Anything that is not a plain number replays from the start.
+ */
+async function resumeAfter(header: string, deps: { pool: pg.Pool; userId: string; conversationId: string }): Promise<number> {
+  const digits = header.trim();
+  if (!/^\d+$/.test(digits) || /^0+$/.test(digits)) return 0;
+  const newest = await asUser(deps.pool, deps.userId, (db) => newestEventId(db, deps.conversationId));
+  return BigInt(digits) > BigInt(newest) ? newest : Number(digits);
 }

@@ -17,6 +17,22 @@ export class HttpError extends Error {
 
 export const notFound = () => new HttpError(404, 'Conversation not found');
 
+const ECHO_LIMIT = 60;
+const MESSAGE_LIMIT = 1_000;
+
+/** A client-given value as an error may repeat it: at most ECHO_LIMIT characters, so 100 KB in is not 100 KB out. */
+export const echo = (value: string): string =>
+  value.length <= ECHO_LIMIT ? value : `${value.slice(0, ECHO_LIMIT)}… (${value.length} characters)`;
+
+/**
+ * Caps what a message from elsewhere (a workflow's failure, which may quote a pending id or arguments)
+ * repeats: each long unbroken run of characters is shortened, then the whole message.
+ */
+export const capMessage = (message: string): string => {
+  const runs = message.replace(/\S{121,}/g, (run) => echo(run));
+  return runs.length <= MESSAGE_LIMIT ? runs : `${runs.slice(0, MESSAGE_LIMIT)}…`;
+};
+
 /** Parses a request part with zod; a failure names each field and what is wrong with it. */
 export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const parsed = schema.safeParse(value ?? {});
@@ -47,8 +63,10 @@ export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
     const type = error.cause.type as FailureType | undefined;
-    if (type && type in FAILURE_STATUS) return new HttpError(FAILURE_STATUS[type], error.cause.message);
+    if (type && type in FAILURE_STATUS) return new HttpError(FAILURE_STATUS[type], capMessage(error.cause.message));
   }
+  const request = requestError(error);
+  if (request) return request;
   if (error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)) {
     return new HttpError(404, 'Conversation not found (its workflow is gone)');
   }
@@ -56,14 +74,35 @@ export function toHttpError(error: unknown): HttpError {
   return new HttpError(500, 'Internal error');
 }
 
+/**
+ * Errors that Express and body-parser raise about the request itself (http-errors with a 4xx status):
+ * a path that does not percent-decode, a body that does not arrive whole. Never their own message,
+ * which can repeat the client's input at any length.
+ */
+function requestError(error: unknown): HttpError | undefined {
+  if (error instanceof URIError || (error instanceof Error && /^Failed to decode param/.test(error.message))) {
+    return new HttpError(400, 'The path has a malformed percent-encoding (a % not followed by two hex digits); encode a literal % as %25');
+  }
+  const { status, expose } = error as { status?: unknown; expose?: unknown };
+  if (typeof status === 'number' && status >= 400 && status < 500 && expose === true) {
+    return new HttpError(status === 413 || status === 415 ? status : 400, 'The request could not be read; check its headers and body');
+  }
+  return undefined;
+}
+
 export function errorHandler(log: (line: string, error: unknown) => void) {
-  return (error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(error);
-    // express.json() reports malformed JSON with a status of its own
-    const status = (error as { status?: number; type?: string }).type === 'entity.parse.failed' ? 400 : undefined;
-    const http = status ? new HttpError(400, 'The body is not valid JSON') : toHttpError(error);
-    if (http.status >= 500) log(`${http.status} ${http.message}`, error);
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const requestId = String(res.locals.requestId ?? '-');
+    if (res.headersSent) {
+      // A stream (SSE) that failed after its first byte: all that is left is to log it and end it.
+      log(`Stream failed after the response began (request ${requestId}, ${req.method} ${req.path.slice(0, 200)})`, error);
+      res.end();
+      return;
+    }
+    const http = toHttpError(error);
+    if (http.status >= 500) log(`${http.status} ${http.message} (request ${requestId}, ${req.method} ${req.path.slice(0, 200)})`, error);
     if (http.status === 503) res.setHeader('Retry-After', '5');
-    res.status(http.status).json(http.body);
+    // A 5xx carries the request id, so a report can be matched to the log line; never the cause.
+    res.status(http.status).json(http.status >= 500 ? { ...http.body, requestId } : http.body);
   };
 }

@@ -35,7 +35,10 @@ const errors = (...codes: number[]) =>
           403: 'The token lacks the role the agent needs',
           404: 'Not found, or not yours',
           409: 'Not pending any more, or a turn is running',
-          422: 'A decision that does not fit its item',
+          413: 'The body is larger than 256 KB (after decompression)',
+          415: 'The body is not JSON (Content-Type: application/json), not UTF-8, or compressed other than gzip, deflate or br',
+          422: 'A decision that does not fit its item, or an Idempotency-Key already used with a different body',
+          500: 'An unexpected failure; the body carries the requestId it was logged under (also the X-Request-Id header)',
           503: 'Temporal or PostgreSQL is unavailable; see Retry-After',
         }[code]!,
         'Error',
@@ -48,14 +51,23 @@ const idempotencyHeader = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Retrying with the same key returns the first outcome instead of acting twice',
+  description:
+    'Retrying with the same key and the same body returns the first outcome (with Idempotent-Replayed: true) instead of acting twice; ' +
+    'the same key with a different body is refused with 422. Keys are per user, and per conversation for messages and decisions.',
   schema: { type: 'string', maxLength: 200 },
 };
 
 export function openApiDocument(): Record<string, unknown> {
   return {
     openapi: '3.1.0',
-    info: { title: 'Brigade', version: '0.1.0', description: 'A durable backend for AI agents on Temporal.' },
+    info: {
+      title: 'Brigade',
+      version: '0.1.0',
+      description:
+        'A durable backend for AI agents on Temporal. Request bodies are JSON (Content-Type: application/json, UTF-8, at most 256 KB; ' +
+        'gzip, deflate or br accepted). Text fields refuse NUL and unpaired surrogate characters (400 naming the field). ' +
+        'Every response carries X-Request-Id (a plain X-Request-Id sent by the client is kept).',
+    },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
@@ -85,8 +97,9 @@ export function openApiDocument(): Record<string, unknown> {
       '/v1/conversations': {
         post: {
           summary: 'Start a conversation with an agent',
+          parameters: [idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateConversation' } } } },
-          responses: { 201: json('Started', 'CreatedConversation'), ...errors(400, 401, 403, 503) },
+          responses: { 201: json('Started', 'CreatedConversation'), ...errors(400, 401, 403, 413, 415, 422, 500, 503) },
         },
         get: {
           summary: "The caller's conversations, newest first (at most 100)",
@@ -115,7 +128,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'A user turn; answers when the turn ends or parks on a pending item',
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Message' } } } },
-          responses: { 200: json("The turn's new messages and open pending items", 'Turn'), ...errors(400, 401, 403, 404, 409, 503) },
+          responses: { 200: json("The turn's new messages and open pending items", 'Turn'), ...errors(400, 401, 403, 404, 409, 413, 415, 422, 500, 503) },
         },
       },
       '/v1/conversations/{id}/decisions': {
@@ -123,7 +136,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Decide a pending item (approve, reject, edit; yes/no; accept/reject)',
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Decision' } } } },
-          responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 422, 503) },
+          responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 413, 415, 422, 500, 503) },
         },
       },
       '/v1/conversations/{id}/metrics': {
@@ -139,7 +152,14 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Server-Sent Events: messages, deltas, tool calls and results, pending items, usage',
           parameters: [
             idParam,
-            { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event id', schema: { type: 'string' } },
+            {
+              name: 'Last-Event-ID',
+              in: 'header',
+              required: false,
+              description: 'Resume after this event id; an id beyond the newest event means nothing yet (the stream waits for the next one)',
+              schema: { type: 'string' },
+            },
+            { name: 'lastEventId', in: 'query', required: false, description: 'The same, for clients that cannot set headers', schema: { type: 'string' } },
           ],
           responses: { 200: { description: 'text/event-stream' }, ...errors(401, 403, 404, 503) },
         },

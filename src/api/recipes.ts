@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { asUser } from '../db/pool.ts';
 import { RecipeType, SAVED_RECIPE_COLUMNS, SavedRecipe } from '../shared/recipe.ts';
+import { UNSTORABLE_MESSAGE, isStorableText } from '../shared/safe-text.ts';
 import { principalOf } from './auth.ts';
 import { HttpError, parseBody } from './http-error.ts';
 
@@ -26,7 +27,7 @@ const Cursor = z
 
 export const RecipeListQuery = z.object({
   type: RecipeType.optional().describe('only recipes of this type'),
-  q: z.string().trim().min(1).max(200).optional().describe('text in the name or in any ingredient name, case-insensitive'),
+  q: z.string().trim().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE).optional().describe('text in the name or in any ingredient name, case-insensitive'),
   deleted: booleanFlag.default(false).describe('true: include soft-deleted recipes'),
   limit: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1).max(100).default(20).describe('page size, 1 to 100'),
   cursor: Cursor.optional().describe('the nextCursor of the previous page'),

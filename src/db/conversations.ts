@@ -58,3 +58,9 @@ export async function readEventsAfter(db: pg.ClientBase, conversationId: string,
   );
   return rows;
 }
+
+/** The id of the conversation's newest event, or 0 before its first. */
+export async function newestEventId(db: pg.ClientBase, conversationId: string): Promise<number> {
+  const { rows } = await db.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM events WHERE conversation_id = $1', [conversationId]);
+  return rows[0]!.id;
+}

@@ -2,6 +2,7 @@
 // activity writes nothing twice.
 import type pg from 'pg';
 import type { ChatMessage, NewEvent } from '../shared/messages.ts';
+import { storableJson, storableText } from '../shared/safe-text.ts';
 
 interface MessageRow {
   id: string;
@@ -16,7 +17,9 @@ interface MessageRow {
   structured: unknown;
 }
 
-const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+// Client text was refused at the API if PostgreSQL cannot store it; what the model and tools produce is
+// repaired here instead (NUL and unpaired surrogates become U+FFFD), so no reply can fail the write.
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(storableJson(value)));
 
 export function rowToMessage(row: MessageRow): ChatMessage {
   const message: ChatMessage = { id: row.id, role: row.role, text: row.text };
@@ -48,10 +51,10 @@ export async function insertMessages(
         conversationId,
         userId,
         message.role,
-        message.text,
+        storableText(message.text),
         json(message.toolCalls),
         message.callId ?? null,
-        message.tool ?? null,
+        message.tool == null ? null : storableText(message.tool),
         json(message.args),
         json(message.result),
         json(message.cards),
@@ -94,6 +97,6 @@ export async function insertEvents(db: pg.ClientBase, conversationId: string, us
             jsonb_to_record(a.item) AS e(key text, type text, data jsonb)
       ORDER BY a.n
      ON CONFLICT (conversation_id, key) DO NOTHING`,
-    [conversationId, userId, JSON.stringify(events)],
+    [conversationId, userId, JSON.stringify(storableJson(events))],
   );
 }

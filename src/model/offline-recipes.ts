@@ -6,6 +6,8 @@ import type { OfflinePhrase } from './offline-intents.ts';
 const TOOL = 'execute_recipe_sql';
 const UUID = String.raw`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`;
 
+const EXAMPLE_ID = '3f2b8c1e-5a7d-4e2f-9b1c-2d4e6f8a0b1c';
+
 export const RECIPES_OFFLINE_PHRASES: readonly OfflinePhrase[] = [
   {
     tool: TOOL,
@@ -14,10 +16,10 @@ export const RECIPES_OFFLINE_PHRASES: readonly OfflinePhrase[] = [
       'list my recipes',
       'list my cocktails',
       'find recipes with bourbon',
-      'show recipe <id>',
-      'delete recipe <id>',
-      'restore recipe <id>',
-      'set servings of <id> to 4',
+      `show recipe ${EXAMPLE_ID}`,
+      `delete recipe ${EXAMPLE_ID}`,
+      `restore recipe ${EXAMPLE_ID}`,
+      `set servings of ${EXAMPLE_ID} to 4`,
     ],
   },
 ];

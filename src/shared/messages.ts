@@ -1,6 +1,7 @@
 // Shapes that cross the workflow boundary: the API, the workflow and the activities all import these,
 // so a field is declared once and its type is inferred, never written twice.
 import { z } from 'zod';
+import { isStorableText, SafeJsonObject, UNSTORABLE_MESSAGE } from './safe-text.ts';
 
 export const AGENTS = ['recipes', 'sous', 'beer', 'support'] as const;
 export const AgentName = z.enum(AGENTS);
@@ -62,16 +63,17 @@ export const PendingItem = z.object({
 export type PendingItem = z.infer<typeof PendingItem>;
 
 export const SendMessageInput = z.object({
-  text: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
+  text: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters').refine(isStorableText, UNSTORABLE_MESSAGE),
 });
 export type SendMessageInput = z.infer<typeof SendMessageInput>;
 
 export const DecisionInput = z.object({
-  pendingId: z.string().min(1, 'must not be empty'),
+  // pending ids are UUIDs; the bound keeps an error that repeats one short
+  pendingId: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').refine(isStorableText, UNSTORABLE_MESSAGE),
   decision: DecisionName,
-  args: JsonObject.optional(),
-  reason: z.string().max(2000).optional(),
-  choice: z.string().max(500).optional(),
+  args: SafeJsonObject.optional(),
+  reason: z.string().max(2000).refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
+  choice: z.string().max(500).refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
 });
 export type DecisionInput = z.infer<typeof DecisionInput>;
 

@@ -5,13 +5,13 @@
 // know is refused, so a construct PostgreSQL adds later stays out until someone allows it.
 import { loadModule, parseSync } from 'libpg-query';
 import { deparseSync } from 'pgsql-deparser';
+import { isStorableText } from '../shared/safe-text.ts';
 import type { SqlPolicy, StatementKind, TablePolicy } from './policy.ts';
 import { rewriteSelect, rewriteUpdate } from './rewrite.ts';
 
 export type GuardResult = { ok: true; sql: string; kind: StatementKind } | { ok: false; error: string };
 
 // The parse tree is JSON whose shape depends on the node; typed loosely on purpose.
-// biome-ignore lint: the tree is dynamic
 type Tree = any;
 
 class Refusal extends Error {}
@@ -39,7 +39,7 @@ export async function guardSql(sql: string, policy: SqlPolicy): Promise<GuardRes
 export function guardSqlSync(sql: string, policy: SqlPolicy): GuardResult {
   try {
     if (sql.length > policy.maxQueryLength) refuse(`the query is longer than ${policy.maxQueryLength} characters`);
-    if (sql.includes('\u0000')) refuse('the query contains a NUL character');
+    if (!isStorableText(sql)) refuse('the query contains a NUL character or an unpaired surrogate, which PostgreSQL cannot take');
     if (sql.trim() === '') refuse('the query is empty');
     const statement = parseOne(sql);
     const kind = checkStatement(statement, policy);
@@ -131,7 +131,8 @@ const nodeType = (node: Tree): string | undefined => {
 
 const allowedList = (policy: SqlPolicy) => {
   const tables = Object.keys(policy.tables).join(', ');
-  return `only ${policy.statements.map((kind) => kind.toUpperCase()).join(' and ')} on ${tables} are allowed`;
+  const kinds = policy.statements.map((kind) => kind.toUpperCase());
+  return `only ${kinds.join(' and ')} on ${tables} ${kinds.length === 1 ? 'is' : 'are'} allowed`;
 };
 
 function checkStatement(statement: Tree, policy: SqlPolicy): StatementKind {
@@ -145,8 +146,8 @@ function checkStatement(statement: Tree, policy: SqlPolicy): StatementKind {
     return 'update';
   }
   const word = STATEMENT_WORDS[type ?? ''] ?? (type ? type.replace(/Stmt$/, '').toUpperCase() : 'this statement');
-  if (type === 'DeleteStmt') return refuse(`DELETE is not allowed. ${policy.hints.delete ?? allowedList(policy)}`);
-  if (type === 'InsertStmt') return refuse(`INSERT is not allowed. ${policy.hints.insert ?? allowedList(policy)}`);
+  const hint = type === 'DeleteStmt' ? policy.hints.delete : type === 'InsertStmt' ? policy.hints.insert : undefined;
+  if (hint) return refuse(`${word} is not allowed. ${hint}`);
   if (type === 'CreateTableAsStmt') return refuse('CREATE TABLE AS / SELECT INTO creates a table; ' + allowedList(policy));
   return refuse(`${word} is not allowed; ${allowedList(policy)}`);
 }

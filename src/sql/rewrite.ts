@@ -10,7 +10,6 @@
 // Subqueries, CTE bodies and set-operation arms are SELECTs of their own and get the same treatment.
 import type { SqlPolicy } from './policy.ts';
 
-// biome-ignore lint: the tree is dynamic
 type Tree = any;
 
 const str = (sval: string): Tree => ({ String: { sval } });

@@ -307,6 +307,7 @@ export const CORPUS: CorpusEntry[] = [
   { group: 'statements', sql: '', why: 'an empty query', expect: refused(/empty/) },
   { group: 'statements', sql: '-- only a comment', why: 'a query that is only a comment', expect: refused(/empty/) },
   { group: 'statements', sql: 'SELECT \u0000', why: 'a NUL character PostgreSQL cannot take', expect: refused(/NUL character/) },
+  { group: 'statements', sql: "SELECT '\ud800'", why: 'an unpaired surrogate PostgreSQL cannot take', expect: refused(/unpaired surrogate/) },
   { group: 'statements', sql: `SELECT ${'1 + '.repeat(5000)}1`, why: 'a query longer than the limit', expect: refused(/longer than 10000 characters/) },
 
   // --- UPDATE tricks

@@ -7,6 +7,7 @@
 // (a postal code and name of another bar find nothing, as if it did not exist).
 import type pg from 'pg';
 import { setBeerClient } from '../../db/beer-clients.ts';
+import { asUser } from '../../db/pool.ts';
 import type { ClientProfileArgs } from '../../shared/tools/beer.ts';
 import type { ToolContext, ToolImplementation } from '../types.ts';
 
@@ -105,6 +106,11 @@ export async function getClientProfile(
     error: by.length ? `Client not found by ${by.join(', nor by ')}` : 'Client not found: give client_id, or postal_code with client_name',
     search_metadata: { method: 'not_found', sql, execution_time_ms: elapsed(started), searched },
   };
+}
+
+/** The same in a transaction of its own, as `userId` (for an activity, outside the runtime's transaction). */
+export function loadClientProfile(pool: pg.Pool, userId: string, clientId: string, lookup: ClientProfileArgs = {}): Promise<ProfileResult> {
+  return asUser(pool, userId, (db) => getClientProfile(db, clientId, lookup));
 }
 
 const elapsed = (started: number) => Math.round((performance.now() - started) * 100) / 100;

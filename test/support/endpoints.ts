@@ -1,0 +1,56 @@
+// Every endpoint of the API, with the zod schemas of what it reads, for the fuzz test (test/api-fuzz.test.ts).
+// An issue that adds an endpoint adds a row here; the fuzz test then throws hostile input at it too.
+//
+//   path:    `:id` is filled with one of the caller's conversations (or, sometimes, a hostile id);
+//            any other `:name` is filled from `params` (a schema), or with a hostile segment
+//   body:    the request body's schema (POST); bodies are generated from it, then mixed with hostile values
+//   query:   a schema per query parameter
+//   headers: which request headers the endpoint reads (Idempotency-Key, Last-Event-ID)
+//   stream:  answers with Server-Sent Events: a 200 is checked by its headers, then the stream is closed
+//   message: the field of the body whose text, when the request is accepted, must appear in the
+//            conversation's transcript exactly once
+import { z } from 'zod';
+import { CreateConversationBody, DecisionBody, MessageBody } from '../../src/api/schemas.ts';
+import { RecipeType } from '../../src/shared/recipe.ts';
+
+export interface EndpointRow {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: z.ZodType;
+  params?: Record<string, z.ZodType>;
+  query?: Record<string, z.ZodType>;
+  headers?: Array<'Idempotency-Key' | 'Last-Event-ID'>;
+  stream?: boolean;
+  message?: string;
+}
+
+export const ENDPOINTS: EndpointRow[] = [
+  { method: 'POST', path: '/v1/conversations', body: CreateConversationBody, headers: ['Idempotency-Key'] },
+  { method: 'GET', path: '/v1/conversations' },
+  { method: 'GET', path: '/v1/conversations/:id' },
+  { method: 'POST', path: '/v1/conversations/:id/messages', body: MessageBody, headers: ['Idempotency-Key'], message: 'text' },
+  { method: 'POST', path: '/v1/conversations/:id/decisions', body: DecisionBody, headers: ['Idempotency-Key'] },
+  {
+    method: 'GET',
+    path: '/v1/conversations/:id/events',
+    query: { lastEventId: z.string().regex(/^\d{1,25}$/) },
+    headers: ['Last-Event-ID'],
+    stream: true,
+  },
+  {
+    method: 'GET',
+    path: '/v1/recipes',
+    query: {
+      type: RecipeType,
+      q: z.string().max(200),
+      deleted: z.enum(['true', 'false']),
+      limit: z.number().int().min(1).max(100),
+      cursor: z.string().max(200),
+    },
+  },
+  { method: 'GET', path: '/v1/recipes/:id' },
+  { method: 'GET', path: '/v1/conversations/:id/metrics' },
+  { method: 'GET', path: '/healthz' },
+  { method: 'GET', path: '/readyz' },
+  { method: 'GET', path: '/openapi.json' },
+];
