@@ -61,7 +61,8 @@ function requestFor(row: EndpointRow): fc.Arbitrary<FuzzRequest> {
     Object.fromEntries(
       Object.entries(row.query ?? {}).map(([name, schema]) => [
         name,
-        fc.oneof(arbitraryFor(schema).map(String), hostileString.map((text) => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '')).slice(0, 2_000))),
+        // each value at most 2 000 characters: a query string beyond Node's header limit is reset, not answered
+        fc.oneof(arbitraryFor(schema).map((value) => String(value).slice(0, 2_000)), hostileString.map((text) => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '')).slice(0, 2_000))),
       ]),
     ),
     { requiredKeys: [] },
