@@ -203,6 +203,21 @@ describe("another client's data: no", () => {
     });
     assert.deepEqual((noClient as { rows: unknown[] }).rows, [{ n: 0 }], 'no client set: no rows');
   });
+
+  test('a set_config that got past the guard: the executor sees the client changed and returns nothing', async () => {
+    const sneaky = `SELECT p.client_id, p.beer FROM (SELECT set_config('brigade.client_id', '${OTHER}', true) AS c) AS s, purchases p`;
+    const result = await executeGuardedAlone(pool, { ok: true, kind: 'select', sql: sneaky }, {
+      role: BEER_SQL_ROLE,
+      userId: 'privacy-test',
+      statementTimeoutMs: 2_000,
+      maxRows: 100,
+      maxUpdatedRows: 0,
+      readOnly: true,
+      searchPath: 'beer',
+      settings: { 'brigade.client_id': OWN },
+    });
+    assert.deepEqual(result, { status: 'error', error: 'Query blocked: it changed the role or the settings it runs with; nothing is returned' });
+  });
 });
 
 describe('aggregates: yes', () => {

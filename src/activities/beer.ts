@@ -1,9 +1,8 @@
 // The recommendation workflow's activities: the client's profile, one OpenBreweryDB search, one website
 // summary. Each reports its own duration for the workflow's execution log. All are idempotent: the
 // profile and the search only read; the summary fills a cache whose key is locked while it is filled.
-import { asUser } from '../db/pool.ts';
 import type { BeerActivities } from '../shared/beer-definitions.ts';
-import { getClientProfile } from '../tools/beer/profile.ts';
+import { loadClientProfile } from '../tools/beer/profile.ts';
 import { clientOptions, searchBreweries } from '../tools/beer/search.ts';
 import { getWebsiteSummary } from '../tools/beer/summary.ts';
 import { toClientProfile } from '../tools/beer/profile-adapter.ts';
@@ -14,7 +13,7 @@ export type ProfileSource = (services: Services, input: { userId: string; client
 
 /** The beer agent's own profile lookup, as the conversation's user with row-level security on its client. */
 export const beerProfileSource: ProfileSource = async ({ pool }, { userId, client }) => {
-  const found = await asUser(pool, userId, (db) => getClientProfile(db, client));
+  const found = await loadClientProfile(pool, userId, client);
   return 'status' in found ? null : { ...found };
 };
 

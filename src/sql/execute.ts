@@ -80,6 +80,11 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
           error: `Query failed: the result is ${Math.round(text.length / 1024)} KB, more than the ${Math.round(limit / 1024)} KB allowed; select fewer columns or rows`,
         };
       }
+      // The same tripwire as an UPDATE's: rows read after the query changed its role or a setting that
+      // row-level security reads (a set_config that got past the guard) may be someone else's.
+      if (!(await sameIdentity(db, options))) {
+        return { status: 'error', error: 'Query blocked: it changed the role or the settings it runs with; nothing is returned' };
+      }
       const rows = JSON.parse(text) as Record<string, unknown>[];
       result = { status: 'success', rows, count: rows.length, truncated: fetched.rows.length > options.maxRows };
     } else {
@@ -94,12 +99,7 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
         };
       }
       // A tripwire behind the guard: the query must not have changed who it ran as.
-      const after = await db.query<{ role: string; user_id: string }>(
-        "SELECT current_user AS role, current_setting('brigade.user_id', true) AS user_id",
-      );
-      if (after.rows[0]!.role !== options.role || after.rows[0]!.user_id !== options.userId) {
-        throw new Error('the guarded query changed its role or user; rolled back');
-      }
+      if (!(await sameIdentity(db, options))) throw new Error('the guarded query changed its role or user; rolled back');
       await db.query(`SET LOCAL ROLE ${quoteIdent(previousRole)}`);
       await db.query("SELECT set_config('statement_timeout', $1, true), set_config('search_path', $2, true)", [timeout, search_path]);
       keep = true;
@@ -114,6 +114,17 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
     if (keep) await db.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
     else await rollbackToSavepoint(db);
   }
+}
+
+/** Whether the role, the user and the extra settings are still what the app set before the query. */
+async function sameIdentity(db: pg.ClientBase, options: ExecuteOptions): Promise<boolean> {
+  const expected: Record<string, string> = { 'brigade.user_id': options.userId, ...options.settings };
+  const names = Object.keys(expected);
+  const { rows } = await db.query<{ role: string; values: (string | null)[] }>(
+    'SELECT current_user AS role, array(SELECT current_setting(name, true) FROM unnest($1::text[]) WITH ORDINALITY AS s(name, i) ORDER BY i) AS values',
+    [names],
+  );
+  return rows[0]!.role === options.role && names.every((name, i) => rows[0]!.values[i] === expected[name]);
 }
 
 /**

@@ -51,6 +51,7 @@ export const ENDPOINTS: EndpointRow[] = [
   { method: 'GET', path: '/v1/recipes/:id' },
   // a saved recipe's image on the local object store: no bearer token, the name is the recipe's uuid
   { method: 'GET', path: '/files/recipes/:name' },
+  { method: 'GET', path: '/v1/conversations/:id/metrics' },
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/readyz' },
   { method: 'GET', path: '/openapi.json' },
