@@ -1,16 +1,17 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
+import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
 import { asUser } from '../db/pool.ts';
 import { insertEvents, insertMessages, readTranscript } from '../db/transcript.ts';
 import { toolDeclarations } from '../model/declarations.ts';
-import { type ChatModel, ModelCallError, type ModelReply } from '../model/types.ts';
+import type { ChatModel, ModelReply } from '../model/types.ts';
 import { AGENT_SPECS } from '../shared/agents.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';
 import type { ModelStepInput, ModelStepResult } from './runtime-types.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import type { Config } from '../config.ts';
-import { ModelOutputInvalid, askStructured, responseSchema } from '../model/structured.ts';
+import { askStructured, responseSchema } from '../model/structured.ts';
 
 export interface ModelStepDeps {
   pool: pg.Pool;
@@ -81,7 +82,7 @@ export function createModelStep({ pool, model, systemPrompt, config }: ModelStep
         });
       }
     } catch (error) {
-      throw asFailure(error);
+      throw asModelFailure(error);
     } finally {
       clearInterval(beat);
       tail = await deltas.close();
@@ -128,18 +129,3 @@ async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: Mode
   });
 }
 
-/** Temporal owns retries: a ModelCallError says whether one can help. */
-function asFailure(error: unknown): unknown {
-  if (error instanceof ModelOutputInvalid) {
-    return ApplicationFailure.create({ type: 'ModelOutputInvalid', message: error.message, nonRetryable: true });
-  }
-  if (error instanceof ModelCallError) {
-    return ApplicationFailure.create({
-      type: 'ModelCallError',
-      message: error.message,
-      nonRetryable: !error.retryable,
-      details: [{ status: error.status ?? null }],
-    });
-  }
-  return error;
-}

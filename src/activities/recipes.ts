@@ -2,6 +2,7 @@
 // workflow made: the model steps only compute, the image is staged and published under keys made from the
 // id (an overwrite writes the same object again), and the insert does nothing when the row is there.
 import { readFile } from 'node:fs/promises';
+import { asModelFailure } from './model-failure.ts';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { asUser } from '../db/pool.ts';
 import { ModelOutputInvalid, askStructured, responseSchema } from '../model/structured.ts';
@@ -44,18 +45,6 @@ async function beating<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T>
   }
 }
 
-/** Temporal owns retries: a model error says whether one can help. */
-function asFailure(error: unknown): unknown {
-  if (error instanceof ModelCallError) {
-    return ApplicationFailure.create({
-      type: 'ModelCallError',
-      message: error.message,
-      nonRetryable: !error.retryable,
-      details: [{ status: error.status ?? null }],
-    });
-  }
-  return error;
-}
 
 export function createRecipeActivities(services: Services, deps: { store?: ObjectStore } = {}): RecipeActivities {
   const { pool, taskModel, config } = services;
@@ -89,7 +78,7 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
         return { ok: true, recipe: storableJson(recipe) };
       } catch (error) {
         if (error instanceof ModelOutputInvalid) return { ok: false, error: error.message };
-        throw asFailure(error);
+        throw asModelFailure(error);
       }
     },
 
@@ -103,7 +92,7 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
         // Image models take a paragraph, not an essay.
         return text.length > 4000 ? text.slice(0, 4000) : text;
       } catch (error) {
-        throw asFailure(error);
+        throw asModelFailure(error);
       }
     },
 
@@ -114,7 +103,7 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
         await objects().put(key, image.data, image.mimeType);
         return { key, bytes: image.data.byteLength, mimeType: image.mimeType, model: image.model };
       } catch (error) {
-        throw asFailure(error);
+        throw asModelFailure(error);
       }
     },
 
