@@ -11,6 +11,7 @@
 //            conversation's transcript exactly once
 import { z } from 'zod';
 import { CreateConversationBody, DecisionBody, MessageBody } from '../../src/api/schemas.ts';
+import { OverrideBody } from '../../src/api/sous-schemas.ts';
 
 export interface EndpointRow {
   method: 'GET' | 'POST';
@@ -36,6 +37,8 @@ export const ENDPOINTS: EndpointRow[] = [
     headers: ['Last-Event-ID'],
     stream: true,
   },
+  { method: 'POST', path: '/v1/conversations/:id/steps/:stepId/done', params: { stepId: z.string().regex(/^s\d{1,2}$/) } },
+  { method: 'POST', path: '/v1/conversations/:id/overrides', body: OverrideBody },
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/readyz' },
   { method: 'GET', path: '/openapi.json' },
