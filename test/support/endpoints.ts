@@ -37,7 +37,8 @@ export const ENDPOINTS: EndpointRow[] = [
     headers: ['Last-Event-ID'],
     stream: true,
   },
-  { method: 'POST', path: '/v1/conversations/:id/steps/:stepId/done', params: { stepId: z.string().regex(/^s\d{1,2}$/) } },
+  // stepId: a uuid or a hostile segment (a params schema would meet the fuzz test's encodeURIComponent of lone surrogates)
+  { method: 'POST', path: '/v1/conversations/:id/steps/:stepId/done' },
   { method: 'POST', path: '/v1/conversations/:id/overrides', body: OverrideBody },
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/readyz' },
