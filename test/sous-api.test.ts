@@ -271,6 +271,7 @@ describe('steps marked done', () => {
     const second = await say(id, 'Actually just a note');
     assert.notEqual(second.body.pending[0].id, first.body.pending[0].id);
     assert.equal(second.body.pending.length, 1);
+    assert.equal(contextOf(fake.requests[1]!).pendingPatchSet.patchSetId, 'swap-butter', 'the model knows what waits');
     assert.equal((await decide(id, { pendingId: first.body.pending[0].id, decision: 'accept' })).status, 409);
     assert.equal((await decide(id, { pendingId: second.body.pending[0].id, decision: 'accept' })).status, 200);
     assert.deepEqual((await view(id)).recipe.notes, ['Brown the butter first.']);

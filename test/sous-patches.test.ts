@@ -123,7 +123,7 @@ function ctx(openItems: PendingItem[] = []): KernelContext {
   return { newId: () => `id-${++n}`, now: () => '2026-01-01T00:00:00.000Z', openItems };
 }
 const start = (): SousState => sousKernel.init({ recipe: { title: 'Pancakes', ingredients: ['200 g flour', '30 g butter'], steps: ['Mix the flour.', 'Fry in butter.', 'Serve.'] }, defaults: { hardAvoids: ['peanut'] } });
-const asItem = (open: NonNullable<ReturnType<typeof sousKernel.onAnswer>['open']>, id = 'pending-1'): PendingItem => ({ ...open, id });
+const asItem = (open: NonNullable<ReturnType<typeof sousKernel.onAnswer>['open']>, id = open.id ?? 'pending-1'): PendingItem => ({ ...open, id });
 const note = (text: string, patchSetId = 'p1') => ({ assistant_message: 'ok', patchSet: { patchSetId, patches: [{ op: 'add_note', text }] } });
 
 describe('kernel', () => {
@@ -165,6 +165,24 @@ describe('kernel', () => {
     sousKernel.context(accepted.state);
     const again = sousKernel.onAnswer(accepted.state, note('Again.'), ctx());
     assert.notEqual((again.open!.details as any).patchSet.patchSetId, 'p1');
+  });
+
+  test('the context shows the PatchSet under review until it is decided, expired or replaced', () => {
+    const state = start();
+    sousKernel.context(state);
+    const first = sousKernel.onAnswer(state, note('Rest it.'), ctx());
+    const item = asItem(first.open!, first.open!.id);
+    assert.equal((sousKernel.context(first.state).pendingPatchSet as any).patchSetId, 'p1');
+    const second = sousKernel.onAnswer(first.state, note('Rest longer.', 'p2'), ctx([item]));
+    assert.deepEqual(second.close, [{ id: item.id, reason: 'superseded' }]);
+    assert.equal((sousKernel.context(second.state).pendingPatchSet as any).patchSetId, 'p2');
+    const refused = sousKernel.onAnswer(second.state, { assistant_message: 'x', patchSet: { patchSetId: 'p3', patches: [{ op: 'update_step', step_id: 's9', text: 'x' }] } }, ctx());
+    assert.equal((sousKernel.context(refused.state).pendingPatchSet as any).patchSetId, 'p2', 'a refused PatchSet leaves the waiting one');
+    const secondItem = asItem(second.open!, second.open!.id);
+    const decided = sousKernel.onDecision(second.state, secondItem, { pendingId: secondItem.id, decision: 'reject' }, ctx());
+    assert.equal(sousKernel.context(decided.state).pendingPatchSet, null);
+    const expired = sousKernel.actions.markStepDone!.apply(second.state, { stepId: 's1' }, ctx([secondItem]));
+    assert.equal(sousKernel.context(expired.state).pendingPatchSet, null);
   });
 
   test('markStepDone: unknown step refused, done step idempotent, pending PatchSet expired', () => {

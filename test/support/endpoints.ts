@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { CreateConversationBody, DecisionBody, MessageBody } from '../../src/api/schemas.ts';
 import { RecipeType } from '../../src/shared/recipe.ts';
+import { OverrideBody } from '../../src/api/sous-schemas.ts';
 
 export interface EndpointRow {
   method: 'GET' | 'POST';
@@ -52,6 +53,9 @@ export const ENDPOINTS: EndpointRow[] = [
   // a saved recipe's image on the local object store: no bearer token, the name is the recipe's uuid
   { method: 'GET', path: '/files/recipes/:name' },
   { method: 'GET', path: '/v1/conversations/:id/metrics' },
+  // stepId: a uuid or a hostile segment (a params schema would meet the fuzz test's encodeURIComponent of lone surrogates)
+  { method: 'POST', path: '/v1/conversations/:id/steps/:stepId/done' },
+  { method: 'POST', path: '/v1/conversations/:id/overrides', body: OverrideBody },
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/readyz' },
   { method: 'GET', path: '/openapi.json' },

@@ -37,6 +37,8 @@ export function sousContext(state: SousState): JsonObject {
     defaults: { hardAvoids: defaults.hardAvoids, portions: defaults.portions },
     ...(state.overrides.length ? { hardAvoidOverrides: state.overrides } : {}),
     decisions: state.decisions.slice(-5).map((d) => ({ patchSetId: d.patchSetId, decision: d.decision, title: d.summary?.title ?? null })),
+    // what waits for the user's decision: a new PatchSet would replace it
+    pendingPatchSet: state.pending ? { patchSetId: state.pending.patchSetId, summary: state.pending.summary ?? null, patches: state.pending.patches } : null,
     ...(state.lastPatchDecision ? { llm: { lastPatchDecision: state.lastPatchDecision } } : {}),
   };
 }
@@ -77,11 +79,13 @@ export function onSousAnswer(state: SousState, raw: unknown, ctx: KernelContext)
   }
   const review = buildReview(state.recipe, proposed);
   const patchSet = PatchSet.parse({ ...proposed, patchSetId, baseVersion, summary: review.summary });
+  const pendingId = ctx.newId();
   return {
-    state: next,
+    state: { ...next, pending: { pendingId, patchSetId, baseVersion, summary: patchSet.summary, patches: patchSet.patches } },
     // Only one PatchSet is under review at a time: a new one supersedes the one waiting.
     close: open.map((item) => ({ id: item.id, reason: 'superseded' as const })),
     open: {
+      id: pendingId,
       kind: 'patchset',
       tool: PATCHSET_TOOL,
       callId: patchSetId,
@@ -96,6 +100,8 @@ export function onSousAnswer(state: SousState, raw: unknown, ctx: KernelContext)
 export function onSousDecision(state: SousState, item: PendingItem, decision: DecisionInput, ctx: KernelContext): KernelEffects<SousState> {
   const { patchSet } = detailsOf(item);
   const base = { patchSetId: patchSet.patchSetId, pendingId: item.id };
+  const settled: SousState = { ...state };
+  if (state.pending?.pendingId === item.id) delete settled.pending;
   let recipe = state.recipe;
   let said: string;
   if (decision.decision === 'accept') {
@@ -103,7 +109,7 @@ export function onSousDecision(state: SousState, item: PendingItem, decision: De
     const reasons = validatePatchSet({ recipe, defaults: state.defaults, patchSet, overrides: state.overrides });
     if (reasons.length) {
       return {
-        state,
+        state: settled,
         events: [event(ctx, 'patchset.rejected', { ...base, baseVersion: patchSet.baseVersion, reasons, at: 'accept' })],
         say: [`That change cannot be applied any more and nothing changed: ${reasons.join('; ')}.`],
       };
@@ -122,7 +128,7 @@ export function onSousDecision(state: SousState, item: PendingItem, decision: De
   };
   return {
     state: {
-      ...state,
+      ...settled,
       recipe,
       decisions: [...state.decisions, record].slice(-DECISIONS_KEPT),
       lastPatchDecision: { patchSetId: record.patchSetId, decision: record.decision, ...(record.summary ? { summary: record.summary } : {}) },
@@ -153,8 +159,10 @@ export const sousKernel: AgentKernel<SousState> = {
         const recipe = { ...state.recipe, version, steps: state.recipe.steps.map((s) => (s.id === stepId ? { ...s, status: 'done' as const } : s)) };
         // A PatchSet made against the old version is out of date: it expires, and a decision on it is a 409.
         const expired = openPatchSets(ctx.openItems).map((item) => item.id);
+        const rest: SousState = { ...state, recipe };
+        delete rest.pending;
         return {
-          state: { ...state, recipe },
+          state: rest,
           close: expired.map((id) => ({ id, reason: 'expired' as const })),
           events: [event(ctx, 'state.changed', { change: 'step.done', stepId, version, expired })],
           ...(expired.length ? { say: [`Step ${stepId} is done, so the change waiting for review no longer fits the recipe and has expired. Ask again if you still want it.`] } : {}),

@@ -1,7 +1,7 @@
 // A sous conversation's own state, kept by chatSession and carried across continue-as-new.
 import { z } from 'zod';
 import { DEMO_RECIPE } from './demo.ts';
-import { LastPatchDecision, PatchDecision, Recipe, type RecipeInput, SousInit, UserDefaults } from './schemas.ts';
+import { LastPatchDecision, Patch, PatchDecision, PatchSummary, Recipe, type RecipeInput, SousInit, UserDefaults } from './schemas.ts';
 
 export const SousState = z.object({
   recipe: Recipe,
@@ -17,6 +17,14 @@ export const SousState = z.object({
    * whether lastPatchDecision went out. Written by context() (see kernel.ts for why).
    */
   seen: z.object({ version: z.number().int(), lastPatchDecisionId: z.string().optional() }).optional(),
+  /**
+   * The PatchSet under review, for the model's context (context() sees the state, not the open items). The
+   * kernel names the item itself, so this stays in step with it: set when opened, cleared when decided,
+   * expired or superseded.
+   */
+  pending: z
+    .object({ pendingId: z.string(), patchSetId: z.string(), baseVersion: z.number().int(), summary: PatchSummary.optional(), patches: z.array(Patch) })
+    .optional(),
 });
 export type SousState = z.infer<typeof SousState>;
 
