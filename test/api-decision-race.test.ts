@@ -4,7 +4,6 @@
 // that a message had answered.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
 let app: TestApp;
@@ -15,25 +14,9 @@ after(async () => {
   await app?.stop();
 });
 
-async function orderStatus(orderId: string): Promise<string> {
-  const client = new pg.Client({ connectionString: app.adminUrl });
-  await client.connect();
-  try {
-    return (await client.query('SELECT status FROM orders WHERE id = $1', [orderId])).rows[0].status;
-  } finally {
-    await client.end();
-  }
-}
-
-async function resetOrder(orderId: string): Promise<void> {
-  const client = new pg.Client({ connectionString: app.adminUrl });
-  await client.connect();
-  try {
-    await client.query(`UPDATE orders SET status = 'Processing' WHERE id = $1`, [orderId]);
-  } finally {
-    await client.end();
-  }
-}
+const orderStatus = async (orderId: string): Promise<string> =>
+  (await app.adminQuery('SELECT status FROM orders WHERE id = $1', [orderId]))[0].status;
+const resetOrder = (orderId: string) => app.adminQuery(`UPDATE orders SET status = 'Processing' WHERE id = $1`, [orderId]);
 
 type Message = { role: string; id: string; text: string; tool?: string; result?: { status?: string } };
 

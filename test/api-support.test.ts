@@ -1,7 +1,6 @@
 // The support agent end to end through the HTTP API, on the offline model, against real Temporal and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { decisionSignal } from '../src/shared/definitions.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../src/shared/search-attributes.ts';
 import { waitUntilIdle } from './support/scenarios.ts';
@@ -26,15 +25,8 @@ const say = (id: string, text: string, token = ALICE) => app.call('POST', `/v1/c
 const decide = (id: string, body: Record<string, unknown>, token = ALICE) =>
   app.call('POST', `/v1/conversations/${id}/decisions`, { token, body });
 
-async function orderStatus(orderId: string): Promise<string> {
-  const client = new pg.Client({ connectionString: app.adminUrl });
-  await client.connect();
-  try {
-    return (await client.query('SELECT status FROM orders WHERE id = $1', [orderId])).rows[0].status;
-  } finally {
-    await client.end();
-  }
-}
+const orderStatus = async (orderId: string): Promise<string> =>
+  (await app.adminQuery('SELECT status FROM orders WHERE id = $1', [orderId]))[0].status;
 
 describe('conversations', () => {
   test('creating one returns its id, agent and workflow id', async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import type pg from 'pg';
+import pg from 'pg';
 import { createApp } from '../../src/api/app.ts';
 import { temporalCheck } from '../../src/api/health.ts';
 import { type Config, type TokenGrant, loadConfig } from '../../src/config.ts';
@@ -60,6 +60,8 @@ export interface TestApp {
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** one query as the login that owns the schema (fixtures and checks the app's role may not do) */
+  adminQuery<Row extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<Row[]>;
   stop(): Promise<void>;
 }
 
@@ -107,6 +109,15 @@ export async function startTestApp(
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       worker = undefined;
+    },
+    async adminQuery(text, values = []) {
+      const admin = new pg.Client({ connectionString: database.adminUrl });
+      await admin.connect();
+      try {
+        return (await admin.query(text, values)).rows;
+      } finally {
+        await admin.end();
+      }
     },
     async call(method, path, { token = ALICE, body, headers = {} } = {}) {
       const response = await fetch(`${baseUrl}${path}`, {
