@@ -1,16 +1,11 @@
 // Fault drills against the cluster shape: each breaks one part on purpose at a bad moment and checks that
 // the conversations go on with nothing lost and nothing done twice. `npm run drill` prints them as a table;
 // drill/drills.test.ts runs them as tests. A drill is one entry in DRILLS.
-//
-// Drill 4 (two workers, one killed mid save pipeline, one during the beer agent's 30 s wait) is to be added
-// as one more entry once the recipes and beer agents exist. It needs: the fake model's answer() in harness.ts
-// to drive those agents' tools (a save, a brewery search that asks "want details?"); a fake OpenBreweryDB in
-// the cluster's env (OPENBREWERYDB_BASE_URL) and BEER_CONFIRMATION_TIMEOUT left at 30 s; a hold on the save
-// pipeline's step (the model hold, or a hold in the fake storage), then workerRunningActivity() to kill the
-// worker that runs it; for the wait, kill the worker the conversation last ran on and check that the timeout
-// fires 30 s (not 30 s + the recovery) after the question, from the events' timestamps.
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DRILL_TOKEN, compareCounts, countsOf, type DrillCluster } from './harness.ts';
+import type { ManagedProcess } from '../src/stack/cluster-process.ts';
+import { DRILL_TOKEN, compareCounts, countsOf, kindOf, userTextOf, type DrillCluster } from './harness.ts';
 
 export interface DrillOutcome {
   /** what was broken, and when */
@@ -23,6 +18,8 @@ export interface DrillOutcome {
   answered: number;
   lost: string[];
   doubled: string[];
+  /** a promise broken other than by losing or doubling something (a deadline that moved, a call that must not happen) */
+  wrong?: string[];
   notes: string[];
 }
 
@@ -271,6 +268,233 @@ const apiKilled: Drill = {
   },
 };
 
+// ---- 4: two workers, one killed mid save pipeline, the other during the beer agent's 30 s wait ----
+
+/** The beer agent's BEER_CONFIRMATION_TIMEOUT, left at its default in the drill cluster. */
+export const BEER_WAIT_MS = 30_000;
+/** how far from 30 s the confirmation may end, by the events' timestamps */
+export const BEER_WAIT_TOLERANCE_MS = 2_000;
+/** a fixture client in San Diego: the fake OpenBreweryDB has new breweries for it */
+const BEER_CLIENT = 'CLT-CCW784';
+const DRILL_RECIPE =
+  'Drill Four Sour [4a]. Ingredients: 2 oz bourbon, 1 oz lemon juice, 3/4 oz simple syrup. ' +
+  'Instructions: 1) Shake with ice, 2) Strain into a rocks glass. Prep time: 5 minutes. Serves: 1. Type: cocktail.';
+const SAVE_PROGRESS = ['structure', 'image_prompt', 'image', 'upload', 'insert'].flatMap((step) => [`${step}:started`, `${step}:done`]);
+
+const pidOf = (identity: string | undefined) => Number((identity ?? '').split('@')[0]);
+
+async function eventually<T>(what: string, find: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`${what}: not there after ${timeoutMs / 1000} s`);
+    await sleep(100);
+  }
+}
+
+const workersKilled: Drill = {
+  id: 4,
+  name: "two workers: one killed mid save pipeline, one during the beer agent's 30 s wait",
+  async run(drill, log) {
+    const notes: string[] = [];
+    const lost: string[] = [];
+    const doubled: string[] = [];
+    const wrong: string[] = [];
+    const { workers } = drill.cluster;
+    if (workers.length < 2) throw new Error('drill 4 needs two workers');
+    const killed = new Set<ManagedProcess>();
+    let turns = 0;
+    let answered = 0;
+    try {
+      // ---- a) the save pipeline: the image model call in flight on one worker when it dies ----
+      const a = await drill.openConversation('drill 4a', { agent: 'recipes' });
+      const asked = await drill.post(`/v1/conversations/${a}/messages`, { text: `save this recipe: ${DRILL_RECIPE}` });
+      turns++;
+      const approval = asked.body.pending?.[0];
+      if (asked.status !== 200 || approval?.tool !== 'save_recipe') throw new Error(`drill 4a: no approval pending: ${asked.status} ${JSON.stringify(asked.body).slice(0, 300)}`);
+      answered++;
+      const hold = drill.model.hold('[4a]', 'image');
+      const decision = drill.post(`/v1/conversations/${a}/decisions`, { pendingId: approval.id, decision: 'approve' });
+      turns++;
+      const reached = await Promise.race([hold.reached.then(() => true), decision.then(() => false), sleep(60_000).then(() => false)]);
+      if (!reached) {
+        const progress = await drill.query(`SELECT data->>'step' AS step, data->>'state' AS state, data->>'message' AS message FROM events WHERE conversation_id = $1 AND type = 'progress' ORDER BY id`, [a]);
+        const seen = drill.fake.requests.slice(-6).map((request) => `${kindOf(request)} "${userTextOf(request).slice(0, 60)}"`);
+        throw new Error(`drill 4a: the image model call was not made: progress ${JSON.stringify(progress)}; the model's last requests: ${seen.join('; ')}`);
+      }
+      const saveWorkflowId = await eventually('drill 4a: the pipeline\'s workflow ID', async () => {
+        const [row] = await drill.query(`SELECT data->>'workflowId' AS id FROM events WHERE conversation_id = $1 AND type = 'progress' LIMIT 1`, [a]);
+        return row?.id as string | undefined;
+      });
+      const recipeId = saveWorkflowId.replace(/^save-recipe-/, '');
+      const victimA = await eventually('drill 4a: the worker running generateRecipeImage', () => drill.workerRunningActivity(saveWorkflowId, 'generateRecipeImage'));
+      const survivorA = workers.find((worker) => worker !== victimA)!;
+      const victimPidA = victimA.pid;
+      const killedA = now();
+      await victimA.kill();
+      killed.add(victimA);
+      log(`drill 4a: ${victimA.name} SIGKILLed while its image model call for recipe ${recipeId} was held; it stays down until the save is done`);
+      hold.release();
+      const decided = await decision;
+      const recoveryA = now() - killedA;
+      // The killed worker comes back while the beer conversation starts; the second kill waits for it.
+      let backA = 0;
+      const restartA = victimA.start().then(() => {
+        backA = now();
+        killed.delete(victimA);
+      });
+      restartA.catch(() => undefined);
+
+      const last = decided.body.messages?.at(-1)?.text ?? '';
+      const tool = (decided.body.messages ?? []).find((message: any) => message.role === 'tool');
+      if (decided.status === 200 && /answered save_recipe/.test(last) && tool?.result?.status === 'saved') answered++;
+      else notes.push(`4a: the decision answered ${decided.status} ${JSON.stringify(decided.body).slice(0, 300)}`);
+      if (decided.attempts > 1) notes.push(`4a: the decision's POST needed ${decided.attempts} attempts (same Idempotency-Key)`);
+      await drill.waitUntilIdle(a);
+
+      const [rows] = await drill.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE conversation_id = $2)::int AS mine FROM saved_recipes WHERE id = $1`, [recipeId, a]);
+      if (rows.n < 1) lost.push(`4a: no saved_recipes row for ${recipeId}`);
+      if (rows.n > 1) doubled.push(`4a: ${rows.n} saved_recipes rows for ${recipeId}`);
+      if (rows.n === 1 && rows.mine !== 1) lost.push(`4a: the row of ${recipeId} is not the conversation's`);
+      const objectsDir = path.join(drill.appDataDir, 'objects');
+      const stored = (await fs.readdir(path.join(objectsDir, 'recipes')).catch(() => [] as string[])).filter((name) => name.startsWith(recipeId));
+      if (!stored.includes(`${recipeId}.png`)) lost.push(`4a: no object recipes/${recipeId}.png`);
+      if (stored.length > 1) doubled.push(`4a: objects for ${recipeId}: ${stored.join(', ')}`);
+      const staged = await fs.stat(path.join(objectsDir, 'staging', 'recipes', `${recipeId}.png`)).then(() => true, () => false);
+      if (staged) doubled.push(`4a: the staged image of ${recipeId} was left behind`);
+      const served = await fetch(`${drill.cluster.apiUrl}/files/recipes/${recipeId}.png`);
+      if (served.status !== 200) lost.push(`4a: the API serves recipes/${recipeId}.png with ${served.status}`);
+      await served.body?.cancel();
+      const toolRows = await drill.query(`SELECT result->>'status' AS status FROM messages WHERE conversation_id = $1 AND role = 'tool'`, [a]);
+      const saved = toolRows.filter((row) => row.status === 'saved').length;
+      if (saved !== 1) (saved ? doubled : lost).push(`4a: the tool result "status: saved" ${saved} times (${toolRows.map((row) => row.status).join(', ')})`);
+      const progress = await drill.query(`SELECT data->>'step' AS step, data->>'state' AS state FROM events WHERE conversation_id = $1 AND type = 'progress' ORDER BY id`, [a]);
+      const steps = progress.map((row) => `${row.step}:${row.state}`);
+      if (steps.join() !== SAVE_PROGRESS.join()) {
+        const extra = steps.length > SAVE_PROGRESS.length;
+        (extra ? doubled : lost).push(`4a: progress ${steps.join(', ')}`);
+      }
+      // A tool run as a child workflow is kept once by its workflow ID, not in the tool_calls ledger: 0 rows there.
+      const checkA = await turnsOk(drill, a, { user: 1, assistant: 2, tool: 1, toolCalls: 0, modelCalls: 2 }, '4a');
+      const historyA = await drill.history(saveWorkflowId);
+      const imageStarts = historyA.filter((event) => event.type === 'ActivityTaskStarted' && event.activityType === 'generateRecipeImage');
+      const finishedOn = imageStarts.at(-1);
+      if (!finishedOn || pidOf(finishedOn.identity) === victimPidA || pidOf(finishedOn.identity) !== survivorA.pid) {
+        wrong.push(`4a: the image step finished on ${finishedOn?.identity ?? 'no worker'}, not on ${survivorA.name} (pid ${survivorA.pid}); the killed one was pid ${victimPidA}`);
+      }
+      notes.push(
+        `4a: ${victimA.name} (pid ${victimPidA}) killed mid image call; the step's attempt ${finishedOn?.attempt ?? '?'} finished on ${survivorA.name} ` +
+          `and the decision answered ${(recoveryA / 1000).toFixed(1)} s after the kill (the activity's 10 s heartbeat timeout)`,
+      );
+
+      // ---- b) the beer agent's 30 s "would you like details?": the conversation's worker dies while it waits ----
+      const groundingBefore = drill.fake.requests.filter((request) => kindOf(request) === 'grounding').length;
+      const [cacheBefore] = await drill.query(`SELECT count(*)::int AS n FROM beer_website_summaries`);
+      const b = await drill.openConversation('drill 4b', { agent: 'beer', client: BEER_CLIENT });
+      const recommended = await drill.post(`/v1/conversations/${b}/messages`, { text: 'recommend breweries [4b]' });
+      turns++;
+      const question = recommended.body.pending?.[0];
+      if (recommended.status !== 200 || question?.kind !== 'confirmation') {
+        throw new Error(`drill 4b: no confirmation pending: ${recommended.status} ${JSON.stringify(recommended.body).slice(0, 300)}`);
+      }
+      const openedAt = await eventually('drill 4b: the pending.opened event', async () => {
+        const [row] = await drill.query(`SELECT created_at FROM events WHERE conversation_id = $1 AND key = $2`, [b, `pending-opened:${question.id}`]);
+        return row ? (row.created_at as Date).getTime() : undefined;
+      });
+      const configured = Date.parse(question.expiresAt) - openedAt;
+      if (Math.abs(configured - BEER_WAIT_MS) > BEER_WAIT_TOLERANCE_MS) wrong.push(`4b: the confirmation was opened for ${(configured / 1000).toFixed(1)} s, not 30 s`);
+      await restartA;
+      const workflowB = drill.workflowIdOf(b);
+      const victimB = await eventually('drill 4b: the worker the conversation last ran on', () => drill.workerLastRunning(workflowB));
+      const survivorB = workers.find((worker) => worker !== victimB)!;
+      const victimPidB = victimB.pid;
+      const killedB = now();
+      const killedWallB = Date.now();
+      await victimB.kill();
+      killed.add(victimB);
+      // The point is a worker dying with the wait still ahead: a restart of the first one so slow that the
+      // kill came near the deadline proves nothing, and says so.
+      if (killedWallB - openedAt > BEER_WAIT_MS - 5_000) wrong.push(`4b: the kill came ${((killedWallB - openedAt) / 1000).toFixed(1)} s into the 30 s wait, too late to test it`);
+      log(
+        `drill 4b: ${victimB.name} (the conversation's last worker) SIGKILLed ${((killedWallB - openedAt) / 1000).toFixed(1)} s into the 30 s wait; ` +
+          `nobody answers, it stays down until the turn is over`,
+      );
+      await drill.waitUntilIdle(b, BEER_WAIT_MS + 60_000);
+      const idleAt = now();
+      await victimB.start();
+      const backB = now();
+      killed.delete(victimB);
+
+      const pendingRows = await drill.query(
+        `SELECT type, data, created_at FROM events WHERE conversation_id = $1 AND type IN ('pending.opened', 'pending.closed') ORDER BY id`,
+        [b],
+      );
+      const closedRows = pendingRows.filter((row) => row.type === 'pending.closed');
+      const openedRows = pendingRows.filter((row) => row.type === 'pending.opened');
+      if (openedRows.length !== 1 || closedRows.length > 1) doubled.push(`4b: ${openedRows.length} pending.opened, ${closedRows.length} pending.closed`);
+      const closed = closedRows[0];
+      let waitedMs = NaN;
+      if (!closed) lost.push('4b: no pending.closed event');
+      else {
+        waitedMs = (closed.created_at as Date).getTime() - openedAt;
+        if (closed.data.timedOut !== true) wrong.push(`4b: the confirmation closed as ${JSON.stringify(closed.data)}, not timed out`);
+        if (Math.abs(waitedMs - BEER_WAIT_MS) > BEER_WAIT_TOLERANCE_MS) {
+          wrong.push(`4b: the confirmation timed out ${(waitedMs / 1000).toFixed(1)} s after it opened, not 30 s (±${BEER_WAIT_TOLERANCE_MS / 1000} s)`);
+        }
+      }
+      const grounded = drill.fake.requests.filter((request) => kindOf(request) === 'grounding').length - groundingBefore;
+      if (grounded) wrong.push(`4b: ${grounded} grounding call(s) with no answer given`);
+      const [cacheAfter] = await drill.query(`SELECT count(*)::int AS n FROM beer_website_summaries`);
+      if (cacheAfter.n !== cacheBefore.n) wrong.push(`4b: the summary cache went from ${cacheBefore.n} to ${cacheAfter.n} entries`);
+      const beerTools = await drill.query(`SELECT result FROM messages WHERE conversation_id = $1 AND role = 'tool'`, [b]);
+      const [ended] = await drill.query(
+        `SELECT count(*)::int AS n, max(created_at) AS at FROM events WHERE conversation_id = $1 AND type = 'turn.ended'`,
+        [b],
+      );
+      const [finalAnswer] = await drill.query(
+        `SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1 AND role = 'assistant' AND text LIKE 'answered recommend_breweries%'`,
+        [b],
+      );
+      if (beerTools.length === 1 && beerTools[0].result?.answer === 'timeout' && finalAnswer.n === 1 && ended.n === 1) answered++;
+      else notes.push(`4b: tool results ${JSON.stringify(beerTools.map((row) => row.result?.answer ?? row.result?.status))}, ${finalAnswer.n} final answers, ${ended.n} turn.ended`);
+      if (ended.n > 1) doubled.push(`4b: turn.ended ${ended.n} times`);
+      const checkB = await turnsOk(drill, b, { user: 1, assistant: 2, tool: 1, toolCalls: 0, modelCalls: 2 }, '4b');
+      // After the kill, every workflow task of the conversation and of its recommendation ran on the other worker.
+      const childId = beerTools[0]?.result?.workflow_id as string | undefined;
+      for (const workflowId of [workflowB, ...(childId ? [childId] : [])]) {
+        const after = (await drill.history(workflowId)).filter((event) => event.type === 'WorkflowTaskCompleted' && event.at > killedWallB);
+        const elsewhere = after.filter((event) => pidOf(event.identity) !== survivorB.pid);
+        if (!after.length || elsewhere.length) {
+          wrong.push(`4b: ${workflowId} after the kill: ${after.length} workflow tasks, ${elsewhere.length} not on ${survivorB.name} (${elsewhere.map((event) => event.identity).join(', ')})`);
+        }
+      }
+      // From the deadline (opened + 30 s) until the turn's answer was written: what the kill cost the wait.
+      const lateMs = ended.at ? (ended.at as Date).getTime() - (openedAt + BEER_WAIT_MS) : NaN;
+      notes.push(
+        `4b: ${victimB.name} (pid ${victimPidB}) killed ${((killedWallB - openedAt) / 1000).toFixed(1)} s into the wait; the confirmation timed out ` +
+          `${(waitedMs / 1000).toFixed(2)} s after pending.opened, the turn's answer ${(lateMs / 1000).toFixed(2)} s after the deadline, on ${survivorB.name}; ` +
+          `${grounded} grounding calls; idle ${((idleAt - killedB) / 1000).toFixed(1)} s after the kill`,
+      );
+
+      return {
+        broken: `a worker SIGKILLed (a) mid save pipeline (image model call), (b) ${((killedWallB - openedAt) / 1000).toFixed(0)} s into the beer agent's 30 s wait`,
+        downMs: Math.max(backA - killedA, backB - killedB),
+        recoveryMs: Math.max(recoveryA, lateMs),
+        turns,
+        answered,
+        lost: [...lost, ...checkA.lost, ...checkB.lost],
+        doubled: [...doubled, ...checkA.doubled, ...checkB.doubled],
+        wrong,
+        notes,
+      };
+    } finally {
+      // Whatever happened, the next drill gets both workers.
+      for (const worker of killed) if (!worker.running) await worker.start().catch((error: Error) => log(`drill 4: ${worker.name} did not start again: ${error.message}`));
+    }
+  },
+};
+
 // ---- 5: a burst of 500 turns over 50 conversations while a worker restarts ----
 
 export const BURST = { conversations: 50, turnsEach: 10, restartAfter: 100 };
@@ -387,4 +611,4 @@ const burstWithWorkerRestart: Drill = {
   },
 };
 
-export const DRILLS: Drill[] = [temporalKilled, postgresStopped, apiKilled, burstWithWorkerRestart];
+export const DRILLS: Drill[] = [temporalKilled, postgresStopped, apiKilled, workersKilled, burstWithWorkerRestart];

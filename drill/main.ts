@@ -52,7 +52,9 @@ const table = [
           s(outcome.downMs),
           s(outcome.recoveryMs),
           `${outcome.answered}/${outcome.turns}`,
-          outcome.lost.length + outcome.doubled.length === 0 ? 'none' : `${outcome.lost.length} lost, ${outcome.doubled.length} twice`,
+          outcome.lost.length + outcome.doubled.length + (outcome.wrong?.length ?? 0) === 0
+            ? 'none'
+            : `${outcome.lost.length} lost, ${outcome.doubled.length} twice${outcome.wrong?.length ? `, ${outcome.wrong.length} wrong` : ''}`,
           s(ms),
         ]
       : [String(id), name, `FAILED: ${error}`, '-', '-', '-', '-', s(ms)],
@@ -66,10 +68,12 @@ console.log(widths.map((width) => '-'.repeat(width)).join('-|-'));
 for (const row of table.slice(1)) console.log(line(row));
 console.log('');
 for (const { id, outcome } of rows) {
-  for (const problem of [...(outcome?.lost ?? []), ...(outcome?.doubled ?? [])]) console.log(`drill ${id}: ${problem}`);
+  for (const problem of [...(outcome?.lost ?? []), ...(outcome?.doubled ?? []), ...(outcome?.wrong ?? [])]) console.log(`drill ${id}: ${problem}`);
   for (const note of outcome?.notes ?? []) console.log(`drill ${id} note: ${note}`);
 }
 console.log(`drill: ${rows.length} drill(s) in ${s(performance.now() - started)}`);
 console.log(JSON.stringify({ drills: rows.map(({ id, outcome, error, ms }) => ({ id, ms: Math.round(ms), error, ...outcome })) }));
-const failed = rows.some((row) => row.error || (row.outcome && (row.outcome.lost.length || row.outcome.doubled.length || row.outcome.answered !== row.outcome.turns)));
+const failed = rows.some(
+  (row) => row.error || (row.outcome && (row.outcome.lost.length || row.outcome.doubled.length || row.outcome.wrong?.length || row.outcome.answered !== row.outcome.turns)),
+);
 process.exit(failed ? 1 : 0);
