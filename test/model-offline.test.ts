@@ -5,10 +5,11 @@ import { OFFLINE_PHRASES, createOfflineModel } from '../src/model/offline.ts';
 import { selectModel } from '../src/model/select.ts';
 import type { ModelReply, ModelRequest } from '../src/model/types.ts';
 import type { ChatMessage } from '../src/shared/messages.ts';
+import { recipesTools } from '../src/shared/tools/recipes.ts';
 import { supportTools } from '../src/shared/tools/support.ts';
 
 const model = createOfflineModel();
-const tools = toolDeclarations(supportTools);
+const tools = toolDeclarations([...supportTools, ...recipesTools]);
 
 const user = (text: string): ChatMessage => ({ id: 'u1', role: 'user', text });
 

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
-import { placeholderPng } from '../src/model/offline-recipes.ts';
+import { placeholderPng } from '../src/model/offline-recipe-save.ts';
 import { responseSchema } from '../src/model/structured.ts';
 import { RecipeContent } from '../src/shared/recipe.ts';
 import { freePort } from '../src/stack/ports.ts';

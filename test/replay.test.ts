@@ -8,21 +8,24 @@ import { after, before, describe, test } from 'node:test';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { workflowBundlePath } from './support/harness.ts';
-import { scenarios } from './support/scenarios.ts';
+import { scenarios as supportScenarios } from './support/scenarios.ts';
+import { REPLAY_DATA_DIR, recipeScenarios } from './support/scenarios-recipes.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
 // Encoded protobuf rather than JSON: the SDK's historyToJSON trips over its own duplicated protobufjs copies.
 const { History } = proto.temporal.api.history.v1;
 const HISTORIES = path.join(import.meta.dirname, 'histories');
 const recording = process.env.RECORD_HISTORIES === '1';
+const scenarios = [...supportScenarios, ...recipeScenarios];
 
 let app: TestApp;
 before(async () => {
   // Three turns per run, so the scenarios cross continue-as-new and its replay is covered too.
-  app = await startTestApp({ env: { CONTINUE_AS_NEW_AFTER_TURNS: '3' } });
+  app = await startTestApp({ env: { CONTINUE_AS_NEW_AFTER_TURNS: '3', DATA_DIR: REPLAY_DATA_DIR } });
 });
 after(async () => {
   await app?.stop();
+  await fs.rm(REPLAY_DATA_DIR, { recursive: true, force: true });
 });
 
 async function replay(workflowId: string, history: unknown): Promise<void> {

@@ -20,7 +20,11 @@ CREATE TABLE saved_recipes (
   is_deleted        boolean NOT NULL DEFAULT false,   -- soft delete: UPDATE ... SET is_deleted = true, and back
   conversation_id   uuid REFERENCES conversations (id) ON DELETE SET NULL,  -- where it was saved
   created_at        timestamptz NOT NULL DEFAULT now(),
-  last_accessed_at  timestamptz NOT NULL DEFAULT now()
+  last_accessed_at  timestamptz NOT NULL DEFAULT now(),
+  -- Model-written UPDATEs can set any value: keep every recipe a size a transcript can hold.
+  CHECK (octet_length(ingredients::text) <= 100000 AND octet_length(instructions::text) <= 100000
+         AND octet_length(source_references::text) <= 20000 AND octet_length(tags::text) <= 5000),
+  CHECK (octet_length(notes) <= 20000 AND octet_length(user_notes) <= 20000)
 );
 
 -- Every query is one owner's: the owner leads each index.
@@ -35,8 +39,10 @@ CREATE POLICY own_rows ON saved_recipes
   USING (user_id = brigade_current_user())
   WITH CHECK (user_id = brigade_current_user());
 
--- The app: the save pipeline inserts (INSERT ... ON CONFLICT (id) DO NOTHING), the API reads.
+-- The app: the save pipeline inserts (INSERT ... ON CONFLICT (id) DO NOTHING), the API reads and
+-- records when a recipe was last opened.
 GRANT SELECT, INSERT ON saved_recipes TO brigade_app;
+GRANT UPDATE (last_accessed_at) ON saved_recipes TO brigade_app;
 
 -- The role that runs SQL a model wrote. It can log in as nobody, own nothing, create nothing; it may
 -- SELECT saved_recipes and UPDATE only the columns a user may change: never id, user_id, created_at

@@ -12,6 +12,7 @@ import { healthRoutes } from './health.ts';
 import { metaRoutes } from './meta.ts';
 import { HttpError, errorHandler } from './http-error.ts';
 import { openApiDocument } from './openapi.ts';
+import { recipeRoutes } from './recipes.ts';
 import { requestId } from './request-id.ts';
 import { webAppRoutes } from './web-app.ts';
 
@@ -38,6 +39,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   app.use(fileRoutes(config));
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
   app.use('/v1', bearerAuth(tokens), jsonBody(), metaRoutes({ config, temporalUiUrl }), conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }));
+  app.use('/v1', bearerAuth(tokens), recipeRoutes({ pool }));
   app.use(webAppRoutes());
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));
   app.use(errorHandler(logLine));

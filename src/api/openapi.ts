@@ -11,6 +11,9 @@ import {
   MessageBody,
   TurnResult,
 } from './schemas.ts';
+import { RecipeList, RecipeListQuery } from './recipes.ts';
+import { RecipeCardMessage, SavedRecipe } from '../shared/recipe.ts';
+import { SaveProgress, SaveRecipeResult } from '../shared/save-recipe.ts';
 
 const schema = (type: z.ZodType, io: 'input' | 'output' = 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -77,6 +80,12 @@ export function openApiDocument(): Record<string, unknown> {
         Decision: schema(DecisionBody, 'input'),
         Turn: schema(TurnResult),
         Error: schema(ErrorBody),
+        Recipe: schema(SavedRecipe),
+        RecipeList: schema(RecipeList),
+        // What a save_recipe turn carries: the tool message's result and card, and the progress events' data.
+        SaveRecipeResult: schema(SaveRecipeResult),
+        RecipeCard: schema(RecipeCardMessage),
+        SaveProgress: schema(SaveProgress),
       },
     },
     security: [{ bearer: [] }],
@@ -142,7 +151,8 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/v1/conversations/{id}/events': {
         get: {
-          summary: 'Server-Sent Events: messages, deltas, tool calls and results, pending items, usage',
+          summary:
+            'Server-Sent Events: messages, deltas, tool calls and results, pending items, progress of child workflows (data: SaveProgress for save_recipe), usage',
           parameters: [
             idParam,
             {
@@ -156,6 +166,44 @@ export function openApiDocument(): Record<string, unknown> {
           ],
           responses: { 200: { description: 'text/event-stream' }, ...errors(401, 403, 404, 503) },
         },
+      },
+      ...recipePaths(),
+      '/files/recipes/{name}': {
+        get: {
+          summary:
+            "A saved recipe's image on the local object store (no GCS_BUCKET_NAME): what image_url points at. No bearer token: the name is the recipe's random UUID, an unguessable link.",
+          security: [],
+          parameters: [{ name: 'name', in: 'path', required: true, description: '<recipe id>.png', schema: { type: 'string', pattern: '^[0-9a-f-]{36}\\.png$' } }],
+          responses: { 200: { description: 'The PNG', content: { 'image/png': {} } }, 404: json('No such image (or images are in GCS)', 'Error') },
+        },
+      },
+    },
+  };
+}
+
+/** GET /v1/recipes and /v1/recipes/{id}; the query parameters come from RecipeListQuery. */
+function recipePaths(): Record<string, unknown> {
+  const { properties } = schema(RecipeListQuery, 'input') as { properties: Record<string, Record<string, unknown>> };
+  const parameters = Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: false,
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+    schema: property,
+  }));
+  return {
+    '/v1/recipes': {
+      get: {
+        summary: "The caller's saved recipes, newest first; soft-deleted ones only with deleted=true. Paginated: pass nextCursor as cursor.",
+        parameters,
+        responses: { 200: json('A page of recipes', 'RecipeList'), ...errors(400, 401, 503) },
+      },
+    },
+    '/v1/recipes/{id}': {
+      get: {
+        summary: "One of the caller's recipes (soft-deleted ones too, with is_deleted true); records last_accessed_at",
+        parameters: [idParam],
+        responses: { 200: json('The recipe', 'Recipe'), ...errors(400, 401, 404, 503) },
       },
     },
   };

@@ -1,6 +1,8 @@
 // The offline model's phrasebook: a few fixed phrasings per support tool, turned into one call's arguments.
 // Values pass through as typed (a malformed phone stays malformed): the runtime validates, as with Gemini.
 import type { JsonObject } from '../shared/messages.ts';
+import { SAVE_RECIPE_EXAMPLE, matchSaveRecipe } from './offline-recipe-save.ts';
+import { RECIPES_OFFLINE_PHRASES, RECIPES_RULES } from './offline-recipes.ts';
 
 export interface OfflinePhrase {
   tool: string;
@@ -9,12 +11,6 @@ export interface OfflinePhrase {
 
 /** What the offline model understands, for the README and for its own help text. */
 export const OFFLINE_PHRASES: readonly OfflinePhrase[] = [
-  {
-    tool: 'save_recipe',
-    examples: [
-      'save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail.',
-    ],
-  },
   { tool: 'cancel_order', examples: ['cancel order 13579', 'cancel 13579'] },
   { tool: 'get_order_by_id', examples: ['status of order 24601', 'order 24601'] },
   { tool: 'get_customer_orders', examples: ['orders for 1213210', 'orders of customer 1213210'] },
@@ -27,6 +23,8 @@ export const OFFLINE_PHRASES: readonly OfflinePhrase[] = [
     examples: ['look up john@gmail.com', 'find johndoe', 'who is 123-456-7890', 'everything about johndoe'],
   },
   { tool: 'get_user', examples: ['get user johndoe'] },
+  ...RECIPES_OFFLINE_PHRASES,
+  { tool: 'save_recipe', examples: [SAVE_RECIPE_EXAMPLE] },
 ];
 
 export interface Intent {
@@ -44,8 +42,9 @@ const PREFIX = String.raw`(?:the\s+)?(?:customer\s+|user\s+)?(?:with\s+(?:the\s+
 
 // Order matters: "cancel order 1" is not a status question, "orders for" is not "order".
 const RULES: readonly Rule[] = [
-  // First: a recipe's text may say anything ("order", "cancel"), and all of it is the recipe.
-  { tool: 'save_recipe', match: capture(/^\s*(?:please\s+)?(?:save|keep)\s+(?:this|the|my|a)?\s*recipe\s*[:\-–]\s*([\s\S]+)$/i, 'raw_recipe_data') },
+  // First: a recipe's text may say anything ("order", "list my recipes"), and all of it is the recipe.
+  { tool: 'save_recipe', match: matchSaveRecipe },
+  ...RECIPES_RULES,
   { tool: 'update_user_contact', match: matchContactUpdate },
   { tool: 'cancel_order', match: capture(/\bcancel(?:\s+(?:the\s+)?order)?\s+#?(\d+)\b/i, 'order_id') },
   { tool: 'get_customer_orders', match: capture(/\borders\s+(?:for|of)\s+(?:the\s+)?(?:customer\s+|user\s+)?#?(\d+)\b/i, 'customer_id') },

@@ -1,6 +1,7 @@
 // The offline model's reading of tool results: one plain line per result, made from the result's shape
 // (customer, order, list, message, error, rejection), so it reads well for any tool, not only support's.
 import type { ChatMessage } from '../shared/messages.ts';
+import { describeSqlResult } from './offline-recipes.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -20,6 +21,8 @@ function describe(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return describeList(value);
   if (!isObject(value)) return undefined;
+  const sql = describeSqlResult(value);
+  if (sql) return sql;
   if (isObject(value.user_info) && Array.isArray(value.orders)) {
     return `${describeCustomer(value.user_info)} ${describeList(value.orders)}`;
   }

@@ -1,6 +1,6 @@
 // The offline model's one-shot tasks and structured chat answers, registered per agent by name: without a
 // GEMINI_API_KEY every pipeline still runs end to end, deterministically, and says it is offline.
-import { recipeImage, recipeImagePrompt, recipeStructuring } from './offline-recipes.ts';
+import { recipeImage, recipeImagePrompt, recipeStructuring } from './offline-recipe-save.ts';
 import type { ModelRequest } from './types.ts';
 import type { ImageReply, ImageRequest, TaskModel, TaskReply, TaskRequest } from './task-model.ts';
 

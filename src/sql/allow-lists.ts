@@ -1,7 +1,9 @@
 // The functions and types that model-written SQL may use. An allow-list, not a deny-list: whatever
 // PostgreSQL adds later (or an extension installs) stays out until someone decides it is safe.
 // Nothing here sleeps, reads files, reaches another server or database object, changes a setting,
-// takes a lock, runs SQL from a string (query_to_xml), or touches large objects or sequences.
+// takes a lock, runs SQL from a string (query_to_xml), or touches large objects or sequences, and
+// nothing that makes a value as large as a number says (repeat, lpad, rpad, format's widths,
+// generate_series): results are bounded by statement_timeout and the executor's size limit besides.
 
 const names = (text: string): ReadonlySet<string> => new Set(text.split(/\s+/).filter(Boolean));
 
@@ -11,8 +13,8 @@ export const SAFE_FUNCTIONS = names(`
   row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value
   lower upper initcap length char_length character_length octet_length btrim ltrim rtrim trim
   substring substr left right replace translate concat concat_ws position strpos split_part starts_with
-  lpad rpad reverse regexp_replace regexp_match regexp_matches regexp_like regexp_count regexp_substr
-  regexp_split_to_array to_char to_number to_date to_timestamp format quote_literal quote_ident overlay
+  reverse regexp_replace regexp_match regexp_matches regexp_like regexp_count regexp_substr
+  regexp_split_to_array to_char to_number to_date to_timestamp quote_literal quote_ident overlay
   normalize unaccent md5
   abs round ceil ceiling floor trunc mod div sign sqrt power greatest least random
   now date_trunc date_part extract age make_date make_interval make_timestamp make_timestamptz

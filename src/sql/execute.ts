@@ -22,7 +22,11 @@ export interface ExecuteOptions {
   maxRows: number;
   /** rows an UPDATE may change at most; more rolls back */
   maxUpdatedRows: number;
+  /** the largest SELECT result, as JSON characters; larger is an error (it would swamp the transcript) */
+  maxResultChars?: number;
 }
+
+const MAX_RESULT_CHARS = 512 * 1024;
 
 export type ExecuteResult =
   | { status: 'success'; rows: Record<string, unknown>[]; count: number; truncated: boolean }
@@ -42,12 +46,13 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
   await db.query(`SAVEPOINT ${SAVEPOINT}`);
   let keep = false;
   try {
+    // pg_temp last: a temporary table can never stand in for saved_recipes.
     const before = await db.query<{ role: string; timeout: string; search_path: string }>(
       "SELECT current_user AS role, current_setting('statement_timeout') AS timeout, current_setting('search_path') AS search_path",
     );
     const { role: previousRole, timeout, search_path } = before.rows[0]!;
     await db.query(
-      "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', 'public', true)",
+      "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', 'public, pg_temp', true)",
       [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs)))],
     );
     await db.query(`SET LOCAL ROLE ${options.role}`);
@@ -57,7 +62,15 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
       // A cursor reads one row past the limit, so "there were more" is known without reading them all.
       await db.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${guarded.sql}`);
       const fetched = await db.query(`FETCH FORWARD ${options.maxRows + 1} FROM ${CURSOR}`);
-      const rows = toJson(fetched.rows.slice(0, options.maxRows));
+      const text = JSON.stringify(fetched.rows.slice(0, options.maxRows));
+      const limit = options.maxResultChars ?? MAX_RESULT_CHARS;
+      if (text.length > limit) {
+        return {
+          status: 'error',
+          error: `Query failed: the result is ${Math.round(text.length / 1024)} KB, more than the ${Math.round(limit / 1024)} KB allowed; select fewer columns or rows`,
+        };
+      }
+      const rows = JSON.parse(text) as Record<string, unknown>[];
       result = { status: 'success', rows, count: rows.length, truncated: fetched.rows.length > options.maxRows };
     } else {
       const updated = await db.query(guarded.sql);
@@ -89,16 +102,26 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
   } finally {
     // Rolling back to the savepoint also undoes SET LOCAL ROLE and the settings made inside it.
     if (keep) await db.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
-    else await db.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+    else await rollbackToSavepoint(db);
+  }
+}
+
+/**
+ * A statement_timeout that expires while PostgreSQL is still sending a large result can cancel the
+ * next statement instead (the cancel is already pending): that next statement is this rollback, so
+ * it is tried again once.
+ */
+async function rollbackToSavepoint(db: pg.ClientBase): Promise<void> {
+  const rollback = `ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`;
+  try {
+    await db.query(rollback);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '57014') throw error;
+    await db.query(rollback);
   }
 }
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
-/** Rows as plain JSON (timestamps become ISO strings), exactly what the tool result will hold. */
-function toJson(rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  return JSON.parse(JSON.stringify(rows)) as Record<string, unknown>[];
-}
 
 interface DatabaseError {
   code: string;

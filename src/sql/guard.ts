@@ -40,6 +40,7 @@ export function guardSqlSync(sql: string, policy: SqlPolicy): GuardResult {
   try {
     if (sql.length > policy.maxQueryLength) refuse(`the query is longer than ${policy.maxQueryLength} characters`);
     if (sql.includes('\u0000')) refuse('the query contains a NUL character');
+    if (sql.trim() === '') refuse('the query is empty');
     const statement = parseOne(sql);
     const kind = checkStatement(statement, policy);
     const rewritten = kind === 'select' ? rewriteSelect(statement.SelectStmt, policy, true) : rewriteUpdate(statement.UpdateStmt, policy);

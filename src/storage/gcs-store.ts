@@ -15,6 +15,9 @@ export function createGcsStore({ bucket, emulatorHost }: GcsStoreOptions): Objec
     ...(emulator ? { apiEndpoint: emulator, projectId: 'brigade-emulator' } : {}),
     retryOptions: { autoRetry: false, maxRetries: 0 },
   });
+  // With STORAGE_EMULATOR_HOST in the environment the library takes it verbatim as its JSON API base, without
+  // the /storage/v1 that emulators (fake-gcs-server) serve it under; set the base from the one setting instead.
+  if (emulator) storage.baseUrl = `${emulator}/storage/v1`;
   const objects = storage.bucket(bucket);
   return {
     kind: 'gcs',
@@ -35,10 +38,12 @@ export function createGcsStore({ bucket, emulatorHost }: GcsStoreOptions): Objec
       await objects.file(checkKey(key)).delete({ ignoreNotFound: true });
     },
     publicUrl(key) {
-      const path = `${encodeURIComponent(bucket)}/${checkKey(key)}`;
-      // The emulator serves objects at /<bucket>/<key> too; GCS at storage.googleapis.com (the bucket grants
-      // allUsers read, see the README).
-      return emulator ? `${emulator}/${path}` : `https://storage.googleapis.com/${path}`;
+      checkKey(key);
+      // GCS: the public object URL (the bucket grants allUsers read; see the README). An emulator: its media
+      // download URL, which needs no credentials there.
+      return emulator
+        ? `${emulator}/download/storage/v1/b/${encodeURIComponent(bucket)}/o/${encodeURIComponent(key)}?alt=media`
+        : `https://storage.googleapis.com/${encodeURIComponent(bucket)}/${key}`;
     },
   };
 }

@@ -7,7 +7,7 @@ import { ApplicationFailure, log, proxyActivities, proxyLocalActivities, setCurr
 import type { RecipeActivities, StagedImage } from '../activities/recipes-types.ts';
 import type { RuntimeActivities } from '../activities/runtime-types.ts';
 import type { ChildToolInput, ChildToolOutput } from '../shared/child-tool.ts';
-import type { JsonObject } from '../shared/messages.ts';
+import type { JsonObject, NewEvent } from '../shared/messages.ts';
 import { RecipeCardMessage, type RecipeContent } from '../shared/recipe.ts';
 import { type ProgressState, SAVE_STEPS, type SaveProgress, type SaveRecipeResult, type SaveStep } from '../shared/save-recipe.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
@@ -43,7 +43,10 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
     retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
   });
 
-  const progress = async (step: SaveStep, state: ProgressState, message?: string): Promise<void> => {
+  // Progress events are written by the runtime's record activity. A step's `done` waits for the next step's
+  // `started` (which follows at once) and both go in one write: half the round trips, nothing held back.
+  let queued: NewEvent[] = [];
+  const progress = async (step: SaveStep, state: ProgressState, message?: string, write = true): Promise<void> => {
     const data: SaveProgress = {
       workflowId,
       step,
@@ -52,13 +55,15 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
       state,
       ...(message ? { message } : {}),
     };
-    await bookkeeping.record({
-      conversationId,
-      userId,
-      messages: [],
-      // One key per step and state: a retried record writes the event once.
-      events: [{ key: `progress:${workflowId}:${step}:${state}`, type: 'progress', data: data as JsonObject }],
-    });
+    // One key per step and state: a retried record writes the event once.
+    queued.push({ key: `progress:${workflowId}:${step}:${state}`, type: 'progress', data: data as JsonObject });
+    if (write) await flushProgress();
+  };
+  const flushProgress = async (): Promise<void> => {
+    if (!queued.length) return;
+    const events = queued;
+    queued = [];
+    await bookkeeping.record({ conversationId, userId, messages: [], events });
   };
 
   /** steps that have begun, so the ones after a failure can be reported as skipped */
@@ -71,7 +76,7 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
     await progress(name, 'started');
     try {
       const value = await run();
-      await progress(name, 'done', done?.(value));
+      await progress(name, 'done', done?.(value), false);
       return value;
     } catch (error) {
       await progress(name, 'failed', reasonOf(error));
@@ -144,6 +149,7 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
   } catch (error) {
     return failed(`Could not store the recipe: ${reasonOf(error)}`);
   }
+  await flushProgress();
   setCurrentDetails(`Saved recipe ${recipeId} (${recipe.name})${imageUrl ? '' : ' without an image'}.`);
 
   const message = imageUrl
@@ -164,7 +170,8 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
 
   /** Steps that will not run, so a client's progress bar ends. */
   async function skip(names: readonly SaveStep[], why: string): Promise<void> {
-    for (const name of names) await progress(name, 'skipped', why);
+    for (const name of names) await progress(name, 'skipped', why, false);
+    await flushProgress();
   }
 }
 

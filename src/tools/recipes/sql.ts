@@ -14,7 +14,8 @@ export type RecipeSqlResult =
   | { status: 'success'; rows_affected: number; message: string }
   | { status: 'error'; error: string; query: string };
 
-export function createExecuteRecipeSql(options: { statementTimeoutMs: number | (() => number) }): ToolImplementation {
+/** `statementTimeoutMs` overrides the setting SQL_STATEMENT_TIMEOUT that the tool otherwise reads from its context. */
+export function createExecuteRecipeSql(options: { statementTimeoutMs?: number } = {}): ToolImplementation {
   return async (args: { query: string }, context: ToolContext): Promise<RecipeSqlResult> => {
     const query = args.query;
     const guarded = await guardSql(query, RECIPES_SQL_POLICY);
@@ -22,7 +23,7 @@ export function createExecuteRecipeSql(options: { statementTimeoutMs: number | (
     const result = await executeGuarded(context.db, guarded, {
       role: RECIPES_SQL_ROLE,
       userId: context.userId,
-      statementTimeoutMs: typeof options.statementTimeoutMs === 'function' ? options.statementTimeoutMs() : options.statementTimeoutMs,
+      statementTimeoutMs: options.statementTimeoutMs ?? context.services.config.SQL_STATEMENT_TIMEOUT,
       maxRows: RECIPES_SQL_POLICY.maxRows,
       maxUpdatedRows: RECIPES_SQL_POLICY.maxUpdatedRows,
     });

@@ -1,0 +1,108 @@
+// The caller's saved recipes over HTTP: a list (newest first, filtered, paginated by cursor) and one
+// recipe by id. Both run as brigade_app with row-level security, so another user's recipe is a 404
+// whether or not it exists.
+import { Router } from 'express';
+import type pg from 'pg';
+import { z } from 'zod';
+import { asUser } from '../db/pool.ts';
+import { RecipeType, SAVED_RECIPE_COLUMNS, SavedRecipe } from '../shared/recipe.ts';
+import { principalOf } from './auth.ts';
+import { HttpError, parseBody } from './http-error.ts';
+
+const booleanFlag = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/** An opaque position in the list: the last recipe's creation time and id, base64url. */
+const Cursor = z
+  .string()
+  .max(200)
+  .transform((text, ctx) => {
+    const [createdAt, id] = Buffer.from(text, 'base64url').toString('utf8').split('|');
+    if (!createdAt || !id || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(createdAt) || !z.uuid().safeParse(id).success) {
+      ctx.addIssue({ code: 'custom', message: 'is not a cursor this API returned (use nextCursor as given)' });
+      return z.NEVER;
+    }
+    return { createdAt, id };
+  });
+
+export const RecipeListQuery = z.object({
+  type: RecipeType.optional().describe('only recipes of this type'),
+  q: z.string().trim().min(1).max(200).optional().describe('text in the name or in any ingredient name, case-insensitive'),
+  deleted: booleanFlag.default(false).describe('true: include soft-deleted recipes'),
+  limit: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1).max(100).default(20).describe('page size, 1 to 100'),
+  cursor: Cursor.optional().describe('the nextCursor of the previous page'),
+});
+
+export const RecipeList = z.object({
+  recipes: z.array(SavedRecipe),
+  /** pass as `cursor` for the next page; null on the last page */
+  nextCursor: z.string().nullable(),
+});
+
+const RecipeId = z.object({ id: z.uuid({ error: 'must be a UUID' }) });
+
+const COLUMNS = SAVED_RECIPE_COLUMNS.join(', ');
+
+/** LIKE's own wildcards in user text match themselves. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const cursorOf = (row: { position: string; id: string }) => Buffer.from(`${row.position}|${row.id}`, 'utf8').toString('base64url');
+
+// created_at to the microsecond, so that the cursor compares exactly what PostgreSQL stores
+const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position`;
+
+/** A row as JSON: timestamps as ISO strings. */
+function toRecipe({ position: _, ...row }: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...row,
+    created_at: (row.created_at as Date).toISOString(),
+    last_accessed_at: (row.last_accessed_at as Date).toISOString(),
+  };
+}
+
+export function recipeRoutes({ pool }: { pool: pg.Pool }): Router {
+  const router = Router();
+
+  router.get('/recipes', async (req, res) => {
+    const principal = principalOf(res);
+    const query = parseBody(RecipeListQuery, req.query);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    if (!query.deleted) where.push('NOT is_deleted');
+    if (query.type) where.push(`recipe_type = ${param(query.type)}`);
+    if (query.q) {
+      const pattern = param(likePattern(query.q));
+      where.push(
+        `(name ILIKE ${pattern} OR EXISTS (SELECT 1 FROM jsonb_array_elements(ingredients) AS ingredient
+           WHERE jsonb_typeof(ingredient) = 'object' AND ingredient->>'name' ILIKE ${pattern}))`,
+      );
+    }
+    // Keyset pagination: a page never repeats or skips a recipe when others are saved meanwhile.
+    if (query.cursor) where.push(`(created_at, id) < (${param(query.cursor.createdAt)}::timestamptz, ${param(query.cursor.id)}::uuid)`);
+    const limit = param(query.limit + 1);
+    const rows = await asUser(pool, principal.user, async (db) => {
+      const result = await db.query(
+        `SELECT ${COLUMNS}, ${POSITION} FROM saved_recipes ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+          ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+        params,
+      );
+      return result.rows;
+    });
+    const page = rows.slice(0, query.limit);
+    res.json({ recipes: page.map(toRecipe), nextCursor: rows.length > query.limit ? cursorOf(page.at(-1) as { position: string; id: string }) : null });
+  });
+
+  router.get('/recipes/:id', async (req, res) => {
+    const principal = principalOf(res);
+    const { id } = parseBody(RecipeId, req.params);
+    // Reading a recipe is what last_accessed_at records.
+    const row = await asUser(pool, principal.user, async (db) => {
+      const result = await db.query(`UPDATE saved_recipes SET last_accessed_at = now() WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
+      return result.rows[0] as Record<string, unknown> | undefined;
+    });
+    if (!row) throw new HttpError(404, 'Recipe not found');
+    res.json(toRecipe(row));
+  });
+
+  return router;
+}

@@ -1,0 +1,43 @@
+// The real `npm run worker` entry point as a child process, for tests that kill a worker mid-work.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { temporalAddress, workflowBundlePath } from './harness.ts';
+import type { TestApp } from './test-app.ts';
+
+const WORKER_MAIN = new URL('../../src/worker-main.ts', import.meta.url).pathname;
+
+/** Starts a worker on the app's database and task queue with `env` on top; resolves once it polls. */
+export async function startWorkerProcess(app: TestApp, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [WORKER_MAIN], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: app.databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress(),
+      TEMPORAL_TASK_QUEUE: app.taskQueue,
+      WORKFLOW_BUNDLE_PATH: workflowBundlePath(),
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('is polling task queue')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before polling:\n${output}`)));
+  });
+  return child;
+}
+
+/** SIGKILL: no shutdown, no goodbye to Temporal; what a crashed machine looks like. */
+export async function killWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
+}
