@@ -46,7 +46,11 @@ export async function launchBrowser(options: { width?: number; height?: number }
     context,
     page,
     async close() {
+      // Leave the app first, so the server ends its event streams (and releases their database
+      // connections) before the test app drops its database.
+      await page.goto('about:blank').catch(() => undefined);
       await context.close().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 500));
       fs.rmSync(userDataDir, { recursive: true, force: true });
     },
   };

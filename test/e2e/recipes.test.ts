@@ -64,7 +64,23 @@ test('a recipe is saved: approval, live progress, then its card with the image',
     await recipe.getByRole('button', { name: 'Delete' }).click();
     assert.match(await page.getByLabel('Message', { exact: true }).inputValue(), /Delete my recipe "Old Fashioned"/);
 
-    const events = await app.call('GET', `/v1/conversations/${id}`);
-    assert.equal(events.status, 200);
+    const view = await app.call('GET', `/v1/conversations/${id}`);
+    assert.equal(view.body.status, 'idle');
+
+    // My recipes: search by name or ingredient, filter by type
+    await page.getByRole('link', { name: 'My recipes', exact: true }).click();
+    await page.getByRole('heading', { name: 'Old Fashioned' }).waitFor();
+    await page.getByLabel('Search by name or ingredient').fill('bourbon');
+    await page.getByRole('heading', { name: 'Old Fashioned' }).waitFor();
+    await page.getByLabel('Search by name or ingredient').fill('gin');
+    await page.getByText('No recipes match.').waitFor();
+    await page.getByLabel('Search by name or ingredient').fill('');
+    await page.getByLabel('Type').selectOption('dessert');
+    await page.getByText('No recipes match.').waitFor();
+    await page.getByLabel('Type').selectOption('cocktail');
+    const saved = page.locator('.recipe-grid .recipe-card', { hasText: 'Old Fashioned' });
+    await saved.waitFor();
+    await saved.getByRole('button', { name: /Show ingredients and steps/ }).click();
+    assert.match(await saved.locator('.recipe-detail').innerText(), /2 oz bourbon[\s\S]*Muddle sugar with bitters/);
   });
 });

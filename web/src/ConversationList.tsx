@@ -127,7 +127,7 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
           </option>
         ))}
       </select>
-      {info?.asksForClient && (
+      {info?.asksForClient && info.allowed && (
         <>
           <label htmlFor="new-client">Client (the bar, e.g. CLT-…)</label>
           <input id="new-client" value={client} onChange={(e) => setClient(e.target.value)} placeholder="CLT-…" required />
