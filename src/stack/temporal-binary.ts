@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isExecutable, runLogged, whichOnPath } from './executables.ts';
 
 // Later tags carry a `replace` directive in go.mod, which `go install pkg@version` refuses.
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
@@ -47,7 +47,7 @@ export async function findTemporalBinary(
   if (go) {
     log(`temporal: building the Temporal CLI with Go into ${binDir} (first run only; takes a few minutes)`);
     try {
-      await run(go, ['install', TEMPORAL_CLI_MODULE], { ...env, GOBIN: binDir }, log);
+      await runLogged(go, ['install', TEMPORAL_CLI_MODULE], { ...env, GOBIN: binDir }, log);
       if (await isExecutable(cached)) return cached;
       tried.push(`go install ${TEMPORAL_CLI_MODULE} (finished, but ${cached} is missing)`);
     } catch (error) {
@@ -72,44 +72,6 @@ export async function findTemporalBinary(
       'or point TEMPORAL_ADDRESS at a running Temporal server.',
     ].join('\n'),
   );
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) return false;
-    await fs.access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function whichOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let tail = '';
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString();
-      tail = (tail + text).slice(-2_000);
-      for (const line of text.split('\n')) if (line.trim()) log(`go: ${line}`);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`exit code ${code}: ${tail.trim().split('\n').slice(-3).join(' ')}`)),
-    );
-  });
 }
 
 /** The SDK's test package downloads the CLI when it starts a dev server; we start one once and keep the file. */

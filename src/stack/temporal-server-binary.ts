@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { isExecutable, runLogged, whichOnPath } from './executables.ts';
 import { brigadeCacheDir } from './temporal-binary.ts';
 
 // The cluster shape's native parts, built from source with Go the way the `temporal` CLI is (temporal-binary.ts)
@@ -64,7 +64,7 @@ async function ensureBinary(spec: ClusterBinarySpec, binDir: string, env: NodeJS
   await fs.mkdir(buildDir, { recursive: true });
   try {
     const started = Date.now();
-    await run(go, ['install', spec.module], { ...env, GOBIN: buildDir, GOFLAGS: env.GOFLAGS ?? '-mod=mod' }, log);
+    await runLogged(go, ['install', spec.module], { ...env, GOBIN: buildDir, GOFLAGS: env.GOFLAGS ?? '-mod=mod' }, log);
     const built = (await fs.readdir(buildDir)).find((name) => !name.startsWith('.'));
     if (!built) throw new ClusterBinaryError(`go install ${spec.module} finished but wrote nothing into ${buildDir}`);
     await fs.rename(path.join(buildDir, built), target);
@@ -89,7 +89,7 @@ async function ensureSchema(cacheDir: string, env: NodeJS.ProcessEnv, log: (line
   const module = `go.temporal.io/server@${TEMPORAL_SERVER_VERSION}`;
   log(`cluster: fetching the PostgreSQL schema of ${module} from the Go module cache`);
   let output = '';
-  await run(go, ['mod', 'download', '-json', module], { ...env, GOFLAGS: env.GOFLAGS ?? '-mod=mod' }, () => undefined, (text) => (output += text));
+  await runLogged(go, ['mod', 'download', '-json', module], { ...env, GOFLAGS: env.GOFLAGS ?? '-mod=mod' }, () => undefined, (text) => (output += text));
   const dir = (JSON.parse(output) as { Dir?: string }).Dir;
   if (!dir) throw new ClusterBinaryError(`go mod download ${module} did not say where the module is`);
   const source = path.join(dir, 'schema', 'postgresql', 'v12');
@@ -105,9 +105,8 @@ async function ensureSchema(cacheDir: string, env: NodeJS.ProcessEnv, log: (line
 }
 
 async function goBinary(env: NodeJS.ProcessEnv): Promise<string> {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (dir && (await isExecutable(path.join(dir, `go${EXE}`)))) return path.join(dir, `go${EXE}`);
-  }
+  const go = await whichOnPath(`go${EXE}`, env);
+  if (go) return go;
   throw new ClusterBinaryError(
     'The cluster shape builds the Temporal server, its SQL tool and the Web UI server from source, which needs Go (https://go.dev/dl/) on the PATH.',
   );
@@ -117,31 +116,3 @@ async function exists(file: string): Promise<boolean> {
   return fs.stat(file).then(() => true, () => false);
 }
 
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) return false;
-    await fs.access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, log: (line: string) => void, onStdout?: (text: string) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let tail = '';
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString();
-      tail = (tail + text).slice(-2_000);
-      for (const line of text.split('\n')) if (line.trim()) log(`go: ${line}`);
-    };
-    child.stdout.on('data', onStdout ? (chunk: Buffer) => onStdout(chunk.toString()) : onData);
-    child.stderr.on('data', onData);
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`exit code ${code}: ${tail.trim().split('\n').slice(-3).join(' ')}`)),
-    );
-  });
-}

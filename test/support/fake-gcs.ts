@@ -8,8 +8,8 @@
 //   await gcs.stop();
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { isExecutable, runLogged } from '../../src/stack/executables.ts';
 import { freePort } from '../../src/stack/ports.ts';
 import { brigadeCacheDir } from '../../src/stack/temporal-binary.ts';
 
@@ -19,26 +19,15 @@ export async function ensureFakeGcsBinary(log: (line: string) => void = () => un
   if (process.env.FAKE_GCS_SERVER_PATH) return process.env.FAKE_GCS_SERVER_PATH;
   const binDir = path.join(brigadeCacheDir(), 'bin');
   const binary = path.join(binDir, 'fake-gcs-server');
-  if (await executable(binary)) return binary;
+  if (await isExecutable(binary)) return binary;
   log(`fake-gcs-server: building ${FAKE_GCS_MODULE} with Go into ${binDir} (first run only; a few minutes)`);
-  const child = spawn('go', ['install', FAKE_GCS_MODULE], { env: { ...process.env, GOBIN: binDir }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  if (code !== 0 || !(await executable(binary))) {
-    throw new Error(`Could not build fake-gcs-server (go install ${FAKE_GCS_MODULE} exited with ${code}):\n${output.slice(-2000)}`);
-  }
-  return binary;
-}
-
-async function executable(file: string): Promise<boolean> {
   try {
-    await fs.access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
+    await runLogged('go', ['install', FAKE_GCS_MODULE], { ...process.env, GOBIN: binDir }, log);
+  } catch (error) {
+    throw new Error(`Could not build fake-gcs-server (go install ${FAKE_GCS_MODULE}): ${(error as Error).message}`);
   }
+  if (!(await isExecutable(binary))) throw new Error(`go install ${FAKE_GCS_MODULE} finished, but ${binary} is missing`);
+  return binary;
 }
 
 export interface FakeGcs {
