@@ -6,6 +6,13 @@ import type { TestApp } from './test-app.ts';
 
 const WORKER_MAIN = new URL('../../src/worker-main.ts', import.meta.url).pathname;
 
+// A worker left running by a failed test would hold the test file's output pipes open, and the test runner
+// would wait for it forever: whatever is still running when the file's process exits is killed with it.
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** Starts a worker on the app's database and task queue with `env` on top; resolves once it polls. */
 export async function startWorkerProcess(app: Pick<TestApp, 'databaseUrl' | 'taskQueue'>, env: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, [WORKER_MAIN], {
@@ -21,6 +28,8 @@ export async function startWorkerProcess(app: Pick<TestApp, 'databaseUrl' | 'tas
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
