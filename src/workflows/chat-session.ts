@@ -288,11 +288,29 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
   /** Records a checked decision; a conversation-scoped item is settled here, by the kernel, at once. */
   function applyDecision(decision: DecisionInput): ChatMessage[] | undefined {
     const entry = open.get(decision.pendingId)!;
+    if (scopeOf(entry.item) === 'turn') {
+      entry.decision = decision;
+      return undefined;
+    }
+    // The kernel decides before anything changes, so a refusal leaves the item open and the state as it was.
+    const effects = kernel ? kernelCall(() => kernel.onDecision(agentState, entry.item, decision, kernelContext())) : undefined;
     entry.decision = decision;
-    if (scopeOf(entry.item) === 'turn') return undefined;
     close(entry, 'decided', decision);
-    if (!kernel) return [];
-    return applyEffects(kernel.onDecision(agentState, entry.item, decision, kernelContext()));
+    return effects ? applyEffects(effects) : [];
+  }
+
+  /**
+   * A kernel's refusal becomes the failure the API maps to its status; any other error is reported as a
+   * conflict, since an exception escaping a handler would fail the workflow task again and again.
+   */
+  function kernelCall<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof KernelRefusal) throw fail(error.type, error.message);
+      log.error('A kernel call failed', { reason: String(error) });
+      throw fail('Conflict', 'The agent could not apply that decision to its state.');
+    }
   }
 
   setHandler(
@@ -339,7 +357,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     agentActionUpdate,
     async ({ name, args }) => {
       const action = kernel!.actions[name]!;
-      applyEffects(action.apply(agentState, action.args.parse(args), kernelContext()));
+      applyEffects(kernelCall(() => action.apply(agentState, action.args.parse(args), kernelContext())));
       await flush();
       if (!turnActive) idleDetails();
       return state();
