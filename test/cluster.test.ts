@@ -31,8 +31,17 @@ after(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
+// A cluster left running holds this file's output pipes open and the test runner would wait for it forever:
+// whatever is still running when the file's process exits is killed with it.
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
 async function startClusterProcess(): Promise<{ child: ChildProcess; output: () => string; startedMs: number }> {
-  const started = Date.now();
+  // A test that failed before its Ctrl-C leaves its cluster up; stop it first, or its ports are taken.
+  if (running && running.child.exitCode === null) await stop(running.child, 'SIGTERM');
+  const startedAt = Date.now();
   const child = spawn(process.execPath, [CLUSTER_MAIN], {
     env: {
       PATH: process.env.PATH,
@@ -50,6 +59,7 @@ async function startClusterProcess(): Promise<{ child: ChildProcess; output: () 
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.add(child);
   let text = '';
   const output = () => text;
   running = { child, output };
@@ -63,7 +73,7 @@ async function startClusterProcess(): Promise<{ child: ChildProcess; output: () 
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`npm run cluster exited with ${code} before it was up:\n${text}`)));
   });
-  return { child, output, startedMs: Date.now() - started };
+  return { child, output, startedMs: Date.now() - startedAt };
 }
 
 async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
@@ -121,8 +131,14 @@ test('npm run cluster: separate processes serve the support scenario, and the We
 
   // The Web UI's own API, through the UI server to the cluster's frontend, as the page asks it.
   const ui = `http://127.0.0.1:${ports.ui}/api/v1/namespaces/default/workflows?query=${encodeURIComponent('BrigadeWaitingForHuman = true')}`;
-  const listed = (await (await fetch(ui)).json()) as { executions?: { execution: { workflowId: string } }[] };
-  assert.deepEqual(listed.executions?.map((e) => e.execution.workflowId), [`conversation-${conversationId}`]);
+  // Visibility on PostgreSQL catches up with the search attribute a moment after the approval opened.
+  let listed: string[] | undefined;
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(250)) {
+    const page = (await (await fetch(ui)).json()) as { executions?: { execution: { workflowId: string } }[] };
+    listed = page.executions?.map((e) => e.execution.workflowId);
+    if (listed?.length) break;
+  }
+  assert.deepEqual(listed, [`conversation-${conversationId}`]);
 
   const approved = await call('POST', `/v1/conversations/${conversationId}/decisions`, { pendingId: cancel.body.pending[0].id, decision: 'approve' });
   assert.equal(approved.status, 200, JSON.stringify(approved.body));
