@@ -56,7 +56,8 @@ async function startClusterProcess(): Promise<{ child: ChildProcess; output: () 
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       text += chunk.toString();
-      if (text.includes('Brigade cluster is running')) resolve();
+      // the last line of the summary: the lines with the processes' ids are in by then
+      if (text.includes('Press Ctrl-C to stop.')) resolve();
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
