@@ -97,11 +97,20 @@ async function ensureSchema(cacheDir: string, env: NodeJS.ProcessEnv, log: (line
   await fs.rm(staging, { recursive: true, force: true });
   await fs.mkdir(path.dirname(target), { recursive: true });
   await fs.cp(source, staging, { recursive: true });
-  // The module cache is read-only; our copy need not be.
-  await fs.chmod(staging, 0o755);
+  // The module cache is read-only, and so would our copy be: a later clean-up could not delete it.
+  await makeWritable(staging);
   await fs.rm(target, { recursive: true, force: true });
   await fs.rename(staging, target);
   return target;
+}
+
+async function makeWritable(dir: string): Promise<void> {
+  await fs.chmod(dir, 0o755);
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) await makeWritable(file);
+    else await fs.chmod(file, 0o644);
+  }
 }
 
 async function goBinary(env: NodeJS.ProcessEnv): Promise<string> {
