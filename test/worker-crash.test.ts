@@ -2,15 +2,10 @@
 // The worker is the real `npm run worker` entry point in a child process; the model is the real
 // @google/genai client against a scripted server that holds the call while the worker is killed.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
 import { type FakeGemini, reply, startFakeGemini } from './support/fake-gemini.ts';
-import { temporalAddress, workflowBundlePath } from './support/harness.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
-
-const WORKER_MAIN = new URL('../src/worker-main.ts', import.meta.url).pathname;
+import { killWorker, startWorkerProcess } from './support/worker-process.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
@@ -25,52 +20,10 @@ after(async () => {
   await fake?.close();
 });
 
-/** Starts `npm run worker` and resolves once it polls. */
-async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [WORKER_MAIN], {
-    env: {
-      PATH: process.env.PATH,
-      ...env(),
-      DATABASE_URL: app.databaseUrl,
-      TEMPORAL_ADDRESS: temporalAddress(),
-      TEMPORAL_TASK_QUEUE: app.taskQueue,
-      WORKFLOW_BUNDLE_PATH: workflowBundlePath(),
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('is polling task queue')) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before polling:\n${output}`)));
-  });
-  await ready;
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
-}
-
-async function count(sql: string, params: unknown[]): Promise<number> {
-  const client = new pg.Client({ connectionString: app.adminUrl });
-  await client.connect();
-  try {
-    return Number((await client.query(sql, params)).rows[0].count);
-  } finally {
-    await client.end();
-  }
-}
+const count = async (sql: string, params: unknown[]): Promise<number> => Number((await app.adminQuery(sql, params))[0].count);
 
 test('a worker killed during the model call: the turn finishes on a new worker, nothing lost or done twice', async () => {
-  let worker = await startWorkerProcess();
+  let worker = await startWorkerProcess(app, env());
   const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
   const id = created.body.id;
 
@@ -78,9 +31,9 @@ test('a worker killed during the model call: the turn finishes on a new worker, 
   fake.script(held, reply.calls({ name: 'cancel_order', args: { order_id: '13579' } }));
   const turn = app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'Cancel order 13579 please' } });
   await held.reached;
-  await kill(worker);
+  await killWorker(worker);
   held.release();
-  worker = await startWorkerProcess();
+  worker = await startWorkerProcess(app, env());
 
   const parked = await turn;
   assert.equal(parked.status, 200, JSON.stringify(parked.body));
@@ -92,7 +45,7 @@ test('a worker killed during the model call: the turn finishes on a new worker, 
     body: { pendingId: parked.body.pending[0].id, decision: 'approve' },
   });
   assert.equal(decided.body.messages.at(-1).text, 'Order 13579 is cancelled.');
-  await kill(worker);
+  await killWorker(worker);
 
   assert.equal(await count("SELECT count(*) FROM orders WHERE id = '13579' AND status = 'Cancelled'", []), 1);
   assert.equal(await count('SELECT count(*) FROM tool_calls WHERE conversation_id = $1', [id]), 1, 'the tool ran once');
