@@ -57,6 +57,8 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
       database: 'brigade',
       // fsync off, like the tests: this measures the runtime, not the disk
       ephemeral: true,
+      // per-statement figures for the report (bench/pg-statements.ts)
+      settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'],
       log: (line) => log(line),
     });
     await migrate(postgres.url);

@@ -43,6 +43,7 @@ import type { chatSession } from '../src/workflows/chat-session.ts';
 import { cpuBetween, cpuProbe, type CpuSnapshot, type CpuUse } from './cpu.ts';
 import { startClusterServices } from './cluster-services.ts';
 import { compareShapes } from './compare-shapes.ts';
+import { enableStatementStats, statementSnapshot, statementsBetween, type StatementUse } from './pg-statements.ts';
 import { startServices, type BenchServices } from './services.ts';
 import {
   countActivities,
@@ -512,7 +513,10 @@ async function main(): Promise<void> {
   }
 
   progress(`closed loop: ${CONVERSATIONS} conversations x ${TURNS} lookup turns, then x ${TURNS} chat-only turns...`);
+  const statsOn = await enableStatementStats(services.databaseUrl);
+  const pgBefore = statsOn ? await statementSnapshot(services.databaseUrl) : undefined;
   const lookupClosed = await runConcurrently(conversations, TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(c.index + n), tally));
+  const pgLookup = statementsBetween(pgBefore, statsOn ? await statementSnapshot(services.databaseUrl) : undefined, lookupClosed.latencies.length);
   const chatClosed = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally));
   let lookupPaced: Run | undefined;
   let chatPaced: Run | undefined;
@@ -557,7 +561,9 @@ async function main(): Promise<void> {
     inProcessTurn(activities, c, n % 2 === 0 ? 'lookup' : 'chat', n % 2 === 0 ? lookupText(n) : CHAT_TEXT, ignored, tally),
   );
   const closedTimes: ActivityTimes = { modelStep: [], runTool: [] };
+  const pgBareBefore = statsOn ? await statementSnapshot(services.databaseUrl) : undefined;
   const bareLookupClosed = await runConcurrently(bare, TURNS, (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(c.index + n), closedTimes, tally));
+  const pgBare = statementsBetween(pgBareBefore, statsOn ? await statementSnapshot(services.databaseUrl) : undefined, bareLookupClosed.latencies.length);
   const bareChatClosed = await runConcurrently(bare, TURNS, (c) => inProcessTurn(activities, c, 'chat', CHAT_TEXT, ignored, tally));
   const pacedTimes: ActivityTimes = { modelStep: [], runTool: [] };
   const bareLookupPaced = paced
@@ -651,6 +657,13 @@ async function main(): Promise<void> {
   if (chatPaced) say(phasesRow(`chat-only, ${loadName}`, slicesOf(chatPaced, 'sendMessage', 1), sampledMean(chatPaced)));
   say(phasesRow(`approve, ${loadName}`, slicesOf(approvals, 'decide'), sampledMean(approvals)));
   say(phasesRow('lookup, closed loop', slicesOf(lookupClosed, 'sendMessage', 3), sampledMean(lookupClosed)));
+  say();
+  say('PostgreSQL per lookup turn, closed loop (pg_stat_statements: calls, rows and execution ms per turn)');
+  for (const [label, used] of [['Temporal', pgLookup], ['in-process', pgBare]] as const) {
+    const total = used.reduce((sum, u) => ({ calls: sum.calls + u.calls, ms: sum.ms + u.ms, rows: sum.rows + u.rows }), { calls: 0, ms: 0, rows: 0 });
+    say(`  ${padEnd(label, 12)}${fmt(total.calls, 1)} statements, ${fmt(total.rows, 1)} rows, ${fmt(total.ms, 2)} ms`);
+    if (process.env.BENCH_PG_TOP) for (const u of used.slice(0, Number(process.env.BENCH_PG_TOP))) say(`      ${pad(fmt(u.calls, 2), 6)} ${pad(fmt(u.ms, 3), 7)} ms  ${u.query.replace(/\s+/g, ' ').slice(0, 110)}`);
+  }
   say();
   say(`CPU (% of one core; the machine has ${os.availableParallelism() * 100}%; ms/turn = CPU time per turn)`);
   for (const line of cpuLines('lookup, closed loop', lookupClosed)) say(line);

@@ -19,6 +19,8 @@ export interface EmbeddedPostgresOptions {
   database?: string;
   /** Trade durability for speed (tests): no fsync, more connections. */
   ephemeral?: boolean;
+  /** further `name=value` server settings (a profiler's shared_preload_libraries, say) */
+  settings?: string[];
   log?: (line: string) => void;
   /** Called when PostgreSQL exits after a successful start without stop() having been called. */
   onUnexpectedExit?: (reason: string) => void;
@@ -73,6 +75,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     // TCP only: the default socket directory may not exist or be writable here.
     'unix_socket_directories=',
     ...(opts.ephemeral ? ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'] : []),
+    ...(opts.settings ?? []),
   ];
   const child = spawn(binaries.postgres, ['-D', pgDir, '-p', String(opts.port), ...settings.flatMap((s) => ['-c', s])], {
     // Its own process group: a Ctrl-C in the terminal reaches us, and we stop PostgreSQL last.
