@@ -81,6 +81,11 @@ export const ConfigSchema = z.object({
   AGENT_MAX_TOOL_ERRORS: positiveInt(3),
   APPROVAL_TIMEOUT: duration.default(24 * 3600_000),
   CONTINUE_AS_NEW_AFTER_TURNS: z.coerce.number().int().min(0).default(0),
+  /**
+   * The model step runs the tools that need no person itself and asks the model again, so a lookup turn is
+   * one activity (fewer workflow tasks, half the CPU); false shows each such tool as a local activity of its own.
+   */
+  INLINE_TOOLS: z.stringbool().default(true),
 
   /** attempts at a structured (response-schema) model answer that fails its zod schema before it is reported */
   MODEL_SCHEMA_ATTEMPTS: positiveInt(3),

@@ -29,9 +29,10 @@ export type Services = Required<ActivityDeps>;
 export function createActivities(deps: ActivityDeps) {
   const config = deps.config ?? loadConfig({});
   const services: Services = { ...deps, config, taskModel: deps.taskModel ?? selectTaskModel(config) };
+  const runTool = createRunTool(services);
   const runtime: RuntimeActivities = {
-    modelStep: createModelStep(services),
-    runTool: createRunTool(services),
+    modelStep: createModelStep({ ...services, runTool }),
+    runTool,
     record: createRecord(services),
   };
   // Each agent's child-workflow activities join here, one spread per agent.

@@ -6,9 +6,11 @@ import { insertEvents, insertMessages, readTranscript } from '../db/transcript.t
 import { toolDeclarations } from '../model/declarations.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
 import { AGENT_SPECS } from '../shared/agents.ts';
+import { inlineArgs } from '../shared/inline-tools.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';
-import type { ModelStepInput, ModelStepResult } from './runtime-types.ts';
+import { toolMessage } from '../shared/tool-message.ts';
+import type { ModelStepInput, ModelStepResult, RunToolInput, StepUsage } from './runtime-types.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import type { Config } from '../config.ts';
 import { askStructured, responseSchema } from '../model/structured.ts';
@@ -18,32 +20,31 @@ export interface ModelStepDeps {
   model: ChatModel;
   systemPrompt: (agent: AgentName) => Promise<string>;
   config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'>;
+  /** the runTool activity's function: exactly once by call id, so a tool run here is never run twice */
+  runTool: (input: RunToolInput) => Promise<unknown>;
 }
 
-/**
- * One model call: write what the workflow handed over, read the transcript (by reference, so history
- * stays small), call the model while streaming deltas as events, then write the answer and its usage.
- */
-export function createModelStep({ pool, model, systemPrompt, config }: ModelStepDeps) {
-  return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
-    const { conversationId, userId, agent, stepId } = input;
-    const transcript = await asUser(pool, userId, async (db) => {
-      await insertMessages(db, conversationId, userId, input.messages);
-      await insertEvents(db, conversationId, userId, input.events);
-      return readTranscript(db, conversationId);
-    });
+type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context'>;
 
-    // A previous attempt may have written its answer and then lost the reply: return that answer.
+/** The id of the n-th model call of a step (n >= 2); distinct from its calls' ids (`<stepId>.<i>`). */
+const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
+
+/**
+ * One model step: write what the workflow handed over, read the transcript (by reference, so history
+ * stays small), call the model while streaming deltas as events, then write the answer and its usage.
+ * With `inline`, a reply whose tool calls all need no workflow has them run here, and the model is asked
+ * again with their results, so a lookup turn costs one activity instead of two plus a local one.
+ */
+export function createModelStep({ pool, model, systemPrompt, config, runTool }: ModelStepDeps) {
+  /** A reply for `step`: the one a previous attempt already wrote (its answer lost on the way), or a new one. */
+  async function answer(step: Step, transcript: ChatMessage[], context: Context): Promise<{ message: ChatMessage; usage: StepUsage }> {
+    const { conversationId, userId, agent, stepId } = step;
     const earlier = transcript.find((message) => message.id === stepId);
-    if (earlier) return { message: earlier, usage: await readUsage(pool, input) };
+    if (earlier) return { message: earlier, usage: await readUsage(pool, step) };
 
     const kernel = AGENT_SPECS[agent].kernel;
     const system = await systemPrompt(agent);
-    const deltas = new DeltaWriter(pool, input);
-    // Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive,
-    // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.
-    const context = Context.current();
-    const beat = setInterval(() => context.heartbeat(), Math.max(200, (context.info.heartbeatTimeoutMs ?? 3000) / 3));
+    const deltas = new DeltaWriter(pool, step);
     let reply: ModelReply;
     let structured: unknown;
     let tail: Awaited<ReturnType<DeltaWriter['close']>> = [];
@@ -60,7 +61,7 @@ export function createModelStep({ pool, model, systemPrompt, config }: ModelStep
               system,
               messages: correction ? [...transcript, { id: `${stepId}.correction`, role: 'user', text: correction }] : transcript,
               tools: [],
-              ...(input.context ? { context: input.context } : {}),
+              ...(step.context ? { context: step.context } : {}),
               output,
               signal: context.cancellationSignal,
             });
@@ -84,7 +85,6 @@ export function createModelStep({ pool, model, systemPrompt, config }: ModelStep
     } catch (error) {
       throw asModelFailure(error);
     } finally {
-      clearInterval(beat);
       tail = await deltas.close();
     }
 
@@ -115,10 +115,67 @@ export function createModelStep({ pool, model, systemPrompt, config }: ModelStep
       ]);
     });
     return { message, usage };
+  }
+
+  /** Runs every call of a reply, or none: a tool that fails hands the whole reply to the workflow, whose retries it gets. */
+  async function runCalls(input: ModelStepInput, message: ChatMessage): Promise<ChatMessage[] | undefined> {
+    const calls = message.toolCalls ?? [];
+    const args = inlineArgs(input.agent, calls);
+    if (!args) return undefined;
+    const results: ChatMessage[] = [];
+    try {
+      for (const [index, call] of calls.entries()) {
+        const result = await runTool({
+          conversationId: input.conversationId,
+          userId: input.userId,
+          agent: input.agent,
+          ...(input.inline?.client ? { client: input.inline.client } : {}),
+          callId: call.id,
+          tool: call.name,
+          args: args[index]!,
+        });
+        results.push(toolMessage(call, args[index]!, result));
+      }
+    } catch {
+      return undefined;
+    }
+    return results;
+  }
+
+  return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
+    const { conversationId, userId } = input;
+    const transcript = await asUser(pool, userId, async (db) => {
+      await insertMessages(db, conversationId, userId, input.messages);
+      await insertEvents(db, conversationId, userId, input.events);
+      return readTranscript(db, conversationId);
+    });
+
+    // Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive,
+    // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.
+    const context = Context.current();
+    const beat = setInterval(() => context.heartbeat(), Math.max(200, (context.info.heartbeatTimeoutMs ?? 3000) / 3));
+    const before: ChatMessage[] = [];
+    const total: StepUsage = { model: '', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+    try {
+      for (let n = 1; ; n += 1) {
+        const step: Step = { ...input, stepId: n === 1 ? input.stepId : nthStepId(input.stepId, n) };
+        const { message, usage } = await answer(step, transcript, context);
+        total.model = usage.model;
+        total.inputTokens += usage.inputTokens;
+        total.outputTokens += usage.outputTokens;
+        total.totalTokens += usage.totalTokens;
+        const results = n <= (input.inline?.extraSteps ?? 0) ? await runCalls(input, message) : undefined;
+        if (!results) return { message, usage: total, ...(before.length ? { before } : {}) };
+        before.push(message, ...results);
+        transcript.push(message, ...results);
+      }
+    } finally {
+      clearInterval(beat);
+    }
   };
 }
 
-async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: ModelStepInput) {
+async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: Step): Promise<StepUsage> {
   return asUser(pool, userId, async (db) => {
     const { rows } = await db.query(
       `SELECT model, input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens"
@@ -128,4 +185,3 @@ async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: Mode
     return rows[0] ?? { model: 'unknown', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
   });
 }
-

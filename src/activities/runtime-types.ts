@@ -15,6 +15,11 @@ export interface ModelStepInput extends ConversationRef {
   events: NewEvent[];
   /** a stateful agent's structured context for the model (its kernel's context()) */
   context?: JsonObject;
+  /**
+   * Lets the step run the tools a reply calls when none needs the workflow (src/shared/inline-tools.ts) and
+   * ask the model again, up to `extraSteps` more times: a turn's tool rounds then cost no workflow task each.
+   */
+  inline?: { extraSteps: number; client?: string };
 }
 
 export interface StepUsage {
@@ -25,7 +30,11 @@ export interface StepUsage {
 }
 
 export interface ModelStepResult {
+  /** the last reply: the workflow handles its tool calls, if any */
   message: ChatMessage;
+  /** what the step did before it (replies and the results of the tools it ran), in transcript order */
+  before?: ChatMessage[];
+  /** the sum over every model call of the step */
   usage: StepUsage;
 }
 

@@ -38,6 +38,7 @@ export const sessionSettings = (config: Config): SessionSettings => ({
   continueAsNewAfterTurns: config.CONTINUE_AS_NEW_AFTER_TURNS,
   modelTimeoutMs: config.MODEL_TIMEOUT,
   modelMaxAttempts: config.MODEL_MAX_ATTEMPTS,
+  inlineTools: config.INLINE_TOOLS,
   agent: { beerConfirmationTimeoutMs: config.BEER_CONFIRMATION_TIMEOUT },
 });
 

@@ -117,6 +117,8 @@ export const SessionSettings = z.object({
   continueAsNewAfterTurns: z.number().int().min(0),
   modelTimeoutMs: z.number().int().positive(),
   modelMaxAttempts: z.number().int().positive(),
+  /** the model step runs tools that need no person itself (absent: yes); false gives each its own local activity */
+  inlineTools: z.boolean().optional(),
   /** agent-specific durations (e.g. the beer agent's confirmation timeout), read by its child workflows */
   agent: z.record(z.string(), z.number()).optional(),
 });

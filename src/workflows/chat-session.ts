@@ -464,14 +464,16 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     unsavedMessages.push(userMessage);
     let invalidCalls = 0;
     try {
-      for (let step = 1; ; step += 1) {
+      for (let step = 1; ; ) {
         if (step > settings.maxSteps) {
           await finish(`I stopped after ${settings.maxSteps} steps without reaching an answer. Please rephrase or narrow the request.`);
           return;
         }
         setCurrentDetails(`Turn ${turns}, step ${step}: waiting for the model.`);
-        const reply = await callModel(step);
-        if (!reply) return;
+        const called = await callModel(step);
+        if (!called) return;
+        const { reply, modelCalls } = called;
+        step += modelCalls;
         if (kernel && reply.structured !== undefined) {
           const said = applyEffects(kernel.onAnswer(agentState, reply.structured, kernelContext()));
           turnLog.push(...said);
@@ -510,19 +512,32 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     }
   }
 
-  async function callModel(step: number): Promise<ChatMessage | undefined> {
+  /** One model step; it may run tools that need no person itself and ask the model again (`inline`). */
+  async function callModel(step: number): Promise<{ reply: ChatMessage; modelCalls: number } | undefined> {
     const stepId = uuid4();
+    const extraSteps = settings.inlineTools === false ? 0 : settings.maxSteps - step;
     try {
-      const { message, usage: used } = await model.modelStep.executeWithOptions(
-        { summary: `model: turn ${turns}, step ${step}` },
-        [{ conversationId, userId, agent, stepId, ...(kernel ? { context: kernel.context(agentState) } : {}), ...drainUnsaved() }],
+      const { message, before = [], usage: used } = await model.modelStep.executeWithOptions(
+        { summary: `model: turn ${turns}, step ${step}${extraSteps ? ' (runs tools that need no person, then asks again)' : ''}` },
+        [
+          {
+            conversationId,
+            userId,
+            agent,
+            stepId,
+            ...(kernel ? { context: kernel.context(agentState) } : {}),
+            ...(extraSteps ? { inline: { extraSteps, ...(input.client ? { client: input.client } : {}) } } : {}),
+            ...drainUnsaved(),
+          },
+        ],
       );
+      const modelCalls = 1 + before.filter((message) => message.role === 'assistant').length;
       usage.inputTokens += used.inputTokens;
       usage.outputTokens += used.outputTokens;
       usage.totalTokens += used.totalTokens;
-      usage.calls += 1;
-      turnLog.push(message);
-      return message;
+      usage.calls += modelCalls;
+      turnLog.push(...before, message);
+      return { reply: message, modelCalls };
     } catch (error) {
       log.error('Model step failed', { reason: String(error) });
       await finish(`The model could not answer (${userFacingReason(error)}). Nothing else was done; please try again.`);
