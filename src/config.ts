@@ -83,7 +83,7 @@ export const ConfigSchema = z.object({
   CONTINUE_AS_NEW_AFTER_TURNS: z.coerce.number().int().min(0).default(0),
   /**
    * The model step runs the tools that need no person itself and asks the model again, so a lookup turn is
-   * one activity (fewer workflow tasks, half the CPU); false shows each such tool as a local activity of its own.
+   * one activity (one workflow task less per tool round); false shows each such tool as a local activity of its own.
    */
   INLINE_TOOLS: z.stringbool().default(true),
 

@@ -25,7 +25,7 @@ after(async () => {
  * workflow tasks of its turns (the run's first task, before any message, is not a turn's).
  */
 async function shapeOf(app: TestApp, id: string) {
-  const { events = [] } = await app.client.workflow.getHandle(`conversation-${id}`).fetchHistory();
+  const events = (await app.client.workflow.getHandle(`conversation-${id}`).fetchHistory()).events ?? [];
   const activities = events
     .filter((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
     .map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name);
