@@ -732,6 +732,15 @@ async function main(): Promise<void> {
   say();
   say(`CPU (% of one core; the machine has ${os.availableParallelism() * 100}%; ms/turn = CPU time per turn)`);
   for (const line of cpuLines('lookup, closed loop', lookupClosed)) say(line);
+  const lookupShape = meanPhases(slicesOf(lookupClosed, 'sendMessage', LOOKUP_ACTIVITIES).map(phasesOf));
+  const serverPct = lookupClosed.cpu?.groups['temporal server'];
+  if (lookupShape && serverPct !== undefined) {
+    const serverMs = (serverPct / 100) * (lookupClosed.wallMs / lookupClosed.latencies.length);
+    say(
+      `  ${padEnd('', LABEL - 2)}the dev server: ${fmt(serverMs)} ms per lookup turn of ${fmt(lookupShape.workflowTasks, 0)} workflow tasks and ` +
+        `${fmt(lookupShape.activities, 0)} activity = ${fmt(serverMs / lookupShape.workflowTasks)} ms per workflow task (its activity included)`,
+    );
+  }
   for (const line of cpuLines('chat-only, closed loop', chatClosed)) say(line);
   if (lookupPaced) for (const line of cpuLines(`lookup, ${loadName}`, lookupPaced)) say(line);
   for (const line of cpuLines('lookup in-process, closed loop', bareLookupClosed)) say(line);
