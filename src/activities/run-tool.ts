@@ -25,7 +25,11 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
     const implementation = implementations[tool];
     if (!implementation) throw new Error(`No implementation for tool ${tool}`);
     return asUser(pool, userId, async (db) => {
-      const done = await db.query('SELECT result FROM tool_calls WHERE conversation_id = $1 AND call_id = $2', [conversationId, callId]);
+      const done = await db.query({
+        name: 'brigade.tool_call_done',
+        text: 'SELECT result FROM tool_calls WHERE conversation_id = $1 AND call_id = $2',
+        values: [conversationId, callId],
+      });
       if (done.rows[0]) return done.rows[0].result as unknown;
 
       // A tool's result can carry text from elsewhere (a web page, an API); made storable like the model's.
@@ -39,10 +43,11 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
           services: { config, taskModel, pool },
         }),
       );
-      await db.query(
-        'INSERT INTO tool_calls (conversation_id, user_id, call_id, tool, args, result) VALUES ($1, $2, $3, $4, $5, $6)',
-        [conversationId, userId, callId, tool, JSON.stringify(args), JSON.stringify(result ?? null)],
-      );
+      await db.query({
+        name: 'brigade.insert_tool_call',
+        text: 'INSERT INTO tool_calls (conversation_id, user_id, call_id, tool, args, result) VALUES ($1, $2, $3, $4, $5, $6)',
+        values: [conversationId, userId, callId, tool, JSON.stringify(args), JSON.stringify(result ?? null)],
+      });
       await insertMessages(db, conversationId, userId, [toolMessage({ id: callId, name: tool }, args, result)]);
       return result;
     });

@@ -1,5 +1,6 @@
 // The transcript and the event log. Every write is keyed (message id, event key) so a retried
-// activity writes nothing twice.
+// activity writes nothing twice. The hot statements are named: each pooled connection parses and plans
+// them once instead of on every call.
 import type pg from 'pg';
 import type { ChatMessage, NewEvent } from '../shared/messages.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';
@@ -42,11 +43,12 @@ export async function insertMessages(
 ): Promise<ChatMessage[]> {
   const inserted: ChatMessage[] = [];
   for (const message of messages) {
-    const { rowCount } = await db.query(
-      `INSERT INTO messages (id, conversation_id, user_id, role, text, tool_calls, call_id, tool, args, result, cards, structured)
+    const { rowCount } = await db.query({
+      name: 'brigade.insert_message',
+      text: `INSERT INTO messages (id, conversation_id, user_id, role, text, tool_calls, call_id, tool, args, result, cards, structured)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (conversation_id, id) DO NOTHING`,
-      [
+      values: [
         message.id,
         conversationId,
         userId,
@@ -60,7 +62,7 @@ export async function insertMessages(
         json(message.cards),
         json(message.structured),
       ],
-    );
+    });
     if (rowCount) inserted.push(message);
   }
   const events: NewEvent[] = inserted.flatMap((message) => messageEvents(message));
@@ -80,23 +82,25 @@ function messageEvents(message: ChatMessage): NewEvent[] {
 }
 
 export async function readTranscript(db: pg.ClientBase, conversationId: string): Promise<ChatMessage[]> {
-  const { rows } = await db.query<MessageRow>(
-    'SELECT id, role, text, tool_calls, call_id, tool, args, result, cards, structured FROM messages WHERE conversation_id = $1 ORDER BY seq',
-    [conversationId],
-  );
+  const { rows } = await db.query<MessageRow>({
+    name: 'brigade.read_transcript',
+    text: 'SELECT id, role, text, tool_calls, call_id, tool, args, result, cards, structured FROM messages WHERE conversation_id = $1 ORDER BY seq',
+    values: [conversationId],
+  });
   return rows.map(rowToMessage);
 }
 
 export async function insertEvents(db: pg.ClientBase, conversationId: string, userId: string, events: NewEvent[]): Promise<void> {
   if (!events.length) return;
   // One statement for the batch: deltas and bookkeeping arrive in bursts.
-  await db.query(
-    `INSERT INTO events (conversation_id, user_id, key, type, data)
+  await db.query({
+    name: 'brigade.insert_events',
+    text: `INSERT INTO events (conversation_id, user_id, key, type, data)
      SELECT $1, $2, e.key, e.type, e.data
        FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS a(item, n),
             jsonb_to_record(a.item) AS e(key text, type text, data jsonb)
       ORDER BY a.n
      ON CONFLICT (conversation_id, key) DO NOTHING`,
-    [conversationId, userId, JSON.stringify(storableJson(events))],
-  );
+    values: [conversationId, userId, JSON.stringify(storableJson(events))],
+  });
 }
