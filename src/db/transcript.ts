@@ -3,7 +3,7 @@
 // them once instead of on every call.
 import type pg from 'pg';
 import type { ChatMessage, NewEvent } from '../shared/messages.ts';
-import { storableJson, storableText } from '../shared/safe-text.ts';
+import { storableJson } from '../shared/safe-text.ts';
 
 interface MessageRow {
   id: string;
@@ -18,10 +18,6 @@ interface MessageRow {
   structured: unknown;
 }
 
-// Client text was refused at the API if PostgreSQL cannot store it; what the model and tools produce is
-// repaired here instead (NUL and unpaired surrogates become U+FFFD), so no reply can fail the write.
-const json = (value: unknown) => (value === undefined ? null : JSON.stringify(storableJson(value)));
-
 export function rowToMessage(row: MessageRow): ChatMessage {
   const message: ChatMessage = { id: row.id, role: row.role, text: row.text };
   if (row.tool_calls) message.toolCalls = row.tool_calls;
@@ -35,48 +31,74 @@ export function rowToMessage(row: MessageRow): ChatMessage {
 }
 
 /** Inserts the messages that are new and a `message` event for each; returns the ones inserted. */
-export async function insertMessages(
-  db: pg.ClientBase,
-  conversationId: string,
-  userId: string,
-  messages: ChatMessage[],
-): Promise<ChatMessage[]> {
-  const inserted: ChatMessage[] = [];
-  for (const message of messages) {
-    const { rowCount } = await db.query({
-      name: 'brigade.insert_message',
-      text: `INSERT INTO messages (id, conversation_id, user_id, role, text, tool_calls, call_id, tool, args, result, cards, structured)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-       ON CONFLICT (conversation_id, id) DO NOTHING`,
-      values: [
-        message.id,
-        conversationId,
-        userId,
-        message.role,
-        storableText(message.text),
-        json(message.toolCalls),
-        message.callId ?? null,
-        message.tool == null ? null : storableText(message.tool),
-        json(message.args),
-        json(message.result),
-        json(message.cards),
-        json(message.structured),
-      ],
-    });
-    if (rowCount) inserted.push(message);
-  }
-  const events: NewEvent[] = inserted.flatMap((message) => messageEvents(message));
-  await insertEvents(db, conversationId, userId, events);
-  return inserted;
+export function insertMessages(db: pg.ClientBase, conversationId: string, userId: string, messages: ChatMessage[]): Promise<ChatMessage[]> {
+  return writeBatch(db, conversationId, userId, { messages });
 }
 
-function messageEvents(message: ChatMessage): NewEvent[] {
-  const events: NewEvent[] = [{ key: `message:${message.id}`, type: 'message', data: message }];
+export interface Batch {
+  messages?: ChatMessage[];
+  /** written after the messages' own events, in this order */
+  events?: NewEvent[];
+}
+
+/** An event written only when the message it belongs to is (its first write, not a retry's). */
+type BatchEvent = NewEvent & { of?: string };
+
+// One statement for messages and their events: the messages go in in order (their seq is the transcript's
+// order), and each message's events (message, tool.call, tool.result) only when that message was new, then
+// the batch's other events, all in the order given (event ids are the stream's order).
+const WRITE_BATCH = {
+  name: 'brigade.write_batch',
+  text: `WITH written AS (
+      INSERT INTO messages (id, conversation_id, user_id, role, text, tool_calls, call_id, tool, args, result, cards, structured)
+      SELECT m.item->>'id', $1, $2, m.item->>'role', m.item->>'text', m.item->'toolCalls', m.item->>'callId', m.item->>'tool',
+             m.item->'args', m.item->'result', m.item->'cards', m.item->'structured'
+        FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS m(item, n)
+       ORDER BY m.n
+      ON CONFLICT (conversation_id, id) DO NOTHING
+      RETURNING id
+    ), logged AS (
+      INSERT INTO events (conversation_id, user_id, key, type, data)
+      SELECT $1, $2, e.item->>'key', e.item->>'type', e.item->'data'
+        FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS e(item, n)
+       WHERE NOT e.item ? 'of' OR e.item->>'of' IN (SELECT id FROM written)
+       ORDER BY e.n
+      ON CONFLICT (conversation_id, key) DO NOTHING
+    )
+    SELECT id FROM written`,
+};
+
+/**
+ * Writes messages that are new, their events and the batch's other events in one statement (one round
+ * trip, one wake-up for subscribers); returns the messages inserted.
+ */
+export async function writeBatch(db: pg.ClientBase, conversationId: string, userId: string, batch: Batch): Promise<ChatMessage[]> {
+  const messages = batch.messages ?? [];
+  const events: BatchEvent[] = [...messages.flatMap((message) => messageEvents(message)), ...(batch.events ?? [])];
+  if (!messages.length && !events.length) return [];
+  // Client text was refused at the API if PostgreSQL cannot store it; what the model and tools produce is
+  // repaired here instead (NUL and unpaired surrogates become U+FFFD), so no reply can fail the write.
+  const { rows } = await db.query<{ id: string }>({
+    ...WRITE_BATCH,
+    values: [conversationId, userId, JSON.stringify(storableJson(messages)), JSON.stringify(storableJson(events))],
+  });
+  const inserted = new Set(rows.map((row) => row.id));
+  return messages.filter((message) => inserted.has(message.id));
+}
+
+function messageEvents(message: ChatMessage): BatchEvent[] {
+  const of = message.id;
+  const events: BatchEvent[] = [{ key: `message:${message.id}`, type: 'message', data: message, of }];
   for (const call of message.toolCalls ?? []) {
-    events.push({ key: `tool-call:${call.id}`, type: 'tool.call', data: call });
+    events.push({ key: `tool-call:${call.id}`, type: 'tool.call', data: call, of });
   }
   if (message.role === 'tool') {
-    events.push({ key: `tool-result:${message.callId}`, type: 'tool.result', data: { callId: message.callId, tool: message.tool, result: message.result } });
+    events.push({
+      key: `tool-result:${message.callId}`,
+      type: 'tool.result',
+      data: { callId: message.callId, tool: message.tool, result: message.result },
+      of,
+    });
   }
   return events;
 }
