@@ -39,6 +39,16 @@ export interface Batch {
   messages?: ChatMessage[];
   /** written after the messages' own events, in this order */
   events?: NewEvent[];
+  /** a model call's usage row, keyed by its step */
+  usage?: StepUsageRow;
+}
+
+export interface StepUsageRow {
+  stepId: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
 }
 
 /** An event written only when the message it belongs to is (its first write, not a retry's). */
@@ -64,23 +74,35 @@ const WRITE_BATCH = {
        WHERE NOT e.item ? 'of' OR e.item->>'of' IN (SELECT id FROM written)
        ORDER BY e.n
       ON CONFLICT (conversation_id, key) DO NOTHING
+    ), counted AS (
+      INSERT INTO model_usage (conversation_id, user_id, step_id, model, input_tokens, output_tokens, total_tokens)
+      SELECT $1, $2, u->>'stepId', u->>'model', (u->>'inputTokens')::int, (u->>'outputTokens')::int, (u->>'totalTokens')::int
+        FROM (SELECT $5::jsonb AS u) AS given
+       WHERE u IS NOT NULL
+      ON CONFLICT DO NOTHING
     )
     SELECT id FROM written`,
 };
 
 /**
- * Writes messages that are new, their events and the batch's other events in one statement (one round
- * trip, one wake-up for subscribers); returns the messages inserted.
+ * Writes messages that are new, their events, the batch's other events and a model call's usage in one
+ * statement (one round trip, one wake-up for subscribers); returns the messages inserted.
  */
 export async function writeBatch(db: pg.ClientBase, conversationId: string, userId: string, batch: Batch): Promise<ChatMessage[]> {
   const messages = batch.messages ?? [];
   const events: BatchEvent[] = [...messages.flatMap((message) => messageEvents(message)), ...(batch.events ?? [])];
-  if (!messages.length && !events.length) return [];
+  if (!messages.length && !events.length && !batch.usage) return [];
   // Client text was refused at the API if PostgreSQL cannot store it; what the model and tools produce is
   // repaired here instead (NUL and unpaired surrogates become U+FFFD), so no reply can fail the write.
   const { rows } = await db.query<{ id: string }>({
     ...WRITE_BATCH,
-    values: [conversationId, userId, JSON.stringify(storableJson(messages)), JSON.stringify(storableJson(events))],
+    values: [
+      conversationId,
+      userId,
+      JSON.stringify(storableJson(messages)),
+      JSON.stringify(storableJson(events)),
+      batch.usage ? JSON.stringify(storableJson(batch.usage)) : null,
+    ],
   });
   const inserted = new Set(rows.map((row) => row.id));
   return messages.filter((message) => inserted.has(message.id));
