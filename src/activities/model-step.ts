@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
-import { recordAndReadTranscript, recordBatch } from '../db/batch.ts';
+import { writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
 import { asUser } from '../db/pool.ts';
 import { toolDeclarations } from '../model/declarations.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
@@ -27,7 +27,7 @@ export interface ModelStepDeps {
 export function createModelStep({ pool, model, systemPrompt, config }: ModelStepDeps) {
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
     const { conversationId, userId, agent, stepId } = input;
-    const transcript = await recordAndReadTranscript(pool, { conversationId, userId }, { messages: input.messages, events: input.events });
+    const transcript = await writeBatchReadTranscript(pool, { conversationId, userId }, { messages: input.messages, events: input.events });
 
     // A previous attempt may have written its answer and then lost the reply: return that answer.
     const earlier = transcript.find((message) => message.id === stepId);
@@ -97,7 +97,7 @@ export function createModelStep({ pool, model, systemPrompt, config }: ModelStep
     }
     const usage = { model: reply.model, ...reply.usage };
     const ended = message.toolCalls ? [] : [{ key: `turn-ended:${stepId}`, type: 'turn.ended' as const, data: { messageId: stepId } }];
-    await recordBatch(pool, { conversationId, userId }, {
+    await writeBatch(pool, { conversationId, userId }, {
       messages: [message],
       events: [...tail, { key: `usage:${stepId}`, type: 'usage', data: { stepId, ...usage } }, ...ended],
       usage: { stepId, ...usage },
