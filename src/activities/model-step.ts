@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
+import { writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
 import { asUser } from '../db/pool.ts';
-import { insertEvents, insertMessages, readTranscript } from '../db/transcript.ts';
 import { toolDeclarations } from '../model/declarations.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
 import { AGENT_SPECS } from '../shared/agents.ts';
@@ -100,19 +100,11 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       }));
     }
     const usage = { model: reply.model, ...reply.usage };
-    await asUser(pool, userId, async (db) => {
-      await insertMessages(db, conversationId, userId, [message]);
-      await db.query(
-        `INSERT INTO model_usage (conversation_id, user_id, step_id, model, input_tokens, output_tokens, total_tokens)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-        [conversationId, userId, stepId, usage.model, usage.inputTokens, usage.outputTokens, usage.totalTokens],
-      );
-      const ended = message.toolCalls ? [] : [{ key: `turn-ended:${stepId}`, type: 'turn.ended' as const, data: { messageId: stepId } }];
-      await insertEvents(db, conversationId, userId, [
-        ...tail,
-        { key: `usage:${stepId}`, type: 'usage', data: { stepId, ...usage } },
-        ...ended,
-      ]);
+    const ended = message.toolCalls ? [] : [{ key: `turn-ended:${stepId}`, type: 'turn.ended' as const, data: { messageId: stepId } }];
+    await writeBatch(pool, { conversationId, userId }, {
+      messages: [message],
+      events: [...tail, { key: `usage:${stepId}`, type: 'usage', data: { stepId, ...usage } }, ...ended],
+      usage: { stepId, ...usage },
     });
     return { message, usage };
   }
@@ -144,11 +136,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
 
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
     const { conversationId, userId } = input;
-    const transcript = await asUser(pool, userId, async (db) => {
-      await insertMessages(db, conversationId, userId, input.messages);
-      await insertEvents(db, conversationId, userId, input.events);
-      return readTranscript(db, conversationId);
-    });
+    const transcript = await writeBatchReadTranscript(pool, { conversationId, userId }, { messages: input.messages, events: input.events });
 
     // Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive,
     // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.

@@ -1,10 +1,8 @@
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import type { TaskModel } from '../model/task-model.ts';
-import { asUser } from '../db/pool.ts';
-import { insertMessages } from '../db/transcript.ts';
+import { recordToolCall, withToolCall } from '../db/tool-calls.ts';
 import { storableJson } from '../shared/safe-text.ts';
-import { toolMessage } from '../shared/tool-message.ts';
 import type { ToolImplementation } from '../tools/types.ts';
 import type { RunToolInput } from './runtime-types.ts';
 
@@ -24,10 +22,9 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
     const { conversationId, userId, callId, tool, args } = input;
     const implementation = implementations[tool];
     if (!implementation) throw new Error(`No implementation for tool ${tool}`);
-    return asUser(pool, userId, async (db) => {
-      const done = await db.query('SELECT result FROM tool_calls WHERE conversation_id = $1 AND call_id = $2', [conversationId, callId]);
-      if (done.rows[0]) return done.rows[0].result as unknown;
-
+    const ref = { conversationId, userId, callId };
+    return withToolCall(pool, ref, async (db, earlier) => {
+      if (earlier) return earlier.result;
       // A tool's result can carry text from elsewhere (a web page, an API); made storable like the model's.
       const result = storableJson(
         await implementation(args, {
@@ -39,11 +36,7 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
           services: { config, taskModel, pool },
         }),
       );
-      await db.query(
-        'INSERT INTO tool_calls (conversation_id, user_id, call_id, tool, args, result) VALUES ($1, $2, $3, $4, $5, $6)',
-        [conversationId, userId, callId, tool, JSON.stringify(args), JSON.stringify(result ?? null)],
-      );
-      await insertMessages(db, conversationId, userId, [toolMessage({ id: callId, name: tool }, args, result)]);
+      await recordToolCall(db, ref, { tool, args, result });
       return result;
     });
   };

@@ -36,7 +36,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
 /** A transaction in which row-level security sees `userId` as the current user. */
 export function asUser<T>(pool: pg.Pool, userId: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   return inTransaction(pool, async (client) => {
-    await client.query("SELECT set_config('brigade.user_id', $1, true)", [userId]);
+    await client.query({ name: 'brigade.as_user', text: "SELECT set_config('brigade.user_id', $1, true)", values: [userId] });
     return fn(client);
   });
 }

@@ -1,0 +1,95 @@
+// A batch of writes in one round trip: messages that are new and their events (message, tool.call,
+// tool.result), further events, a model call's usage row, a tool call's record. One SQL function
+// (db/migrations/010_batch_writes.sql) writes them in one statement and acts for the user itself, so on
+// the pool the batch needs no BEGIN, set_config or COMMIT; inside asUser it joins that transaction.
+import type pg from 'pg';
+import type { ChatMessage, JsonObject, NewEvent } from '../shared/messages.ts';
+import { storableJson } from '../shared/safe-text.ts';
+import { type MessageRow, rowToMessage } from './message-row.ts';
+
+export interface ConversationKey {
+  conversationId: string;
+  userId: string;
+}
+
+export interface Batch {
+  messages?: ChatMessage[];
+  /** written after the messages' own events, in this order */
+  events?: NewEvent[];
+  /** a model call's usage row, keyed by its step */
+  usage?: StepUsageRow;
+  /** a tool call's record; unlike the rest it is not skipped when it exists (see run-tool) */
+  toolCall?: ToolCallRow;
+}
+
+export interface StepUsageRow {
+  stepId: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+export interface ToolCallRow {
+  callId: string;
+  tool: string;
+  args: JsonObject;
+  result: unknown;
+}
+
+/** An event written only when the message it belongs to is (its first write, not a retry's). */
+type BatchEvent = NewEvent & { of?: string };
+
+function messageEvents(message: ChatMessage): BatchEvent[] {
+  const of = message.id;
+  const events: BatchEvent[] = [{ key: `message:${message.id}`, type: 'message', data: message, of }];
+  for (const call of message.toolCalls ?? []) {
+    events.push({ key: `tool-call:${call.id}`, type: 'tool.call', data: call, of });
+  }
+  if (message.role === 'tool') {
+    events.push({
+      key: `tool-result:${message.callId}`,
+      type: 'tool.result',
+      data: { callId: message.callId, tool: message.tool, result: message.result },
+      of,
+    });
+  }
+  return events;
+}
+
+// Client text was refused at the API if PostgreSQL cannot store it; what the model and tools produce is
+// repaired here instead (NUL and unpaired surrogates become U+FFFD), so no reply can fail the write.
+const jsonb = (value: unknown) => (value === undefined ? null : JSON.stringify(storableJson(value)));
+
+function parameters({ conversationId, userId }: ConversationKey, batch: Batch) {
+  const messages = batch.messages ?? [];
+  const events: BatchEvent[] = [...messages.flatMap((message) => messageEvents(message)), ...(batch.events ?? [])];
+  const toolCall = batch.toolCall && { ...batch.toolCall, result: batch.toolCall.result ?? null };
+  return [userId, conversationId, jsonb(messages), jsonb(events), jsonb(batch.usage), jsonb(toolCall)];
+}
+
+const WRITE_BATCH = { name: 'brigade.write_batch', text: 'SELECT brigade_write_batch($1, $2, $3, $4, $5, $6) AS inserted' };
+const WRITE_THEN_READ = {
+  name: 'brigade.write_batch_read_transcript',
+  text: 'SELECT * FROM brigade_write_batch_read_transcript($1, $2, $3, $4)',
+};
+
+/**
+ * Writes the batch on `db`: a pool (its own transaction, one round trip) or a client in a transaction
+ * that acts for the same user. Returns the messages it inserted (none on a retry that finds them written).
+ * A conversation that is not the user's is refused (insufficient_privilege).
+ */
+export async function writeBatch(db: pg.Pool | pg.ClientBase, key: ConversationKey, batch: Batch): Promise<ChatMessage[]> {
+  const messages = batch.messages ?? [];
+  if (!messages.length && !batch.events?.length && !batch.usage && !batch.toolCall) return [];
+  const { rows } = await db.query<{ inserted: string[] }>({ ...WRITE_BATCH, values: parameters(key, batch) });
+  const inserted = new Set(rows[0]!.inserted);
+  return messages.filter((message) => inserted.has(message.id));
+}
+
+/** Writes the batch, then reads the whole transcript with it, in one transaction and one round trip. */
+export async function writeBatchReadTranscript(db: pg.Pool | pg.ClientBase, key: ConversationKey, batch: Batch): Promise<ChatMessage[]> {
+  const [userId, conversationId, messages, events] = parameters(key, batch);
+  const { rows } = await db.query<MessageRow>({ ...WRITE_THEN_READ, values: [userId, conversationId, messages, events] });
+  return rows.map(rowToMessage);
+}

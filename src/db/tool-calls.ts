@@ -1,0 +1,43 @@
+// A tool call runs once per call id: its effect, its record and its tool message commit in one transaction,
+// and an attempt that finds the record returns its result instead of acting again.
+import type pg from 'pg';
+import type { JsonObject } from '../shared/messages.ts';
+import { toolMessage } from '../shared/tool-message.ts';
+import { type ConversationKey, writeBatch } from './batch.ts';
+import { inTransaction } from './pool.ts';
+
+export interface ToolCallRef extends ConversationKey {
+  callId: string;
+}
+
+const FIND_RESULT = { name: 'brigade.tool_call_result', text: 'SELECT result FROM brigade_tool_call_result($1, $2, $3)' };
+
+/**
+ * A transaction acting for the user, opened with the call's record looked up in the same round trip:
+ * `fn` gets the earlier attempt's result (`{ result }`), or undefined when the call is still to run.
+ */
+export function withToolCall<T>(
+  pool: pg.Pool,
+  { conversationId, userId, callId }: ToolCallRef,
+  fn: (db: pg.PoolClient, earlier: { result: unknown } | undefined) => Promise<T>,
+): Promise<T> {
+  return inTransaction(pool, async (db) => {
+    const { rows } = await db.query<{ result: unknown }>({ ...FIND_RESULT, values: [userId, conversationId, callId] });
+    return fn(db, rows[0]);
+  });
+}
+
+/**
+ * Records the call and its tool message (with its message and tool.result events) in one statement. The
+ * record is not skipped when it exists: an attempt that ran concurrently fails here and its effect rolls back.
+ */
+export async function recordToolCall(
+  db: pg.ClientBase,
+  { conversationId, userId, callId }: ToolCallRef,
+  call: { tool: string; args: JsonObject; result: unknown },
+): Promise<void> {
+  await writeBatch(db, { conversationId, userId }, {
+    toolCall: { callId, ...call },
+    messages: [toolMessage({ id: callId, name: call.tool }, call.args, call.result)],
+  });
+}
