@@ -4,6 +4,8 @@ import pg from 'pg';
 
 export interface StatementUse {
   query: string;
+  /** sent by a client (a round trip), not run inside a function */
+  toplevel: boolean;
   calls: number;
   ms: number;
   rows: number;
@@ -30,11 +32,13 @@ export async function statementSnapshot(url: string): Promise<StatementSnapshot 
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ queryid: string; query: string; calls: string; ms: number; rows: string }>(
-      `SELECT queryid::text, query, calls::text, total_exec_time AS ms, rows::text FROM pg_stat_statements
+    const { rows } = await client.query<{ key: string; query: string; toplevel: boolean; calls: string; ms: number; rows: string }>(
+      `SELECT queryid::text || ':' || toplevel AS key, query, toplevel, calls::text, total_exec_time AS ms, rows::text FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
     );
-    return new Map(rows.map((row) => [row.queryid, { query: row.query, calls: Number(row.calls), ms: Number(row.ms), rows: Number(row.rows) }]));
+    return new Map(
+      rows.map((row) => [row.key, { query: row.query, toplevel: row.toplevel, calls: Number(row.calls), ms: Number(row.ms), rows: Number(row.rows) }]),
+    );
   } catch {
     return undefined;
   } finally {
@@ -50,7 +54,7 @@ export function statementsBetween(before: StatementSnapshot | undefined, after: 
     const was = before.get(id);
     const calls = now.calls - (was?.calls ?? 0);
     if (calls <= 0) continue;
-    used.push({ query: now.query, calls: calls / turns, ms: (now.ms - (was?.ms ?? 0)) / turns, rows: (now.rows - (was?.rows ?? 0)) / turns });
+    used.push({ query: now.query, toplevel: now.toplevel, calls: calls / turns, ms: (now.ms - (was?.ms ?? 0)) / turns, rows: (now.rows - (was?.rows ?? 0)) / turns });
   }
   return used.sort((a, b) => b.ms - a.ms);
 }
