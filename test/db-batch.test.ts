@@ -11,7 +11,7 @@ import { writeBatch, writeBatchReadTranscript } from '../src/db/batch.ts';
 import { insertConversation } from '../src/db/conversations.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { recordToolCall, withToolCall } from '../src/db/tool-calls.ts';
-import { insertMessages, readTranscript } from '../src/db/transcript.ts';
+import { insertEvents, insertMessages, readTranscript } from '../src/db/transcript.ts';
 import { selectTaskModel } from '../src/model/select.ts';
 import type { ChatMessage, NewEvent } from '../src/shared/messages.ts';
 import { freshDatabase } from './support/harness.ts';
@@ -219,6 +219,20 @@ describe("another user's conversation", () => {
     await asUser(app, 'mallory', (client) => writeBatch(client, mallory, { messages: [userMessage('mine')] }));
     assert.deepEqual((await stored(alice.conversationId)).messages, []);
     assert.equal((await stored(mallory.conversationId)).messages.length, 1);
+  });
+
+  test('cannot be written through insertMessages or insertEvents either (the delta writer\'s path)', async () => {
+    const alice = await conversation('alice');
+    await assert.rejects(
+      asUser(app, 'mallory', (client) => insertEvents(client, alice.conversationId, 'mallory', [{ key: 'delta:x:1', type: 'message.delta', data: {} }])),
+      { code: '42501' },
+    );
+    await assert.rejects(
+      asUser(app, 'mallory', (client) => insertMessages(client, alice.conversationId, 'mallory', [userMessage('x')])),
+      { code: '42501' },
+    );
+    const { events, messages } = await stored(alice.conversationId);
+    assert.deepEqual([events, messages], [[], []]);
   });
 
   test('cannot hold a tool call: refused before the tool runs', async () => {

@@ -1,9 +1,8 @@
 // The transcript and the event log. Every write is keyed (message id, event key) so a retried
-// activity writes nothing twice. The hot statements are named: each pooled connection parses and plans
-// them once instead of on every call.
+// activity writes nothing twice; writes go through one batch statement (./batch.ts). Statements are
+// named: each pooled connection parses and plans them once instead of on every call.
 import type pg from 'pg';
 import type { ChatMessage, NewEvent } from '../shared/messages.ts';
-import { storableJson } from '../shared/safe-text.ts';
 import { writeBatch } from './batch.ts';
 import { type MessageRow, rowToMessage } from './message-row.ts';
 
@@ -23,17 +22,7 @@ export async function readTranscript(db: pg.ClientBase, conversationId: string):
   return rows.map(rowToMessage);
 }
 
+/** Inserts the events that are new, in order (one statement, like every batch). */
 export async function insertEvents(db: pg.ClientBase, conversationId: string, userId: string, events: NewEvent[]): Promise<void> {
-  if (!events.length) return;
-  // One statement for the batch: deltas and bookkeeping arrive in bursts.
-  await db.query({
-    name: 'brigade.insert_events',
-    text: `INSERT INTO events (conversation_id, user_id, key, type, data)
-     SELECT $1, $2, e.key, e.type, e.data
-       FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS a(item, n),
-            jsonb_to_record(a.item) AS e(key text, type text, data jsonb)
-      ORDER BY a.n
-     ON CONFLICT (conversation_id, key) DO NOTHING`,
-    values: [conversationId, userId, JSON.stringify(storableJson(events))],
-  });
+  await writeBatch(db, { conversationId, userId }, { events });
 }
