@@ -95,7 +95,8 @@ const getUser: ToolImplementation = async (args: { key: LookupKey; value: string
 };
 
 const getOrderById: ToolImplementation = async (args: { order_id: string }, context: ToolContext) => {
-  const { rows } = await context.db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [args.order_id]);
+  // Named: the busiest lookup is parsed and planned once per pooled connection.
+  const { rows } = await context.db.query({ name: 'support.order_by_id', text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, values: [args.order_id] });
   return rows[0] ? toOrder(rows[0]) : ORDER_NOT_FOUND;
 };
 
