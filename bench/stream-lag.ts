@@ -12,12 +12,13 @@
 // (BENCH_STREAM_FAST_PIECES pieces BENCH_STREAM_FAST_INTERVAL_MS apart: the write-rate check). Writes attributable
 // to deltas: transactions that wrote `message.delta` rows and no `message` (the final one carries the tail), by
 // each row's xmin, per second of each step's stream. Prints aligned text, then one JSON line. Settings (env):
-//   BENCH_STREAM_CONVERSATIONS=6       conversations streaming at once
+//   BENCH_STREAM_CONVERSATIONS=6       conversations streaming at once (their first turns spread over one reply)
 //   BENCH_STREAM_TURNS=4               paced turns per conversation (after one unmeasured warm-up turn)
 //   BENCH_STREAM_PIECES=40  BENCH_STREAM_INTERVAL_MS=20
 //   BENCH_STREAM_FAST_TURNS=2  BENCH_STREAM_FAST_PIECES=200  BENCH_STREAM_FAST_INTERVAL_MS=2
 //   BENCH_DATABASE_URL, BENCH_TEMPORAL_ADDRESS: see bench/services.ts
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -288,6 +289,8 @@ interface RunResult {
   wallSeconds: number;
   liveFrames: number;
   rowFrames: number;
+  /** of one core, during the run */
+  cpuPercent: { api: number | null; worker: number | null };
 }
 
 async function main(): Promise<void> {
@@ -355,10 +358,13 @@ async function main(): Promise<void> {
 
     const run = async (name: string, turns: number, pieces: number, intervalMs: number, label: string): Promise<RunResult> => {
       const before = await counters(admin, services.databaseUrl, statements);
+      const cpuBefore = { api: cpuTicks(api!.pid!), worker: cpuTicks(worker!.pid!) };
       const frames = { live: sum(clients, (c) => c.liveFrames), rows: sum(clients, (c) => c.rowFrames) };
       const runStarted = performance.now();
       const done = await Promise.all(
         conversations.map(async (_, c) => {
+          // independent users: the conversations' turns start spread over one reply's length, not all at once
+          await sleep((c * pieces * intervalMs) / conversations.length);
           const mine = [];
           for (let t = 0; t < turns; t += 1) mine.push(await turn(c, pieces, intervalMs, label));
           return mine;
@@ -366,6 +372,10 @@ async function main(): Promise<void> {
       );
       const wallSeconds = (performance.now() - runStarted) / 1000;
       const after = await counters(admin, services.databaseUrl, statements);
+      const cpu = {
+        api: (cpuTicks(api!.pid!) - cpuBefore.api) / TICKS_PER_SECOND / wallSeconds,
+        worker: (cpuTicks(worker!.pid!) - cpuBefore.worker) / TICKS_PER_SECOND / wallSeconds,
+      };
       const all = done.flat();
       const first: number[] = [];
       const every: number[] = [];
@@ -401,6 +411,7 @@ async function main(): Promise<void> {
         wallSeconds,
         liveFrames: sum(clients, (c) => c.liveFrames) - frames.live,
         rowFrames: sum(clients, (c) => c.rowFrames) - frames.rows,
+        cpuPercent: { api: round(cpu.api * 100), worker: round(cpu.worker * 100) },
       };
     };
 
@@ -428,7 +439,7 @@ async function main(): Promise<void> {
           `${round(result.deltaWrites / result.streamSeconds)}/s per streaming step (max ${round(result.deltaWritesPerSecond.max)}), ` +
           `${round(result.deltaWrites / result.wallSeconds)}/s in all   target <= 1 per 100 ms per step (${result.deltaWritesAllowed}): ${met(result.deltaWrites <= result.deltaWritesAllowed)}`,
         `  besides:          ${round(result.notifyCalls / result.streamSeconds)} pg_notify calls/s per streaming step, ${round(result.transactions / result.wallSeconds)} transactions/s and ` +
-          `${round(result.walBytes / 1024 / result.wallSeconds)} KiB/s of WAL in all`,
+          `${round(result.walBytes / 1024 / result.wallSeconds)} KiB/s of WAL in all; CPU: API ${result.cpuPercent.api}%, worker ${result.cpuPercent.worker}% of a core`,
       );
     }
     lines.push('', `(${Math.round((performance.now() - started) / 1000)} s on ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}; ${model.unplanned} unplanned model calls)`);
@@ -462,6 +473,18 @@ async function main(): Promise<void> {
     await model.close();
     await services.stop();
     await fs.rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** utime + stime of a process, from Linux /proc (NaN elsewhere) */
+const TICKS_PER_SECOND = 100;
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return NaN;
   }
 }
 
