@@ -39,7 +39,7 @@ export function createModelStep({ pool, model, systemPrompt, config }: ModelStep
 
     const kernel = AGENT_SPECS[agent].kernel;
     const system = await systemPrompt(agent);
-    const deltas = new DeltaWriter(pool, input);
+    const deltas = new DeltaWriter(pool, input, { attempt: Context.current().info.attempt });
     // Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive,
     // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.
     const context = Context.current();
