@@ -4,7 +4,8 @@
 // both by offset, so a draft holds the reply exactly once: live, after a resume, and after a retried step.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { LIVE_DELTA_CHANNEL } from '../src/db/live-deltas.ts';
+import { LIVE_DELTA_CHANNEL, MAX_PAYLOAD_BYTES, livePayloads } from '../src/db/live-deltas.ts';
+import { isStorableText } from '../src/shared/safe-text.ts';
 import { applyEvent, emptyTranscript, type Transcript } from '../web/src/transcript.ts';
 import { type FakeGemini, lastContent, reply, startFakeGemini } from './support/fake-gemini.ts';
 import { type SseEvent, readSse } from './support/sse.ts';
@@ -160,6 +161,36 @@ describe('live deltas', () => {
     } finally {
       fake.scriptFn(undefined);
     }
+  });
+
+  test('a piece larger than a NOTIFY payload goes live in parts that join up exactly', async () => {
+    // 2-byte, escaped and 4-byte (surrogate pair) characters: about 30 KB of JSON for 15,000 UTF-16 units
+    const big = 'é"😀\n'.repeat(3000);
+    const delta = { conversationId: 'c', userId: 'u', messageId: 'm', attempt: 1, offset: 7, text: big };
+    const parts = livePayloads(delta).map((payload) => {
+      assert.ok(Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES, `a payload of ${Buffer.byteLength(payload)} bytes`);
+      return JSON.parse(payload) as typeof delta;
+    });
+    assert.ok(parts.length >= 4, `${parts.length} parts`);
+    let at = 7;
+    for (const part of parts) {
+      assert.equal(part.offset, at, 'the parts follow one another');
+      assert.ok(isStorableText(part.text), 'no part splits a surrogate pair');
+      at += part.text.length;
+    }
+    assert.equal(parts.map((part) => part.text).join(''), big);
+
+    const id = await conversation();
+    fake.script(reply.text([big, 'The end.'], { intervalMs: 50 }));
+    const stream = readSse(eventsUrl(id), { token: ALICE, live: true, until: (events) => events.some((e) => e.event === 'turn.ended') });
+    assert.equal((await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'a long one' } })).status, 200);
+    const events = await stream;
+    const final = events.find(isReply)!;
+    assert.equal(final.data.data.text, `${big}The end.`);
+    const live = deltas(events).filter((e) => e.id === undefined);
+    assert.ok(live.length >= 5, `${live.length} live deltas`);
+    assertAtOffsets(events, final.data.data.text);
+    assert.equal(draftsOf(live).drafts[final.data.data.id]?.text, final.data.data.text);
   });
 
   test('a retried model step adds no duplicate text: the draft starts over with the new attempt', async () => {
