@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { asUser } from '../db/pool.ts';
-import { publishLiveDelta } from '../db/live-deltas.ts';
+import { livePublisher } from '../db/live-deltas.ts';
 import { insertEvents } from '../db/transcript.ts';
 import type { NewEvent } from '../shared/messages.ts';
 import { storableText } from '../shared/safe-text.ts';
@@ -68,9 +68,9 @@ export class DeltaWriter {
     clearTimeout(this.persistTimer);
     clearTimeout(this.liveTimer);
     this.persistTimer = this.liveTimer = undefined;
-    await this.publishing;
-    // the end of the reply goes live now, not after the window: the final write takes a few ms more
-    await this.sendLive();
+    // The end of the reply goes live now, not after the window (the final write takes a few ms more), queued
+    // behind any delta in flight. Not awaited: a slow NOTIFY must not hold up the step's answer.
+    void this.sendLive();
     await this.writing;
     const tail = this.take();
     return tail ? [tail] : [];
@@ -100,9 +100,7 @@ export class DeltaWriter {
     this.lastLiveAt = performance.now();
     const { conversationId, userId, stepId } = this.step;
     // A lost live delta costs a viewer nothing but time: the text reaches the table in the next batch.
-    await publishLiveDelta(this.pool, { conversationId, userId, messageId: stepId, attempt: this.attempt, offset, text: this.text.slice(offset) }).catch(
-      () => undefined,
-    );
+    await livePublisher(this.pool).publish({ conversationId, userId, messageId: stepId, attempt: this.attempt, offset, text: this.text.slice(offset) });
   }
 
   private take(): NewEvent | undefined {

@@ -22,14 +22,60 @@ export type LiveDelta = z.infer<typeof LiveDelta>;
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; this leaves room to spare. */
 export const MAX_PAYLOAD_BYTES = 7_900;
 
+const NOTIFY = 'SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload';
+
 /**
- * Sends the delta, split into payloads that fit, in one statement: one transaction, so the parts reach
- * listeners together and in order.
+ * Sends live deltas for every model step of a process: one statement at a time, and what comes while it runs
+ * goes in the next one. A single step's delta goes at once; many streams at once share transactions (each
+ * NOTIFY transaction takes a transaction id) and hold at most one pool connection, not one per stream.
+ * Deltas reach listeners in the order they were published; a failed statement drops its deltas (the text
+ * reaches the table in the steps' batches anyway).
  */
-export async function publishLiveDelta(db: pg.Pool | pg.ClientBase, delta: LiveDelta): Promise<void> {
-  if (!delta.text) return;
-  const payloads = livePayloads(delta);
-  await db.query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload', [LIVE_DELTA_CHANNEL, payloads]);
+export class LivePublisher {
+  private readonly db: pg.Pool;
+  private queue: string[] = [];
+  private waiting: (() => void)[] = [];
+  private sending = false;
+
+  constructor(db: pg.Pool) {
+    this.db = db;
+  }
+
+  /** Resolves once the delta was sent (or dropped). */
+  publish(delta: LiveDelta): Promise<void> {
+    if (!delta.text) return Promise.resolve();
+    this.queue.push(...livePayloads(delta));
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.send();
+    });
+  }
+
+  private send(): void {
+    if (this.sending || !this.queue.length) return;
+    this.sending = true;
+    const payloads = this.queue;
+    const waiting = this.waiting;
+    this.queue = [];
+    this.waiting = [];
+    void this.db
+      .query(NOTIFY, [LIVE_DELTA_CHANNEL, payloads])
+      .catch(() => undefined)
+      .then(() => {
+        this.sending = false;
+        for (const resolve of waiting) resolve();
+        this.send();
+      });
+  }
+}
+
+const publishers = new WeakMap<pg.Pool, LivePublisher>();
+
+/** The process's publisher on this pool. */
+export function livePublisher(pool: pg.Pool): LivePublisher {
+  let publisher = publishers.get(pool);
+  if (!publisher) publishers.set(pool, (publisher = new LivePublisher(pool)));
+  return publisher;
 }
 
 /** The delta as JSON payloads under the limit, split between code points, each part with its own offset. */
