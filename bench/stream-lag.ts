@@ -283,7 +283,8 @@ interface RunResult {
   /** at most one per 100 ms of each step's stream, as the 100 ms batching allows */
   deltaWritesAllowed: number;
   streamSeconds: number;
-  notifyCalls: number;
+  /** statements that call pg_notify (the events trigger's, and live deltas'), from pg_stat_statements */
+  notifyStatements: number;
   walBytes: number;
   transactions: number;
   wallSeconds: number;
@@ -405,7 +406,7 @@ async function main(): Promise<void> {
         deltaRows: writes.rows,
         deltaWritesAllowed: allowed,
         streamSeconds,
-        notifyCalls: statementCalls(before.statements, after.statements, /pg_notify/i),
+        notifyStatements: statementCalls(before.statements, after.statements, /pg_notify/i),
         walBytes: after.wal - before.wal,
         transactions: after.transactions - before.transactions,
         wallSeconds,
@@ -438,7 +439,7 @@ async function main(): Promise<void> {
         `  delta writes:     ${result.deltaWrites} transactions (${result.deltaRows} rows) over ${round(result.streamSeconds, 2)} s of streaming: ` +
           `${round(result.deltaWrites / result.streamSeconds)}/s per streaming step (max ${round(result.deltaWritesPerSecond.max)}), ` +
           `${round(result.deltaWrites / result.wallSeconds)}/s in all   target <= 1 per 100 ms per step (${result.deltaWritesAllowed}): ${met(result.deltaWrites <= result.deltaWritesAllowed)}`,
-        `  besides:          ${round(result.notifyCalls / result.streamSeconds)} pg_notify calls/s per streaming step, ${round(result.transactions / result.wallSeconds)} transactions/s and ` +
+        `  besides:          ${round(result.notifyStatements / result.streamSeconds)} NOTIFY statements/s per streaming step, ${round(result.transactions / result.wallSeconds)} transactions/s and ` +
           `${round(result.walBytes / 1024 / result.wallSeconds)} KiB/s of WAL in all; CPU: API ${result.cpuPercent.api}%, worker ${result.cpuPercent.worker}% of a core`,
       );
     }
@@ -451,7 +452,7 @@ async function main(): Promise<void> {
         every: rounded(result.every),
         deltaWritesPerSecond: rounded(result.deltaWritesPerSecond),
         deltaWritesPerStepSecond: round(result.deltaWrites / result.streamSeconds),
-        notifyPerStepSecond: round(result.notifyCalls / result.streamSeconds),
+        notifyStatementsPerStepSecond: round(result.notifyStatements / result.streamSeconds),
       };
     console.log(
       JSON.stringify({
