@@ -8,6 +8,7 @@ const BENCHES: { name: string; file: string; args: string[] }[] = [
   { name: 'sql-guard', file: 'bench/sql-guard.ts', args: [] },
   { name: 'save-pipeline', file: 'bench/save-pipeline.ts', args: [] },
   { name: 'beer', file: 'bench/beer.ts', args: [] },
+  { name: 'stream', file: 'bench/stream-lag.ts', args: [] },
 ];
 
 interface Target {

@@ -44,7 +44,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
 
     const kernel = AGENT_SPECS[agent].kernel;
     const system = await systemPrompt(agent);
-    const deltas = new DeltaWriter(pool, step);
+    const deltas = new DeltaWriter(pool, step, { attempt: context.info.attempt });
     let reply: ModelReply;
     let structured: unknown;
     let tail: Awaited<ReturnType<DeltaWriter['close']>> = [];

@@ -2,13 +2,19 @@ import type { Request, Response } from 'express';
 import type pg from 'pg';
 import { asUser } from '../db/pool.ts';
 import { newestEventId, readEventsAfter } from '../db/conversations.ts';
+import type { LiveDelta } from '../db/live-deltas.ts';
 import type { EventNotifier } from './event-notifier.ts';
 
 const KEEPALIVE_MS = 15_000;
+const PAGE = 500;
 
 /**
  * Server-Sent Events from the append-only table: replay after Last-Event-ID, then wait for a
  * notification (or the keepalive tick, which also covers a lost notification) and read again.
+ * Live deltas (src/db/live-deltas.ts) are written between them as they come (unless a read is owed: then
+ * right after it), without an `id:` line: they are not in the table, so they leave the client's last event
+ * id (what it resumes from) where the table's events put it, and the same text comes again from the
+ * table's `message.delta` rows, with the same offsets.
  */
 export async function streamEvents(
   req: Request,
@@ -30,9 +36,24 @@ export async function streamEvents(
   // Set by a notification that lands while we read, so it is not lost before we wait.
   let dirty = false;
   let closed = false;
-  const unsubscribe = await deps.notifier.subscribe(deps.conversationId, () => {
-    dirty = true;
-    wake?.();
+  // Notifications arrive in commit order on the one listening connection. While a read that a notification
+  // asked for (or the replay) is owed, live deltas wait for it: the client gets what was committed before a
+  // delta (the user's message that started the step) before the delta, as it happened.
+  let owed = true;
+  let held: string[] = [];
+  const unsubscribe = await deps.notifier.subscribe(deps.conversationId, {
+    wake: () => {
+      dirty = true;
+      owed = true;
+      wake?.();
+    },
+    // Written as it comes, with no table read. The stream checked ownership when it opened and listens to this
+    // conversation alone; the delta names its user as well, and another user's is never written.
+    delta: (delta) => {
+      if (closed || delta.userId !== deps.userId) return;
+      if (owed) held.push(liveFrame(delta));
+      else res.write(liveFrame(delta));
+    },
   });
   req.on('close', () => {
     closed = true;
@@ -42,12 +63,18 @@ export async function streamEvents(
   try {
     while (!closed) {
       dirty = false;
-      const events = await asUser(deps.pool, deps.userId, (db) => readEventsAfter(db, deps.conversationId, lastId));
+      const events = await asUser(deps.pool, deps.userId, (db) => readEventsAfter(db, deps.conversationId, lastId, PAGE));
       for (const event of events) {
         res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
         lastId = event.id;
       }
-      if (events.length || dirty) continue;
+      // A page that is not full is all there was; what commits later sends its own notification.
+      if (events.length === PAGE || dirty) continue;
+      owed = false;
+      if (held.length) {
+        res.write(held.join(''));
+        held = [];
+      }
       const woken = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), KEEPALIVE_MS);
         wake = () => {
@@ -74,4 +101,17 @@ async function resumeAfter(header: string, deps: { pool: pg.Pool; userId: string
   if (!/^\d+$/.test(digits) || /^0+$/.test(digits)) return 0;
   const newest = await asUser(deps.pool, deps.userId, (db) => newestEventId(db, deps.conversationId));
   return BigInt(digits) > BigInt(newest) ? newest : Number(digits);
+}
+
+// A delta goes to every stream of its conversation: its frame is built once.
+const frames = new WeakMap<LiveDelta, string>();
+
+function liveFrame(delta: LiveDelta): string {
+  let frame = frames.get(delta);
+  if (!frame) {
+    const { messageId, attempt, offset, text } = delta;
+    frame = `event: message.delta\ndata: ${JSON.stringify({ type: 'message.delta', live: true, data: { messageId, attempt, offset, text } })}\n\n`;
+    frames.set(delta, frame);
+  }
+  return frame;
 }

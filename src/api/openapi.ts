@@ -180,7 +180,9 @@ export function openApiDocument(): Record<string, unknown> {
       '/v1/conversations/{id}/events': {
         get: {
           summary:
-            'Server-Sent Events: messages, deltas, tool calls and results, pending items, progress of child workflows (data: SaveProgress for save_recipe), usage',
+            'Server-Sent Events: messages, deltas, tool calls and results, pending items, progress of child workflows (data: SaveProgress for save_recipe), usage. ' +
+            'Live deltas (message.delta with data.live true) have no id: they are not in the event log, leave Last-Event-ID alone, and repeat as logged message.delta events; ' +
+            'merge both by data.data.offset (UTF-16 units) and data.data.attempt (a higher attempt replaces the draft)',
           parameters: [
             idParam,
             {

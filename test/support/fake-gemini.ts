@@ -41,8 +41,11 @@ export interface HoldReply {
 }
 
 export type FakeReply =
-  /** text streamed in chunks: a string is cut into `pieces` (default 3), an array is sent piece by piece */
-  | { kind: 'text'; text: string | string[]; pieces?: number; intervalMs?: number; usage?: FakeUsage; finishReason?: string }
+  /**
+   * text streamed in chunks: a string is cut into `pieces` (default 3), an array is sent piece by piece;
+   * with `breakAfter` the connection is cut after that many pieces (a stream that dies mid-reply)
+   */
+  | { kind: 'text'; text: string | string[]; pieces?: number; intervalMs?: number; usage?: FakeUsage; finishReason?: string; breakAfter?: number }
   /** text with Google Search grounding metadata (webSearchQueries, groundingChunks), as a grounded call answers */
   | { kind: 'grounded'; text: string; queries: string[]; sources: { uri: string; title?: string }[] }
   /** function calls in one chunk, after an optional text chunk */
@@ -127,7 +130,7 @@ const holdStates = new WeakMap<HoldReply, HoldState>();
 export const reply = {
   text(
     text: string | string[],
-    options: { pieces?: number; intervalMs?: number; usage?: FakeUsage; finishReason?: string } = {},
+    options: { pieces?: number; intervalMs?: number; usage?: FakeUsage; finishReason?: string; breakAfter?: number } = {},
   ): FakeReply {
     return { kind: 'text', text, ...options };
   },
@@ -290,9 +293,14 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
           return;
         }
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        const breakAfter = next.kind === 'text' ? next.breakAfter : undefined;
         for (const [index, chunk] of chunks.entries()) {
           if (index > 0 && interval > 0) await sleep(interval);
           if (res.destroyed) return;
+          if (index === breakAfter) {
+            req.socket.destroy();
+            return;
+          }
           res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
         }
         res.end();

@@ -173,7 +173,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
               return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} /> : null;
             }
             const message = transcript.messages[mid];
-            return message ? <MessageRow key={mid} message={message} /> : <DraftRow key={mid} chunks={transcript.drafts[mid]} />;
+            return message ? <MessageRow key={mid} message={message} /> : <DraftRow key={mid} draft={transcript.drafts[mid]} />;
           })}
         </ol>
         <div ref={messagesEnd} />

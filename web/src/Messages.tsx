@@ -1,6 +1,6 @@
 import { Cards, ResultExtras } from './Cards';
 import { draftText } from './transcript';
-import type { ClosedInfo } from './transcript';
+import type { ClosedInfo, Draft } from './transcript';
 import type { ChatMessage, PendingItem } from './types';
 import { shortJson } from './util';
 
@@ -47,11 +47,11 @@ export function MessageRow({ message }: { message: ChatMessage }) {
   );
 }
 
-export function DraftRow({ chunks }: { chunks?: Record<number, string> }) {
+export function DraftRow({ draft }: { draft?: Draft }) {
   return (
     <li className="msg assistant streaming" aria-busy="true">
       <span className="visually-hidden">Agent (writing): </span>
-      <p>{draftText(chunks)}<span className="caret" aria-hidden="true">▍</span></p>
+      <p>{draftText(draft)}<span className="caret" aria-hidden="true">▍</span></p>
     </li>
   );
 }

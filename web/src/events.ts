@@ -1,6 +1,6 @@
 // The conversation's Server-Sent Events over fetch (EventSource cannot send a bearer token). After a dropped
 // connection it reconnects with Last-Event-ID, and events it has already seen are skipped by id, so the
-// transcript has neither gaps nor duplicates.
+// transcript has neither gaps nor duplicates. Live deltas come without an id and are merged by offset.
 import { tokenStore } from './api';
 import type { StreamEvent } from './types';
 
@@ -54,8 +54,15 @@ export function openEventStream(
           else if (line.startsWith('data:')) data += line.slice(5).replace(/^ /, '');
           else if (line.startsWith('retry:')) retryMs = Number(line.slice(6).trim()) || retryMs;
         }
-        if (!data || id === undefined || !Number.isFinite(id)) continue;
-        if (id <= lastId) continue; // already applied before the reconnect
+        if (!data) continue;
+        if (id === undefined) {
+          // A live delta: not in the table, so it has no id and leaves Last-Event-ID where it is; the reducer
+          // keeps its text once when the table's rows bring it again.
+          const event = JSON.parse(data) as StreamEvent;
+          if (event.type === 'message.delta') onEvent({ ...event, id: undefined });
+          continue;
+        }
+        if (!Number.isFinite(id) || id <= lastId) continue; // already applied before the reconnect
         const event = JSON.parse(data) as StreamEvent;
         lastId = id;
         onEvent(event);

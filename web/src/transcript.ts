@@ -1,7 +1,12 @@
 // The transcript as the events build it: final messages by id (in order of first appearance), drafts that
-// stream in from `message.delta` chunks, live pipeline progress. Pure, so replaying an event twice (or the
+// stream in from `message.delta` events, live pipeline progress. Pure, so replaying an event twice (or the
 // GET view's messages and the replayed `message` events) changes nothing.
-import type { ChatMessage, PendingItem, StreamEvent } from './types';
+//
+// A draft's text comes twice: live deltas (no event id: they are not in the table) as the model sends it, and
+// the table's `message.delta` rows a moment later, or again after a reconnect. Both carry the piece's offset in
+// the reply, so the draft keeps each character once and holds a piece that arrives ahead of a gap until the gap
+// fills. A retried model step (a higher attempt) streams its reply again: the draft starts over with it.
+import type { ChatMessage, PendingItem, StreamEvent } from './types.ts';
 
 export interface ProgressStep {
   workflowId: string;
@@ -15,12 +20,20 @@ export interface ProgressStep {
 export interface Transcript {
   order: string[];
   messages: Record<string, ChatMessage>;
-  /** streaming text by message id: chunk number -> text */
-  drafts: Record<string, Record<number, string>>;
+  /** streaming text by message id */
+  drafts: Record<string, Draft>;
   progress: Record<string, ProgressStep[]>;
   /** pending items as they opened and closed, shown in place as a record of what was decided */
   items: Record<string, { item: PendingItem; closed?: ClosedInfo }>;
   lastEventId: number;
+}
+
+export interface Draft {
+  attempt: number;
+  /** the reply's text from its start, without a gap */
+  text: string;
+  /** pieces that arrived ahead of a gap, by offset */
+  ahead: Record<number, string>;
 }
 
 export interface ClosedInfo {
@@ -45,8 +58,10 @@ export function addMessages(t: Transcript, messages: ChatMessage[]): Transcript 
 }
 
 export function applyEvent(t: Transcript, event: StreamEvent): Transcript {
-  if (event.id <= t.lastEventId) return t;
-  let next: Transcript = { ...t, lastEventId: event.id };
+  // A live delta has no id and moves no id: the table's events say where a reconnect resumes.
+  const live = event.id === undefined;
+  if (!live && event.id! <= t.lastEventId) return t;
+  let next: Transcript = live ? { ...t } : { ...t, lastEventId: event.id! };
   const data = event.data ?? {};
   switch (event.type) {
     case 'message':
@@ -55,8 +70,9 @@ export function applyEvent(t: Transcript, event: StreamEvent): Transcript {
     case 'message.delta': {
       const id = String(data.messageId);
       if (next.messages[id]) break;
-      const chunks = { ...(next.drafts[id] ?? {}), [Number(data.chunk)]: String(data.text ?? '') };
-      next.drafts = { ...next.drafts, [id]: chunks };
+      const draft = mergeDelta(next.drafts[id], data);
+      if (draft === next.drafts[id]) break;
+      next.drafts = { ...next.drafts, [id]: draft };
       if (!next.order.includes(id)) next.order = [...next.order, id];
       break;
     }
@@ -80,14 +96,37 @@ export function applyEvent(t: Transcript, event: StreamEvent): Transcript {
       break;
     }
   }
-  return next;
+  return live && next.drafts === t.drafts ? t : next;
 }
 
-export function draftText(chunks: Record<number, string> | undefined): string {
-  if (!chunks) return '';
-  return Object.keys(chunks)
-    .map(Number)
-    .sort((a, b) => a - b)
-    .map((n) => chunks[n])
-    .join('');
+/**
+ * A delta merged into a draft: text it already holds is dropped, text past its end is appended, text beyond a
+ * gap waits. Rows from servers before offsets follow one another: their text is appended.
+ */
+export function mergeDelta(draft: Draft | undefined, delta: { attempt?: unknown; offset?: unknown; text?: unknown }): Draft {
+  const attempt = typeof delta.attempt === 'number' ? delta.attempt : 1;
+  if (draft && attempt < draft.attempt) return draft;
+  const base: Draft = draft && attempt === draft.attempt ? draft : { attempt, text: '', ahead: {} };
+  const text = String(delta.text ?? '');
+  const offset = typeof delta.offset === 'number' ? delta.offset : base.text.length;
+  if (!text || offset + text.length <= base.text.length) return base;
+  const ahead = { ...base.ahead };
+  if ((ahead[offset]?.length ?? 0) < text.length) ahead[offset] = text;
+  let merged = base.text;
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (const key of Object.keys(ahead)) {
+      const start = Number(key);
+      if (start > merged.length) continue;
+      const piece = ahead[start]!;
+      if (start + piece.length > merged.length) merged += piece.slice(merged.length - start);
+      delete ahead[start];
+      moved = true;
+    }
+  }
+  return { attempt, text: merged, ahead };
+}
+
+export function draftText(draft: Draft | undefined): string {
+  return draft?.text ?? '';
 }

@@ -55,7 +55,8 @@ export type AgentInfo = MetaBody['agents'][number];
 export type ToolInfo = AgentInfo['tools'][number];
 
 export interface StreamEvent {
-  id: number;
+  /** absent on a live delta, which is not in the table */
+  id?: number;
   type: string;
   data: any;
   createdAt?: string;
