@@ -46,7 +46,7 @@ export interface TemporalServerOptions {
  * not tunings; plus what SQL visibility needs for search attributes added at run time.
  */
 export const CLUSTER_DYNAMIC_CONFIG: Record<string, unknown> = {
-  'history.transferProcessorMaxPollRPS': 200,
+  'history.transferProcessorMaxPollRPS': 2000,
   'system.enableActivityEagerExecution': true,
   'system.forceSearchAttributesCacheRefreshOnRead': true,
   'frontend.enableUpdateWorkflowExecution': true,
