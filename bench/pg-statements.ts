@@ -1,6 +1,6 @@
 // What PostgreSQL does per turn, from pg_stat_statements: the bench's embedded server preloads it, and a
 // snapshot before and after a run gives each statement's calls and time per turn.
-import pg from 'pg';
+import { withClient } from '../src/db/with-client.ts';
 
 export interface StatementUse {
   query: string;
@@ -14,24 +14,16 @@ export interface StatementUse {
 export type StatementSnapshot = Map<string, StatementUse>;
 
 /** Creates the extension (as the login that owns the database); false when the server did not preload it. */
-export async function enableStatementStats(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+export function enableStatementStats(url: string): Promise<boolean> {
+  return withClient(url, async (client) => {
     await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     await client.query('SELECT pg_stat_statements_reset()');
     return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end();
-  }
+  }).catch(() => false);
 }
 
-export async function statementSnapshot(url: string): Promise<StatementSnapshot | undefined> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+export function statementSnapshot(url: string): Promise<StatementSnapshot | undefined> {
+  return withClient(url, async (client) => {
     const { rows } = await client.query<{ key: string; query: string; toplevel: boolean; calls: string; ms: number; rows: string }>(
       `SELECT queryid::text || ':' || toplevel AS key, query, toplevel, calls::text, total_exec_time AS ms, rows::text FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
@@ -39,11 +31,7 @@ export async function statementSnapshot(url: string): Promise<StatementSnapshot 
     return new Map(
       rows.map((row) => [row.key, { query: row.query, toplevel: row.toplevel, calls: Number(row.calls), ms: Number(row.ms), rows: Number(row.rows) }]),
     );
-  } catch {
-    return undefined;
-  } finally {
-    await client.end();
-  }
+  }).catch(() => undefined);
 }
 
 /** The statements run between two snapshots, per turn, busiest first. */

@@ -31,8 +31,7 @@ import { sessionSettings } from '../src/api/conversations.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { insertConversation } from '../src/db/conversations.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
-
-const pgClient = pg.Client;
+import { withClient } from '../src/db/with-client.ts';
 import { createOfflineModel } from '../src/model/offline.ts';
 import { loadPrompt } from '../src/model/prompts.ts';
 import { findTool } from '../src/shared/agents.ts';
@@ -288,7 +287,7 @@ class ToolResultWatch {
   }
 
   static async start(url: string): Promise<ToolResultWatch> {
-    const client = new pgClient({ connectionString: url });
+    const client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.query('LISTEN brigade_events');
     return new ToolResultWatch(client);
@@ -456,14 +455,8 @@ async function insertBareConversation(pool: pg.Pool, index: number): Promise<Bar
 }
 
 /** A count as the login that owns the schema, past row-level security. */
-async function countAsOwner(url: string, sql: string, params: unknown[]): Promise<number> {
-  const client = new pgClient({ connectionString: url });
-  await client.connect();
-  try {
-    return Number((await client.query(sql, params)).rows[0]?.count);
-  } finally {
-    await client.end();
-  }
+function countAsOwner(url: string, sql: string, params: unknown[]): Promise<number> {
+  return withClient(url, async (client) => Number((await client.query(sql, params)).rows[0]?.count));
 }
 
 // ---- report -----------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
-import pg from 'pg';
+import { withClient } from '../db/with-client.ts';
 import { loadOrCreateDevToken } from './dev-token.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { ManagedProcess, pollUntil } from './cluster-process.ts';
@@ -297,17 +297,6 @@ async function startPostgres(opts: ClusterOptions, dataDir: string, port: number
     },
     start,
   };
-}
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 async function maxConnections(url: string): Promise<number> {

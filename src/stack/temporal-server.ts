@@ -4,7 +4,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
-import pg from 'pg';
+import type pg from 'pg';
+import { withClient } from '../db/with-client.ts';
 import { ManagedProcess, pollUntil } from './cluster-process.ts';
 import { ensureSearchAttributes } from './search-attributes.ts';
 
@@ -91,17 +92,10 @@ export async function setupTemporalSchema(opts: {
   return { created };
 }
 
-async function withDatabase<T>(postgresUrl: string, database: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+function withDatabase<T>(postgresUrl: string, database: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const url = new URL(postgresUrl);
   url.pathname = `/${database}`;
-  const client = new pg.Client({ connectionString: url.toString() });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  return withClient(url.toString(), fn);
 }
 
 async function createDatabaseIfMissing(postgresUrl: string, database: string): Promise<boolean> {

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import pg from 'pg';
+import type pg from 'pg';
+import { withClient } from '../../src/db/with-client.ts';
 import { createApp } from '../../src/api/app.ts';
 import { temporalCheck } from '../../src/api/health.ts';
 import { type Config, type TokenGrant, loadConfig } from '../../src/config.ts';
@@ -111,13 +112,7 @@ export async function startTestApp(
       worker = undefined;
     },
     async adminQuery(text, values = []) {
-      const admin = new pg.Client({ connectionString: database.adminUrl });
-      await admin.connect();
-      try {
-        return (await admin.query(text, values)).rows;
-      } finally {
-        await admin.end();
-      }
+      return withClient(database.adminUrl, async (admin) => (await admin.query(text, values)).rows);
     },
     async call(method, path, { token = ALICE, body, headers = {} } = {}) {
       const response = await fetch(`${baseUrl}${path}`, {
