@@ -29,6 +29,7 @@ import { freePort } from '../src/stack/ports.ts';
 import { enableStatementStats, statementSnapshot, type StatementSnapshot } from './pg-statements.ts';
 import { startServices } from './services.ts';
 import { round, summarise, type Summary } from './stats.ts';
+import { sseFrames } from '../test/support/sse.ts';
 
 const int = (name: string, fallback: number, min = 1) => {
   const value = Number(process.env[name] ?? fallback);
@@ -171,22 +172,8 @@ class StreamClient {
   }
 
   private async read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const bytes of body) {
-      buffer += decoder.decode(bytes, { stream: true });
-      let end;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        let id: string | undefined;
-        let data = '';
-        for (const line of block.split('\n')) {
-          if (line.startsWith('id:')) id = line.slice(3).trim();
-          else if (line.startsWith('data:')) data += line.slice(5).replace(/^ /, '');
-        }
-        if (data) this.onEvent(JSON.parse(data), id === undefined, performance.now());
-      }
+    for await (const frame of sseFrames(body)) {
+      if (frame.data) this.onEvent(JSON.parse(frame.data), frame.id === undefined, performance.now());
     }
   }
 

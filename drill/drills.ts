@@ -6,6 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ManagedProcess } from '../src/stack/cluster-process.ts';
 import { DRILL_TOKEN, compareCounts, countsOf, kindOf, userTextOf, type DrillCluster } from './harness.ts';
+import { sseFrames } from '../test/support/sse.ts';
 
 export interface DrillOutcome {
   /** what was broken, and when */
@@ -177,22 +178,8 @@ async function follow(drill: DrillCluster, id: string, lastEventId: number, unti
       signal: controller.signal,
     });
     if (response.status !== 200) throw new Error(`SSE answered ${response.status}`);
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of response.body!) {
-      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-      let end;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        let eventId: number | undefined;
-        let type = '';
-        for (const line of block.split('\n')) {
-          if (line.startsWith('id: ')) eventId = Number(line.slice(4));
-          if (line.startsWith('event: ')) type = line.slice(7);
-        }
-        if (eventId !== undefined) events.push({ id: eventId, type });
-      }
+    for await (const frame of sseFrames(response.body!)) {
+      if (frame.id !== undefined) events.push({ id: Number(frame.id), type: frame.event ?? '' });
       if (until(events)) return { events, ended: 'until' };
     }
     return { events, ended: 'closed' };
