@@ -88,6 +88,38 @@ describe('inline tools (the default)', () => {
   });
 });
 
+describe('a tool that fails inside the model step', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp({ env: env() });
+  });
+  after(async () => app?.stop());
+
+  test('hands the reply back to the workflow, whose local activity retries the tool until it works', async () => {
+    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+    const id = created.body.id;
+    // The tool's query fails (infrastructure, not a result) while the table is away.
+    await app.adminQuery('ALTER TABLE orders RENAME TO orders_away');
+    const requestsBefore = fake.requests.length;
+    fake.script(reply.calls({ name: 'get_order_by_id', args: { order_id: '24601' } }), reply.text('Order 24601 has shipped.'));
+    const turn = app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'Where is order 24601?' } });
+    try {
+      await fake.waitForRequests(requestsBefore + 1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      await app.adminQuery('ALTER TABLE orders_away RENAME TO orders');
+    }
+    const done = await turn;
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.messages.find((message: { role: string }) => message.role === 'tool')?.result.status, 'Shipped');
+    assert.equal(done.body.messages.at(-1).text, 'Order 24601 has shipped.');
+    const shape = await shapeOf(app, id);
+    assert.deepEqual(shape.activities, ['modelStep', 'modelStep'], 'the second model call is a step of the workflow');
+    assert.equal(shape.markers, 1, 'the tool ran as the workflow\'s local activity');
+    assert.equal(await count(app, 'SELECT count(*) FROM tool_calls WHERE conversation_id = $1', [id]), 1);
+  });
+});
+
 describe('INLINE_TOOLS=false', () => {
   let app: TestApp;
   before(async () => {
