@@ -204,7 +204,7 @@ describe("another client's data: no", () => {
     assert.deepEqual((noClient as { rows: unknown[] }).rows, [{ n: 0 }], 'no client set: no rows');
   });
 
-  test('a set_config that got past the guard: the executor sees the client changed and returns nothing', async () => {
+  test('a set_config that got past the guard: the database refuses it, and says only that', async () => {
     const sneaky = `SELECT p.client_id, p.beer FROM (SELECT set_config('brigade.client_id', '${OTHER}', true) AS c) AS s, purchases p`;
     const result = await executeGuardedAlone(pool, { ok: true, kind: 'select', sql: sneaky }, {
       role: BEER_SQL_ROLE,
@@ -216,7 +216,7 @@ describe("another client's data: no", () => {
       searchPath: 'beer',
       settings: { 'brigade.client_id': OWN },
     });
-    assert.deepEqual(result, { status: 'error', error: 'Query blocked: it changed the role or the settings it runs with; nothing is returned' });
+    assert.deepEqual(result, { status: 'error', error: 'Query failed: permission denied for function set_config' });
   });
 });
 

@@ -3,8 +3,8 @@
 // failed query still lets the caller record its error) or in a transaction of its own.
 //
 // The order matters: the app sets brigade.user_id and the timeout while it is still brigade_app, then
-// switches role. Inside the query only set_config or SET could change them, and the guard lets
-// neither through. Everything is undone afterwards: a SELECT's savepoint is always rolled back, an
+// switches role. Inside the query only set_config or SET could change them: the guard lets neither
+// through, and the roles may not execute set_config anyway (migration 013). Everything is undone afterwards: a SELECT's savepoint is always rolled back, an
 // UPDATE's is kept only when it changed at most the allowed number of rows, and the role and settings
 // go back to what they were before the savepoint is released.
 import pg from 'pg';
@@ -107,7 +107,7 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
     }
     return result;
   } catch (error) {
-    if (isDatabaseError(error)) return { status: 'error', error: describeDatabaseError(error, options.statementTimeoutMs) };
+    if (isDatabaseError(error)) return { status: 'error', error: describeDatabaseError(error, guarded.kind, options.statementTimeoutMs) };
     throw error;
   } finally {
     // Rolling back to the savepoint also undoes SET LOCAL ROLE and the settings made inside it.
@@ -166,9 +166,13 @@ function isDatabaseError(error: unknown): error is DatabaseError {
 }
 
 /** The message and hint only: no query position, internal query, context or detail about other rows. */
-function describeDatabaseError(error: DatabaseError, timeoutMs: number): string {
+function describeDatabaseError(error: DatabaseError, kind: Guarded['kind'], timeoutMs: number): string {
   if (error.code === '57014') return `Query failed: it ran longer than ${formatMs(timeoutMs)} and was cancelled`;
-  if (error.code === '42501') return `Query failed: ${error.message} (only the columns a user may change can be updated)`;
+  // The column hint explains an UPDATE of a column the role may not write; on anything else it would
+  // send the model after the wrong cause.
+  if (error.code === '42501' && kind === 'update' && /^permission denied for (table|column) /.test(error.message)) {
+    return `Query failed: ${error.message} (only the columns a user may change can be updated)`;
+  }
   return `Query failed: ${error.message}${error.hint ? ` (${error.hint})` : ''}`;
 }
 
