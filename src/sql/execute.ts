@@ -32,6 +32,11 @@ export interface ExecuteOptions {
 }
 
 const MAX_RESULT_CHARS = 512 * 1024;
+const WORK_MEM = '4MB';
+const TEMP_FILE_LIMIT = '64MB';
+// Rows come from the cursor a few at a time, so a result larger than the cap is cut off after about one
+// batch past it instead of being read whole into the worker first.
+const FETCH_BATCH = 10;
 
 export type ExecuteResult =
   | { status: 'success'; rows: Record<string, unknown>[]; count: number; truncated: boolean }
@@ -52,14 +57,18 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
   let keep = false;
   try {
     // pg_temp last: a temporary table can never stand in for saved_recipes.
-    const before = await db.query<{ role: string; timeout: string; search_path: string }>(
-      "SELECT current_user AS role, current_setting('statement_timeout') AS timeout, current_setting('search_path') AS search_path",
+    const before = await db.query<{ role: string; timeout: string; search_path: string; work_mem: string; temp_file_limit: string }>(
+      "SELECT current_user AS role, current_setting('statement_timeout') AS timeout, current_setting('search_path') AS search_path, " +
+        "current_setting('work_mem') AS work_mem, current_setting('temp_file_limit') AS temp_file_limit",
     );
-    const { role: previousRole, timeout, search_path } = before.rows[0]!;
+    const { role: previousRole, timeout, search_path, work_mem, temp_file_limit } = before.rows[0]!;
     if (options.searchPath !== undefined && !IDENTIFIER.test(options.searchPath)) throw new Error(`not a schema name: ${options.searchPath}`);
+    // work_mem and temp_file_limit bound what one query may spend on sorts, hashes and spill files
+    // (temp_file_limit is a superuser setting: migration 014 lets brigade_app set it).
     await db.query(
-      "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', $3, true)",
-      [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs))), `${options.searchPath ?? 'public'}, pg_temp`],
+      "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', $3, true), " +
+        "set_config('work_mem', $4, true), set_config('temp_file_limit', $5, true)",
+      [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs))), `${options.searchPath ?? 'public'}, pg_temp`, WORK_MEM, TEMP_FILE_LIMIT],
     );
     for (const [name, value] of Object.entries(options.settings ?? {})) {
       if (!/^brigade\.[a-z_]+$/.test(name)) throw new Error(`not a brigade setting: ${name}`);
@@ -71,22 +80,22 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
     if (guarded.kind === 'select') {
       // A cursor reads one row past the limit, so "there were more" is known without reading them all.
       await db.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${guarded.sql}`);
-      const fetched = await db.query({ text: `FETCH FORWARD ${options.maxRows + 1} FROM ${CURSOR}`, types: RESULT_TYPES });
-      const text = JSON.stringify(fetched.rows.slice(0, options.maxRows));
       const limit = options.maxResultChars ?? MAX_RESULT_CHARS;
-      if (text.length > limit) {
+      const read = await readCursor(db, options.maxRows + 1, limit);
+      if (read === 'too large') {
         return {
           status: 'error',
-          error: `Query failed: the result is ${Math.round(text.length / 1024)} KB, more than the ${Math.round(limit / 1024)} KB allowed; select fewer columns or rows`,
+          error: `Query failed: the result is larger than the ${Math.round(limit / 1024)} KB allowed; select fewer columns or rows`,
         };
       }
+      const text = JSON.stringify(read.slice(0, options.maxRows));
       // The same tripwire as an UPDATE's: rows read after the query changed its role or a setting that
       // row-level security reads (a set_config that got past the guard) may be someone else's.
       if (!(await sameIdentity(db, options))) {
         return { status: 'error', error: 'Query blocked: it changed the role or the settings it runs with; nothing is returned' };
       }
       const rows = JSON.parse(text) as Record<string, unknown>[];
-      result = { status: 'success', rows, count: rows.length, truncated: fetched.rows.length > options.maxRows };
+      result = { status: 'success', rows, count: rows.length, truncated: read.length > options.maxRows };
     } else {
       const updated = await db.query(guarded.sql);
       const changed = updated.rowCount ?? 0;
@@ -101,7 +110,11 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
       // A tripwire behind the guard: the query must not have changed who it ran as.
       if (!(await sameIdentity(db, options))) throw new Error('the guarded query changed its role or user; rolled back');
       await db.query(`SET LOCAL ROLE ${quoteIdent(previousRole)}`);
-      await db.query("SELECT set_config('statement_timeout', $1, true), set_config('search_path', $2, true)", [timeout, search_path]);
+      await db.query(
+        "SELECT set_config('statement_timeout', $1, true), set_config('search_path', $2, true), set_config('work_mem', $3, true), " +
+          "set_config('temp_file_limit', $4, true)",
+        [timeout, search_path, work_mem, temp_file_limit],
+      );
       keep = true;
       result = { status: 'success', rows_affected: changed };
     }
@@ -114,6 +127,23 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
     if (keep) await db.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
     else await rollbackToSavepoint(db);
   }
+}
+
+/** Up to `maxRows` rows, or 'too large' as soon as the rows read so far pass `maxChars` as JSON. */
+async function readCursor(db: pg.ClientBase, maxRows: number, maxChars: number): Promise<Record<string, unknown>[] | 'too large'> {
+  const rows: Record<string, unknown>[] = [];
+  let chars = 2;
+  while (rows.length < maxRows) {
+    const count = Math.min(FETCH_BATCH, maxRows - rows.length);
+    const batch = await db.query({ text: `FETCH FORWARD ${count} FROM ${CURSOR}`, types: RESULT_TYPES });
+    for (const row of batch.rows) {
+      chars += JSON.stringify(row).length + 1;
+      if (chars > maxChars) return 'too large';
+      rows.push(row);
+    }
+    if (batch.rows.length < count) break;
+  }
+  return rows;
 }
 
 /** Whether the role, the user and the extra settings are still what the app set before the query. */

@@ -22,6 +22,22 @@ const refuse = (message: string): never => {
 
 const BLOCKED = 'Query blocked: ';
 
+// A query a person would write nests a few dozen levels in the parse tree (each SQL level is several
+// JSON levels: a BoolExpr, its args list, the next node). 2,400 nested NOTs or 700 nested subselects
+// would overflow the recursive walks below (and the deparser's) long before this.
+export const MAX_TREE_DEPTH = 150;
+// Type modifiers size values: 'x'::char(10485760) is a 10 MB value from a 1-character literal.
+export const MAX_TYPE_MODIFIER = 1_000;
+// How much larger than its inputs a value may grow through replace() and regexp_replace(), the product
+// over the whole statement: each call multiplies what passes through it by at most its factor (see
+// growthFactor), so no path through the query grows a value more than this. With inputs bounded by the
+// largest column (100 KB) or the query itself, a value stays under 10 MB, which PostgreSQL builds in
+// well under a second; nested replaces of a long literal (the string bomb) are refused.
+export const MAX_GROWTH = 100;
+
+/** The running product of growth factors of the statement being checked (the guard is synchronous). */
+let growth = 1;
+
 let loaded: Promise<void> | undefined;
 
 /** Loads the parser's WebAssembly once; guardSql awaits it, guardSqlSync needs it done. */
@@ -42,6 +58,7 @@ export function guardSqlSync(sql: string, policy: SqlPolicy): GuardResult {
     if (!isStorableText(sql)) refuse('the query contains a NUL character or an unpaired surrogate, which PostgreSQL cannot take');
     if (sql.trim() === '') refuse('the query is empty');
     const statement = parseOne(sql);
+    checkDepth(statement);
     const kind = checkStatement(statement, policy);
     const rewritten = kind === 'select' ? rewriteSelect(statement.SelectStmt, policy, true) : rewriteUpdate(statement.UpdateStmt, policy);
     const out = deparseSync(kind === 'select' ? { SelectStmt: rewritten } : { UpdateStmt: rewritten }, { pretty: false });
@@ -53,12 +70,29 @@ export function guardSqlSync(sql: string, policy: SqlPolicy): GuardResult {
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, error: BLOCKED + error.message };
     if (isParseError(error)) return { ok: false, error: `Query blocked: it does not parse as PostgreSQL: ${(error as Error).message}` };
+    // A shape the depth check let through can still exhaust a stack (the parser's or the deparser's): it
+    // is the query's fault, so it is the tool's answer, never a failure Temporal would retry.
+    if (error instanceof RangeError) return { ok: false, error: BLOCKED + 'the query is nested too deeply; simplify it' };
     throw error;
   }
 }
 
 function isParseError(error: unknown): boolean {
   return error instanceof Error && error.constructor.name === 'SqlError';
+}
+
+/** Measured without recursion, so that measuring cannot overflow either. */
+function checkDepth(tree: Tree): void {
+  const stack: [Tree, number][] = [[tree, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > MAX_TREE_DEPTH) {
+      refuse(`the query nests more than ${MAX_TREE_DEPTH} levels deep in its parse tree; simplify it (fewer nested subqueries, NOTs or parentheses)`);
+    }
+    for (const inner of Object.values(node)) {
+      if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
+    }
+  }
 }
 
 function parseOne(sql: string): Tree {
@@ -136,6 +170,7 @@ const allowedList = (policy: SqlPolicy) => {
 };
 
 function checkStatement(statement: Tree, policy: SqlPolicy): StatementKind {
+  growth = 1;
   const type = nodeType(statement);
   if (type === 'SelectStmt' && policy.statements.includes('select')) {
     checkSelect(statement.SelectStmt, policy, new Set());
@@ -157,6 +192,8 @@ type Scope = ReadonlySet<string>;
 
 function checkWith(withClause: Tree, policy: SqlPolicy, scope: Scope): Scope {
   if (!withClause) return scope;
+  // A recursive query can double a value at every iteration, within one row's evaluation of memory.
+  if (withClause.recursive) refuse('WITH RECURSIVE is not allowed; write the query without recursion');
   const ctes: Tree[] = withClause.ctes ?? [];
   const names = ctes.map((cte) => cte.CommonTableExpr.ctename as string);
   for (const name of names) {
@@ -292,6 +329,7 @@ function checkExpression(value: Tree, policy: SqlPolicy, scope: Scope): void {
   switch (type) {
     case 'FuncCall':
       checkFunction(body.funcname, policy);
+      checkGrowth(body);
       break;
     case 'TypeCast':
       checkType(body.typeName, policy);
@@ -338,6 +376,38 @@ function checkType(typeName: Tree, policy: SqlPolicy): void {
   }
   for (const modifier of typeName.typmods ?? []) {
     if (nodeType(modifier) !== 'A_Const') refuse('type modifiers must be constants');
+    const size = modifier.A_Const.ival?.ival ?? 0;
+    if (typeof size === 'number' && size > MAX_TYPE_MODIFIER) {
+      refuse(`the type modifier (${size}) of ${name} is larger than ${MAX_TYPE_MODIFIER}; cast to text instead`);
+    }
+  }
+}
+
+const GROWING = new Set(['replace', 'regexp_replace']);
+
+/**
+ * replace(s, from, to) makes s at most ceil(len(to) / len(from)) times longer; regexp_replace(s, pattern,
+ * to) at most len(to) + 1 times (a pattern may match the empty string between every two characters).
+ * The replacement must be a literal, so that the factor is known before the query runs.
+ */
+function checkGrowth(call: Tree): void {
+  const name = strings(call.funcname).at(-1) ?? '';
+  if (!GROWING.has(name)) return;
+  const args: Tree[] = call.args ?? [];
+  const literal = (node: Tree): string | undefined => node?.A_Const?.sval?.sval ?? (node?.A_Const?.isnull ? '' : undefined);
+  const to = literal(args[2]);
+  if (to === undefined) refuse(`${name}() takes a literal replacement here (a string in quotes), so that how much it can grow a value is known`);
+  let factor: number;
+  if (name === 'replace') {
+    const from = literal(args[1]);
+    if (from === undefined) refuse('replace() takes a literal search string here (a string in quotes)');
+    factor = Math.max(1, Math.ceil(to!.length / Math.max(1, from!.length)));
+  } else {
+    factor = to!.length + 1;
+  }
+  growth *= factor;
+  if (growth > MAX_GROWTH) {
+    refuse(`its replace() and regexp_replace() calls could make a value ${growth} times larger than its input, more than the ${MAX_GROWTH} allowed; use shorter replacements or fewer nested calls`);
   }
 }
 

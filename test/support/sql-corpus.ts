@@ -182,9 +182,9 @@ export const CORPUS: CorpusEntry[] = [
   { group: 'sleep', sql: "SELECT lpad('x', 500000000)", why: 'a huge string from a number', expect: refused(FUNCTION('lpad')) },
   { group: 'sleep', sql: "SELECT format('%500000000s', 'x')", why: "a huge string from format's width", expect: refused(FUNCTION('format')) },
   // (on a busy machine the timeout may come first: either way the value never reaches the transcript)
-  { group: 'sleep', sql: `SELECT ${"replace(".repeat(5)}'xxxxxxxxxx'${", 'x', 'xxxxxxxxxx')".repeat(5)} AS bomb`, why: 'nested replace grows a value tenfold per level', expect: { failed: /the result is \d+ KB, more than the 512 KB allowed|ran longer than/ } },
-  { group: 'sleep', sql: `UPDATE saved_recipes SET notes = ${"replace(".repeat(5)}'xxxxxxxxxx'${", 'x', 'xxxxxxxxxx')".repeat(5)} WHERE id = '${A1}'`, why: 'a megabyte written into a row', expect: { failed: /violates check constraint/ } },
-  { group: 'sleep', sql: 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r', why: 'endless recursion, only a timeout stops it', expect: { failed: /ran longer than .* and was cancelled/ } },
+  { group: 'sleep', sql: `SELECT ${"replace(".repeat(5)}'xxxxxxxxxx'${", 'x', 'xxxxxxxxxx')".repeat(5)} AS bomb`, why: 'nested replace grows a value tenfold per level', expect: refused(/could make a value 1000 times larger than its input, more than the 100 allowed/) },
+  { group: 'sleep', sql: `UPDATE saved_recipes SET notes = ${"replace(".repeat(5)}'xxxxxxxxxx'${", 'x', 'xxxxxxxxxx')".repeat(5)} WHERE id = '${A1}'`, why: 'a megabyte written into a row', expect: refused(/could make a value 1000 times larger than its input, more than the 100 allowed/) },
+  { group: 'sleep', sql: 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r', why: 'endless recursion (and a value that doubles with each step)', expect: refused(/WITH RECURSIVE is not allowed/) },
   { group: 'sleep', sql: 'SELECT id FROM saved_recipes LIMIT 100000', why: 'a huge LIMIT is lowered to 50', expect: confined(ALICE_LIVE) },
   { group: 'sleep', sql: 'SELECT id FROM saved_recipes LIMIT (SELECT 100000)', why: 'a LIMIT that is not a number cannot be capped', expect: refused(/LIMIT must be a whole number/) },
 
@@ -272,7 +272,7 @@ export const CORPUS: CorpusEntry[] = [
   { group: 'subqueries', sql: 'SELECT r.id FROM saved_recipes r JOIN saved_recipes d USING (id) WHERE d.is_deleted', why: 'a join on the deleted side', expect: confined([]) },
   { group: 'subqueries', sql: 'SELECT r.id FROM saved_recipes r CROSS JOIN saved_recipes d WHERE r.id = d.id OR d.is_deleted', why: 'a cross join with an OR on the deleted side', expect: confined(ALICE_LIVE) },
   { group: 'subqueries', sql: 'WITH d AS (SELECT * FROM saved_recipes WHERE is_deleted) SELECT id FROM d', why: 'deleted rows through a CTE', expect: confined([]) },
-  { group: 'subqueries', sql: 'WITH RECURSIVE t AS (SELECT id, 1 AS depth FROM saved_recipes UNION SELECT id, depth + 1 FROM t WHERE depth < 2) SELECT DISTINCT id FROM t', why: 'a recursive CTE over the table', expect: confined(ALICE_LIVE) },
+  { group: 'subqueries', sql: 'WITH RECURSIVE t AS (SELECT id, 1 AS depth FROM saved_recipes UNION SELECT id, depth + 1 FROM t WHERE depth < 2) SELECT DISTINCT id FROM t', why: 'a recursive CTE over the table', expect: refused(/WITH RECURSIVE is not allowed/) },
   { group: 'subqueries', sql: 'SELECT e->>\'name\' AS ingredient FROM saved_recipes, jsonb_array_elements(ingredients) e WHERE is_deleted', why: 'a set-returning function beside the table', expect: confined([]) },
 
   // --- UNION and friends
