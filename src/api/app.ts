@@ -9,6 +9,7 @@ import { beerMetricsRoutes } from './beer-metrics.ts';
 import { conversationRoutes } from './conversations.ts';
 import { EventNotifier } from './event-notifier.ts';
 import { fileRoutes } from './files.ts';
+import { securityHeaders } from './security-headers.ts';
 import { healthRoutes } from './health.ts';
 import { metaRoutes } from './meta.ts';
 import { HttpError, errorHandler } from './http-error.ts';
@@ -34,11 +35,12 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   app.disable('x-powered-by');
   const logLine = log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error));
   app.use(requestId());
+  app.use(securityHeaders(config));
   app.use(cors(config.CORS_ORIGINS));
   app.use(healthRoutes({ pool, checkTemporal }));
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.use(fileRoutes(config));
+  app.use(fileRoutes(config, pool));
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
   app.use(
     '/v1',
@@ -48,7 +50,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
     conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
     sousRoutes({ client, pool }),
     beerMetricsRoutes({ client, pool }),
-    recipeRoutes({ pool }),
+    recipeRoutes({ pool, config }),
   );
   app.use(webAppRoutes());
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));

@@ -5,6 +5,7 @@ import { Router } from 'express';
 import type pg from 'pg';
 import { z } from 'zod';
 import { asUser } from '../db/pool.ts';
+import { type StoreConfig, createObjectStore, recipeImageKey } from '../storage/index.ts';
 import { RecipeType, SAVED_RECIPE_COLUMNS, SavedRecipe } from '../shared/recipe.ts';
 import { UNSTORABLE_MESSAGE, isStorableText } from '../shared/safe-text.ts';
 import { principalOf } from './auth.ts';
@@ -51,17 +52,24 @@ const cursorOf = (row: { position: string; id: string }) => Buffer.from(`${row.p
 // created_at to the microsecond, so that the cursor compares exactly what PostgreSQL stores
 const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position`;
 
-/** A row as JSON: timestamps as ISO strings. */
-function toRecipe({ position: _, ...row }: Record<string, unknown>): Record<string, unknown> {
+/**
+ * A row as JSON: timestamps as ISO strings, and image_url only when it is the address the app's store
+ * gives this recipe's image. Anything else (written before the column was closed to model SQL, or by
+ * hand) would send a browser to a host nobody chose, so it reads as no image.
+ */
+function toRecipe({ position: _, ...row }: Record<string, unknown>, imageUrlOf: (id: string) => string): Record<string, unknown> {
   return {
     ...row,
+    image_url: row.image_url === imageUrlOf(row.id as string) ? row.image_url : null,
     created_at: (row.created_at as Date).toISOString(),
     last_accessed_at: (row.last_accessed_at as Date).toISOString(),
   };
 }
 
-export function recipeRoutes({ pool }: { pool: pg.Pool }): Router {
+export function recipeRoutes({ pool, config }: { pool: pg.Pool; config: StoreConfig }): Router {
   const router = Router();
+  const store = createObjectStore(config);
+  const imageUrlOf = (id: string) => store.publicUrl(recipeImageKey(id));
 
   router.get('/recipes', async (req, res) => {
     const principal = principalOf(res);
@@ -90,7 +98,7 @@ export function recipeRoutes({ pool }: { pool: pg.Pool }): Router {
       return result.rows;
     });
     const page = rows.slice(0, query.limit);
-    res.json({ recipes: page.map(toRecipe), nextCursor: rows.length > query.limit ? cursorOf(page.at(-1) as { position: string; id: string }) : null });
+    res.json({ recipes: page.map((row) => toRecipe(row, imageUrlOf)), nextCursor: rows.length > query.limit ? cursorOf(page.at(-1) as { position: string; id: string }) : null });
   });
 
   router.get('/recipes/:id', async (req, res) => {
@@ -102,7 +110,7 @@ export function recipeRoutes({ pool }: { pool: pg.Pool }): Router {
       return result.rows[0] as Record<string, unknown> | undefined;
     });
     if (!row) throw new HttpError(404, 'Recipe not found');
-    res.json(toRecipe(row));
+    res.json(toRecipe(row, imageUrlOf));
   });
 
   return router;
