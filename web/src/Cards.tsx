@@ -1,6 +1,5 @@
 // Generative UI the agents attach to messages: recipe cards, brewery cards, and a summary's cache state.
-import { useEffect, useState } from 'react';
-import { tokenStore } from './api';
+import { useState } from 'react';
 
 type Card = Record<string, unknown>;
 
@@ -25,25 +24,34 @@ export function Cards({ cards }: { cards: Card[] }) {
   );
 }
 
-/** An image the API serves behind the bearer token is fetched with it; a public URL is used as is. */
-export function AuthedImage({ src, alt }: { src: string; alt: string }) {
-  const [url, setUrl] = useState<string>();
+// A recipe image's address as the app makes it: /files/recipes/<uuid>.png on the API (the local store),
+// or an object recipes/<uuid>.png in the image bucket (its public URL, or an emulator's download URL).
+const LOCAL_IMAGE = /^\/files\/recipes\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.png$/;
+const BUCKET_IMAGE = /recipes(\/|%2F)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.png(\?alt=media)?$/;
+
+/** The URL to show, or undefined for an address the app did not produce (decided on the parsed URL). */
+export function recipeImageUrl(src: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(src, window.location.href);
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) return undefined;
+  const local = url.pathname.match(LOCAL_IMAGE) && !url.search && !url.hash;
+  const bucket = BUCKET_IMAGE.test(url.pathname + url.search) && !url.hash;
+  return local || bucket ? url.href : undefined;
+}
+
+/**
+ * A recipe's image. Images need no bearer token (their names are unguessable), so none is ever sent with
+ * one; an address the app did not produce, or an image that fails to load, shows as "no image".
+ */
+export function RecipeImage({ src, alt }: { src: string | null | undefined; alt: string }) {
   const [failed, setFailed] = useState(false);
-  const sameOrigin = src.startsWith('/') || src.startsWith(window.location.origin);
-  useEffect(() => {
-    if (!sameOrigin) return;
-    let revoked: string | undefined;
-    fetch(src, { headers: { authorization: `Bearer ${tokenStore.get() ?? ''}` } })
-      .then((r) => (r.ok ? r.blob() : Promise.reject(new Error(String(r.status)))))
-      .then((blob) => setUrl((revoked = URL.createObjectURL(blob))))
-      .catch(() => setFailed(true));
-    return () => {
-      if (revoked) URL.revokeObjectURL(revoked);
-    };
-  }, [src, sameOrigin]);
-  if (!sameOrigin) return <img src={src} alt={alt} loading="lazy" />;
-  if (failed) return <div className="img-missing" role="img" aria-label={`${alt} (image unavailable)`}>no image</div>;
-  return url ? <img src={url} alt={alt} /> : <div className="img-loading" aria-hidden="true" />;
+  const url = src ? recipeImageUrl(src) : undefined;
+  if (!url || failed) return <div className="img-missing" role="img" aria-label={`${alt} (no image)`}>no image</div>;
+  return <img src={url} alt={alt} loading="lazy" referrerPolicy="no-referrer" onError={() => setFailed(true)} />;
 }
 
 export function RecipeCard({ card }: { card: Card }) {
@@ -51,7 +59,7 @@ export function RecipeCard({ card }: { card: Card }) {
   const actions = Array.isArray(card.actions) ? (card.actions as unknown[]) : [];
   return (
     <article className="card recipe-card" aria-label={`Recipe: ${name}`}>
-      {typeof card.image_url === 'string' && card.image_url ? <AuthedImage src={card.image_url} alt={`Photo of ${name}`} /> : <div className="img-missing">no image</div>}
+      <RecipeImage src={typeof card.image_url === 'string' ? card.image_url : undefined} alt={`Photo of ${name}`} />
       <div className="card-body">
         <h3>{name}</h3>
         <dl className="facts">

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { ApiError, api, newIdempotencyKey } from './api';
 import { navigate } from './router';
-import { AuthedImage } from './Cards';
+import { RecipeImage } from './Cards';
 
 interface SavedRecipe {
   id: string;
@@ -93,7 +93,7 @@ export function RecipesPage() {
         <ul className="recipe-grid">
           {recipes.map((r) => (
             <li key={r.id} className={`card recipe-card ${r.is_deleted ? 'deleted' : ''}`}>
-              {r.image_url ? <AuthedImage src={r.image_url} alt={`Photo of ${r.name}`} /> : <div className="img-missing">no image</div>}
+              <RecipeImage src={r.image_url} alt={`Photo of ${r.name}`} />
               <div className="card-body">
                 <h2>{r.name}</h2>
                 <p className="muted">

@@ -76,15 +76,26 @@ export const setUnauthorizedHandler = (handler: () => void) => {
   onUnauthorized = handler;
 };
 
-export async function api<T = any>(method: string, path: string, body?: unknown, init: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<T> {
+/**
+ * The headers that carry the bearer token, for `path` only when it is the API's own: decided on the
+ * parsed URL (a string test would take `//other-host/` or `/\other-host/` for a path), same origin as
+ * the page and under /v1/, the one prefix whose routes need the token.
+ */
+export function authorizationFor(path: string): Record<string, string> {
+  const url = new URL(path, window.location.href);
   const token = tokenStore.get();
+  if (!token || url.origin !== window.location.origin || !url.pathname.startsWith('/v1/')) return {};
+  return { authorization: `Bearer ${token}` };
+}
+
+export async function api<T = any>(method: string, path: string, body?: unknown, init: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
       signal: init.signal,
       headers: {
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...authorizationFor(path),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(init.idempotencyKey ? { 'idempotency-key': init.idempotencyKey } : {}),
       },

@@ -1,7 +1,7 @@
 // The conversation's Server-Sent Events over fetch (EventSource cannot send a bearer token). After a dropped
 // connection it reconnects with Last-Event-ID, and events it has already seen are skipped by id, so the
 // transcript has neither gaps nor duplicates. Live deltas come without an id and are merged by offset.
-import { tokenStore } from './api';
+import { authorizationFor } from './api';
 import type { StreamEvent } from './types';
 
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';
@@ -24,11 +24,11 @@ export function openEventStream(
 
   async function connectOnce(): Promise<void> {
     controller = new AbortController();
-    const token = tokenStore.get();
-    const response = await fetch(`/v1/conversations/${encodeURIComponent(conversationId)}/events`, {
+    const path = `/v1/conversations/${encodeURIComponent(conversationId)}/events`;
+    const response = await fetch(path, {
       headers: {
         accept: 'text/event-stream',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...authorizationFor(path),
         ...(lastId ? { 'Last-Event-ID': String(lastId) } : {}),
       },
       signal: controller.signal,
