@@ -49,5 +49,8 @@ test('readiness reports Temporal as the failing dependency', async () => {
   assert.equal(response.status, 503);
   const body = (await response.json()) as Record<string, string>;
   assert.equal(body.postgres, 'ok');
-  assert.notEqual(body.temporal, 'ok');
+  assert.equal(body.temporal, 'failing');
+  // no driver message, host or address for an anonymous caller
+  assert.deepEqual(Object.keys(body).sort(), ['postgres', 'status', 'temporal']);
+  assert.doesNotMatch(JSON.stringify(body), /127\.0\.0\.1|localhost|ECONN|:\d{2,5}/);
 });

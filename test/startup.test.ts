@@ -81,6 +81,15 @@ async function waitForStatus(running: Running, url: string, status: number, time
   assert.fail(`${url} did not give ${status} within ${timeoutMs} ms (last: ${JSON.stringify(last)}); output:\n${running.output()}`);
 }
 
+async function waitForOutput(running: Running, pattern: RegExp, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(running.output())) {
+    if (running.child.exitCode !== null) assert.fail(`exited with ${running.child.exitCode} before printing ${pattern}:\n${running.output()}`);
+    if (Date.now() > deadline) assert.fail(`no ${pattern} within ${timeoutMs} ms; output:\n${running.output()}`);
+    await sleep(100);
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -173,7 +182,8 @@ describe('npm start', { concurrency: true }, () => {
     assert.equal(unready.body.status, 'unavailable');
     assert.equal(unready.body.postgres, 'failing');
     assert.equal(unready.body.temporal, 'ok');
-    assert.match(unready.body.errors.postgres, /ECONNREFUSED|terminat|connect|shutting down/i, 'the error says why PostgreSQL is unreachable');
+    assert.deepEqual(Object.keys(unready.body).sort(), ['postgres', 'status', 'temporal'], 'an anonymous caller learns which dependency fails, not why');
+    assert.match(warm.output(), /readyz: postgres failing: .*(ECONNREFUSED|terminat|connect|shutting down)/i, 'the log says why PostgreSQL is unreachable');
     assert.equal((await get(`${api}/healthz`)).status, 200);
 
     warm.child.kill('SIGINT');
@@ -215,6 +225,48 @@ describe('npm start', { concurrency: true }, () => {
     const { code, output } = await exitOf(running, 50_000);
     assert.equal(code, 1);
     assert.match(output, new RegExp(`API could not listen on 127\\.0\\.0\\.1:${port}: the port is in use; set PORT`));
+  });
+
+  test('the dev token is printed only in the embedded dev mode', { timeout: 90_000 }, async () => {
+    const db = await freshDatabase();
+    cleanups.push(db.drop);
+    const services = { DATABASE_URL: db.url, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: uniqueTaskQueue('startup') };
+
+    // Configured services, no API_TOKENS: a dev token is served, and the log says where it is, not what.
+    const dataDir = await tempDataDir();
+    const running = run('src/main.ts', { ...services, PORT: String(await freePort()), DATA_DIR: dataDir });
+    await waitForOutput(running, /Press Ctrl-C to stop/, 60_000);
+    const token = (await fs.readFile(path.join(dataDir, 'dev-token'), 'utf8')).trim();
+    assert.match(token, /^[0-9a-f]{64}$/);
+    assert.ok(!running.output().includes(token), 'the token is not in the log');
+    assert.match(running.output(), /Dev token: +in .*dev-token/);
+    running.child.kill('SIGINT');
+    assert.equal((await exitOf(running, 30_000)).code, 0);
+
+    // npm run api without API_TOKENS: the same.
+    const apiDir = await tempDataDir();
+    const api = run('src/api-main.ts', { ...services, PORT: String(await freePort()), DATA_DIR: apiDir });
+    await waitForOutput(api, /Brigade API listening/, 30_000);
+    const apiToken = (await fs.readFile(path.join(apiDir, 'dev-token'), 'utf8')).trim();
+    assert.ok(!api.output().includes(apiToken), 'npm run api does not log the token');
+    api.child.kill('SIGINT');
+    await exitOf(api, 30_000);
+
+    // With API_TOKENS there is no dev token at all.
+    const tokensDir = await tempDataDir();
+    const secret = 'a'.repeat(40);
+    const withTokens = run('src/main.ts', {
+      ...services,
+      PORT: String(await freePort()),
+      DATA_DIR: tokensDir,
+      API_TOKENS: JSON.stringify({ [secret]: { user: 'alice' } }),
+    });
+    await waitForOutput(withTokens, /Press Ctrl-C to stop/, 60_000);
+    assert.doesNotMatch(withTokens.output(), /dev token|dev-token/i);
+    assert.ok(!withTokens.output().includes(secret));
+    await assert.rejects(fs.access(path.join(tokensDir, 'dev-token')));
+    withTokens.child.kill('SIGINT');
+    assert.equal((await exitOf(withTokens, 30_000)).code, 0);
   });
 
   test('a taken embedded PostgreSQL port names EMBEDDED_PG_PORT', { timeout: 30_000 }, async () => {

@@ -37,7 +37,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   app.use(requestId());
   app.use(securityHeaders(config));
   app.use(cors(config.CORS_ORIGINS));
-  app.use(healthRoutes({ pool, checkTemporal }));
+  app.use(healthRoutes({ pool, checkTemporal, log: (line) => logLine(line) }));
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.use(fileRoutes(config, pool));

@@ -8,13 +8,16 @@ export interface HealthDeps {
   /** Resolves when Temporal answers; see temporalCheck(). */
   checkTemporal: () => Promise<void>;
   timeoutMs?: number;
+  /** where a failing check's reason goes: the log, never the answer */
+  log?: (line: string) => void;
 }
 
 /**
  * `/healthz`: the process is alive (no dependency checked, so a restart is never triggered by a
  * database outage). `/readyz`: PostgreSQL and Temporal answer now; 503 names each failing check.
+ * Both answer anyone, so a failure's reason (hosts, addresses, driver messages) goes to the log only.
  */
-export function healthRoutes({ pool, checkTemporal, timeoutMs = CHECK_TIMEOUT_MS }: HealthDeps): express.Router {
+export function healthRoutes({ pool, checkTemporal, timeoutMs = CHECK_TIMEOUT_MS, log = console.error }: HealthDeps): express.Router {
   const router = express.Router();
   router.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   router.get('/readyz', async (_req, res) => {
@@ -26,10 +29,10 @@ export function healthRoutes({ pool, checkTemporal, timeoutMs = CHECK_TIMEOUT_MS
       Object.entries(checks).map(async ([name, check]) => [name, await outcome(check, timeoutMs)] as const),
     );
     const failed = results.filter(([, result]) => result !== 'ok');
+    for (const [name, reason] of failed) log(`readyz: ${name} failing: ${reason}`);
     const body = {
       status: failed.length === 0 ? 'ready' : 'unavailable',
       ...Object.fromEntries(results.map(([name, result]) => [name, result === 'ok' ? 'ok' : 'failing'])),
-      ...(failed.length > 0 ? { errors: Object.fromEntries(failed) } : {}),
     };
     res.status(failed.length === 0 ? 200 : 503).json(body);
   });
