@@ -23,7 +23,7 @@ runMain(async ({ config, log, onStop }) => {
     const dataDir = path.resolve(config.DATA_DIR);
     const dev = await loadOrCreateDevToken(dataDir);
     tokens = dev.tokens;
-    log.warn(`API_TOKENS is not set; serving one dev token (user "dev") kept in ${path.join(dataDir, 'dev-token')}: ${dev.token}`);
+    log.warn(`API_TOKENS is not set; serving one dev token (user "dev"), kept in ${path.join(dataDir, 'dev-token')}`);
   }
 
   const app = createApp({ config, client, pool, tokens, checkTemporal: temporalCheck(connection) });

@@ -85,11 +85,16 @@ runMain(async ({ config, log, onStop, fail }) => {
   log.info(`  Web app:         ${apiUrl}/`);
   log.info(`  API:             ${apiUrl}  (OpenAPI document: ${apiUrl}/openapi.json)`);
   log.info(`  Temporal Web UI: ${uiUrl ?? `(not known: set TEMPORAL_UI_URL for the cluster at ${temporalAddress})`}`);
-  if (devToken) {
-    log.info(`  Dev token:       ${devToken.token}  (user "dev"; kept in ${path.join(dataDir, 'dev-token')})`);
+  const tokenFile = path.join(dataDir, 'dev-token');
+  // Only the all-embedded dev mode prints the token: once a real database or Temporal is configured, the
+  // log may be collected elsewhere, and a bearer token there would outlive the terminal it was meant for.
+  if (devToken && !config.DATABASE_URL && !config.TEMPORAL_ADDRESS) {
+    log.info(`  Dev token:       ${devToken.token}  (user "dev"; kept in ${tokenFile})`);
     // The fragment never reaches the server; the app keeps the token in session storage and clears it.
     log.info(`  Sign in as dev:  ${apiUrl}/#token=${devToken.token}`);
     log.info(`  Try:             curl -H "Authorization: Bearer ${devToken.token}" ${apiUrl}/v1/conversations`);
+  } else if (devToken) {
+    log.info(`  Dev token:       in ${tokenFile} (user "dev"; set API_TOKENS for real users)`);
   }
   log.info('Press Ctrl-C to stop.');
 });
