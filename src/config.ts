@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normalizeClientId } from './shared/client-id.ts';
 import { duration } from './shared/duration.ts';
 
 const port = (fallback: number) =>
@@ -18,7 +19,7 @@ const positiveInt = (fallback: number) =>
 export const TokenGrant = z.object({
   user: z.string().min(1),
   roles: z.array(z.string()).default([]),
-  client: z.string().optional(),
+  client: z.string().transform(normalizeClientId).optional(),
 });
 export type TokenGrant = z.infer<typeof TokenGrant>;
 

@@ -16,6 +16,7 @@ import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts
 import type { chatSession } from '../workflows/chat-session.ts';
 import { principalOf, type Principal } from './auth.ts';
 import { requireBeerClient } from './beer-client.ts';
+import { normalizeClientId } from '../shared/client-id.ts';
 import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
@@ -65,15 +66,16 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     const principal = principalOf(res);
     const body = parseBody(CreateConversationBody, req.body);
     requireRole(principal, body.agent);
-    if (body.client && principal.client && body.client !== principal.client) {
+    const bodyClient = body.client === undefined ? undefined : normalizeClientId(body.client);
+    if (bodyClient && principal.client && bodyClient !== principal.client) {
       throw new HttpError(403, `This token acts for client "${principal.client}" only`);
     }
-    if (body.agent === 'beer') await requireBeerClient(pool, principal, body.client);
+    if (body.agent === 'beer') await requireBeerClient(pool, principal, bodyClient);
     const key = idempotencyKey(req);
     const id = randomUUID();
     const workflowId = chatSessionWorkflowId(id);
     const title = body.title ?? `${body.agent} conversation`;
-    const clientName = principal.client ?? body.client;
+    const clientName = principal.client ?? bodyClient;
     const init = await sousInit(pool, principal.user, body);
     const input: ChatSessionInput = {
       conversationId: id,

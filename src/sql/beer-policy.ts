@@ -10,6 +10,7 @@ import { parseSync } from 'libpg-query';
 import { SAFE_FUNCTIONS, SAFE_TYPES } from './allow-lists.ts';
 import { guardSql, type GuardResult } from './guard.ts';
 import type { SqlPolicy } from './policy.ts';
+import { normalizeClientId } from '../shared/client-id.ts';
 
 export const BEER_SQL_ROLE = 'brigade_beer_sql';
 export const BEER_SCHEMA = 'beer';
@@ -41,15 +42,18 @@ export const BEER_SQL_POLICY: SqlPolicy = {
   },
 };
 
-const CLIENT_ID = /\bCLT-[A-Z0-9]+\b/gi;
+// After normalization (src/shared/client-id.ts) and with separators dropped, so that 'clt-' || 'cir922',
+// concat('CLT', '-', 'CIR922') and ' clt-cir922 ' are all the same id.
+const CLIENT_ID = /CLT[A-Z0-9]{6}/g;
+const compact = (text: string) => normalizeClientId(text).replace(/[\s\-_]+/g, '');
 
 /** The guard, then the refusal of a query that names a client other than `clientId`. */
 export async function guardBeerSql(sql: string, clientId: string): Promise<GuardResult> {
   const guarded = await guardSql(sql, BEER_SQL_POLICY);
   if (!guarded.ok) return guarded;
-  const own = clientId.toUpperCase();
-  const others = [...new Set(stringConstants(parseSync(guarded.sql)).flatMap((value) => value.match(CLIENT_ID) ?? []))]
-    .map((id) => id.toUpperCase())
+  const own = normalizeClientId(clientId);
+  const others = [...new Set(stringValues(parseSync(guarded.sql)).flatMap((value) => compact(value).match(CLIENT_ID) ?? []))]
+    .map((id) => `${id.slice(0, 3)}-${id.slice(3)}`)
     .filter((id) => id !== own);
   if (others.length > 0) {
     return {
@@ -62,14 +66,47 @@ export async function guardBeerSql(sql: string, clientId: string): Promise<Guard
   return guarded;
 }
 
-/** Every string constant in a parse tree (after the guard's deparse, so comments are gone). */
-function stringConstants(tree: unknown): string[] {
+// Functions whose text result is made of their arguments' text, so a constant built with them is folded.
+const TEXT_JOINERS = new Set(['concat', 'concat_ws', 'upper', 'lower', 'btrim', 'ltrim', 'rtrim', 'trim', 'text', 'format']);
+
+type Node = Record<string, unknown>;
+const nameOf = (names: unknown): string =>
+  Array.isArray(names) ? String((names.at(-1) as { String?: { sval?: string } })?.String?.sval ?? '') : '';
+
+/**
+ * The text a constant expression spells, as far as it can be told without running it: a string constant,
+ * a cast of one, `a || b` of two, or a text function of constants (joined: the case and trim functions do not
+ * change which id it is, since ids are compared normalized). Undefined for anything that reads data.
+ */
+function foldText(node: unknown): string | undefined {
+  if (node === null || typeof node !== 'object') return undefined;
+  const n = node as Node;
+  const constant = n.A_Const as { sval?: { sval?: string }; ival?: { ival?: number } } | undefined;
+  if (constant) return constant.sval?.sval ?? (constant.ival ? String(constant.ival.ival ?? 0) : undefined);
+  const cast = n.TypeCast as { arg?: unknown } | undefined;
+  if (cast) return foldText(cast.arg);
+  const expr = n.A_Expr as { name?: unknown; lexpr?: unknown; rexpr?: unknown } | undefined;
+  if (expr && nameOf(expr.name) === '||') {
+    const left = foldText(expr.lexpr);
+    const right = foldText(expr.rexpr);
+    return left !== undefined && right !== undefined ? left + right : undefined;
+  }
+  const call = n.FuncCall as { funcname?: unknown; args?: unknown[] } | undefined;
+  if (call && TEXT_JOINERS.has(nameOf(call.funcname).toLowerCase())) {
+    const parts = (call.args ?? []).map(foldText);
+    return parts.every((part) => part !== undefined) ? parts.join('') : undefined;
+  }
+  return undefined;
+}
+
+/** Every string constant in a parse tree, and every text that a constant expression in it folds to. */
+function stringValues(tree: unknown): string[] {
   const out: string[] = [];
   const walk = (node: unknown): void => {
     if (node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) return node.forEach(walk);
-    const constant = (node as { A_Const?: { sval?: { sval?: string } } }).A_Const;
-    if (typeof constant?.sval?.sval === 'string') out.push(constant.sval.sval);
+    const folded = foldText(node);
+    if (folded !== undefined) out.push(folded);
     for (const inner of Object.values(node)) walk(inner);
   };
   walk(tree);
