@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import pg from 'pg';
 import { asUser, createPool } from '../src/db/pool.ts';
-import { executeGuarded, executeGuardedAlone } from '../src/sql/execute.ts';
+import { SEAL_IDENTITY, executeGuarded, executeGuardedAlone } from '../src/sql/execute.ts';
 import { guardSql } from '../src/sql/guard.ts';
 import { RECIPES_SQL_POLICY, type SqlPolicy } from '../src/sql/policy.ts';
 import { loadConfig } from '../src/config.ts';
@@ -320,6 +320,7 @@ describe('the database is the first guard: the role on its own, without the pars
   /** Runs raw SQL as brigade_recipes_sql for a user, the way the executor sets it up, but unguarded. */
   async function asSqlRole(userId: string, sql: string): Promise<pg.QueryResult> {
     return asUser(pool, userId, async (db) => {
+      await db.query(SEAL_IDENTITY);
       await db.query(`SET LOCAL ROLE ${RECIPES_SQL_ROLE}`);
       return db.query(sql);
     });

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createPool } from '../src/db/pool.ts';
 import { LIVE_DELTA_CHANNEL } from '../src/db/live-deltas.ts';
+import { SEAL_IDENTITY } from '../src/sql/execute.ts';
 import { freshDatabase } from './support/harness.ts';
 
 const ALICE = 'alice-roles';
@@ -66,6 +67,7 @@ async function asModelRole(role: Role, fn: (tryStatement: (sql: string) => Promi
     await client.query('BEGIN');
     for (const [name, value] of Object.entries(role.settings)) await client.query('SELECT set_config($1, $2, true)', [name, value]);
     await client.query("SELECT set_config('statement_timeout', '5000', true)");
+    await client.query(SEAL_IDENTITY);
     await client.query(`SET LOCAL ROLE ${role.role}`);
     const tryStatement = async (sql: string): Promise<string> => {
       await client.query('SAVEPOINT attempt');
@@ -207,6 +209,29 @@ test("another user's rows stay invisible to the recipes role whatever the query 
     const seen = await client.query("SELECT name FROM saved_recipes WHERE user_id <> 'nobody' OR name LIKE 'Bob%'");
     assert.deepEqual(seen.rows.map((row) => row.name), ['Alice sour']);
   });
+});
+
+describe('a SET statement cannot change whose rows a model role sees', () => {
+  const OTHER_CLIENT = 'CLT-CIR922';
+  for (const [role, changes, other] of [
+    [RECIPES, [`SET brigade.user_id = '${BOB}'`, `SET LOCAL brigade.user_id = '${BOB}'`, 'RESET brigade.user_id'], 'Bob secret'],
+    [BEER, [`SET brigade.client_id = '${OTHER_CLIENT}'`, `SET LOCAL brigade.client_id = '${OTHER_CLIENT}'`, 'RESET brigade.client_id'], OTHER_CLIENT],
+  ] as const) {
+    test(`${role.role}: a changed identity sees nothing, even with the seal copied across`, async () => {
+      for (const change of changes) {
+        await asModelRole(role, async (tryStatement, client) => {
+          const before = (await identity(client, role)).visible;
+          assert.ok((before as string[]).length > 0, 'the sealed identity sees its own rows');
+          const seal = (await client.query("SELECT current_setting('brigade.identity_seal') AS seal")).rows[0].seal as string;
+          assert.equal(await tryStatement(change), 'ok', 'PostgreSQL lets any role SET a custom setting');
+          assert.deepEqual((await identity(client, role)).visible, [], `nothing visible after ${change}`);
+          await tryStatement(`SET LOCAL brigade.identity_seal = '${seal}'`);
+          assert.ok(!((await identity(client, role)).visible as string[]).includes(other), `${other} stays hidden after ${change}`);
+          assert.equal(await tryStatement('SELECT brigade_identity_seal()'), '42501', 'the model role cannot make a seal');
+        });
+      }
+    });
+  }
 });
 
 describe('brigade_app keeps what the app itself uses', () => {

@@ -31,6 +31,9 @@ export interface ExecuteOptions {
   maxResultChars?: number;
 }
 
+
+/** Seals the identity settings made so far in this transaction (only brigade_app may). */
+export const SEAL_IDENTITY = "SELECT set_config('brigade.identity_seal', public.brigade_identity_seal(), true)";
 const MAX_RESULT_CHARS = 512 * 1024;
 const WORK_MEM = '4MB';
 const TEMP_FILE_LIMIT = '64MB';
@@ -74,6 +77,9 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
       if (!/^brigade\.[a-z_]+$/.test(name)) throw new Error(`not a brigade setting: ${name}`);
       await db.query('SELECT set_config($1, $2, true)', [name, value]);
     }
+    // Last, once every identity setting is made: the model's role sees rows only while they stay as sealed
+    // here (migration 016), so a SET that slipped past the guard would show nothing.
+    await db.query(SEAL_IDENTITY);
     await db.query(`SET LOCAL ROLE ${options.role}`);
 
     let result: ExecuteResult;
