@@ -2,6 +2,7 @@ import { type NativeConnection, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createActivities } from './activities/index.ts';
 import type { Config } from './config.ts';
+import { setBeerMinClients } from './db/beer-clients.ts';
 import { loadPrompt } from './model/prompts.ts';
 import { selectModel } from './model/select.ts';
 import type { ChatModel } from './model/types.ts';
@@ -22,6 +23,7 @@ export interface WorkerOptions {
 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const { config, connection, pool } = options;
+  await setBeerMinClients(pool, config.BEER_MIN_CLIENTS);
   const bundlePath = options.workflowBundlePath ?? config.WORKFLOW_BUNDLE_PATH;
   const activities = createActivities({
     config,

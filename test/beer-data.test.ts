@@ -14,6 +14,7 @@ import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
 import { getClientProfileTool as profileSpec } from '../src/shared/tools/beer.ts';
 import { getClientProfile, getClientProfileTool, loadClientProfile } from '../src/tools/beer/profile.ts';
 import type { ToolContext } from '../src/tools/types.ts';
+import { SEAL_IDENTITY } from '../src/sql/execute.ts';
 import { freshDatabase } from './support/harness.ts';
 
 interface FixtureCustomer {
@@ -121,7 +122,7 @@ describe('the migration', () => {
     assert.deepEqual(customers, [{ client_id: GREAT_LAKES }]);
   });
 
-  test('aggregate views hold no client identity and no group of fewer than 3 clients, yet count everyone', async () => {
+  test('aggregate views hold no client identity and no group of fewer than 3 clients, and count everyone but the asking bar', async () => {
     const views = ['sales_by_beer', 'sales_by_brewery', 'sales_by_state', 'sales_by_state_beer', 'sales_by_region_beer', 'sales_by_month'];
     const { rows: columns } = await admin.query(
       "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'beer' AND table_name = ANY($1)",
@@ -130,17 +131,25 @@ describe('the migration', () => {
     const names = new Set(columns.map((column) => column.column_name));
     for (const forbidden of ['client_id', 'client_name', 'client_city', 'postal_code', 'purchase_id']) assert.ok(!names.has(forbidden), forbidden);
 
+    // The views answer for a sealed identity only (migrations 016 and 017): without one there is no asking
+    // bar to leave out, so they are empty.
+    assert.deepEqual(await asClient(GREAT_LAKES, async (db) => (await db.query('SELECT * FROM beer.sales_by_beer')).rows), []);
+    const asSealedClient = <T>(fn: (db: pg.PoolClient) => Promise<T>) =>
+      asClient(GREAT_LAKES, async (db) => {
+        await db.query(SEAL_IDENTITY);
+        return fn(db);
+      });
     for (const view of views) {
-      // read as a client (brigade_app with one client set): the view still aggregates across all clients
-      const rows = await asClient(GREAT_LAKES, async (db) => (await db.query(`SELECT * FROM beer.${view}`)).rows);
+      // read as a client: the view aggregates across all the other clients
+      const rows = await asSealedClient(async (db) => (await db.query(`SELECT * FROM beer.${view}`)).rows);
       assert.ok(rows.length > 0, `${view} has rows`);
       assert.ok(rows.every((row) => row.clients >= 3), `${view}: every group has 3+ clients`);
     }
-    const total = await asClient(GREAT_LAKES, async (db) => (await db.query('SELECT sum(total_quantity)::int AS q FROM beer.sales_by_month')).rows[0].q);
-    const everything = (await admin.query('SELECT sum(quantity)::int AS q FROM beer.purchases')).rows[0].q;
-    assert.equal(total, everything, 'every month has 3+ clients, so the months add up to all purchases');
+    const total = await asSealedClient(async (db) => (await db.query('SELECT sum(total_quantity)::int AS q FROM beer.sales_by_month')).rows[0].q);
+    const others = (await admin.query('SELECT sum(quantity)::int AS q FROM beer.purchases WHERE client_id <> $1', [GREAT_LAKES])).rows[0].q;
+    assert.ok(total > 0 && total <= others, 'the months add up to the published purchases of the other bars');
 
-    const states = await asClient(GREAT_LAKES, async (db) => (await db.query('SELECT state FROM beer.sales_by_state ORDER BY state')).rows);
+    const states = await asSealedClient(async (db) => (await db.query('SELECT state FROM beer.sales_by_state ORDER BY state')).rows);
     assert.deepEqual(states, [{ state: 'California' }], 'Ohio (1 client), Oregon and Colorado (2) are left out');
   });
 });

@@ -8,10 +8,12 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type pg from 'pg';
 import { loadConfig } from '../src/config.ts';
+import { setBeerMinClients } from '../src/db/beer-clients.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { executeGuardedAlone } from '../src/sql/execute.ts';
 import { guardSql } from '../src/sql/guard.ts';
 import { BEER_SQL_POLICY, BEER_SQL_ROLE } from '../src/sql/beer-policy.ts';
+import { SEAL_IDENTITY } from '../src/sql/execute.ts';
 import { createGeminiTaskModel } from '../src/model/task-model.ts';
 import { runAnalyticalQueryTool as spec } from '../src/shared/tools/beer.ts';
 import { runAnalyticalQueryTool } from '../src/tools/beer/analytics.ts';
@@ -65,6 +67,14 @@ async function ask(sql: string, question = 'a question'): Promise<any> {
   assert.equal(fake.requests.length, 1, 'one SQL generation request');
   return result;
 }
+
+// US Census regions, as beer.region_of has them (only the states of the fixture's bars)
+const REGION_OF: Record<string, string> = {
+  California: 'West', Oregon: 'West', Colorado: 'West', Vermont: 'Northeast', 'New York': 'Northeast', Massachusetts: 'Northeast',
+  Pennsylvania: 'Northeast', Ohio: 'Midwest', Minnesota: 'Midwest', Indiana: 'Midwest', Michigan: 'Midwest',
+  'North Carolina': 'South', Delaware: 'South', Kentucky: 'South',
+};
+const regionOf = (state: string) => REGION_OF[state] ?? assert.fail(`no region for ${state}`);
 
 const ownQuantity = async (beer: string) =>
   (await admin.query('SELECT coalesce(sum(quantity), 0)::int AS q FROM beer.purchases WHERE client_id = $1 AND beer = $2', [OWN, beer])).rows[0].q;
@@ -268,6 +278,138 @@ describe('aggregates: yes', () => {
     assert.equal(result.status, 'error', JSON.stringify(result));
     assert.match(result.error, /ran longer than 300 ms and was cancelled/);
     assert.ok(Date.now() - started < 5_000);
+  });
+});
+
+describe('aggregates cannot be taken apart (differencing, granularities, filters)', () => {
+  type Cell = { clients: number; purchases: number; total_quantity: number } & Record<string, unknown>;
+  const view = async (name: string): Promise<Cell[]> => {
+    const result = await ask(`SELECT * FROM ${name}`);
+    assert.equal(result.status, 'success', JSON.stringify(result));
+    return result.rows;
+  };
+  const sum = (cells: Cell[], pick: (cell: Cell) => boolean = () => true) =>
+    cells.filter(pick).reduce((total, cell) => total + Number(cell.total_quantity), 0);
+  // as the worker does at start, from BEER_MIN_CLIENTS
+  const setK = (k: number) => setBeerMinClients(pool, k);
+  after(() => setK(3));
+
+  for (const k of [3, 4]) {
+    test(`k = ${k}: every cell has k clients, totals equal their parts, and a shown state leaves 0 or k in its region`, async () => {
+      await setK(k);
+      const views: Record<string, Cell[]> = {};
+      // one at a time: the scripted model answers one request at a time
+      for (const name of ['sales_by_beer', 'sales_by_brewery', 'sales_by_month', 'sales_by_region', 'sales_by_region_beer', 'sales_by_state', 'sales_by_state_beer']) {
+        views[name] = await view(name);
+      }
+      for (const [name, cells] of Object.entries(views)) {
+        for (const cell of cells) assert.ok(Number(cell.clients) >= k, `${name} ${JSON.stringify(cell)} has ${k}+ clients`);
+      }
+      assert.ok(views.sales_by_beer!.length > 0 && views.sales_by_month!.length > 0, 'something is still published');
+
+      // One grand total: no view's total minus another's is a hidden group.
+      const grand = sum(views.sales_by_month!);
+      for (const name of ['sales_by_beer', 'sales_by_brewery', 'sales_by_region', 'sales_by_region_beer']) assert.equal(sum(views[name]!), grand, name);
+      // A total minus its finer rows is zero.
+      for (const cell of views.sales_by_beer!) {
+        assert.equal(sum(views.sales_by_region_beer!, (part) => part.beer === cell.beer), Number(cell.total_quantity), `beer ${cell.beer}`);
+      }
+      for (const cell of views.sales_by_region!) {
+        assert.equal(sum(views.sales_by_region_beer!, (part) => part.region === cell.region), Number(cell.total_quantity), `region ${cell.region}`);
+      }
+      for (const cell of views.sales_by_state!) {
+        assert.equal(sum(views.sales_by_state_beer!, (part) => part.state === cell.state), Number(cell.total_quantity), `state ${cell.state}`);
+      }
+      // A region's cell minus the states shown in it: no clients, or k of them (a bar has one state, so
+      // clients subtract exactly).
+      for (const parent of views.sales_by_region_beer!) {
+        const shown = views.sales_by_state_beer!.filter(
+          (child) => child.beer === parent.beer && regionOf(String(child.state)) === parent.region,
+        );
+        const rest = Number(parent.clients) - shown.reduce((total, child) => total + Number(child.clients), 0);
+        assert.ok(rest === 0 || rest >= k, `${parent.region}/${parent.beer}: the rest has ${rest} clients`);
+      }
+    });
+  }
+
+  test('the differencing attack that recovered one or two bars: beer total minus its state rows', async () => {
+    // Before: sales_by_beer[b] - sum(sales_by_state_beer[*, b]) was the purchases of the states left out,
+    // for some beers one or two bars. Now that difference is the rest of region cells of k+ clients.
+    const beers = await view('sales_by_beer');
+    const states = await view('sales_by_state_beer');
+    const regions = await view('sales_by_region_beer');
+    for (const beer of beers) {
+      const hidden = Number(beer.total_quantity) - sum(states, (row) => row.beer === beer.beer);
+      if (hidden === 0) continue;
+      const restClients = regions
+        .filter((row) => row.beer === beer.beer)
+        .map((row) => Number(row.clients) - states.filter((s) => s.beer === beer.beer && regionOf(String(s.state)) === row.region).reduce((t, s) => t + Number(s.clients), 0));
+      assert.ok(restClients.every((clients) => clients === 0 || clients >= 3), `${beer.beer}: the difference is made of groups of 3+ (${restClients})`);
+    }
+    // and the groups that the old views let a subtraction recover are not anywhere in the answers
+    const small = (
+      await admin.query(
+        `SELECT c.client_state AS state, p.beer, sum(p.quantity)::int AS q FROM beer.purchases p JOIN beer.customers c USING (client_id)
+          WHERE p.client_id <> $1 GROUP BY 1, 2 HAVING count(DISTINCT p.client_id) < 3`,
+        [OWN],
+      )
+    ).rows;
+    assert.ok(small.length > 0);
+    for (const group of small) {
+      assert.ok(!states.some((row) => row.state === group.state && row.beer === group.beer), `${group.state}/${group.beer} is not shown`);
+    }
+  });
+
+  test("filters that isolate one client find nothing, and the asking bar's own purchases are in no aggregate", async () => {
+    // Ohio is this bar alone; Oregon has two bars; a brewery one bar buys from.
+    const lone = (
+      await admin.query(
+        `SELECT brewery FROM beer.purchases WHERE client_id <> $1 GROUP BY brewery HAVING count(DISTINCT client_id) = 1 LIMIT 1`,
+        [OWN],
+      )
+    ).rows[0]?.brewery;
+    for (const sql of [
+      "SELECT * FROM sales_by_state WHERE state = 'Ohio'",
+      "SELECT * FROM sales_by_state_beer WHERE state IN ('Ohio', 'Oregon')",
+      'SELECT * FROM sales_by_beer WHERE clients < 3',
+      ...(lone ? [`SELECT * FROM sales_by_brewery WHERE brewery = '${String(lone).replaceAll("'", "''")}'`] : []),
+    ]) {
+      const result = await ask(sql);
+      assert.equal(result.status, 'success', JSON.stringify(result));
+      assert.deepEqual(result.rows, [], sql);
+    }
+    // Subtracting its own purchases from a group must not leave fewer than k others: they are not in it.
+    const own = (await admin.query('SELECT sum(quantity)::int AS q FROM beer.purchases WHERE client_id = $1', [OWN])).rows[0].q as number;
+    const everyone = (await admin.query('SELECT sum(quantity)::int AS q FROM beer.purchases')).rows[0].q as number;
+    assert.ok(sum(await view('sales_by_month')) <= everyone - own);
+    const mine = await ask('SELECT p.beer, sum(p.quantity) AS mine FROM purchases p GROUP BY p.beer');
+    const byBeer = await view('sales_by_beer');
+    for (const row of mine.rows as { beer: string }[]) {
+      const cell = byBeer.find((b) => b.beer === row.beer);
+      if (!cell) continue;
+      const others = (
+        await admin.query('SELECT count(DISTINCT client_id)::int AS n FROM beer.purchases WHERE beer = $1 AND client_id <> $2', [row.beer, OWN])
+      ).rows[0].n as number;
+      assert.ok(Number(cell.clients) <= others, `${row.beer}: counts only other bars`);
+    }
+  });
+
+  test('the published set is not reachable directly: no client ids, not even as the view owner function', async () => {
+    const direct = await ask('SELECT * FROM beer.published_purchases()');
+    assert.notEqual(direct.status, 'success');
+    for (const sql of ['SELECT * FROM beer.published_purchases()', "SELECT * FROM beer.purchases_of_others('x')"]) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query("SELECT set_config('brigade.user_id', 'u', true), set_config('brigade.client_id', $1, true)", [OWN]);
+        await client.query(SEAL_IDENTITY);
+        await client.query(`SET LOCAL ROLE ${BEER_SQL_ROLE}`);
+        await assert.rejects(client.query(sql), { code: '42501' }, sql);
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    }
   });
 });
 

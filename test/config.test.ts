@@ -80,6 +80,13 @@ describe('loadConfig', () => {
     assert.match(error.message, /API_TOKENS: must be JSON/);
   });
 
+  test('BEER_MIN_CLIENTS is at least 3, and a token client is normalized', () => {
+    assert.match(configError({ BEER_MIN_CLIENTS: '2' }).message, /BEER_MIN_CLIENTS: must be 3 or more/);
+    const config = loadConfig({ BEER_MIN_CLIENTS: '5', API_TOKENS: JSON.stringify({ ['x'.repeat(20)]: { user: 'gus', client: ' clt-xlx836 ' } }) });
+    assert.equal(config.BEER_MIN_CLIENTS, 5);
+    assert.equal(config.API_TOKENS?.['x'.repeat(20)]?.client, 'CLT-XLX836');
+  });
+
   test('a short token is refused, naming API_TOKENS', () => {
     const error = configError({ API_TOKENS: JSON.stringify({ short: { user: 'x' } }) });
     assert.match(error.message, /^\s+API_TOKENS\b/m);

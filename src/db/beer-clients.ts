@@ -19,3 +19,8 @@ export function beerClientExists(pool: pg.Pool, userId: string, clientId: string
     return rows.length > 0;
   });
 }
+
+/** Makes `minClients` the k of the aggregate views (read by beer.published_purchases on every query). */
+export async function setBeerMinClients(pool: pg.Pool, minClients: number): Promise<void> {
+  await pool.query('UPDATE beer.privacy SET min_clients = $1 WHERE min_clients IS DISTINCT FROM $1', [minClients]);
+}

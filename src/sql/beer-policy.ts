@@ -17,12 +17,13 @@ export const BEER_SCHEMA = 'beer';
 
 /** Row-level security shows these with the conversation's client's rows only. */
 export const BEER_OWN_RELATIONS = ['customers', 'purchases'] as const;
-/** No client identity; groups of fewer than 3 clients left out (db/migrations/007_beer.sql). */
+/** No client identity; every cell k+ clients other than the asking one, and no cell recoverable by difference (db/migrations/017). */
 export const BEER_AGGREGATE_VIEWS = [
   'sales_by_beer',
   'sales_by_brewery',
   'sales_by_state',
   'sales_by_state_beer',
+  'sales_by_region',
   'sales_by_region_beer',
   'sales_by_month',
 ] as const;
