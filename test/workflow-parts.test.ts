@@ -1,15 +1,18 @@
 // The parts chatSession is composed of, without a Temporal server: the event log, the pending items, a
-// stateful agent's state and what continue-as-new carries.
+// stateful agent's state, what continue-as-new carries, and the turn loop driven through fake ports.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
+import type { ModelStepResult } from '../src/activities/runtime-types.ts';
 import { type AgentKernel, KernelRefusal } from '../src/shared/agent-kernel.ts';
-import type { ChatMessage, NewEvent, PendingItem } from '../src/shared/messages.ts';
+import type { ChatMessage, NewEvent, PendingItem, ToolCall, TurnResult } from '../src/shared/messages.ts';
+import { AUTO, NEEDS_APPROVAL, type ToolSpec } from '../src/shared/tool-spec.ts';
 import { AgentState } from '../src/workflows/agent-state.ts';
 import { EventLog, type UnsavedBatch } from '../src/workflows/event-log.ts';
 import { CLOSED_CARRIED, handOn, mayContinueAsNew, takeOver } from '../src/workflows/history.ts';
 import { PendingItems } from '../src/workflows/pending-items.ts';
+import { type Condition, type ModelRequest, TurnLoop, orList } from '../src/workflows/turn-loop.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -371,3 +374,247 @@ describe('history and continue-as-new', () => {
   });
 });
 
+// ---- the turn loop -------------------------------------------------------------------------------
+
+let stopped = false;
+after(() => {
+  stopped = true;
+});
+
+/** condition() as the SDK has it, polled; a timed wait ends false when the test lets its deadline pass. */
+function fakeClock() {
+  let expired = false;
+  const condition = ((fn: () => boolean, timeoutMs?: number) =>
+    new Promise<boolean | void>((resolve) => {
+      const tick = () => {
+        if (stopped) return;
+        if (fn()) return resolve(timeoutMs === undefined ? undefined : true);
+        if (timeoutMs !== undefined && expired) return resolve(false);
+        setImmediate(tick);
+      };
+      tick();
+    })) as Condition;
+  return {
+    condition,
+    expire: () => {
+      expired = true;
+    },
+  };
+}
+
+const tools: ToolSpec[] = [
+  { name: 'lookup', description: '', args: z.object({ user: z.string() }), policy: AUTO },
+  { name: 'cancel_order', description: '', args: z.object({ orderId: z.string() }), policy: NEEDS_APPROVAL },
+];
+
+const reply = (id: string, text: string, toolCalls?: ToolCall[]): ChatMessage => ({ id, role: 'assistant', text, ...(toolCalls ? { toolCalls } : {}) });
+const usage = { model: 'fake', inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+
+function loop(script: ((request: ModelRequest, summary: string) => ModelStepResult | Promise<ModelStepResult>)[], settings = {}) {
+  const b = books();
+  const clock = fakeClock();
+  const requests: { summary: string; request: ModelRequest }[] = [];
+  const ran: { tool: string; args: unknown }[] = [];
+  const details: string[] = [];
+  const errors: string[] = [];
+  const agent = new AgentState({ kernel: undefined, agent: 'test', state: undefined, pending: b.pending, events: b.events, newId: counter('k-'), logError: () => undefined });
+  const turns = new TurnLoop(
+    {
+      settings: { maxSteps: 6, maxToolErrors: 2, approvalTimeoutMs: 60_000, ...settings },
+      pending: b.pending,
+      events: b.events,
+      agent,
+      tools,
+      findTool: (name) => tools.find((tool) => tool.name === name),
+      modelStep: async (summary, request) => {
+        requests.push({ summary, request });
+        const next = script.shift();
+        if (!next) throw new Error('the model was not expected again');
+        return next(request, summary);
+      },
+      runTool: async (call, args) => {
+        ran.push({ tool: call.name, args });
+        return { ok: true };
+      },
+      runChild: async () => assert.fail('no child tools here'),
+      condition: clock.condition,
+      details: (text) => void details.push(text),
+      newId: counter('id-'),
+      now: () => NOW,
+      logError: (message) => void errors.push(message),
+      failureText: (error) => (error instanceof Error ? error.message : String(error)),
+    },
+    { turns: 0, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 } },
+  );
+  const say = (text: string): Promise<TurnResult> => turns.receive({ id: `u-${text}`, role: 'user', text });
+  return { ...b, turns, clock, requests, ran, details, errors, say };
+}
+
+describe('turn loop', () => {
+  test('orList names the choices', () => {
+    assert.equal(orList(['approve', 'reject', 'edit']), 'approve, reject or edit');
+    assert.equal(orList(['yes']), 'yes');
+  });
+
+  test('a turn asks the model with what is unsaved and ends when the reply calls no tool', async () => {
+    const t = loop([() => ({ message: reply('r1', 'hello'), usage })]);
+    const result = await t.say('hi');
+    assert.deepEqual(
+      result.messages.map((message) => message.id),
+      ['u-hi', 'r1'],
+    );
+    assert.deepEqual(t.requests[0]!.request, { stepId: 'id-1', extraSteps: 5, messages: [{ id: 'u-hi', role: 'user', text: 'hi' }], events: [] });
+    assert.equal(t.requests[0]!.summary, 'model: turn 1, step 1 (runs tools that need no person, then asks again)');
+    assert.equal(t.turns.status(), 'idle');
+    assert.equal(t.turns.turns, 1);
+    assert.equal(t.turns.usage.calls, 1);
+    assert.equal(t.turns.usage.totalTokens, 15);
+    assert.deepEqual(t.written, [], 'nothing left to write: the model step took it all');
+    assert.equal(t.details.at(-1), 'Idle after 1 turn(s): waiting for the next message.');
+  });
+
+  test('without inline tools each step is one model call and says so', async () => {
+    const t = loop([() => ({ message: reply('r1', 'hello'), usage })], { inlineTools: false });
+    await t.say('hi');
+    assert.equal(t.requests[0]!.request.extraSteps, 0);
+    assert.equal(t.requests[0]!.summary, 'model: turn 1, step 1');
+  });
+
+  test('an approval parks the turn; a decision lets it run the tool and ask again', async () => {
+    const t = loop([
+      () => ({ message: reply('r1', '', [{ id: 'c1', name: 'cancel_order', args: { orderId: '24601' } }]), usage }),
+      (request) => {
+        assert.deepEqual(request.messages, [], 'the tool message is the runTool activity’s to write');
+        return { message: reply('r2', 'cancelled'), usage };
+      },
+    ]);
+    const parked = await t.say('cancel 24601');
+    assert.equal(t.turns.status(), 'waiting');
+    assert.equal(t.turns.parked, true);
+    const [item] = parked.pending;
+    assert.equal(item!.tool, 'cancel_order');
+    assert.equal(item!.expiresAt, new Date(NOW + 60_000).toISOString());
+    assert.deepEqual(t.waiting, [true]);
+    assert.equal(t.written.length, 1, 'the open item is written while the person thinks');
+    assert.deepEqual(
+      t.written[0]!.events.map((event) => event.type),
+      ['pending.opened'],
+    );
+    assert.match(t.details.at(-1)!, /^Waiting for a human: approve, reject or edit cancel_order \{"orderId":"24601"\}/);
+
+    const logStart = t.turns.logLength;
+    t.pending.decide(t.pending.check({ pendingId: item!.id, decision: 'edit', args: { orderId: '47652' } }), () => undefined);
+    const next = await t.turns.waitForBoundary(logStart);
+    assert.deepEqual(t.ran, [{ tool: 'cancel_order', args: { orderId: '47652' } }], 'the edited arguments ran');
+    assert.deepEqual(
+      next.messages.map((message) => message.role),
+      ['tool', 'assistant'],
+    );
+    assert.deepEqual(next.pending, []);
+    assert.deepEqual(t.waiting, [true, false]);
+    assert.equal(t.turns.status(), 'idle');
+  });
+
+  test('a message while parked refuses the call, and enters the transcript after the tool result', async () => {
+    const t = loop([
+      () => ({ message: reply('r1', '', [{ id: 'c1', name: 'cancel_order', args: { orderId: '24601' } }]), usage }),
+      (request) => {
+        assert.deepEqual(
+          request.messages.map((message) => message.id),
+          ['c1', 'u-no, the other one'],
+        );
+        assert.match(request.messages[0]!.text, /failed/);
+        return { message: reply('r2', 'which one?'), usage };
+      },
+    ]);
+    const parked = await t.say('cancel 24601');
+    const answered = await t.say('no, the other one');
+    assert.deepEqual(t.ran, []);
+    const tool = answered.messages.find((message) => message.role === 'tool')!;
+    assert.deepEqual(tool.result, { status: 'rejected', error: 'Not run: the user answered with a message instead of approving: "no, the other one"' });
+    assert.deepEqual(
+      answered.messages.map((message) => message.id),
+      ['u-no, the other one', 'c1', 'r2'],
+    );
+    assert.deepEqual(t.pending.closedItems(), [[parked.pending[0]!.id, 'superseded']]);
+  });
+
+  test('an approval nobody decides expires with its timeout decision', async () => {
+    const t = loop([
+      () => ({ message: reply('r1', '', [{ id: 'c1', name: 'cancel_order', args: { orderId: '24601' } }]), usage }),
+      () => ({ message: reply('r2', 'not cancelled'), usage }),
+    ]);
+    const parked = await t.say('cancel 24601');
+    const logStart = t.turns.logLength;
+    t.clock.expire();
+    const next = await t.turns.waitForBoundary(logStart);
+    assert.deepEqual(next.messages[0]!.result, { status: 'rejected', error: 'The user rejected this call: No decision before the deadline.' });
+    assert.deepEqual(t.pending.closedItems(), [[parked.pending[0]!.id, 'expired']]);
+  });
+
+  test('invalid calls are answered to the model, and too many stop the turn', async () => {
+    const bad = (n: number): ToolCall[] => [
+      { id: `x${n}`, name: 'nope', args: {} },
+      { id: `y${n}`, name: 'lookup', args: { user: 1 } },
+    ];
+    const t = loop([() => ({ message: reply('r1', '', bad(1)), usage }), () => ({ message: reply('r2', '', bad(2)), usage })]);
+    const result = await t.say('go');
+    assert.deepEqual(result.messages.at(-1)!.text, 'I stopped: the model made 4 invalid tool calls in this turn. Please rephrase the request.');
+    assert.deepEqual(result.messages[2]!.result, { error: 'Unknown tool "nope". Available tools: lookup, cancel_order.' });
+    assert.match(String((result.messages[3]!.result as { error: string }).error), /^Invalid arguments for lookup: user:/);
+    assert.deepEqual(
+      t.written.at(-1)!.messages.map((message) => message.id),
+      ['x2', 'y2', result.messages.at(-1)!.id],
+      'the refusals and the stop are written with the turn’s end',
+    );
+  });
+
+  test('a step counts every model call the step made, and the step limit ends the turn', async () => {
+    const t = loop(
+      [
+        () => ({
+          message: reply('r3', '', [{ id: 'l1', name: 'lookup', args: { user: 'a' } }]),
+          before: [reply('r1', ''), { id: 't1', role: 'tool', text: 'lookup done' }, reply('r2', '')],
+          usage,
+        }),
+      ],
+      { maxSteps: 3 },
+    );
+    const result = await t.say('go');
+    assert.equal(t.turns.usage.calls, 3);
+    assert.deepEqual(t.ran, [{ tool: 'lookup', args: { user: 'a' } }]);
+    assert.equal(result.messages.at(-1)!.text, 'I stopped after 3 steps without reaching an answer. Please rephrase or narrow the request.');
+  });
+
+  test('a model that fails ends the turn with a message saying so; the conversation goes on', async () => {
+    const t = loop([
+      () => {
+        throw new Error('overloaded');
+      },
+      () => ({ message: reply('r2', 'back'), usage }),
+    ]);
+    const failed = await t.say('one');
+    assert.equal(failed.messages.at(-1)!.text, 'The model could not answer (overloaded). Nothing else was done; please try again.');
+    assert.deepEqual(t.errors, ['Model step failed']);
+    const next = await t.say('two');
+    assert.deepEqual(
+      next.messages.map((message) => message.id),
+      ['u-two', 'r2'],
+    );
+    assert.equal(t.turns.turns, 2);
+  });
+
+  test('a turn that fails while parked closes its items and says it failed', async () => {
+    const t = loop([() => ({ message: reply('r1', '', [{ id: 'c1', name: 'cancel_order', args: { orderId: '24601' } }]), usage })]);
+    // Bookkeeping that failed all its retries: the open item cannot be written, so the turn fails.
+    t.events.flush = async () => {
+      throw new Error('database down');
+    };
+    const result = await t.say('cancel');
+    assert.equal(t.turns.status(), 'idle');
+    assert.equal(t.pending.closedItems()[0]![1], 'superseded', 'the item does not outlive its turn');
+    assert.deepEqual(result.pending, []);
+    assert.equal(result.messages.at(-1)!.text, 'The turn failed (database down). Please try again.');
+    assert.deepEqual(t.errors, ['Turn failed', 'Could not record the end of a turn']);
+  });
+});
