@@ -11,7 +11,7 @@ import { AUTO, NEEDS_APPROVAL, type ToolSpec } from '../src/shared/tool-spec.ts'
 import { AgentState } from '../src/workflows/agent-state.ts';
 import { EventLog, type UnsavedBatch } from '../src/workflows/event-log.ts';
 import { CLOSED_CARRIED, handOn, mayContinueAsNew, takeOver } from '../src/workflows/history.ts';
-import { PendingItems } from '../src/workflows/pending-items.ts';
+import { PendingItems, itemForChild } from '../src/workflows/pending-items.ts';
 import { type Condition, type ModelRequest, TurnLoop, orList } from '../src/workflows/turn-loop.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
@@ -223,6 +223,34 @@ describe('pending items', () => {
     assert.equal(closed.data.closedAs, 'expired');
     assert.equal(closed.data.timedOut, true);
     assert.match(refusal(() => pending.check({ pendingId: 'p1', decision: 'approve' })).message, /\(expired\)/);
+  });
+
+  test("a child's request becomes an item with its request id and a deadline from now", () => {
+    const item = itemForChild(
+      {
+        requestId: 'r1',
+        owner: 'save-recipe-1',
+        kind: 'confirmation',
+        tool: 'save_recipe',
+        callId: 'c1',
+        args: { title: 'Soup' },
+        decisions: ['yes', 'no'],
+        deadlineMs: 5000,
+        onTimeout: 'no',
+        prompt: 'Save it?',
+      },
+      NOW,
+    );
+    assert.deepEqual(item, {
+      id: 'r1',
+      kind: 'confirmation',
+      tool: 'save_recipe',
+      callId: 'c1',
+      args: { title: 'Soup' },
+      decisions: ['yes', 'no'],
+      expiresAt: new Date(NOW + 5000).toISOString(),
+      prompt: 'Save it?',
+    });
   });
 
   test("a turn's end closes its items as superseded and leaves conversation-scoped ones open", () => {

@@ -4,6 +4,7 @@
 // with its turn. What each kind means is data (PENDING_KINDS_SPEC); this module only keeps the books.
 // Pure: the search attribute, the event sink and the clock are given, so it is tested without Temporal.
 import type { z } from 'zod';
+import type { OpenPendingRequest } from '../shared/child-tool.ts';
 import type { ChatMessage, ClosedReason, DecisionInput, DecisionName, NewEvent, PendingItem } from '../shared/messages.ts';
 import { DecisionInput as DecisionInputSchema } from '../shared/messages.ts';
 import { PENDING_KINDS_SPEC } from '../shared/pending-kinds.ts';
@@ -38,6 +39,22 @@ export interface PendingItemsOptions {
 }
 
 export const scopeOf = (item: PendingItem) => PENDING_KINDS_SPEC[item.kind].scope;
+
+/** The item a child workflow asked for (askParent): its request id is the item's id, its deadline starts now. */
+export function itemForChild(request: OpenPendingRequest, now: number): PendingItem {
+  return {
+    id: request.requestId,
+    kind: request.kind,
+    tool: request.tool,
+    callId: request.callId,
+    args: request.args,
+    decisions: request.decisions,
+    expiresAt: new Date(now + request.deadlineMs).toISOString(),
+    ...(request.prompt ? { prompt: request.prompt } : {}),
+    ...(request.options ? { options: request.options } : {}),
+    ...(request.details ? { details: request.details } : {}),
+  };
+}
 
 export class PendingItems {
   readonly #open = new Map<string, OpenItem>();
