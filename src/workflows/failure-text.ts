@@ -2,6 +2,7 @@
 // an answer that did not fit its schema, a tool's own error) carry a message written for people; anything
 // else (a database error, a bug) stays in the workflow history for operators and is never shown as text.
 import { ApplicationFailure, TemporalFailure } from '@temporalio/workflow';
+import type { FailureType } from '../shared/failures.ts';
 
 /** ApplicationFailure types whose message is written to be shown. */
 const SHOWN = new Set(['ModelCallError', 'ModelOutputInvalid', 'ToolError', 'StepFailed']);
@@ -13,3 +14,6 @@ export function userFacingReason(error: unknown): string {
   }
   return 'an internal error; operators can find it in the workflow history';
 }
+
+/** A refusal whose type the API maps to a status (400, 404, 409, 422); its message is written for people. */
+export const fail = (type: FailureType, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });

@@ -1,0 +1,225 @@
+// The conversation's pending items: what waits for a person, from open to closed. An item is opened (an
+// event), decided (by the decide update or the decision signal), answered by a chat message instead
+// (superseded, or decided when its kind says a message is an answer), expired at its deadline, or closed
+// with its turn. What each kind means is data (PENDING_KINDS_SPEC); this module only keeps the books.
+// Pure: the search attribute, the event sink and the clock are given, so it is tested without Temporal.
+import type { z } from 'zod';
+import type { OpenPendingRequest } from '../shared/child-tool.ts';
+import type { ChatMessage, ClosedReason, DecisionInput, DecisionName, NewEvent, PendingItem } from '../shared/messages.ts';
+import { DecisionInput as DecisionInputSchema } from '../shared/messages.ts';
+import { PENDING_KINDS_SPEC } from '../shared/pending-kinds.ts';
+import { describeIssues } from '../shared/tool-spec.ts';
+import { fail } from './failure-text.ts';
+
+export interface OpenItem {
+  item: PendingItem;
+  decision?: DecisionInput;
+  /** set when a user message answered the item instead of a decision */
+  supersededBy?: string;
+}
+
+export interface ItemOutcome {
+  decision: DecisionInput;
+  timedOut: boolean;
+  supersededBy?: string;
+}
+
+export interface PendingItemsOptions {
+  /** where pending.opened and pending.closed go (the event log) */
+  record(event: NewEvent): void;
+  /** the BrigadeWaitingForHuman search attribute; called only when its value changes */
+  setWaiting(waiting: boolean): void;
+  /** a tool's argument schema, for checking an edit's arguments */
+  argsOf(tool: string): z.ZodType | undefined;
+  /** open items and closed reasons carried over continue-as-new */
+  carriedOpen?: readonly PendingItem[];
+  carriedClosed?: readonly (readonly [string, ClosedReason])[];
+  /** the workflow's clock (Date.now is deterministic in a workflow) */
+  now?: () => number;
+}
+
+export const scopeOf = (item: PendingItem) => PENDING_KINDS_SPEC[item.kind].scope;
+
+/** The item a child workflow asked for (askParent): its request id is the item's id, its deadline starts now. */
+export function itemForChild(request: OpenPendingRequest, now: number): PendingItem {
+  return {
+    id: request.requestId,
+    kind: request.kind,
+    tool: request.tool,
+    callId: request.callId,
+    args: request.args,
+    decisions: request.decisions,
+    expiresAt: new Date(now + request.deadlineMs).toISOString(),
+    ...(request.prompt ? { prompt: request.prompt } : {}),
+    ...(request.options ? { options: request.options } : {}),
+    ...(request.details ? { details: request.details } : {}),
+  };
+}
+
+export class PendingItems {
+  readonly #open = new Map<string, OpenItem>();
+  readonly #closed: Map<string, ClosedReason>;
+  #waitingAttribute = false;
+  readonly #options: PendingItemsOptions;
+
+  constructor(options: PendingItemsOptions) {
+    this.#options = options;
+    for (const item of options.carriedOpen ?? []) this.#open.set(item.id, { item });
+    this.#closed = new Map(options.carriedClosed ?? []);
+  }
+
+  #now(): number {
+    return this.#options.now ? this.#options.now() : Date.now();
+  }
+
+  get(id: string): OpenItem | undefined {
+    return this.#open.get(id);
+  }
+
+  /** open items nobody has decided yet */
+  undecided(): OpenItem[] {
+    return [...this.#open.values()].filter((entry) => !entry.decision);
+  }
+
+  /** what waits for a person, as clients see it */
+  items(): PendingItem[] {
+    return this.undecided().map((entry) => entry.item);
+  }
+
+  /** whether some turn-scoped item waits for a person: a running turn is then parked */
+  turnWaits(): boolean {
+    return this.undecided().some((entry) => scopeOf(entry.item) === 'turn');
+  }
+
+  /** closed items and what they became, oldest first */
+  closedItems(): [string, ClosedReason][] {
+    return [...this.#closed];
+  }
+
+  /** Opens an item and records it; the caller syncs the waiting flag when it is done changing items. */
+  open(item: PendingItem): OpenItem {
+    const entry: OpenItem = { item };
+    this.#open.set(item.id, entry);
+    this.#options.record({ key: `pending-opened:${item.id}`, type: 'pending.opened', data: item });
+    return entry;
+  }
+
+  close(entry: OpenItem, reason: ClosedReason, decision: DecisionInput, timedOut = false): void {
+    this.#open.delete(entry.item.id);
+    this.#closed.set(entry.item.id, reason);
+    this.#options.record({
+      key: `pending-closed:${entry.item.id}`,
+      type: 'pending.closed',
+      data: {
+        id: entry.item.id,
+        kind: entry.item.kind,
+        decision: decision.decision,
+        reason: decision.reason ?? null,
+        ...(decision.choice !== undefined ? { choice: decision.choice } : {}),
+        closedAs: reason,
+        timedOut,
+        supersededBy: entry.supersededBy ?? null,
+      },
+    });
+    this.syncWaiting();
+  }
+
+  /** Keeps BrigadeWaitingForHuman true exactly while some item waits for a person. */
+  syncWaiting(): void {
+    const waiting = this.undecided().length > 0;
+    if (waiting === this.#waitingAttribute) return;
+    this.#waitingAttribute = waiting;
+    this.#options.setWaiting(waiting);
+  }
+
+  /**
+   * Checks a decision against the open items. Throws the failure the API maps to 400/404/409/422; shared by
+   * the update validator and the signal, so both refuse the same things with the same words.
+   */
+  check(raw: unknown): DecisionInput {
+    const parsed = DecisionInputSchema.safeParse(raw);
+    if (!parsed.success) throw fail('BadInput', `Invalid decision: ${describeIssues(parsed.error)}`);
+    const decision = parsed.data;
+    const entry = this.#open.get(decision.pendingId);
+    const shortId = decision.pendingId.length > 80 ? `${decision.pendingId.slice(0, 80)}…` : decision.pendingId;
+    if (!entry) {
+      const reason = this.#closed.get(decision.pendingId);
+      if (reason) throw fail('NotPending', `Pending item ${shortId} is not pending any more (${reason}).`);
+      throw fail('UnknownPending', `No pending item ${shortId} in this conversation.`);
+    }
+    if (entry.decision) {
+      // Name what really happened: a message that answered the item is not a decision someone else made.
+      const what = entry.supersededBy ? 'answered by a chat message sent just before' : 'decided';
+      throw fail('NotPending', `Pending item ${shortId} is not pending any more (${what}).`);
+    }
+    const { item } = entry;
+    if (item.expiresAt && Date.parse(item.expiresAt) <= this.#now()) {
+      throw fail('NotPending', `Pending item ${shortId} is not pending any more (expired).`);
+    }
+    if (!item.decisions.includes(decision.decision)) {
+      throw fail('DecisionMismatch', `"${decision.decision}" does not fit a ${item.kind}; allowed: ${item.decisions.join(', ')}.`);
+    }
+    if (decision.decision === 'edit') {
+      const args = this.#options.argsOf(item.tool);
+      if (!decision.args) throw fail('DecisionMismatch', 'An edit needs "args": the arguments to run the tool with.');
+      const checked = args?.safeParse(decision.args);
+      if (!checked?.success) {
+        throw fail('DecisionMismatch', `Edited arguments do not fit ${item.tool}: ${checked ? describeIssues(checked.error) : 'unknown tool'}`);
+      }
+    }
+    const problem = PENDING_KINDS_SPEC[item.kind].check?.(item, decision);
+    if (problem) throw fail('DecisionMismatch', problem);
+    return decision;
+  }
+
+  /**
+   * Records a checked decision. A turn-scoped item stays open for the turn that waits on it, which closes it
+   * (settle); any other item is closed here, after `before` ran: it may throw to refuse, and then nothing
+   * has changed. Says whether the item was settled here and, if so, what `before` returned.
+   */
+  decide<T>(decision: DecisionInput, before: (entry: OpenItem) => T): { settled: false } | { settled: true; value: T } {
+    const entry = this.#open.get(decision.pendingId)!;
+    if (scopeOf(entry.item) === 'turn') {
+      entry.decision = decision;
+      return { settled: false };
+    }
+    const value = before(entry);
+    entry.decision = decision;
+    this.close(entry, 'decided', decision);
+    return { settled: true, value };
+  }
+
+  /** A user message sent while the turn is parked answers each of the turn's items the way its kind says. */
+  answerWith(message: ChatMessage): void {
+    for (const entry of this.undecided()) {
+      if (scopeOf(entry.item) !== 'turn') continue;
+      const answer = PENDING_KINDS_SPEC[entry.item.kind].fromMessage(entry.item, message.text);
+      if (!answer) continue;
+      entry.decision = answer;
+      entry.supersededBy = message.id;
+    }
+  }
+
+  /**
+   * Closes an item its waiter is done with: decided (or answered by a message), or, when no decision came
+   * before the deadline, expired with the kind's timeout decision.
+   */
+  settle(entry: OpenItem, decided: boolean, onTimeout: DecisionName): ItemOutcome {
+    const { item } = entry;
+    const decision: DecisionInput = decided
+      ? entry.decision!
+      : { pendingId: item.id, decision: onTimeout, reason: 'No decision before the deadline.' };
+    const superseded = entry.supersededBy !== undefined && !PENDING_KINDS_SPEC[item.kind].messageIsAnswer;
+    this.close(entry, !decided ? 'expired' : superseded ? 'superseded' : 'decided', decision, !decided);
+    return { decision, timedOut: !decided, supersededBy: entry.supersededBy };
+  }
+
+  /** Turn-scoped items belong to their turn: when it ends, however it ends, none may stay open. */
+  closeTurnItems(): void {
+    for (const entry of [...this.#open.values()]) {
+      if (scopeOf(entry.item) === 'turn') {
+        this.close(entry, 'superseded', { pendingId: entry.item.id, decision: 'reject', reason: 'the turn ended' });
+      }
+    }
+  }
+}

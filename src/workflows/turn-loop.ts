@@ -1,0 +1,327 @@
+// The turn loop: a user message starts a turn, which asks the model, runs or refuses the tools it calls,
+// and asks again until the model answers without tools or a limit stops it. A turn runs detached from the
+// handler that started it, so it can park on a pending item (the handler returns with the item) and go on
+// when a decision arrives (the handler that brought it waits for the next boundary). Everything Temporal
+// does for it (activities, child workflows, timers, details) comes in as ports, so the loop is tested
+// without a worker; the workflow passes the SDK's own functions, which keeps its commands and their order.
+import type { ModelStepResult } from '../activities/runtime-types.ts';
+import type { ChildToolOutput } from '../shared/child-tool.ts';
+import type {
+  ChatMessage,
+  ConversationStatus,
+  DecisionName,
+  JsonObject,
+  NewEvent,
+  PendingItem,
+  SessionSettings,
+  ToolCall,
+  TurnResult,
+  Usage,
+} from '../shared/messages.ts';
+import { toolMessage } from '../shared/tool-message.ts';
+import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
+import type { AgentState } from './agent-state.ts';
+import type { EventLog } from './event-log.ts';
+import type { ItemOutcome, PendingItems } from './pending-items.ts';
+
+/** The SDK's condition(fn) and condition(fn, timeout) */
+export interface Condition {
+  (fn: () => boolean): Promise<void>;
+  (fn: () => boolean, timeoutMs: number): Promise<boolean>;
+}
+
+/** What one model step is given besides the conversation's identity. */
+export interface ModelRequest {
+  stepId: string;
+  /** a stateful agent's structured context */
+  context?: JsonObject;
+  /** how many more model calls the step may make running tools that need no person (0: none) */
+  extraSteps: number;
+  /** what is unsaved, written by the step before it reads the transcript */
+  messages: ChatMessage[];
+  events: NewEvent[];
+}
+
+export interface TurnLoopPorts {
+  settings: Pick<SessionSettings, 'maxSteps' | 'maxToolErrors' | 'inlineTools' | 'approvalTimeoutMs'>;
+  pending: PendingItems;
+  events: EventLog;
+  agent: AgentState;
+  /** the agent's tools, and one by name */
+  tools: readonly ToolSpec[];
+  findTool(name: string): ToolSpec | undefined;
+  /** the modelStep activity */
+  modelStep(summary: string, request: ModelRequest): Promise<ModelStepResult>;
+  /** the runTool local activity */
+  runTool(call: ToolCall, args: JsonObject): Promise<unknown>;
+  /** a tool that is a workflow of its own; resolves with its output or the failure as a result */
+  runChild(spec: ToolSpec, call: ToolCall, args: JsonObject): Promise<ChildToolOutput>;
+  condition: Condition;
+  /** the workflow's current details, as the Web UI shows them */
+  details(text: string): void;
+  newId(): string;
+  now?: () => number;
+  logError(message: string, attributes: Record<string, unknown>): void;
+  /** what a person may be told about a failure */
+  failureText(error: unknown): string;
+}
+
+export interface TurnCounters {
+  turns: number;
+  usage: Usage;
+}
+
+export class TurnLoop {
+  #turns: number;
+  #turnsThisRun = 0;
+  readonly usage: Usage;
+  #active = false;
+  /** bumped whenever a turn ends or parks: what handlers wait for */
+  #boundary = 0;
+  /** the current turn's messages, returned by the handlers that wait on it */
+  #log: ChatMessage[] = [];
+  /** a user message that arrived while the turn was parked; it enters the transcript after the tool results */
+  #interjection: ChatMessage | undefined;
+  readonly #p: TurnLoopPorts;
+
+  constructor(ports: TurnLoopPorts, carried: TurnCounters) {
+    this.#p = ports;
+    this.#turns = carried.turns;
+    this.usage = carried.usage;
+  }
+
+  get turns(): number {
+    return this.#turns;
+  }
+
+  get turnsThisRun(): number {
+    return this.#turnsThisRun;
+  }
+
+  get active(): boolean {
+    return this.#active;
+  }
+
+  /** where a handler's share of the turn's messages starts */
+  get logLength(): number {
+    return this.#log.length;
+  }
+
+  /** the turn waits for a person: a message may answer, a decision may come */
+  get parked(): boolean {
+    return this.#active && this.#p.pending.turnWaits();
+  }
+
+  status(): ConversationStatus {
+    return !this.#active ? 'idle' : this.parked ? 'waiting' : 'running';
+  }
+
+  #now(): number {
+    return this.#p.now ? this.#p.now() : Date.now();
+  }
+
+  idleDetails(): void {
+    const waiting = this.#p.pending.items();
+    this.#p.details(
+      waiting.length
+        ? `Idle after ${this.#turns} turn(s); waiting for a decision on ${waiting.map((item) => `${item.kind} ${item.id}`).join(', ')}.`
+        : `Idle after ${this.#turns} turn(s): waiting for the next message.`,
+    );
+  }
+
+  /** The turn's messages from `logStart` on, once the turn ends or parks. */
+  waitForBoundary(logStart: number): Promise<TurnResult> {
+    const start = this.#boundary;
+    return this.#p
+      .condition(() => this.#boundary > start)
+      .then(() => ({ messages: this.#log.slice(logStart), pending: this.#p.pending.items() }));
+  }
+
+  /**
+   * A user message: starts a turn, or, while the turn is parked, answers each of its open items the way
+   * its kind says (a refusal, a choice). Resolves at the next boundary with what the turn did.
+   */
+  receive(message: ChatMessage): Promise<TurnResult> {
+    if (this.#active) {
+      const logStart = this.#log.length;
+      this.#p.pending.answerWith(message);
+      this.#interjection = message;
+      this.#log.push(message);
+      return this.waitForBoundary(logStart);
+    }
+    this.#active = true;
+    this.#log = [message];
+    const result = this.waitForBoundary(0);
+    void this.#runTurn(message);
+    return result;
+  }
+
+  /**
+   * Opens a turn-scoped item and waits for a decision, a message that answers it, or the deadline. The turn
+   * parks meanwhile: the handler that waits on the turn returns with the item.
+   */
+  async park(item: PendingItem, deadlineMs: number, onTimeout: DecisionName): Promise<ItemOutcome> {
+    const { pending, events } = this.#p;
+    const entry = pending.open(item);
+    pending.syncWaiting();
+    this.#p.details(
+      `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${JSON.stringify(item.args)} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
+    );
+    this.#boundary += 1;
+    // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
+    await events.flush();
+    const decided = await this.#p.condition(() => entry.decision !== undefined, deadlineMs);
+    const outcome = pending.settle(entry, decided, onTimeout);
+    this.#p.details(`Turn ${this.#turns}: ${item.kind} ${item.id} closed with "${outcome.decision.decision}".`);
+    return outcome;
+  }
+
+  async #runTurn(userMessage: ChatMessage): Promise<void> {
+    const { settings, events, pending } = this.#p;
+    this.#turns += 1;
+    this.#turnsThisRun += 1;
+    events.message(userMessage);
+    let invalidCalls = 0;
+    try {
+      for (let step = 1; ; ) {
+        if (step > settings.maxSteps) {
+          await this.#finish(`I stopped after ${settings.maxSteps} steps without reaching an answer. Please rephrase or narrow the request.`);
+          return;
+        }
+        this.#p.details(`Turn ${this.#turns}, step ${step}: waiting for the model.`);
+        const called = await this.#callModel(step);
+        if (!called) return;
+        const { reply, modelCalls } = called;
+        step += modelCalls;
+        if (this.#p.agent.kernel && reply.structured !== undefined) {
+          const said = this.#p.agent.onAnswer(reply.structured);
+          this.#log.push(...said);
+          await events.flush();
+        }
+        const calls = reply.toolCalls ?? [];
+        if (!calls.length) return;
+        for (const call of calls) {
+          const valid = await this.#handleCall(call);
+          if (!valid) invalidCalls += 1;
+        }
+        if (this.#interjection) {
+          events.message(this.#interjection);
+          this.#interjection = undefined;
+        }
+        if (invalidCalls > settings.maxToolErrors) {
+          await this.#finish(`I stopped: the model made ${invalidCalls} invalid tool calls in this turn. Please rephrase the request.`);
+          return;
+        }
+      }
+    } catch (error) {
+      // Only bookkeeping that failed all its retries (or a kernel bug) gets here; the conversation stays usable.
+      this.#p.logError('Turn failed', { reason: String(error) });
+      this.#log.push({ id: this.#p.newId(), role: 'assistant', text: `The turn failed (${this.#p.failureText(error)}). Please try again.` });
+    } finally {
+      // Turn-scoped items belong to their turn: one that failed while parked must not leave them open.
+      pending.closeTurnItems();
+      this.#interjection = undefined;
+      this.#active = false;
+      this.idleDetails();
+      this.#boundary += 1;
+      // What the failure path or the cleanup left unsaved (the finally's events) is written now.
+      if (events.hasUnsaved()) {
+        await events.flush().catch((error: unknown) => this.#p.logError('Could not record the end of a turn', { reason: String(error) }));
+      }
+    }
+  }
+
+  /** One model step; it may run tools that need no person itself and ask the model again (`inline`). */
+  async #callModel(step: number): Promise<{ reply: ChatMessage; modelCalls: number } | undefined> {
+    const { settings } = this.#p;
+    const stepId = this.#p.newId();
+    const extraSteps = settings.inlineTools === false ? 0 : settings.maxSteps - step;
+    try {
+      const context = this.#p.agent.modelContext();
+      const { message, before = [], usage: used } = await this.#p.modelStep(
+        `model: turn ${this.#turns}, step ${step}${extraSteps ? ' (runs tools that need no person, then asks again)' : ''}`,
+        { stepId, ...(context ? { context } : {}), extraSteps, ...this.#p.events.drain() },
+      );
+      const modelCalls = 1 + before.filter((message) => message.role === 'assistant').length;
+      this.usage.inputTokens += used.inputTokens;
+      this.usage.outputTokens += used.outputTokens;
+      this.usage.totalTokens += used.totalTokens;
+      this.usage.calls += modelCalls;
+      this.#log.push(...before, message);
+      return { reply: message, modelCalls };
+    } catch (error) {
+      this.#p.logError('Model step failed', { reason: String(error) });
+      await this.#finish(`The model could not answer (${this.#p.failureText(error)}). Nothing else was done; please try again.`);
+      return undefined;
+    }
+  }
+
+  /** Ends the turn with a message of the runtime's own (limits, failures), persisted with what is unsaved. */
+  async #finish(text: string): Promise<void> {
+    const message: ChatMessage = { id: this.#p.newId(), role: 'assistant', text };
+    this.#log.push(message);
+    this.#p.events.message(message);
+    await this.#p.events.flush();
+  }
+
+  /** Runs or refuses one call; false when the model's call itself was invalid. */
+  async #handleCall(call: ToolCall): Promise<boolean> {
+    const spec = this.#p.findTool(call.name);
+    if (!spec) {
+      const names = this.#p.tools.map((tool) => tool.name).join(', ') || 'none';
+      this.#addToolMessage(call, call.args, { error: `Unknown tool "${call.name}". Available tools: ${names}.` });
+      return false;
+    }
+    const parsed = spec.args.safeParse(call.args);
+    if (!parsed.success) {
+      this.#addToolMessage(call, call.args, { error: `Invalid arguments for ${call.name}: ${describeIssues(parsed.error)}` });
+      return false;
+    }
+    let args = parsed.data as JsonObject;
+    if (spec.policy.approval) {
+      const deadlineMs = spec.policy.deadlineMs ?? this.#p.settings.approvalTimeoutMs;
+      const item: PendingItem = {
+        id: this.#p.newId(),
+        kind: 'approval',
+        tool: call.name,
+        callId: call.id,
+        args,
+        decisions: spec.policy.decisions,
+        expiresAt: new Date(this.#now() + deadlineMs).toISOString(),
+      };
+      const { decision, supersededBy } = await this.park(item, deadlineMs, spec.policy.onTimeout);
+      if (decision.decision === 'reject' || decision.decision === 'no') {
+        const why = decision.reason?.trim() || 'no reason given';
+        this.#addToolMessage(call, args, {
+          status: 'rejected',
+          error: supersededBy
+            ? `Not run: the user answered with a message instead of approving: "${why}"`
+            : `The user rejected this call: ${why}`,
+        });
+        return true;
+      }
+      if (decision.decision === 'edit' && decision.args) args = spec.args.parse(decision.args) as JsonObject;
+    }
+    if (spec.runner?.kind === 'child') {
+      const { result, cards } = await this.#p.runChild(spec, call, args);
+      this.#addToolMessage(call, args, result, cards);
+      return true;
+    }
+    const result = await this.#p
+      .runTool(call, args)
+      .catch((error: unknown) => ({ error: `The tool failed (${this.#p.failureText(error)}).` }));
+    this.#log.push(toolMessage(call, args, result));
+    return true;
+  }
+
+  #addToolMessage(call: ToolCall, args: JsonObject, result: unknown, cards?: JsonObject[]): void {
+    const message = toolMessage(call, args, result, cards);
+    this.#log.push(message);
+    this.#p.events.message(message);
+  }
+}
+
+/** "approve, reject or edit" */
+export function orList(words: readonly string[]): string {
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? '');
+}
