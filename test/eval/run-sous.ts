@@ -9,6 +9,7 @@
 // served by a local Gemini-compatible server through the real @google/genai client, and exits 1 when the
 // grader or the runtime treats any of them otherwise than designed; test/sous-eval.test.ts does the same in CI.
 import { isDeepStrictEqual } from 'node:util';
+import { loadConfig } from '../../src/config.ts';
 import { createGeminiModel } from '../../src/model/gemini.ts';
 import { loadPrompt } from '../../src/model/prompts.ts';
 import { selectModel } from '../../src/model/select.ts';
@@ -40,7 +41,7 @@ export interface CaseResult {
 export interface RunOptions {
   /** the runtime under test; the real sous kernel unless a test hands it a broken one */
   kernel?: AgentKernel<SousState>;
-  /** MODEL_SCHEMA_ATTEMPTS (3 by default, as in config.ts) */
+  /** how many answers the runtime asks for before reporting the output invalid; the runtime's default otherwise */
   schemaAttempts?: number;
 }
 
@@ -89,7 +90,10 @@ function repeatsRejected(kase: SousCase, answer: SousAnswer | undefined): boolea
   return isDeepStrictEqual(normal(answer.patchSet.patches), normal(kase.rejectedBefore.patches));
 }
 
-export async function runCase(model: ChatModel, system: string, kase: SousCase, { kernel = sousKernel, schemaAttempts = 3 }: RunOptions = {}): Promise<CaseResult> {
+/** MODEL_SCHEMA_ATTEMPTS as the worker has it with no setting. */
+const DEFAULT_SCHEMA_ATTEMPTS = loadConfig({}).MODEL_SCHEMA_ATTEMPTS;
+
+export async function runCase(model: ChatModel, system: string, kase: SousCase, { kernel = sousKernel, schemaAttempts = DEFAULT_SCHEMA_ATTEMPTS }: RunOptions = {}): Promise<CaseResult> {
   const base = { name: kase.name, category: kase.category, expected: kase.expect };
   const said: string[] = [];
   const contexts: JsonObject[][] = [];
