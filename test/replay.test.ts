@@ -61,6 +61,7 @@ describe('fresh histories replay', () => {
     test(scenario.name, async () => {
       const id = await scenario.run(app);
       const runs = await historiesOf(`conversation-${id}`);
+      assert.ok(runs.length > 0, 'the scenario left a run to replay');
       for (const [index, { history }] of runs.entries()) {
         await replay(`conversation-${id}`, history);
         if (recording) {

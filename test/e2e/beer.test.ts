@@ -3,34 +3,26 @@
 // time out. OpenBreweryDB is the local fake over the fixture dataset; the model is the offline one.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import * as testApp from '../support/test-app.ts';
-import { type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, agentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
+import { ERIN_BEER_STAFF, type TestApp, startTestApp } from '../support/test-app.ts';
+import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
 
 const CLIENT = 'CLT-CCW784'; // a San Diego bar in the fixture
 const CONFIRMATION_MS = 6_000;
-// Beer staff may open a conversation for any client; builds before that role use the support token.
-const TOKEN = ((testApp as Record<string, unknown>).ERIN_BEER_STAFF as string | undefined) ?? testApp.ALICE;
+// Beer staff may open a conversation for any client.
+const TOKEN = ERIN_BEER_STAFF;
 
-let app: TestApp | undefined;
-let browser: Browser | undefined;
-let breweryDb: { baseUrl: string; close(): Promise<void> } | undefined;
-let absent: string | undefined;
+let app: TestApp;
+let browser: Browser;
+let breweryDb: FakeOpenBreweryDb;
 
 before(async () => {
   await buildWebClient();
-  // The fake OpenBreweryDB comes with the beer agent; without it there is nothing to test.
-  const fakePath = '../support/fake-openbrewerydb.ts';
-  const fake = await import(fakePath).catch(() => undefined);
-  breweryDb = fake ? await fake.startFakeOpenBreweryDb() : undefined;
-  app = await startTestApp({
-    env: {
-      ...(breweryDb ? { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl } : {}),
-      BEER_CONFIRMATION_TIMEOUT: `${CONFIRMATION_MS}ms`,
-    },
-  });
-  absent = breweryDb ? await agentFeature(app.baseUrl, TOKEN, 'beer', (info) => info.tools.some((tool) => tool.name === 'recommend_breweries')) : 'the beer agent (and its fake OpenBreweryDB) is not in this build';
-  if (!absent) browser = await launchBrowser();
+  breweryDb = await startFakeOpenBreweryDb();
+  [app, browser] = await Promise.all([
+    startTestApp({ env: { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, BEER_CONFIRMATION_TIMEOUT: `${CONFIRMATION_MS}ms` } }),
+    launchBrowser(),
+  ]);
 });
 after(async () => {
   await browser?.close();
@@ -39,8 +31,8 @@ after(async () => {
 });
 
 test('a brewery chosen within the countdown, then another run left to time out', async (t) => {
-  if (absent) return t.skip(absent);
-  const { page } = browser!;
+  await assertAgentFeature(app.baseUrl, TOKEN, 'beer', 'the recommend_breweries tool', (info) => info.tools.some((tool) => tool.name === 'recommend_breweries'));
+  const { page } = browser;
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app!.baseUrl, TOKEN);
     await startConversation(page, 'beer', 'New taps', { client: CLIENT });

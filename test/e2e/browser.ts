@@ -1,6 +1,7 @@
 // End-to-end harness: Debian's Chromium driven by playwright-core against a real Brigade (startTestApp)
 // serving the built web client, a screenshot into test-results/<file>/ when a test fails, and a loopback
 // proxy that can cut the event streams to show that the client resumes them.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -150,14 +151,14 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
 }
 
 /**
- * Whether this build has an agent's feature, from GET /v1/meta: an e2e test of an agent whose branch has
- * not landed skips (saying why) instead of failing; where the agent is there, its test runs in full.
+ * Asserts, from GET /v1/meta, that this build serves an agent with the feature its e2e test exercises: a
+ * missing agent or feature fails the test (with what /v1/meta did list) rather than skipping it.
  */
-export async function agentFeature(baseUrl: string, token: string, agent: string, has: (info: { tools: { name: string }[]; stateful?: boolean }) => boolean): Promise<string | undefined> {
+export async function assertAgentFeature(baseUrl: string, token: string, agent: string, feature: string, has: (info: { tools: { name: string }[]; stateful?: boolean }) => boolean): Promise<void> {
   const response = await fetch(`${baseUrl}/v1/meta`, { headers: { authorization: `Bearer ${token}` } });
-  if (response.status !== 200) throw new Error(`GET /v1/meta answered ${response.status}`);
+  assert.equal(response.status, 200, `GET /v1/meta answered ${response.status}`);
   const meta = (await response.json()) as { agents: { name: string; tools: { name: string }[]; stateful?: boolean }[] };
   const info = meta.agents.find((a) => a.name === agent);
-  if (!info) return `the ${agent} agent is absent from this build`;
-  return has(info) ? undefined : `the ${agent} agent is not in this build yet (its tools: ${info.tools.map((t) => t.name).join(', ') || 'none'})`;
+  assert.ok(info, `GET /v1/meta lists no ${agent} agent (it lists: ${meta.agents.map((a) => a.name).join(', ') || 'none'})`);
+  assert.ok(has(info), `the ${agent} agent in GET /v1/meta lacks ${feature} (its tools: ${info.tools.map((t) => t.name).join(', ') || 'none'}; stateful: ${info.stateful})`);
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { freePort } from '../../src/stack/ports.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, agentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
 
 const OLD_FASHIONED =
   'Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. ' +
@@ -17,14 +17,12 @@ const OLD_FASHIONED =
 let app: TestApp;
 let browser: Browser;
 let dataDir: string;
-let absent: string | undefined;
 
 before(async () => {
   await buildWebClient();
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-e2e-recipes-'));
   // a fixed port, so the absolute image URLs the pipeline writes point at this app
   [app, browser] = await Promise.all([startTestApp({ apiPort: await freePort(), env: { DATA_DIR: dataDir } }), launchBrowser()]);
-  absent = await agentFeature(app.baseUrl, ALICE, 'recipes', (info) => info.tools.some((tool) => tool.name === 'save_recipe'));
 });
 after(async () => {
   await browser?.close();
@@ -33,7 +31,7 @@ after(async () => {
 });
 
 test('a recipe is saved: approval, live progress, then its card with the image', async (t) => {
-  if (absent) return t.skip(absent);
+  await assertAgentFeature(app.baseUrl, ALICE, 'recipes', 'the save_recipe tool', (info) => info.tools.some((tool) => tool.name === 'save_recipe'));
   const { page } = browser;
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app.baseUrl, ALICE);

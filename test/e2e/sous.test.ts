@@ -5,19 +5,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, agentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
-let browser: Browser | undefined;
-let absent: string | undefined;
+let browser: Browser;
 
 before(async () => {
   await buildWebClient();
   fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } });
-  absent = await agentFeature(app.baseUrl, ALICE, 'sous', (info) => info.stateful === true);
-  if (!absent) browser = await launchBrowser();
+  [app, browser] = await Promise.all([startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } }), launchBrowser()]);
 });
 after(async () => {
   await browser?.close();
@@ -48,8 +45,8 @@ const CHILI = {
 };
 
 test('a PatchSet reviewed in place and accepted; steps marked done; an expired PatchSet says why', async (t) => {
-  if (absent) return t.skip(absent);
-  const { page } = browser!;
+  await assertAgentFeature(app.baseUrl, ALICE, 'sous', 'a recipe state (stateful)', (info) => info.stateful === true);
+  const { page } = browser;
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app.baseUrl, ALICE);
     await startConversation(page, 'sous', 'Dinner');

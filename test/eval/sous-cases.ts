@@ -1,7 +1,9 @@
 // Behaviour cases for the sous agent (npm run eval:sous): each is a recipe at some point of cooking, the
-// user's defaults, one message, and what a good answer does. "proposal" cases need a PatchSet that passes
-// the validator and the case's own check; "none" cases need a reply with no PatchSet (a question, an
-// ambiguity, a hard-avoid conflict). Phrased so the offline model's documented phrasings cover them.
+// user's defaults, a message (and maybe follow-ups), and what a good answer does. "proposal" cases need a
+// PatchSet that passes the validator and the case's own check; "none" cases need a reply with no PatchSet
+// (a question, an ambiguity, a hard-avoid conflict). After a rejection, the grader also fails a case whose
+// answer re-proposes the rejected patches or whose requests do not carry lastPatchDecision exactly once.
+// In CI these cases grade scripted answers, right and wrong (sous-scripted.ts); with GEMINI_API_KEY, a model.
 import type { Recipe, RecipeInput, Review, SousAnswer } from '../../src/shared/sous/schemas.ts';
 import { DEMO_RECIPE } from '../../src/shared/sous/demo.ts';
 
@@ -27,6 +29,8 @@ export interface SousCase {
   /** a PatchSet the user rejected just before (reaches the model as lastPatchDecision) */
   rejectedBefore?: { title: string; patches: SousAnswer['patchSet'] extends infer P ? (P extends { patches: infer Q } ? Q : never) : never };
   message: string;
+  /** messages of later turns, each answered in turn; the outcome is the last turn's */
+  followUps?: string[];
   expect: 'proposal' | 'none';
   /** a problem, or undefined when the outcome is right */
   check?(outcome: CaseOutcome): string | undefined;
@@ -126,6 +130,7 @@ export const SOUS_CASES: SousCase[] = [
     category: 'question',
     rejectedBefore: { title: 'Swap butter for olive oil', patches: [{ op: 'update_ingredient', id: 'i2', text: '3 tbsp olive oil' }] },
     message: 'what would you suggest instead?',
+    followUps: ['thanks, I will keep the butter then'],
     expect: 'none',
   },
   // portions
