@@ -69,6 +69,8 @@ export const ConfigSchema = z.object({
   TEMPORAL_UI_URL: optionalUrl,
   /** a workflow bundle built ahead of time (images, tests); without it the worker bundles at start */
   WORKFLOW_BUNDLE_PATH: z.string().optional(),
+  /** a JSON file of MCP servers whose tools agents may use (docs/agents/mcp.md) */
+  BRIGADE_MCP_CONFIG: z.preprocess(emptyAsUndefined, z.string().optional()),
 
   GEMINI_API_KEY: z.string().optional(),
   GEMINI_BASE_URL: optionalUrl,

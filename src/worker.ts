@@ -3,6 +3,8 @@ import type pg from 'pg';
 import { createActivities } from './activities/index.ts';
 import type { Config } from './config.ts';
 import { setBeerMinClients } from './db/beer-clients.ts';
+import { McpConnections } from './mcp/connections.ts';
+import { loadMcpConfig } from './mcp/config.ts';
 import { loadPrompt } from './model/prompts.ts';
 import { selectModel } from './model/select.ts';
 import type { ChatModel } from './model/types.ts';
@@ -25,14 +27,19 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const { config, connection, pool } = options;
   await setBeerMinClients(pool, config.BEER_MIN_CLIENTS);
   const bundlePath = options.workflowBundlePath ?? config.WORKFLOW_BUNDLE_PATH;
-  const activities = createActivities({
-    config,
-    pool,
-    model: options.model ?? selectModel(config),
-    systemPrompt: loadPrompt,
-    implementations: toolImplementations,
-  });
-  return Worker.create({
+  // MCP servers: a bad BRIGADE_MCP_CONFIG stops the start here; stdio servers stop when the worker does.
+  const mcp = new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG));
+  const activities = createActivities(
+    {
+      config,
+      pool,
+      model: options.model ?? selectModel(config),
+      systemPrompt: loadPrompt,
+      implementations: toolImplementations,
+    },
+    mcp,
+  );
+  const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: options.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
@@ -41,4 +48,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       : { workflowsPath: WORKFLOWS_PATH }),
     activities,
   });
+  const run = worker.run.bind(worker);
+  worker.run = () => run().finally(() => mcp.close());
+  return worker;
 }

@@ -6,6 +6,8 @@ import type { ChatModel } from '../model/types.ts';
 import type { AgentName } from '../shared/messages.ts';
 import type { ToolImplementation } from '../tools/types.ts';
 import { beerProfileSource, createBeerActivities } from './beer.ts';
+import type { McpConnections } from '../mcp/connections.ts';
+import { createMcpActivities } from './mcp.ts';
 import { createModelStep } from './model-step.ts';
 import { createRecipeActivities } from './recipes.ts';
 import { createRecord } from './record.ts';
@@ -26,7 +28,7 @@ export interface ActivityDeps {
 /** What every activity factory gets: the deps with their defaults filled in. */
 export type Services = Required<ActivityDeps>;
 
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
   const config = deps.config ?? loadConfig({});
   const services: Services = { ...deps, config, taskModel: deps.taskModel ?? selectTaskModel(config) };
   const runTool = createRunTool(services);
@@ -36,5 +38,10 @@ export function createActivities(deps: ActivityDeps) {
     record: createRecord(services),
   };
   // Each agent's child-workflow activities join here, one spread per agent.
-  return { ...runtime, ...createRecipeActivities(services), ...createBeerActivities(services, beerProfileSource) };
+  return {
+    ...runtime,
+    ...createMcpActivities({ ...services, ...(mcp ? { mcp } : {}) }),
+    ...createRecipeActivities(services),
+    ...createBeerActivities(services, beerProfileSource),
+  };
 }

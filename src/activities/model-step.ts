@@ -24,7 +24,7 @@ export interface ModelStepDeps {
   runTool: (input: RunToolInput) => Promise<unknown>;
 }
 
-type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context'>;
+type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context' | 'mcpTools'>;
 
 /** The id of the n-th model call of a step (n >= 2); distinct from its calls' ids (`<stepId>.<i>`). */
 const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
@@ -77,7 +77,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
         reply = await model.generate({
           system,
           messages: transcript,
-          tools: toolDeclarations(AGENT_SPECS[agent].tools),
+          tools: step.mcpTools?.length ? [...toolDeclarations(AGENT_SPECS[agent].tools), ...step.mcpTools] : toolDeclarations(AGENT_SPECS[agent].tools),
           onText: (delta) => deltas.push(delta),
           signal: context.cancellationSignal,
         });

@@ -1,4 +1,5 @@
 // The runtime's activity signatures, imported as types by the workflow (no code crosses into the bundle).
+import type { ToolDeclaration } from '../model/types.ts';
 import type { AgentName, ChatMessage, JsonObject, NewEvent } from '../shared/messages.ts';
 
 export interface ConversationRef {
@@ -20,6 +21,8 @@ export interface ModelStepInput extends ConversationRef {
    * ask the model again, up to `extraSteps` more times: a turn's tool rounds then cost no workflow task each.
    */
   inline?: { extraSteps: number; client?: string };
+  /** tools from MCP servers, offered beside the agent's own (the list the workflow recorded) */
+  mcpTools?: ToolDeclaration[];
 }
 
 export interface StepUsage {

@@ -18,6 +18,7 @@ import { recipeRoutes } from './recipes.ts';
 import { requestId } from './request-id.ts';
 import { sousRoutes } from './sous.ts';
 import { webAppRoutes } from './web-app.ts';
+import { loadMcpConfig } from '../mcp/config.ts';
 
 export interface AppDeps {
   config: Config;
@@ -31,6 +32,7 @@ export interface AppDeps {
 }
 
 export function createApp({ config, client, pool, tokens, checkTemporal, log, temporalUiUrl }: AppDeps): express.Express {
+  loadMcpConfig(config.BRIGADE_MCP_CONFIG); // a bad file stops the start, not a conversation
   const app = express();
   app.disable('x-powered-by');
   const logLine = log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error));

@@ -23,6 +23,7 @@ import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
 import { CreateConversationBody, DecisionBody, MessageBody } from './schemas.ts';
 import { agentView, sousInit } from './sous.ts';
+import { mcpInput } from '../mcp/config.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -84,6 +85,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       title,
       client: clientName,
       settings: sessionSettings(config),
+      ...mcpInput(config.BRIGADE_MCP_CONFIG, body.agent),
       ...(init ? { init } : {}),
     };
     const created = { id, agent: body.agent, workflowId };

@@ -131,6 +131,8 @@ export const ChatSessionInput = z.object({
   title: z.string(),
   client: z.string().optional(),
   settings: SessionSettings,
+  /** the MCP servers whose tools the agent may use (BRIGADE_MCP_CONFIG when the conversation started) */
+  mcpServers: z.array(z.string()).optional(),
   /** a stateful agent's starting point (sous: recipe and defaults), given to its kernel's init */
   init: JsonObject.optional(),
   /** set by continue-as-new: what the previous run had counted */

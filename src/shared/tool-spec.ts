@@ -1,7 +1,7 @@
 // A tool as both sides see it: the schema is the one source for the model's declaration,
 // the argument validator and the argument type. Implementations live in src/tools (activity side).
 import { z } from 'zod';
-import type { DecisionName } from './messages.ts';
+import type { DecisionName, JsonObject } from './messages.ts';
 
 export const TimeoutAction = z.enum(['reject', 'approve']);
 export type TimeoutAction = z.infer<typeof TimeoutAction>;
@@ -29,6 +29,8 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   args: Args;
   policy: ToolPolicy;
   runner?: ToolRunner;
+  /** shown with the tool's approval items (an MCP tool's server) */
+  details?: JsonObject;
 }
 
 export const AUTO: ToolPolicy = { approval: false, decisions: [], onTimeout: 'reject' };

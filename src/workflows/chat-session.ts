@@ -48,6 +48,8 @@ import { EventLog } from './event-log.ts';
 import { fail, userFacingReason } from './failure-text.ts';
 import { handOn, mayContinueAsNew, takeOver } from './history.ts';
 import { PendingItems, itemForChild } from './pending-items.ts';
+import { McpTools } from './mcp-tools.ts';
+import { mcpPorts } from './mcp-ports.ts';
 import { TurnLoop } from './turn-loop.ts';
 
 export async function chatSession(input: ChatSessionInput): Promise<void> {
@@ -72,12 +74,16 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
   });
 
+  // MCP tools, when the conversation has servers (without, this asks Temporal for nothing: old histories replay).
+  const mcp = new McpTools(input.mcpServers, mcpPorts(input));
+  const findAny = (name: string) => findTool(agent, name) ?? mcp.find(name);
+
   const carried = takeOver(input, kernel);
   const events = new EventLog((batch) => bookkeeping.record({ conversationId, userId, ...batch }), carried.rejectedSignals);
   const pending = new PendingItems({
     record: (event) => events.event(event),
     setWaiting: (waiting) => upsertSearchAttributes([{ key: WAITING_KEY, value: waiting }]),
-    argsOf: (tool) => findTool(agent, tool)?.args,
+    argsOf: (tool) => findAny(tool)?.args,
     carriedOpen: carried.openItems,
     carriedClosed: carried.closed,
   });
@@ -99,9 +105,10 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       events,
       agent: agentState,
       tools: agentSpec.tools,
-      findTool: (name) => findTool(agent, name),
-      modelStep: (summary, { stepId, context, extraSteps, messages, events: newEvents }) =>
-        model.modelStep.executeWithOptions({ summary }, [
+      findTool: findAny,
+      modelStep: async (summary, { stepId, context, extraSteps, messages, events: newEvents }) => {
+        if (mcp.enabled) await mcp.ready();
+        return model.modelStep.executeWithOptions({ summary }, [
           {
             conversationId,
             userId,
@@ -111,10 +118,12 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
             ...(extraSteps ? { inline: { extraSteps, ...(input.client ? { client: input.client } : {}) } } : {}),
             messages,
             events: newEvents,
+            ...(mcp.declarations().length ? { mcpTools: mcp.declarations() } : {}),
           },
-        ]),
+        ]);
+      },
       runTool: (call, args) =>
-        tools.runTool.executeWithOptions({ summary: `${call.name} ${JSON.stringify(args)}` }, [
+        mcp.find(call.name) ? mcp.call(call, args) : tools.runTool.executeWithOptions({ summary: `${call.name} ${JSON.stringify(args)}` }, [
           { conversationId, userId, agent, client: input.client, callId: call.id, tool: call.name, args },
         ]),
       runChild,

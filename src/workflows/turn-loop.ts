@@ -288,6 +288,7 @@ export class TurnLoop {
         args,
         decisions: spec.policy.decisions,
         expiresAt: new Date(this.#now() + deadlineMs).toISOString(),
+        ...(spec.details ? { details: spec.details } : {}),
       };
       const { decision, supersededBy } = await this.park(item, deadlineMs, spec.policy.onTimeout);
       if (decision.decision === 'reject' || decision.decision === 'no') {

@@ -1,0 +1,149 @@
+// BRIGADE_MCP_CONFIG: which MCP servers the worker connects to, which agents may use each, and how their
+// tools are gated. The `mcpServers` object is the one MCP clients share (`command`/`args`/`env` for stdio,
+// `url`/`headers` for Streamable HTTP), with Brigade's own fields beside them. Read once per path and
+// validated with zod; a bad file throws a message naming the field, so the process does not start.
+// Secrets stay out of the file: `${NAME}` in `env` and `headers` values is read from the environment when
+// the server is connected, and never written to logs or history.
+import fs from 'node:fs';
+import { z } from 'zod';
+import { duration } from '../shared/duration.ts';
+import { AgentName } from '../shared/messages.ts';
+import { TimeoutAction } from '../shared/tool-spec.ts';
+
+export const Approval = z.enum(['always', 'never', 'unless-read-only']);
+export type Approval = z.infer<typeof Approval>;
+
+const ToolOverride = z.strictObject({
+  approval: Approval.optional(),
+  /** how long the approval waits (a duration: 30s, 5m) */
+  deadline: duration.optional(),
+  timeoutAction: TimeoutAction.optional(),
+  decisions: z.array(z.enum(['approve', 'reject', 'edit'])).min(1).optional(),
+});
+export type ToolOverride = z.infer<typeof ToolOverride>;
+
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+const common = {
+  agents: z.array(AgentName).min(1, 'must name at least one agent'),
+  approval: Approval.default('unless-read-only'),
+  tools: z.record(z.string(), ToolOverride).default({}),
+  /** how long an elicitation (a question to the user) waits before the server is told it was cancelled */
+  questionDeadline: duration.default(10 * 60_000),
+  /** one call's timeout (the activity's start-to-close, and the MCP request's own) */
+  callTimeout: duration.default(60_000),
+  /** attempts per call when the server cannot be reached (a tool error is a result, never retried) */
+  maxAttempts: z.number().int().min(1).max(10).default(3),
+};
+
+const StdioServer = z.strictObject({
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+  ...common,
+});
+const HttpServer = z.strictObject({
+  url: z.url({ error: 'must be an http(s) URL', protocol: /^https?$/ }),
+  headers: z.record(z.string(), z.string()).default({}),
+  ...common,
+});
+export type StdioServer = z.infer<typeof StdioServer>;
+export type HttpServer = z.infer<typeof HttpServer>;
+export type McpServerConfig = (StdioServer & { name: string; transport: 'stdio' }) | (HttpServer & { name: string; transport: 'http' });
+
+/** Server names become tool-name prefixes (`<server>__<tool>`), so they keep to what function names allow. */
+const SERVER_NAME = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
+
+const McpFile = z.object({ mcpServers: z.record(z.string(), z.unknown()) });
+
+export class McpConfigError extends Error {
+  override name = 'McpConfigError';
+}
+
+const where = (path: PropertyKey[]) => path.map(String).join('.') || '(file)';
+const issues = (prefix: PropertyKey[], error: z.ZodError) =>
+  error.issues.map((issue) => `${where([...prefix, ...issue.path])}: ${issue.message}`).join('; ');
+
+/** Parses the file's text; throws McpConfigError naming each bad field. `env` is where `${NAME}` must resolve. */
+export function parseMcpConfig(text: string, env: NodeJS.ProcessEnv = process.env): McpServerConfig[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new McpConfigError(`not JSON (${(error as Error).message})`);
+  }
+  const file = McpFile.safeParse(raw);
+  if (!file.success) throw new McpConfigError(issues([], file.error));
+  const servers: McpServerConfig[] = [];
+  const problems: string[] = [];
+  for (const [name, value] of Object.entries(file.data.mcpServers)) {
+    if (!SERVER_NAME.test(name)) {
+      problems.push(`mcpServers.${name}: a server name is a letter then letters, digits or "-", at most 32 characters`);
+      continue;
+    }
+    const isStdio = value !== null && typeof value === 'object' && 'command' in value;
+    const isHttp = value !== null && typeof value === 'object' && 'url' in value;
+    if (!isStdio && !isHttp) {
+      problems.push(`mcpServers.${name}: needs "command" (a stdio server) or "url" (a Streamable HTTP server)`);
+      continue;
+    }
+    const parsed = isStdio ? StdioServer.safeParse(value) : HttpServer.safeParse(value);
+    if (!parsed.success) {
+      problems.push(issues(['mcpServers', name], parsed.error));
+      continue;
+    }
+    const secrets = isStdio ? (parsed.data as StdioServer).env : (parsed.data as HttpServer).headers;
+    for (const [key, template] of Object.entries(secrets)) {
+      for (const [, variable] of template.matchAll(ENV_REF)) {
+        if (env[variable!] === undefined) {
+          problems.push(`mcpServers.${name}.${isStdio ? 'env' : 'headers'}.${key}: environment variable ${variable} is not set`);
+        }
+      }
+    }
+    servers.push({ ...(parsed.data as any), name, transport: isStdio ? 'stdio' : 'http' });
+  }
+  if (problems.length) throw new McpConfigError(problems.join('; '));
+  return servers;
+}
+
+/** `${NAME}` replaced by the environment's value; only when connecting, never stored. */
+export function withEnv(values: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).map(([key, template]) => [key, template.replace(ENV_REF, (_, name: string) => env[name] ?? '')]));
+}
+
+const loaded = new Map<string, McpServerConfig[]>();
+
+/** The servers BRIGADE_MCP_CONFIG names (none without it); read and checked once per path. */
+export function loadMcpConfig(path: string | undefined): McpServerConfig[] {
+  if (!path) return [];
+  let servers = loaded.get(path);
+  if (!servers) {
+    let text: string;
+    try {
+      text = fs.readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new McpConfigError(`BRIGADE_MCP_CONFIG: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    try {
+      servers = parseMcpConfig(text);
+    } catch (error) {
+      throw new McpConfigError(`BRIGADE_MCP_CONFIG (${path}): ${(error as Error).message}`);
+    }
+    loaded.set(path, servers);
+  }
+  return servers;
+}
+
+/** What a new conversation's input says of MCP: the servers of its agent, or nothing when it has none. */
+export function mcpInput(path: string | undefined, agent: string): { mcpServers?: string[] } {
+  const servers = mcpServersFor(path, agent);
+  return servers.length ? { mcpServers: servers } : {};
+}
+
+/** The names of the servers an agent may use, in the file's order. */
+export function mcpServersFor(path: string | undefined, agent: string): string[] {
+  return loadMcpConfig(path)
+    .filter((server) => (server.agents as string[]).includes(agent))
+    .map((server) => server.name);
+}
