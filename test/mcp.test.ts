@@ -95,4 +95,109 @@ describe('MCP tools', () => {
     assert.deepEqual(lastFunctionResponse()?.response?.structured ?? lastFunctionResponse()?.response?.output?.structured, { ingredient: 'flour', grams: 500 });
     assert.equal(stdioCalls().filter((call) => call.tool === 'lookup_pantry').length, 1);
   });
+
+  test('a gated tool over HTTP parks until approved, and the server sees the approved call once', async () => {
+    const id = await open();
+    const before = kitchen.calls.length;
+    fake.script(reply.calls({ name: 'kitchen__order_groceries', args: { item: 'eggs', quantity: 12 } }));
+    const parked = await say(id, 'Order a dozen eggs');
+    assert.equal(parked.pending.length, 1);
+    const [item] = parked.pending;
+    assert.equal(item.kind, 'approval');
+    assert.equal(item.tool, 'kitchen__order_groceries');
+    assert.deepEqual(item.details, { server: 'kitchen', tool: 'order_groceries' });
+    assert.deepEqual(item.decisions, ['approve', 'reject', 'edit']);
+    assert.equal(kitchen.calls.length, before, 'nothing ran before the decision');
+
+    fake.script(reply.text('Ordered.'));
+    const decided = await decide(id, { pendingId: item.id, decision: 'approve' });
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    assert.equal(toolMessages(decided.body)[0].result.text, 'Ordered 12 × eggs.');
+    assert.equal(decided.body.messages.at(-1).text, 'Ordered.');
+    const seen = kitchen.calls.slice(before);
+    assert.equal(seen.length, 1, 'the server saw the approved call once');
+    assert.deepEqual(seen[0]!.args, { item: 'eggs', quantity: 12 });
+    assert.equal(seen[0]!.key, `${id}:${item.callId}`, 'the idempotency key rides in _meta');
+    assert.ok(kitchen.authorizations.has('Bearer kitchen-secret-token'), 'the header took its value from the environment');
+    const history = JSON.stringify(await app.client.workflow.getHandle(`conversation-${id}`).fetchHistory());
+    assert.ok(!history.includes('kitchen-secret-token'), 'the secret is not in history');
+  });
+
+  test('a rejection\'s reason reaches the model; an edit that does not fit the schema is refused with 422, one that fits runs', async () => {
+    const id = await open();
+    fake.script(reply.calls({ name: 'kitchen__order_groceries', args: { item: 'milk', quantity: 2 } }));
+    const first = await say(id, 'Order milk');
+    fake.script(reply.text('Understood, no milk.'));
+    const rejected = await decide(id, { pendingId: first.pending[0].id, decision: 'reject', reason: 'we have oat milk' });
+    assert.equal(rejected.status, 200);
+    assert.match(toolMessages(rejected.body)[0].result.error, /we have oat milk/);
+    assert.match(JSON.stringify(lastFunctionResponse()), /we have oat milk/);
+
+    const before = kitchen.calls.length;
+    fake.script(reply.calls({ name: 'kitchen__order_groceries', args: { item: 'butter', quantity: 1 } }));
+    const second = await say(id, 'Order butter');
+    const pendingId = second.pending[0].id;
+    const bad = await decide(id, { pendingId, decision: 'edit', args: { item: 'butter', quantity: 500 } });
+    assert.equal(bad.status, 422, JSON.stringify(bad.body));
+    assert.match(JSON.stringify(bad.body), /quantity/);
+    const missing = await decide(id, { pendingId, decision: 'edit', args: { quantity: 2 } });
+    assert.equal(missing.status, 422);
+    assert.match(JSON.stringify(missing.body), /item/);
+    fake.script(reply.text('Two butters ordered.'));
+    const edited = await decide(id, { pendingId, decision: 'edit', args: { item: 'butter', quantity: 2 } });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    assert.equal(toolMessages(edited.body)[0].result.text, 'Ordered 2 × butter.');
+    assert.deepEqual(kitchen.calls.slice(before).map((call) => call.args), [{ item: 'butter', quantity: 2 }]);
+  });
+
+  test('a gated call that nobody decides times out with its timeout action, and the model is told', async () => {
+    const id = await open();
+    const before = kitchen.calls.length;
+    fake.script(reply.calls({ name: 'fridge__order_groceries', args: { item: 'cheese', quantity: 1 } }), reply.text('Nobody approved the cheese.'));
+    const parked = await say(id, 'Order cheese');
+    assert.equal(parked.pending[0].tool, 'fridge__order_groceries');
+    const deadline = Date.now() + 15_000;
+    let view;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      view = await app.call('GET', `/v1/conversations/${id}`);
+    } while (view.body.status !== 'idle' && Date.now() < deadline);
+    assert.equal(view.body.status, 'idle');
+    assert.match(JSON.stringify(lastFunctionResponse()), /No decision before the deadline/);
+    assert.equal(kitchen.calls.length, before, 'the expired call never reached the server');
+    const late = await decide(id, { pendingId: parked.pending[0].id, decision: 'approve' });
+    assert.equal(late.status, 409);
+  });
+
+  test('a tool error reaches the model as the result, and the turn completes', async () => {
+    const id = await open();
+    fake.script(reply.calls({ name: 'kitchen__broken_oven', args: { celsius: 200 } }), reply.text('The oven is broken, sorry.'));
+    const turn = await say(id, 'Preheat the oven');
+    assert.deepEqual(turn.pending, []);
+    assert.equal(toolMessages(turn)[0].result.error, 'The oven is out of order.');
+    assert.match(JSON.stringify(lastFunctionResponse()), /The oven is out of order/);
+    assert.equal(turn.messages.at(-1).text, 'The oven is broken, sorry.');
+  });
+
+  test('a call whose arguments do not fit the server\'s schema goes back to the model without reaching the server', async () => {
+    const id = await open();
+    const before = stdioCalls().length;
+    fake.script(reply.calls({ name: 'pantry__lookup_pantry', args: { ingredient: '' } }), reply.text('Which ingredient?'));
+    const turn = await say(id, 'How much is there?');
+    assert.match(toolMessages(turn)[0].result.error, /Invalid arguments for pantry__lookup_pantry: ingredient/);
+    assert.equal(stdioCalls().length, before);
+  });
+
+  test('when a server says its list changed, the next model step is offered the new list', async () => {
+    const id = await open();
+    fake.script(reply.calls({ name: 'kitchen__broken_oven', args: { celsius: 180 } }), reply.text('Broken.'));
+    await say(id, 'Preheat');
+    kitchen.addTool('set_timer');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    fake.script(reply.calls({ name: 'kitchen__broken_oven', args: { celsius: 180 } }), reply.calls({ name: 'kitchen__set_timer', args: {} }), reply.text('Timer set.'));
+    const turn = await say(id, 'Preheat again, then set a timer');
+    const names = fake.requests.at(-2)!.body.tools!.flatMap((tools) => tools.functionDeclarations ?? []).map((declaration) => declaration.name);
+    assert.ok(names.includes('kitchen__set_timer'), names.join(', '));
+    assert.equal(toolMessages(turn).at(-1).result.text, 'set_timer ran');
+  });
 });
