@@ -201,3 +201,55 @@ describe('MCP tools', () => {
     assert.equal(toolMessages(turn).at(-1).result.text, 'set_timer ran');
   });
 });
+
+describe('MCP elicitation', () => {
+  const ask = async (id: string) => {
+    fake.script(reply.calls({ name: 'kitchen__confirm_delivery', args: { order: 'A-1' } }));
+    const parked = await say(id, 'Book the delivery');
+    assert.equal(parked.pending.length, 1, JSON.stringify(parked));
+    const [item] = parked.pending;
+    assert.equal(item.kind, 'question');
+    assert.equal(item.tool, 'kitchen__confirm_delivery');
+    assert.equal(item.prompt, 'Which day should we deliver?');
+    assert.equal(item.details.server, 'kitchen');
+    assert.deepEqual(item.details.schema.required, ['day']);
+    assert.deepEqual(item.decisions, ['accept', 'decline', 'cancel']);
+    return item;
+  };
+
+  test('an answer that fits the server\'s schema goes back to the server; one that does not is refused with 422', async () => {
+    const id = await open();
+    const item = await ask(id);
+    const bad = await decide(id, { pendingId: item.id, decision: 'accept', args: { day: 'sunday' } });
+    assert.equal(bad.status, 422, JSON.stringify(bad.body));
+    assert.match(JSON.stringify(bad.body), /day/);
+    fake.script(reply.text('Booked for Monday.'));
+    const answered = await decide(id, { pendingId: item.id, decision: 'accept', args: { day: 'monday' } });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.equal(toolMessages(answered.body)[0].result.text, 'Delivery booked for monday.');
+    assert.equal(answered.body.messages.at(-1).text, 'Booked for Monday.');
+  });
+
+  test('a declined question is declined to the server', async () => {
+    const id = await open();
+    const item = await ask(id);
+    fake.script(reply.text('Not booked.'));
+    const declined = await decide(id, { pendingId: item.id, decision: 'decline' });
+    assert.equal(declined.status, 200, JSON.stringify(declined.body));
+    assert.equal(toolMessages(declined.body)[0].result.text, 'No delivery booked (decline).');
+  });
+
+  test('a question left past its deadline is cancelled to the server, and the turn completes', async () => {
+    const id = await open();
+    await ask(id);
+    fake.script(reply.text('Nobody answered.'));
+    const deadline = Date.now() + 20_000;
+    let view;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      view = await app.call('GET', `/v1/conversations/${id}`);
+    } while (view.body.status !== 'idle' && Date.now() < deadline);
+    assert.equal(view.body.status, 'idle');
+    assert.match(JSON.stringify(lastFunctionResponse()), /No delivery booked \(cancel\)/);
+  });
+});

@@ -59,7 +59,7 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
     const server = connections.server(input.server);
     const beat = setInterval(() => context.heartbeat(), Math.max(200, (context.info.heartbeatTimeoutMs ?? 3000) / 3));
     let questions = 0;
-    const elicit: Elicit = (request) =>
+    const elicit: Elicit = async (request) =>
       askWorkflow(context, {
         requestId: `${callId}.q${context.info.attempt}.${(questions += 1)}`,
         callId,
@@ -68,7 +68,7 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
         message: request.message,
         schema: request.schema,
         deadlineMs: server.questionDeadline,
-      }, conversationId);
+      });
     let result: JsonObject;
     try {
       const raw = await connections.callTool(

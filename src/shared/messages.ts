@@ -31,11 +31,11 @@ export const ChatMessage = z.object({
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-export const PENDING_KINDS = ['approval', 'confirmation', 'patchset'] as const;
+export const PENDING_KINDS = ['approval', 'confirmation', 'patchset', 'question'] as const;
 export const PendingKind = z.enum(PENDING_KINDS);
 export type PendingKind = z.infer<typeof PendingKind>;
 
-export const DECISIONS = ['approve', 'reject', 'edit', 'yes', 'no', 'accept'] as const;
+export const DECISIONS = ['approve', 'reject', 'edit', 'yes', 'no', 'accept', 'decline', 'cancel'] as const;
 export const DecisionName = z.enum(DECISIONS);
 export type DecisionName = z.infer<typeof DecisionName>;
 

@@ -2,6 +2,7 @@
 // it, how a chat message answers it, and what a "yes" must name. chatSession reads this table; a new kind
 // is a new row, not a branch in the workflow.
 import type { DecisionInput, PendingItem, PendingKind, PendingOption } from './messages.ts';
+import { questionSpec } from '../mcp/question-kind.ts';
 
 export interface PendingKindSpec {
   /**
@@ -64,6 +65,7 @@ export const PENDING_KINDS_SPEC: Record<PendingKind, PendingKindSpec> = {
     messageIsAnswer: false,
     fromMessage: () => undefined,
   },
+  question: questionSpec,
 };
 
 /** The option id a valid `yes` chose (by id or name), for the item's owner. */

@@ -49,7 +49,7 @@ import { fail, userFacingReason } from './failure-text.ts';
 import { handOn, mayContinueAsNew, takeOver } from './history.ts';
 import { PendingItems, itemForChild } from './pending-items.ts';
 import { McpTools } from './mcp-tools.ts';
-import { mcpPorts } from './mcp-ports.ts';
+import { handleMcpQuestions, mcpPorts } from './mcp-ports.ts';
 import { TurnLoop } from './turn-loop.ts';
 
 export async function chatSession(input: ChatSessionInput): Promise<void> {
@@ -135,6 +135,8 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     },
     carried,
   );
+
+  handleMcpQuestions(mcp, { loop, pending, events });
 
   /** A tool that is a workflow of its own: started as a child with a readable ID, awaited, its result recorded. */
   async function runChild(spec: ToolSpec, call: ToolCall, args: JsonObject): Promise<ChildToolOutput> {

@@ -1,10 +1,14 @@
 // The Temporal side of McpTools: the list is a local activity (short, and recorded like any other); a call is
 // a regular activity with the server's timeout, heartbeats (a dead worker is noticed in seconds) and its
 // bounded attempts.
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, setHandler, uuid4 } from '@temporalio/workflow';
+import { mcpAnswerQuery, mcpQuestionSignal } from '../mcp/definitions.ts';
 import type { McpActivities } from '../mcp/types.ts';
 import type { ChatSessionInput } from '../shared/messages.ts';
-import type { McpToolsPorts } from './mcp-tools.ts';
+import type { EventLog } from './event-log.ts';
+import type { McpTools, McpToolsPorts } from './mcp-tools.ts';
+import type { PendingItems } from './pending-items.ts';
+import type { TurnLoop } from './turn-loop.ts';
 
 export function mcpPorts({ conversationId, userId, agent }: Pick<ChatSessionInput, 'conversationId' | 'userId' | 'agent'>): McpToolsPorts {
   const listing = proxyLocalActivities<McpActivities>({
@@ -25,4 +29,20 @@ export function mcpPorts({ conversationId, userId, agent }: Pick<ChatSessionInpu
       ]);
     },
   };
+}
+
+/** Elicitations: the call's activity signals a question and polls its answer (src/mcp/definitions.ts). */
+export function handleMcpQuestions(mcp: McpTools, { loop, pending, events }: { loop: TurnLoop; pending: PendingItems; events: EventLog }): void {
+  if (!mcp.enabled) return;
+  mcp.attachQuestions({ park: (item, deadlineMs, onTimeout) => loop.park(item, deadlineMs, onTimeout), get: (id) => pending.get(id), now: Date.now });
+  setHandler(
+    mcpQuestionSignal,
+    (request) => {
+      const refused = mcp.ask(request);
+      // Like any bad signal: recorded, never fatal.
+      if (refused) events.signalRejected(`signal-rejected:${uuid4()}`, refused, request);
+    },
+    { description: "From an MCP call's activity: the server asks the user something (elicitation); opens a pending question." },
+  );
+  setHandler(mcpAnswerQuery, (requestId) => mcp.answer(requestId), { description: 'The answer to an MCP question, once the user gave it (or null).' });
 }

@@ -2,10 +2,19 @@
 // asks a server), listed again when a call reports that the server's list changed, and turned into ToolSpecs
 // the turn loop handles like the agent's own: the same approvals, deadlines and timeout actions. Arguments
 // (the model's and an edit's) are checked against the server's own JSON Schema with ajv.
-import { Ajv } from 'ajv';
-import { z } from 'zod';
-import type { McpCallInput, McpCallResult, McpListToolsInput, McpServerTools, McpToolDescriptor } from '../mcp/types.ts';
-import type { JsonObject, ToolCall } from '../shared/messages.ts';
+import { jsonSchemaArgs } from '../mcp/json-schema.ts';
+import type {
+  McpCallInput,
+  McpCallResult,
+  McpListToolsInput,
+  McpQuestionAnswer,
+  McpQuestionRequest,
+  McpServerTools,
+  McpToolDescriptor,
+} from '../mcp/types.ts';
+import { QUESTION_DECISIONS } from '../mcp/question-kind.ts';
+import type { DecisionName, JsonObject, PendingItem, ToolCall } from '../shared/messages.ts';
+import type { ItemOutcome, OpenItem } from './pending-items.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
 import type { ToolDeclaration } from '../model/types.ts';
 
@@ -16,37 +25,18 @@ export interface McpToolsPorts {
 
 export type McpToolSpec = ToolSpec & { mcp: McpToolDescriptor };
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
-
-/** The server's schema as a zod schema, so every check (the call's, an edit's) reads like the agent's own tools'. */
-export function argsSchema(inputSchema: JsonObject): z.ZodType {
-  const { $schema: _dialect, ...schema } = inputSchema;
-  let validate: ReturnType<typeof ajv.compile> | undefined;
-  try {
-    validate = ajv.compile(schema);
-  } catch {
-    validate = undefined;
-  }
-  return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
-    if (!validate) {
-      ctx.addIssue({ code: 'custom', message: 'the server gave this tool a schema that cannot be checked' });
-      return;
-    }
-    if (validate(value)) return;
-    for (const error of validate.errors ?? []) {
-      const path = error.instancePath.split('/').slice(1).map((part: string) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-      const missing = error.keyword === 'required' ? ` (${String(error.params.missingProperty)})` : '';
-      const extra = error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : '';
-      ctx.addIssue({ code: 'custom', path, message: `${error.message ?? 'does not fit'}${missing}${extra}` });
-    }
-  });
+/** What questions (elicitations) need of the conversation: the turn loop's park, and the open items. */
+export interface McpQuestionPorts {
+  park(item: PendingItem, deadlineMs: number, onTimeout: DecisionName): Promise<ItemOutcome>;
+  get(id: string): OpenItem | undefined;
+  now(): number;
 }
 
 export function toSpec(tool: McpToolDescriptor): McpToolSpec {
   return {
     name: tool.name,
     description: tool.description,
-    args: argsSchema(tool.inputSchema),
+    args: jsonSchemaArgs(tool.inputSchema),
     policy: tool.policy,
     details: { server: tool.server, tool: tool.tool },
     mcp: tool,
@@ -60,6 +50,11 @@ export class McpTools {
   #specs = new Map<string, McpToolSpec>();
   #declarations: ToolDeclaration[] = [];
   #fresh = false;
+  /** calls running now, by call id: the only ones a question may belong to */
+  readonly #inFlight = new Map<string, { name: string; args: JsonObject; questions: string[] }>();
+  /** answers the call activities poll for, by request id; dropped when their call ends */
+  readonly #answers = new Map<string, McpQuestionAnswer>();
+  #questions: McpQuestionPorts | undefined;
 
   constructor(servers: readonly string[] | undefined, ports: McpToolsPorts) {
     this.servers = servers ?? [];
@@ -101,11 +96,65 @@ export class McpTools {
     const spec = this.#specs.get(call.name)!;
     const { server, tool } = spec.mcp;
     const hash = this.#lists.get(server)?.hash;
-    const { result, toolsChanged } = await this.#ports.call(
-      { callId: call.id, name: call.name, server, tool, args, ...(hash ? { listHash: hash } : {}) },
-      spec.mcp,
-    );
-    if (toolsChanged) this.#fresh = false;
-    return result;
+    const running = { name: call.name, args, questions: [] as string[] };
+    this.#inFlight.set(call.id, running);
+    try {
+      const { result, toolsChanged } = await this.#ports.call(
+        { callId: call.id, name: call.name, server, tool, args, ...(hash ? { listHash: hash } : {}) },
+        spec.mcp,
+      );
+      if (toolsChanged) this.#fresh = false;
+      return result;
+    } finally {
+      this.#inFlight.delete(call.id);
+      for (const id of running.questions) {
+        this.#answers.delete(id);
+        // A question still open when its call ended (the server gave up, the attempt died) is closed with it.
+        const entry = this.#questions?.get(id);
+        if (entry && !entry.decision) entry.decision = { pendingId: id, decision: 'cancel', reason: 'the call ended' };
+      }
+    }
+  }
+
+  attachQuestions(ports: McpQuestionPorts): void {
+    this.#questions = ports;
+  }
+
+  /**
+   * A call's activity asks the user something (mcpQuestion signal): a pending `question`, answered through
+   * the same decisions as any item. Returns why it was refused, or undefined when it was opened.
+   */
+  ask(request: McpQuestionRequest): string | undefined {
+    const running = this.#inFlight.get(request.callId);
+    if (!running || !this.#questions) return 'mcpQuestion for a call that is not running';
+    if (running.questions.includes(request.requestId)) return undefined;
+    // A retried attempt asks again: what the dead attempt asked is closed, its answer could reach no one.
+    for (const id of running.questions) {
+      const entry = this.#questions.get(id);
+      if (entry && !entry.decision) entry.decision = { pendingId: id, decision: 'cancel', reason: 'asked again' };
+    }
+    running.questions.push(request.requestId);
+    const item: PendingItem = {
+      id: request.requestId,
+      kind: 'question',
+      tool: running.name,
+      callId: request.callId,
+      args: running.args,
+      decisions: [...QUESTION_DECISIONS],
+      expiresAt: new Date(this.#questions.now() + request.deadlineMs).toISOString(),
+      prompt: request.message,
+      details: { server: request.server, schema: request.schema },
+    };
+    void this.#questions.park(item, request.deadlineMs, 'cancel').then(({ decision }) => {
+      if (!this.#inFlight.has(request.callId)) return;
+      const action = decision.decision === 'accept' ? 'accept' : decision.decision === 'decline' ? 'decline' : 'cancel';
+      this.#answers.set(request.requestId, action === 'accept' ? { action, content: decision.args ?? {} } : { action });
+    });
+    return undefined;
+  }
+
+  /** what the user answered, once they have */
+  answer(requestId: string): McpQuestionAnswer | null {
+    return this.#answers.get(requestId) ?? null;
   }
 }
