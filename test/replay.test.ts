@@ -11,6 +11,7 @@ import { workflowBundlePath } from './support/harness.ts';
 import { scenarios as supportScenarios } from './support/scenarios.ts';
 import { beerScenarios } from './support/scenarios-beer.ts';
 import { REPLAY_DATA_DIR, recipeScenarios } from './support/scenarios-recipes.ts';
+import { mcpScenarios } from './support/scenarios-mcp.ts';
 import { sousScenarios } from './support/scenarios-sous.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
@@ -18,7 +19,7 @@ import { type TestApp, startTestApp } from './support/test-app.ts';
 const { History } = proto.temporal.api.history.v1;
 const HISTORIES = path.join(import.meta.dirname, 'histories');
 const recording = process.env.RECORD_HISTORIES === '1';
-const scenarios = [...supportScenarios, ...recipeScenarios, ...beerScenarios, ...sousScenarios];
+const scenarios = [...supportScenarios, ...recipeScenarios, ...beerScenarios, ...sousScenarios, ...mcpScenarios];
 
 let app: TestApp;
 before(async () => {
