@@ -235,7 +235,7 @@ describe('operators', () => {
     for (const route of ['/v1/conversations', '/v1/conversations/{id}', '/v1/conversations/{id}/messages', '/v1/conversations/{id}/decisions', '/v1/conversations/{id}/events']) {
       assert.ok(doc.body.paths[route], route);
     }
-    assert.deepEqual(doc.body.components.schemas.Decision.properties.decision.enum, ['approve', 'reject', 'edit', 'yes', 'no', 'accept']);
+    assert.deepEqual(doc.body.components.schemas.Decision.properties.decision.enum, ['approve', 'reject', 'edit', 'yes', 'no', 'accept', 'decline', 'cancel']);
   });
 });
 

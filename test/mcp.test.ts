@@ -105,7 +105,9 @@ describe('MCP tools', () => {
     const [item] = parked.pending;
     assert.equal(item.kind, 'approval');
     assert.equal(item.tool, 'kitchen__order_groceries');
-    assert.deepEqual(item.details, { server: 'kitchen', tool: 'order_groceries' });
+    assert.equal(item.details.server, 'kitchen');
+    assert.equal(item.details.tool, 'order_groceries');
+    assert.equal(item.details.schema.properties.quantity.type, 'integer');
     assert.deepEqual(item.decisions, ['approve', 'reject', 'edit']);
     assert.equal(kitchen.calls.length, before, 'nothing ran before the decision');
 

@@ -212,7 +212,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     },
     {
       description:
-        'A decision from the Web UI or CLI: {"pendingId": "<id from the state query>", "decision": "approve" | "reject" | "edit" | "yes" | "no" | "accept", "reason"?, "args"? (edit), "choice"? (yes)}. A bad payload is recorded as a signal.rejected event and ignored.',
+        'A decision from the Web UI or CLI: {"pendingId": "<id from the state query>", "decision": "approve" | "reject" | "edit" | "yes" | "no" | "accept" | "decline" | "cancel", "reason"?, "args"? (edit; an answer to a question), "choice"? (yes)}. A bad payload is recorded as a signal.rejected event and ignored.',
     },
   );
 

@@ -38,7 +38,8 @@ export function toSpec(tool: McpToolDescriptor): McpToolSpec {
     description: tool.description,
     args: jsonSchemaArgs(tool.inputSchema),
     policy: tool.policy,
-    details: { server: tool.server, tool: tool.tool },
+    // What an approval card shows: the server, its own name for the tool, and the form's schema.
+    details: { server: tool.server, tool: tool.tool, schema: tool.parameters },
     mcp: tool,
   };
 }

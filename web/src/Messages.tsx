@@ -56,7 +56,7 @@ export function DraftRow({ draft }: { draft?: Draft }) {
   );
 }
 
-const KIND_LABEL: Record<string, string> = { approval: 'Approval', confirmation: 'Confirmation', patchset: 'Proposed change (PatchSet)' };
+const KIND_LABEL: Record<string, string> = { approval: 'Approval', confirmation: 'Confirmation', patchset: 'Proposed change (PatchSet)', question: 'Question' };
 
 /** A pending item in the place it opened: what it asked, and once closed, how it ended and why. */
 export function PendingRecord({ item, closed }: { item: PendingItem; closed?: ClosedInfo }) {

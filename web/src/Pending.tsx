@@ -1,6 +1,7 @@
 // What waits for the person: approvals, confirmations, PatchSets, each with its deadline counting down.
 import { useState } from 'react';
 import { ApiError, fieldErrorsOf, type FieldError } from './api';
+import { McpQuestionCard, mcpServerOf } from './McpQuestion';
 import { PatchReview } from './PatchReview';
 import type { AgentName, JsonSchema, Meta, PendingItem } from './types';
 import { formatRemaining, useNow } from './util';
@@ -13,9 +14,11 @@ export function PendingPanel({ pending, meta, agent, onDecide }: { pending: Pend
     <section className="pending" aria-label="Waiting for you">
       {pending.map((item) =>
         item.kind === 'approval' ? (
-          <ApprovalCard key={item.id} item={item} schema={meta?.agents.find((a) => a.name === agent)?.tools.find((t) => t.name === item.tool)?.parameters} onDecide={onDecide} />
+          <ApprovalCard key={item.id} item={item} schema={meta?.agents.find((a) => a.name === agent)?.tools.find((t) => t.name === item.tool)?.parameters ?? (item.details?.schema as JsonSchema | undefined)} onDecide={onDecide} />
         ) : item.kind === 'confirmation' ? (
           <ConfirmationCard key={item.id} item={item} onDecide={onDecide} />
+        ) : item.kind === 'question' ? (
+          <McpQuestionCard key={item.id} item={item} onDecide={onDecide} />
         ) : (
           <PatchReview key={item.id} item={item} onDecide={onDecide} />
         ),
@@ -37,7 +40,7 @@ export function Countdown({ expiresAt, label = 'Time left' }: { expiresAt?: stri
   );
 }
 
-function useDecision(onDecide: Decide) {
+export function useDecision(onDecide: Decide) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
   const run = async (body: Record<string, unknown>) => {
@@ -68,7 +71,10 @@ function ApprovalCard({ item, schema, onDecide }: { item: PendingItem; schema?: 
 
   return (
     <article className="pending-card approval" aria-labelledby={headingId}>
-      <h2 id={headingId}>Approve <code>{item.tool}</code>?</h2>
+      <h2 id={headingId}>
+        Approve <code>{mcpServerOf(item)?.tool ?? item.tool}</code>
+        {mcpServerOf(item) && <> from MCP server <strong data-testid="mcp-server">{mcpServerOf(item)!.server}</strong></>}?
+      </h2>
       {item.prompt && <p>{item.prompt}</p>}
       <dl className="args">
         {Object.entries(item.args).map(([k, v]) => (
