@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from './support/fake-gemini.ts';
-import { type KitchenHttp, startKitchenHttp } from './support/mcp-kitchen.ts';
+import { type KitchenHttp, ONE_PIXEL_PNG, startKitchenHttp } from './support/mcp-kitchen.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
 const STDIO_SERVER = new URL('./support/mcp-stdio-server.ts', import.meta.url).pathname;
@@ -43,7 +43,7 @@ before(async () => {
   fake = await startFakeGemini();
   kitchen = await startKitchenHttp();
   writeMcpConfig(configPath, kitchen.url, stdioLog);
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'mcp-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s', BRIGADE_MCP_CONFIG: configPath } });
+  app = await startTestApp({ env: { GEMINI_API_KEY: 'mcp-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s', BRIGADE_MCP_CONFIG: configPath, DATA_DIR: path.join(dir, 'data') } });
 });
 after(async () => {
   await app?.stop();
@@ -179,6 +179,23 @@ describe('MCP tools', () => {
     assert.equal(toolMessages(turn)[0].result.error, 'The oven is out of order.');
     assert.match(JSON.stringify(lastFunctionResponse()), /The oven is out of order/);
     assert.equal(turn.messages.at(-1).text, 'The oven is broken, sorry.');
+  });
+
+  test('images are stored like other files and referenced; resource links by URI', async () => {
+    const id = await open();
+    fake.script(reply.calls({ name: 'kitchen__photo_of_dish', args: { dish: 'paella' } }), reply.text('Here it is.'));
+    const turn = await say(id, 'Show me paella');
+    const { result } = toolMessages(turn)[0];
+    assert.equal(result.text, 'A photo of paella.');
+    const [image, link] = result.files;
+    assert.equal(image.type, 'image');
+    assert.equal(image.mimeType, 'image/png');
+    // The local store's URL names the configured port; the test's API listens elsewhere.
+    const file = await fetch(`${app.baseUrl}${new URL(image.url).pathname}`);
+    assert.equal(file.status, 200, image.url);
+    assert.equal(file.headers.get('content-type'), 'image/png');
+    assert.deepEqual(Buffer.from(await file.arrayBuffer()), Buffer.from(ONE_PIXEL_PNG, 'base64'));
+    assert.deepEqual(link, { type: 'resource_link', uri: 'https://kitchen.example/recipes/1', name: 'the recipe' });
   });
 
   test('a call whose arguments do not fit the server\'s schema goes back to the model without reaching the server', async () => {

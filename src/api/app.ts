@@ -19,6 +19,7 @@ import { requestId } from './request-id.ts';
 import { sousRoutes } from './sous.ts';
 import { webAppRoutes } from './web-app.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
+import { mcpFileRoutes } from './mcp-files.ts';
 
 export interface AppDeps {
   config: Config;
@@ -43,6 +44,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.use(fileRoutes(config, pool));
+  app.use(mcpFileRoutes(config));
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
   app.use(
     '/v1',

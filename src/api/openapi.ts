@@ -207,6 +207,18 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { 200: { description: 'The PNG', content: { 'image/png': {} } }, 404: json('No such image (or images are in GCS)', 'Error') },
         },
       },
+      '/files/mcp/{conversation}/{name}': {
+        get: {
+          summary:
+            'A file an MCP tool answered with (an image, audio, a binary resource) on the local object store: what a tool result\'s files[].url points at. No bearer token: both ids are random. Raster images and audio are served inline, anything else as a download.',
+          security: [],
+          parameters: [
+            { name: 'conversation', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+            { name: 'name', in: 'path', required: true, description: '<call id>-<n>.<ext>', schema: { type: 'string' } },
+          ],
+          responses: { 200: { description: 'The file' }, 404: json('No such file (or files are in GCS)', 'Error') },
+        },
+      },
     },
   };
 }

@@ -1,7 +1,7 @@
-// The Temporal side of McpTools: the list is a local activity (short, and recorded like any other); a call is
-// a regular activity with the server's timeout, heartbeats (a dead worker is noticed in seconds) and its
-// bounded attempts.
-import { proxyActivities, proxyLocalActivities, setHandler, uuid4 } from '@temporalio/workflow';
+// The Temporal side of McpTools: the list is an activity (it may start a server's process, which must not hold
+// a workflow task open, as a local activity would); a call is an activity with the server's timeout,
+// heartbeats (a dead worker is noticed in seconds) and its bounded attempts.
+import { proxyActivities, setHandler, uuid4 } from '@temporalio/workflow';
 import { mcpAnswerQuery, mcpQuestionSignal } from '../mcp/definitions.ts';
 import type { McpActivities } from '../mcp/types.ts';
 import type { ChatSessionInput } from '../shared/messages.ts';
@@ -11,7 +11,7 @@ import type { PendingItems } from './pending-items.ts';
 import type { TurnLoop } from './turn-loop.ts';
 
 export function mcpPorts({ conversationId, userId, agent }: Pick<ChatSessionInput, 'conversationId' | 'userId' | 'agent'>): McpToolsPorts {
-  const listing = proxyLocalActivities<McpActivities>({
+  const listing = proxyActivities<McpActivities>({
     startToCloseTimeout: '60s',
     retry: { maximumAttempts: 3, initialInterval: '500ms', maximumInterval: '5s' },
   });

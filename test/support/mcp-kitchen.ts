@@ -4,6 +4,7 @@
 //   order_groceries   changes something: needs approval under the default policy
 //   broken_oven       always fails (isError)
 //   confirm_delivery  asks the user which day (elicitation) and says what it was told
+//   photo_of_dish     answers with an image and a resource link
 // Every call is reported to `onCall` with its arguments and the idempotency key from `_meta`.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -25,6 +26,7 @@ export interface KitchenHooks {
 }
 
 const IDEMPOTENCY = 'io.brigade/idempotency-key';
+export const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 export function buildKitchen(hooks: KitchenHooks): McpServer {
   const server = new McpServer({ name: 'kitchen', version: '1.0.0' });
@@ -67,6 +69,21 @@ export function buildKitchen(hooks: KitchenHooks): McpServer {
     async (args, extra) => {
       seen('broken_oven', args, extra);
       return { isError: true, content: [{ type: 'text', text: 'The oven is out of order.' }] };
+    },
+  );
+
+  server.registerTool(
+    'photo_of_dish',
+    { description: 'A photo of a dish.', inputSchema: { dish: z.string() }, annotations: { readOnlyHint: true } },
+    async (args, extra) => {
+      seen('photo_of_dish', args, extra);
+      return {
+        content: [
+          { type: 'text', text: `A photo of ${args.dish}.` },
+          { type: 'image', data: ONE_PIXEL_PNG, mimeType: 'image/png' },
+          { type: 'resource_link', uri: 'https://kitchen.example/recipes/1', name: 'the recipe' },
+        ],
+      };
     },
   );
 
