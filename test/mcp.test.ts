@@ -181,6 +181,19 @@ describe('MCP tools', () => {
     assert.equal(turn.messages.at(-1).text, 'The oven is broken, sorry.');
   });
 
+  test('a stdio server that dies is started again on the next use; the dead call is an error the model reads', async () => {
+    const id = await open();
+    fake.script(reply.calls({ name: 'pantry__power_cut', args: {} }), reply.text('The pantry server went down.'));
+    const cut = await say(id, 'Cut the power');
+    assert.match(toolMessages(cut)[0].result.error, /The MCP server pantry could not be reached/);
+    const cuts = stdioCalls().filter((call) => call.tool === 'power_cut');
+    assert.equal(cuts.length, 3, 'each of the three attempts found a new process');
+    assert.equal(new Set(cuts.map((call) => call.pid)).size, 3);
+    fake.script(reply.calls({ name: 'pantry__lookup_pantry', args: { ingredient: 'rice' } }), reply.text('Rice: 500 g.'));
+    const after = await say(id, 'How much rice?');
+    assert.equal(toolMessages(after)[0].result.text, 'There are 500 g of rice.');
+  });
+
   test('images are stored like other files and referenced; resource links by URI', async () => {
     const id = await open();
     fake.script(reply.calls({ name: 'kitchen__photo_of_dish', args: { dish: 'paella' } }), reply.text('Here it is.'));

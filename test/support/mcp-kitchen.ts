@@ -5,6 +5,7 @@
 //   broken_oven       always fails (isError)
 //   confirm_delivery  asks the user which day (elicitation) and says what it was told
 //   photo_of_dish     answers with an image and a resource link
+//   power_cut         (stdio only) the server's process dies mid-call
 // Every call is reported to `onCall` with its arguments and the idempotency key from `_meta`.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -23,6 +24,8 @@ export interface KitchenHooks {
   onCall(call: KitchenCall): void;
   /** awaited before order_groceries answers (a test holds a call there) */
   beforeOrder?: () => Promise<void>;
+  /** given: a power_cut tool that calls it (the stdio server exits) */
+  powerCut?: () => void;
 }
 
 const IDEMPOTENCY = 'io.brigade/idempotency-key';
@@ -71,6 +74,15 @@ export function buildKitchen(hooks: KitchenHooks): McpServer {
       return { isError: true, content: [{ type: 'text', text: 'The oven is out of order.' }] };
     },
   );
+
+  if (hooks.powerCut) {
+    const cut = hooks.powerCut;
+    server.registerTool('power_cut', { description: 'Cuts the power.', inputSchema: {}, annotations: { readOnlyHint: true } }, async (args, extra) => {
+      seen('power_cut', args, extra);
+      cut();
+      return { content: [] };
+    });
+  }
 
   server.registerTool(
     'photo_of_dish',

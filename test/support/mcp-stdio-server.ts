@@ -5,5 +5,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { buildKitchen } from './mcp-kitchen.ts';
 
 const log = process.env.KITCHEN_CALL_LOG;
-const server = buildKitchen({ onCall: (call) => log && fs.appendFileSync(log, `${JSON.stringify(call)}\n`) });
+const server = buildKitchen({
+  onCall: (call) => log && fs.appendFileSync(log, `${JSON.stringify({ ...call, pid: process.pid })}\n`),
+  powerCut: () => process.exit(1),
+});
 await server.connect(new StdioServerTransport());
