@@ -86,3 +86,38 @@ test('a worker killed during an approved MCP call: the turn finishes on a new wo
     await killWorker(worker);
   }
 });
+
+test('a worker killed while a question waits for the user: the retried call asks again, and the new question is answered', async () => {
+  let worker = await startWorkerProcess(app, env());
+  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+  const id = created.body.id;
+  try {
+    fake.script(reply.calls({ name: 'kitchen__confirm_delivery', args: { order: 'B-2' } }));
+    const parked = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'Book the delivery' } });
+    assert.equal(parked.status, 200, JSON.stringify(parked.body));
+    const first = parked.body.pending[0];
+    assert.equal(first.kind, 'question');
+    await killWorker(worker);
+    worker = await startWorkerProcess(app, env());
+
+    const deadline = Date.now() + 60_000;
+    let second;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const view = await app.call('GET', `/v1/conversations/${id}`);
+      second = view.body.pending.find((item: { kind: string; id: string }) => item.kind === 'question' && item.id !== first.id);
+    } while (!second && Date.now() < deadline);
+    assert.ok(second, 'the retried call asked again');
+    const stale = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: first.id, decision: 'accept', args: { day: 'monday' } } });
+    assert.equal(stale.status, 409, 'the dead attempt\'s question is closed');
+
+    fake.script(reply.text('Booked for Monday.'));
+    const answered = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: second.id, decision: 'accept', args: { day: 'monday' } } });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.equal(answered.body.messages.find((message: { role: string }) => message.role === 'tool').result.text, 'Delivery booked for monday.');
+    const asks = kitchen.calls.filter((call) => call.tool === 'confirm_delivery' && call.key === `${id}:${first.callId}`);
+    assert.equal(asks.length, 2, 'the call ran again on the new worker, with the same idempotency key');
+  } finally {
+    await killWorker(worker);
+  }
+});

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from './support/fake-gemini.ts';
 import { type KitchenHttp, ONE_PIXEL_PNG, startKitchenHttp } from './support/mcp-kitchen.ts';
+import { decisionSignal } from '../src/shared/definitions.ts';
+import { waitUntilIdle } from './support/scenarios.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
 const STDIO_SERVER = new URL('./support/mcp-stdio-server.ts', import.meta.url).pathname;
@@ -260,6 +262,15 @@ describe('MCP elicitation', () => {
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
     assert.equal(toolMessages(answered.body)[0].result.text, 'Delivery booked for monday.');
     assert.equal(answered.body.messages.at(-1).text, 'Booked for Monday.');
+  });
+
+  test('an answer by signal (the Web UI, the CLI) works like one through the API', async () => {
+    const id = await open();
+    const item = await ask(id);
+    fake.script(reply.text('Booked.'));
+    await app.client.workflow.getHandle(`conversation-${id}`).signal(decisionSignal, { pendingId: item.id, decision: 'accept', args: { day: 'tuesday' } });
+    await waitUntilIdle(app, id);
+    assert.match(JSON.stringify(lastFunctionResponse()), /Delivery booked for tuesday/);
   });
 
   test('a declined question is declined to the server', async () => {
