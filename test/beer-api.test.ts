@@ -4,7 +4,7 @@
 // a second run, no, a (short) timeout with no grounding call, 409 and 422, API_ERROR, progress, metrics.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { simplifyBreweryName } from '../src/shared/beer-names.ts';
+import { simplifyBreweryName } from '../src/agents/beer/names.ts';
 import { SAN_DIEGO_CLIENT, groundingCalls, historyOf, progressEvents, scriptBeerGemini, untilIdle } from './support/beer.ts';
 import { type FakeGemini, startFakeGemini } from './support/fake-gemini.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from './support/fake-openbrewerydb.ts';

@@ -10,11 +10,11 @@ import { executeGuarded, executeGuardedAlone } from '../src/sql/execute.ts';
 import { guardSql } from '../src/sql/guard.ts';
 import { RECIPES_SQL_POLICY, type SqlPolicy } from '../src/sql/policy.ts';
 import { loadConfig } from '../src/config.ts';
-import { RecipeContent } from '../src/shared/recipe.ts';
+import { RecipeContent } from '../src/agents/recipes/recipe.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
-import { recipesImplementations } from '../src/tools/recipes/index.ts';
-import { type RecipeSqlResult, RECIPES_SQL_ROLE } from '../src/tools/recipes/sql.ts';
-import type { ToolContext } from '../src/tools/types.ts';
+import { recipesImplementations } from '../src/agents/recipes/implementations.ts';
+import { type RecipeSqlResult, RECIPES_SQL_ROLE } from '../src/agents/recipes/sql-tool.ts';
+import type { ToolContext } from '../src/activities/tool-context.ts';
 import { freshDatabase } from './support/harness.ts';
 import { A1, A2, A3, A4, ALICE_LIVE, B1, B2, CORPUS, type CorpusEntry, FIXTURE, LEAK_MARKERS } from './support/sql-corpus.ts';
 

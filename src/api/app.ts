@@ -5,7 +5,7 @@ import type { Config, TokenGrant } from '../config.ts';
 import { bearerAuth } from './auth.ts';
 import { jsonBody } from './body.ts';
 import { cors } from './cors.ts';
-import { beerMetricsRoutes } from './beer-metrics.ts';
+import { beerMetricsRoutes } from '../agents/beer/metrics-routes.ts';
 import { conversationRoutes } from './conversations.ts';
 import { EventNotifier } from './event-notifier.ts';
 import { fileRoutes } from './files.ts';
@@ -14,9 +14,9 @@ import { healthRoutes } from './health.ts';
 import { metaRoutes } from './meta.ts';
 import { HttpError, errorHandler } from './http-error.ts';
 import { openApiDocument } from './openapi.ts';
-import { recipeRoutes } from './recipes.ts';
+import { recipeRoutes } from '../agents/recipes/routes.ts';
 import { requestId } from './request-id.ts';
-import { sousRoutes } from './sous.ts';
+import { sousRoutes } from '../agents/sous/routes.ts';
 import { webAppRoutes } from './web-app.ts';
 
 export interface AppDeps {

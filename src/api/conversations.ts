@@ -15,13 +15,13 @@ import { storableJson } from '../shared/safe-text.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
 import { principalOf, type Principal } from './auth.ts';
-import { requireBeerClient } from './beer-client.ts';
+import { requireBeerClient } from '../agents/beer/client-access.ts';
 import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
 import { CreateConversationBody, DecisionBody, MessageBody } from './schemas.ts';
-import { agentView, sousInit } from './sous.ts';
+import { agentView, sousInit } from '../agents/sous/routes.ts';
 
 export interface ConversationDeps {
   config: Config;

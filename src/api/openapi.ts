@@ -1,6 +1,6 @@
 // The OpenAPI document, generated from the same zod schemas that validate requests.
 import { z } from 'zod';
-import { ConversationMetricsView } from '../shared/beer-definitions.ts';
+import { ConversationMetricsView } from '../agents/beer/definitions.ts';
 import { MetaBody } from './meta.ts';
 import {
   ConversationSummary,
@@ -12,10 +12,10 @@ import {
   MessageBody,
   TurnResult,
 } from './schemas.ts';
-import { OverrideBody, SousStateView } from './sous-schemas.ts';
-import { RecipeList, RecipeListQuery } from './recipes.ts';
-import { RecipeCardMessage, SavedRecipe } from '../shared/recipe.ts';
-import { SaveProgress, SaveRecipeResult } from '../shared/save-recipe.ts';
+import { OverrideBody, SousStateView } from '../agents/sous/api-schemas.ts';
+import { RecipeList, RecipeListQuery } from '../agents/recipes/routes.ts';
+import { RecipeCardMessage, SavedRecipe } from '../agents/recipes/recipe.ts';
+import { SaveProgress, SaveRecipeResult } from '../agents/recipes/save-pipeline.ts';
 
 const schema = (type: z.ZodType, io: 'input' | 'output' = 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { isStorableText, UNSTORABLE_MESSAGE } from '../shared/safe-text.ts';
 import { AgentName, ChatMessage, ConversationStatus, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
-import { SousCreateFields, SousViewFields } from './sous-schemas.ts';
+import { SousCreateFields, SousViewFields } from '../agents/sous/api-schemas.ts';
 
 export { DecisionInput as DecisionBody, SendMessageInput as MessageBody } from '../shared/messages.ts';
 

@@ -1,8 +1,8 @@
 // The offline model's phrasebook: a few fixed phrasings per support tool, turned into one call's arguments.
 // Values pass through as typed (a malformed phone stays malformed): the runtime validates, as with Gemini.
-import { stateName } from '../shared/beer-names.ts';
+import { stateName } from '../agents/beer/names.ts';
 import type { JsonObject } from '../shared/messages.ts';
-import { SAVE_RECIPE_EXAMPLE, matchSaveRecipe } from './offline-recipe-save.ts';
+import { SAVE_RECIPE_EXAMPLE, matchSaveRecipe } from '../agents/recipes/offline-save.ts';
 import { RECIPES_OFFLINE_PHRASES, RECIPES_RULES } from './offline-recipes.ts';
 
 export interface OfflinePhrase {

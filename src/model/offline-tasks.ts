@@ -1,10 +1,10 @@
 // The offline model's one-shot tasks and structured chat answers, registered per agent by name: without a
 // GEMINI_API_KEY every pipeline still runs end to end, deterministically, and says it is offline.
-import { recipeImage, recipeImagePrompt, recipeStructuring } from './offline-recipe-save.ts';
-import { webSummaryOffline } from './offline-beer-finder.ts';
+import { recipeImage, recipeImagePrompt, recipeStructuring } from '../agents/recipes/offline-save.ts';
+import { webSummaryOffline } from '../agents/beer/offline-finder.ts';
 import type { ModelRequest } from './types.ts';
-import { offlineSqlGeneration } from './offline-beer.ts';
-import { offlineSous } from './offline-sous.ts';
+import { offlineSqlGeneration } from '../agents/beer/offline-sql.ts';
+import { offlineSous } from '../agents/sous/offline.ts';
 import type { ImageReply, ImageRequest, TaskModel, TaskReply, TaskRequest } from './task-model.ts';
 
 /** Answers a TaskRequest with text (JSON when the request has a schema). */

@@ -2,10 +2,10 @@
 import type { AgentKernel } from './agent-kernel.ts';
 import type { AgentName } from './messages.ts';
 import type { ToolSpec } from './tool-spec.ts';
-import { sousKernel } from './sous/kernel.ts';
-import { recipesTools } from './tools/recipes.ts';
-import { beerTools } from './tools/beer.ts';
-import { supportTools } from './tools/support.ts';
+import { sousKernel } from '../agents/sous/kernel.ts';
+import { recipesTools } from '../agents/recipes/tools.ts';
+import { beerTools } from '../agents/beer/tools.ts';
+import { supportTools } from '../agents/support/tools.ts';
 
 export interface AgentSpec {
   name: AgentName;

@@ -1,7 +1,7 @@
-import { beerImplementations } from './beer/index.ts';
-import { recipesImplementations } from './recipes/index.ts';
-import { supportImplementations } from './support.ts';
-import type { ToolImplementation } from './types.ts';
+import { beerImplementations } from '../agents/beer/implementations.ts';
+import { recipesImplementations } from '../agents/recipes/implementations.ts';
+import { supportImplementations } from '../agents/support/implementations.ts';
+import type { ToolImplementation } from '../activities/tool-context.ts';
 
 /** Every tool the worker can run, by name; the agents' specs say which agent may call which. */
 export const toolImplementations: Record<string, ToolImplementation> = {

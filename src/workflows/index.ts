@@ -1,3 +1,3 @@
 export { chatSession } from './chat-session.ts';
-export { saveRecipe } from './save-recipe.ts';
-export { breweryRecommendation } from './brewery-recommendation.ts';
+export { saveRecipe } from '../agents/recipes/save-recipe-workflow.ts';
+export { breweryRecommendation } from '../agents/beer/brewery-recommendation.ts';

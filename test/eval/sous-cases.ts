@@ -2,8 +2,8 @@
 // user's defaults, one message, and what a good answer does. "proposal" cases need a PatchSet that passes
 // the validator and the case's own check; "none" cases need a reply with no PatchSet (a question, an
 // ambiguity, a hard-avoid conflict). Phrased so the offline model's documented phrasings cover them.
-import type { Recipe, RecipeInput, Review, SousAnswer } from '../../src/shared/sous/schemas.ts';
-import { DEMO_RECIPE } from '../../src/shared/sous/demo.ts';
+import type { Recipe, RecipeInput, Review, SousAnswer } from '../../src/agents/sous/schemas.ts';
+import { DEMO_RECIPE } from '../../src/agents/sous/demo.ts';
 
 export interface CaseOutcome {
   answer: SousAnswer;

@@ -11,8 +11,8 @@
 //            conversation's transcript exactly once
 import { z } from 'zod';
 import { CreateConversationBody, DecisionBody, MessageBody } from '../../src/api/schemas.ts';
-import { RecipeType } from '../../src/shared/recipe.ts';
-import { OverrideBody } from '../../src/api/sous-schemas.ts';
+import { RecipeType } from '../../src/agents/recipes/recipe.ts';
+import { OverrideBody } from '../../src/agents/sous/api-schemas.ts';
 
 export interface EndpointRow {
   method: 'GET' | 'POST';

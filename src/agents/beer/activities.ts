@@ -1,12 +1,12 @@
 // The recommendation workflow's activities: the client's profile, one OpenBreweryDB search, one website
 // summary. Each reports its own duration for the workflow's execution log. All are idempotent: the
 // profile and the search only read; the summary fills a cache whose key is locked while it is filled.
-import type { BeerActivities } from '../shared/beer-definitions.ts';
-import { loadClientProfile } from '../tools/beer/profile.ts';
-import { clientOptions, searchBreweries } from '../tools/beer/search.ts';
-import { getWebsiteSummary } from '../tools/beer/summary.ts';
-import { toClientProfile } from '../tools/beer/profile-adapter.ts';
-import type { Services } from './index.ts';
+import type { BeerActivities } from './definitions.ts';
+import { loadClientProfile } from './profile.ts';
+import { clientOptions, searchBreweries } from './search.ts';
+import { getWebsiteSummary } from './summary.ts';
+import { toClientProfile } from './profile-adapter.ts';
+import type { Services } from '../../activities/index.ts';
 
 /** Reads the client's profile as the beer agent's profile tool does; null when there is none. */
 export type ProfileSource = (services: Services, input: { userId: string; client: string }) => Promise<Record<string, unknown> | null>;

@@ -9,10 +9,10 @@
 // { status: 'refused' | 'error', question, sql?, error } — a refusal is a result, never a thrown error.
 import { readFile } from 'node:fs/promises';
 import { executeGuardedAlone } from '../../sql/execute.ts';
-import { BEER_SCHEMA, BEER_SQL_POLICY, BEER_SQL_ROLE, guardBeerSql } from '../../sql/beer-policy.ts';
-import { CLIENT_SETTING } from '../../db/beer-clients.ts';
-import type { AnalyticalQueryArgs } from '../../shared/tools/beer.ts';
-import type { ToolContext, ToolImplementation } from '../types.ts';
+import { BEER_SCHEMA, BEER_SQL_POLICY, BEER_SQL_ROLE, guardBeerSql } from './sql-policy.ts';
+import { CLIENT_SETTING } from './clients-db.ts';
+import type { AnalyticalQueryArgs } from './tools.ts';
+import type { ToolContext, ToolImplementation } from '../../activities/tool-context.ts';
 import { NO_CLIENT } from './profile.ts';
 
 export const SQL_GENERATION_TASK = 'sql_generation';

@@ -3,7 +3,7 @@
 // confirmation the conversation shows and times out), and a website summary only when the user picks one.
 // Each step is a progress event; the execution log and metrics are a Query (beerMetricsQuery).
 import { proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { RuntimeActivities } from '../activities/runtime-types.ts';
+import type { RuntimeActivities } from '../../activities/runtime-types.ts';
 import {
   type BeerActivities,
   type BreweryResult,
@@ -23,11 +23,11 @@ import {
   beerMetricsQuery,
   metricsOf,
   searchPlan,
-} from '../shared/beer-definitions.ts';
-import type { ChildToolInput, ChildToolOutput } from '../shared/child-tool.ts';
-import type { JsonObject } from '../shared/messages.ts';
-import { findOption } from '../shared/pending-kinds.ts';
-import { parentAsker } from './ask-parent.ts';
+} from './definitions.ts';
+import type { ChildToolInput, ChildToolOutput } from '../../shared/child-tool.ts';
+import type { JsonObject } from '../../shared/messages.ts';
+import { findOption } from '../../shared/pending-kinds.ts';
+import { parentAsker } from '../../workflows/ask-parent.ts';
 
 // Timeout profiles per step: a profile is one indexed query; a search may spend the client's own attempts
 // (timeout x attempts plus backoff) before answering API_ERROR; a summary may wait on another

@@ -3,9 +3,9 @@
 // without one may open a beer conversation only with the beer-staff role, naming the client in the body.
 // Either way the client must be one of beer.customers.
 import type pg from 'pg';
-import { beerClientExists } from '../db/beer-clients.ts';
-import type { Principal } from './auth.ts';
-import { HttpError } from './http-error.ts';
+import { beerClientExists } from './clients-db.ts';
+import type { Principal } from '../../api/auth.ts';
+import { HttpError } from '../../api/http-error.ts';
 
 export const BEER_STAFF_ROLE = 'beer-staff';
 

@@ -2,7 +2,7 @@
 // only the rows of the client in brigade.client_id, which the app sets per transaction from the
 // conversation's client (the token's, or the body's for beer-staff), never from a model.
 import type pg from 'pg';
-import { asUser } from './pool.ts';
+import { asUser } from '../../db/pool.ts';
 
 export const CLIENT_SETTING = 'brigade.client_id';
 

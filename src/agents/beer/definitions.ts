@@ -3,7 +3,7 @@
 // exposes them. Plain data and pure functions (the workflow imports this).
 import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
-import { simplifyBreweryName, stateName } from './beer-names.ts';
+import { simplifyBreweryName, stateName } from './names.ts';
 
 export const BREWERY_TYPES = [
   'micro', 'nano', 'regional', 'brewpub', 'large', 'planning', 'bar', 'contract', 'proprietor', 'closed', 'taproom', 'cidery', 'beergarden', 'location',

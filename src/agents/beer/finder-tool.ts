@@ -6,8 +6,8 @@ import {
   RecommendArgs,
   SearchBreweriesArgs,
   WebsiteSummaryArgs,
-} from '../beer-definitions.ts';
-import { AUTO, defineTool } from '../tool-spec.ts';
+} from './definitions.ts';
+import { AUTO, defineTool } from '../../shared/tool-spec.ts';
 
 export const searchBreweriesTool = defineTool({
   name: 'search_breweries_tool',

@@ -1,6 +1,6 @@
 // The beer finder's tools as the runTool activity runs them (recommend_breweries is a child workflow).
-import type { ToolImplementation } from '../types.ts';
-import type { SearchBreweriesArgs, WebsiteSummaryArgs } from '../../shared/beer-definitions.ts';
+import type { ToolImplementation } from '../../activities/tool-context.ts';
+import type { SearchBreweriesArgs, WebsiteSummaryArgs } from './definitions.ts';
 import { clientOptions, searchBreweries } from './search.ts';
 import { getWebsiteSummary } from './summary.ts';
 

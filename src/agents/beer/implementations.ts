@@ -1,6 +1,6 @@
 // The beer agent's tool implementations, by tool name (the specs are in src/shared/tools/beer.ts).
-import { GET_CLIENT_PROFILE, RUN_ANALYTICAL_QUERY } from '../../shared/tools/beer.ts';
-import type { ToolImplementation } from '../types.ts';
+import { GET_CLIENT_PROFILE, RUN_ANALYTICAL_QUERY } from './tools.ts';
+import type { ToolImplementation } from '../../activities/tool-context.ts';
 import { beerFinderImplementations } from './finder.ts';
 import { runAnalyticalQueryTool } from './analytics.ts';
 import { getClientProfileTool } from './profile.ts';

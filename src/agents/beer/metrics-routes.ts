@@ -6,12 +6,12 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { Router } from 'express';
 import type pg from 'pg';
-import { findConversation } from '../db/conversations.ts';
-import { asUser } from '../db/pool.ts';
-import { AGENT_SPECS } from '../shared/agents.ts';
-import { type RecommendationMetrics, aggregateMetrics, beerMetricsQuery } from '../shared/beer-definitions.ts';
-import { principalOf } from './auth.ts';
-import { HttpError, notFound } from './http-error.ts';
+import { findConversation } from '../../db/conversations.ts';
+import { asUser } from '../../db/pool.ts';
+import { AGENT_SPECS } from '../../shared/agents.ts';
+import { type RecommendationMetrics, aggregateMetrics, beerMetricsQuery } from './definitions.ts';
+import { principalOf } from '../../api/auth.ts';
+import { HttpError, notFound } from '../../api/http-error.ts';
 
 const QUERY_DEADLINE_MS = 5_000;
 

@@ -1,7 +1,7 @@
 // The recommendation workflow's view of a client profile, read from the profile the beer agent's
 // get_client_profile_tool returns (the seed's shape), whichever of its location fields are present.
-import type { ClientProfile } from '../../shared/beer-definitions.ts';
-import { stateName } from '../../shared/beer-names.ts';
+import type { ClientProfile } from './definitions.ts';
+import { stateName } from './names.ts';
 
 type Raw = Record<string, unknown>;
 

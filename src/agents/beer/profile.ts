@@ -6,10 +6,10 @@
 // with brigade.client_id set to the conversation's client, so row-level security shows no other row
 // (a postal code and name of another bar find nothing, as if it did not exist).
 import type pg from 'pg';
-import { setBeerClient } from '../../db/beer-clients.ts';
+import { setBeerClient } from './clients-db.ts';
 import { asUser } from '../../db/pool.ts';
-import type { ClientProfileArgs } from '../../shared/tools/beer.ts';
-import type { ToolContext, ToolImplementation } from '../types.ts';
+import type { ClientProfileArgs } from './tools.ts';
+import type { ToolContext, ToolImplementation } from '../../activities/tool-context.ts';
 
 export type SearchMethod = 'client_id' | 'postal_code_and_name' | 'not_found';
 

@@ -1,7 +1,7 @@
 // search_breweries_tool: OpenBreweryDB near a place, minus the client's history, in the API's order.
 // A failing API is a result (API_ERROR), never a thrown error: the model and the user see what happened.
-import type { BreweryResult, SearchBreweriesArgs, SearchResult } from '../../shared/beer-definitions.ts';
-import { apiPlaceName, historySet, inHistory, stateName } from '../../shared/beer-names.ts';
+import type { BreweryResult, SearchBreweriesArgs, SearchResult } from './definitions.ts';
+import { apiPlaceName, historySet, inHistory, stateName } from './names.ts';
 import { type ApiBrewery, type OpenBreweryDbOptions, OpenBreweryDbError, listBreweries } from './openbrewerydb.ts';
 
 const UNAVAILABLE = 'Unavailable';

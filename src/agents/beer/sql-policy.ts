@@ -7,9 +7,9 @@
 // than an empty answer: a query that names another client's id (a string constant such as 'CLT-ABC123'
 // anywhere in it) is refused before it runs.
 import { parseSync } from 'libpg-query';
-import { SAFE_FUNCTIONS, SAFE_TYPES } from './allow-lists.ts';
-import { guardSql, type GuardResult } from './guard.ts';
-import type { SqlPolicy } from './policy.ts';
+import { SAFE_FUNCTIONS, SAFE_TYPES } from '../../sql/allow-lists.ts';
+import { guardSql, type GuardResult } from '../../sql/guard.ts';
+import type { SqlPolicy } from '../../sql/policy.ts';
 
 export const BEER_SQL_ROLE = 'brigade_beer_sql';
 export const BEER_SCHEMA = 'beer';

@@ -4,8 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import type pg from 'pg';
 import type { TaskModel } from '../../model/task-model.ts';
-import type { CacheState, SummaryResult, WebsiteSummaryArgs } from '../../shared/beer-definitions.ts';
-import { simplifyBreweryName } from '../../shared/beer-names.ts';
+import type { CacheState, SummaryResult, WebsiteSummaryArgs } from './definitions.ts';
+import { simplifyBreweryName } from './names.ts';
 
 export interface SummaryDeps {
   pool: pg.Pool;
@@ -15,7 +15,7 @@ export interface SummaryDeps {
   groundingTimeoutMs?: number;
 }
 
-const PROMPT_FILE = new URL('../../../prompts/web_explorer.txt', import.meta.url);
+const PROMPT_FILE = new URL('../../../prompts/beer/web_explorer.txt', import.meta.url);
 let template: Promise<string> | undefined;
 
 /** The website's normalized form, or undefined when it is not a usable http(s) address. */

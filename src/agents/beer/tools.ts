@@ -3,8 +3,8 @@
 // refused, never looked up. The beer-finder tools (search_breweries_tool, get_website_summary_tool,
 // recommend_breweries) join this same list.
 import { z } from 'zod';
-import { AUTO, defineTool } from '../tool-spec.ts';
-import { beerFinderTools } from './beer-finder.ts';
+import { AUTO, defineTool } from '../../shared/tool-spec.ts';
+import { beerFinderTools } from './finder-tool.ts';
 
 export const GET_CLIENT_PROFILE = 'get_client_profile_tool';
 export const RUN_ANALYTICAL_QUERY = 'run_analytical_query_tool';

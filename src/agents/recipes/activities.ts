@@ -2,18 +2,18 @@
 // workflow made: the model steps only compute, the image is staged and published under keys made from the
 // id (an overwrite writes the same object again), and the insert does nothing when the row is there.
 import { readFile } from 'node:fs/promises';
-import { asModelFailure } from './model-failure.ts';
+import { asModelFailure } from '../../activities/model-failure.ts';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { asUser } from '../db/pool.ts';
-import { ModelOutputInvalid, askStructured, responseSchema } from '../model/structured.ts';
-import { ModelCallError } from '../model/types.ts';
-import { RecipeContent } from '../shared/recipe.ts';
-import { storableJson, storableText } from '../shared/safe-text.ts';
-import { type ObjectStore, createObjectStore, recipeImageKey, stagedImageKey } from '../storage/index.ts';
-import type { Services } from './index.ts';
-import type { RecipeActivities } from './recipes-types.ts';
+import { asUser } from '../../db/pool.ts';
+import { ModelOutputInvalid, askStructured, responseSchema } from '../../model/structured.ts';
+import { ModelCallError } from '../../model/types.ts';
+import { RecipeContent } from './recipe.ts';
+import { storableJson, storableText } from '../../shared/safe-text.ts';
+import { type ObjectStore, createObjectStore, recipeImageKey, stagedImageKey } from '../../storage/index.ts';
+import type { Services } from '../../activities/index.ts';
+import type { RecipeActivities } from './activity-types.ts';
 
-const PROMPTS_DIR = new URL('../../prompts/', import.meta.url);
+const PROMPTS_DIR = new URL('../../../prompts/', import.meta.url);
 const prompts = new Map<string, Promise<string>>();
 
 /** A task prompt from prompts/<name>.txt, read once. */

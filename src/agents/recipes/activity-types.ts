@@ -1,5 +1,5 @@
 // The save pipeline's activity signatures, imported as types by the saveRecipe workflow (no code crosses).
-import type { RecipeContent } from '../shared/recipe.ts';
+import type { RecipeContent } from './recipe.ts';
 
 export interface StructureInput {
   recipeId: string;

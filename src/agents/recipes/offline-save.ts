@@ -4,9 +4,9 @@
 // Serves: 1. Type: cocktail."), an image prompt made from the structured recipe, and a small generated PNG
 // (node:zlib, no image library), so a save works end to end without GEMINI_API_KEY.
 import { crc32, deflateSync } from 'node:zlib';
-import type { JsonObject } from '../shared/messages.ts';
-import type { RecipeContent, RecipeType } from '../shared/recipe.ts';
-import type { OfflineImage, OfflineTask } from './offline-tasks.ts';
+import type { JsonObject } from '../../shared/messages.ts';
+import type { RecipeContent, RecipeType } from './recipe.ts';
+import type { OfflineImage, OfflineTask } from '../../model/offline-tasks.ts';
 
 /** The phrasing the offline model turns into save_recipe (README, help text): seed 000's example. */
 export const SAVE_RECIPE_EXAMPLE =

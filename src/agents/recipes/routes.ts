@@ -4,12 +4,12 @@
 import { Router } from 'express';
 import type pg from 'pg';
 import { z } from 'zod';
-import { asUser } from '../db/pool.ts';
-import { type StoreConfig, createObjectStore, recipeImageKey } from '../storage/index.ts';
-import { RecipeType, SAVED_RECIPE_COLUMNS, SavedRecipe } from '../shared/recipe.ts';
-import { UNSTORABLE_MESSAGE, isStorableText } from '../shared/safe-text.ts';
-import { principalOf } from './auth.ts';
-import { HttpError, parseBody } from './http-error.ts';
+import { asUser } from '../../db/pool.ts';
+import { type StoreConfig, createObjectStore, recipeImageKey } from '../../storage/index.ts';
+import { RecipeType, SAVED_RECIPE_COLUMNS, SavedRecipe } from './recipe.ts';
+import { UNSTORABLE_MESSAGE, isStorableText } from '../../shared/safe-text.ts';
+import { principalOf } from '../../api/auth.ts';
+import { HttpError, parseBody } from '../../api/http-error.ts';
 
 const booleanFlag = z.enum(['true', 'false']).transform((value) => value === 'true');
 

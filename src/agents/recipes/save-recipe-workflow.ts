@@ -4,15 +4,15 @@
 // summary, and reports its progress as `progress` events that reach the conversation's SSE clients.
 // Only the structuring is essential: a recipe whose image could not be made is saved without one.
 import { ApplicationFailure, log, proxyActivities, proxyLocalActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
-import type { RecipeActivities, StagedImage } from '../activities/recipes-types.ts';
-import type { RuntimeActivities } from '../activities/runtime-types.ts';
-import type { ChildToolInput, ChildToolOutput } from '../shared/child-tool.ts';
-import type { JsonObject, NewEvent } from '../shared/messages.ts';
-import { RecipeCardMessage, type RecipeContent } from '../shared/recipe.ts';
-import { type ProgressState, SAVE_STEPS, type SaveProgress, type SaveRecipeResult, type SaveStep } from '../shared/save-recipe.ts';
-import { describeIssues } from '../shared/tool-spec.ts';
-import { SaveRecipeArgs } from '../shared/tools/recipes.ts';
-import { userFacingReason } from './failure-text.ts';
+import type { RecipeActivities, StagedImage } from './activity-types.ts';
+import type { RuntimeActivities } from '../../activities/runtime-types.ts';
+import type { ChildToolInput, ChildToolOutput } from '../../shared/child-tool.ts';
+import type { JsonObject, NewEvent } from '../../shared/messages.ts';
+import { RecipeCardMessage, type RecipeContent } from './recipe.ts';
+import { type ProgressState, SAVE_STEPS, type SaveProgress, type SaveRecipeResult, type SaveStep } from './save-pipeline.ts';
+import { describeIssues } from '../../shared/tool-spec.ts';
+import { SaveRecipeArgs } from './tools.ts';
+import { userFacingReason } from '../../workflows/failure-text.ts';
 
 /** How often the image and its upload are made again when the staged image was lost between them. */
 const IMAGE_ROUNDS = 2;

@@ -5,7 +5,7 @@
 import { guardSql } from '../../sql/guard.ts';
 import { executeGuarded } from '../../sql/execute.ts';
 import { RECIPES_SQL_POLICY } from '../../sql/policy.ts';
-import type { ToolContext, ToolImplementation } from '../types.ts';
+import type { ToolContext, ToolImplementation } from '../../activities/tool-context.ts';
 
 export const RECIPES_SQL_ROLE = 'brigade_recipes_sql';
 

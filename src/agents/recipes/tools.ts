@@ -1,7 +1,7 @@
 // The recipes agent's SQL tool (seed 000's execute_recipe_sql, with seed 001's rule that INSERT goes
 // through save_recipe). The guard and executor live in src/sql/; this is what the model is told.
 import { z } from 'zod';
-import { AUTO, NEEDS_APPROVAL, defineTool } from '../tool-spec.ts';
+import { AUTO, NEEDS_APPROVAL, defineTool } from '../../shared/tool-spec.ts';
 
 export const EXECUTE_RECIPE_SQL = 'execute_recipe_sql';
 

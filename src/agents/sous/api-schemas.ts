@@ -1,7 +1,7 @@
 // The sous agent's additions to the API's bodies: where a conversation starts from, and what its view shows.
 import { z } from 'zod';
-import { ConversationStatus, PendingItem } from '../shared/messages.ts';
-import { DefaultsInput, PatchDecision, PatchSet, Recipe, RecipeInput, Review, UserDefaults } from '../shared/sous/schemas.ts';
+import { ConversationStatus, PendingItem } from '../../shared/messages.ts';
+import { DefaultsInput, PatchDecision, PatchSet, Recipe, RecipeInput, Review, UserDefaults } from './schemas.ts';
 
 const createShape = z.object({
   /** sous: the recipe to cook (a demo recipe when neither this nor recipeId is given) */

@@ -1,8 +1,8 @@
 // The sous agent as a kernel of chatSession (src/shared/agent-kernel.ts): pure functions over SousState.
 // The model proposes; this module stamps, validates, reviews, and applies only what the user accepts.
 import { z } from 'zod';
-import { type AgentKernel, type KernelContext, type KernelEffects, KernelRefusal } from '../agent-kernel.ts';
-import type { DecisionInput, JsonObject, NewEvent, PendingItem } from '../messages.ts';
+import { type AgentKernel, type KernelContext, type KernelEffects, KernelRefusal } from '../../shared/agent-kernel.ts';
+import type { DecisionInput, JsonObject, NewEvent, PendingItem } from '../../shared/messages.ts';
 import { applyPatchSet } from './apply.ts';
 import { buildReview } from './review.ts';
 import { type PatchDecision, PatchSet, type Review, SousAnswer } from './schemas.ts';

@@ -5,11 +5,11 @@
 //   "add a note: rest the dough overnight"      "make it for 4"      "remove the parmesan"
 //   "add a step: …" (after the last done step)  "add 1 tsp chili flakes"
 //   a question ("…?", "should I…") → a clarifying reply and no PatchSet
-import { introducedAvoids } from '../shared/sous/derivatives.ts';
-import { type Patch, Recipe, type SousAnswer, UserDefaults } from '../shared/sous/schemas.ts';
-import { ingredientName, mentionsTerm } from '../shared/sous/words.ts';
-import { OFFLINE_PREFIX } from './offline-tasks.ts';
-import type { ModelRequest } from './types.ts';
+import { introducedAvoids } from './derivatives.ts';
+import { type Patch, Recipe, type SousAnswer, UserDefaults } from './schemas.ts';
+import { ingredientName, mentionsTerm } from './words.ts';
+import { OFFLINE_PREFIX } from '../../model/offline-tasks.ts';
+import type { ModelRequest } from '../../model/types.ts';
 
 interface Seen {
   recipe: Recipe;

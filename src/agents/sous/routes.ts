@@ -3,16 +3,16 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
-import { findConversation } from '../db/conversations.ts';
-import { asUser } from '../db/pool.ts';
-import { AGENT_SPECS } from '../shared/agents.ts';
-import { agentActionUpdate } from '../shared/definitions.ts';
-import type { ConversationState, JsonObject } from '../shared/messages.ts';
-import type { RecipeInput } from '../shared/sous/schemas.ts';
-import type { chatSession } from '../workflows/chat-session.ts';
-import { principalOf } from './auth.ts';
-import { HttpError, notFound, parseBody } from './http-error.ts';
-import { OverrideBody } from './sous-schemas.ts';
+import { findConversation } from '../../db/conversations.ts';
+import { asUser } from '../../db/pool.ts';
+import { AGENT_SPECS } from '../../shared/agents.ts';
+import { agentActionUpdate } from '../../shared/definitions.ts';
+import type { ConversationState, JsonObject } from '../../shared/messages.ts';
+import type { RecipeInput } from './schemas.ts';
+import type { chatSession } from '../../workflows/chat-session.ts';
+import { principalOf } from '../../api/auth.ts';
+import { HttpError, notFound, parseBody } from '../../api/http-error.ts';
+import { OverrideBody } from './api-schemas.ts';
 
 export interface SousDeps {
   client: Client;

@@ -1,7 +1,7 @@
 // Sous's shapes (seed 002): the Recipe State, the User Defaults, the PatchSet the model proposes and the
 // decisions on it. Plain zod, so the workflow, the model activity and the API share one declaration each.
 import { z } from 'zod';
-import { UNSTORABLE_MESSAGE, isStorableText } from '../safe-text.ts';
+import { UNSTORABLE_MESSAGE, isStorableText } from '../../shared/safe-text.ts';
 
 // Every string may end up in a jsonb event or message: text PostgreSQL cannot store is refused (a client gets
 // a 400 naming the field; the model is asked again).

@@ -13,7 +13,7 @@
 // - update_user_contact: an unknown user wins over an email in use; a customer may re-set their own
 //   email (in any case); the email is stored as given (trimmed), compared lower-cased.
 import type pg from 'pg';
-import type { ToolContext, ToolImplementation } from './types.ts';
+import type { ToolContext, ToolImplementation } from '../../activities/tool-context.ts';
 
 type LookupKey = 'email' | 'phone' | 'username';
 

@@ -1,6 +1,6 @@
 // The support agent's six tools, names and argument schemas exactly as the seed contract (003) gives them.
 import { z } from 'zod';
-import { AUTO, NEEDS_APPROVAL, defineTool } from '../tool-spec.ts';
+import { AUTO, NEEDS_APPROVAL, defineTool } from '../../shared/tool-spec.ts';
 
 const lookupKey = z.enum(['email', 'phone', 'username']).describe('The field to search by (email, phone, or username)');
 const orderId = z.string().regex(/^\d{5}$/, 'must be a 5-digit order ID').describe('The 5-digit order ID');
