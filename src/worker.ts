@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import { loadPrompt } from './model/prompts.ts';
 import { selectModel } from './model/select.ts';
 import type { ChatModel } from './model/types.ts';
-import { toolImplementations } from './tools/index.ts';
+import { toolImplementations } from './agents/server-registry.ts';
 
 export const WORKFLOWS_PATH = new URL('./workflows/index.ts', import.meta.url).pathname;
 
@@ -28,7 +28,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     pool,
     model: options.model ?? selectModel(config),
     systemPrompt: loadPrompt,
-    implementations: toolImplementations,
+    implementations: toolImplementations(),
   });
   return Worker.create({
     connection,

@@ -11,7 +11,7 @@ import { setBeerClient } from '../src/agents/beer/clients-db.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
-import { getClientProfileTool as profileSpec } from '../src/agents/beer/tools.ts';
+import { clientProfileSpec as profileSpec } from '../src/agents/beer/tools.ts';
 import { getClientProfile, getClientProfileTool, loadClientProfile } from '../src/agents/beer/profile.ts';
 import type { ToolContext } from '../src/activities/tool-context.ts';
 import { freshDatabase } from './support/harness.ts';

@@ -13,7 +13,7 @@ import { executeGuardedAlone } from '../src/sql/execute.ts';
 import { guardSql } from '../src/sql/guard.ts';
 import { BEER_SQL_POLICY, BEER_SQL_ROLE } from '../src/agents/beer/sql-policy.ts';
 import { createGeminiTaskModel } from '../src/model/task-model.ts';
-import { runAnalyticalQueryTool as spec } from '../src/agents/beer/tools.ts';
+import { analyticalQuerySpec as spec } from '../src/agents/beer/tools.ts';
 import { runAnalyticalQueryTool } from '../src/agents/beer/analytics.ts';
 import type { ToolContext } from '../src/activities/tool-context.ts';
 import { type FakeGemini, endsWithToolResults, reply, startFakeGemini } from './support/fake-gemini.ts';

@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import type { z } from 'zod';
+import type { ToolSpec } from '../shared/tool-spec.ts';
 import type { Config } from '../config.ts';
 import type { TaskModel } from '../model/task-model.ts';
 
@@ -19,3 +21,12 @@ export interface ToolContext {
  * can't cancel) are results such as `{ error }`; a thrown error means infrastructure failed and is retried.
  */
 export type ToolImplementation = (args: any, context: ToolContext) => Promise<unknown>;
+
+/**
+ * What an agent's home must implement for its tool list: one function per tool that runs as an activity,
+ * named as the tool and taking the arguments its schema infers. A missing tool, an extra one or another
+ * argument type fails to compile; child-workflow tools have none.
+ */
+export type ToolImplementations<Tools extends readonly ToolSpec<any, string>[]> = {
+  [T in Tools[number] as T extends { runner: { kind: 'child' } } ? never : T['name']]: (args: z.infer<T['args']>, context: ToolContext) => Promise<unknown>;
+};

@@ -8,20 +8,20 @@ import { findConversation, insertConversation, listConversations, readUsage } fr
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
 import { readTranscript } from '../db/transcript.ts';
-import { AGENT_SPECS } from '../shared/agents.ts';
+import { AGENT_SPECS } from '../agents/registry.ts';
+import { AGENT_SERVERS, agentSettings } from '../agents/server-registry.ts';
+import type { CreateBody } from '../agent-server.ts';
 import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
 import type { AgentName, ChatSessionInput, SessionSettings } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
 import { principalOf, type Principal } from './auth.ts';
-import { requireBeerClient } from '../agents/beer/client-access.ts';
 import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
-import { CreateConversationBody, DecisionBody, MessageBody } from './schemas.ts';
-import { agentView, sousInit } from '../agents/sous/routes.ts';
+import { DecisionBody, MessageBody, createConversationBody } from './schemas.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -39,7 +39,7 @@ export const sessionSettings = (config: Config): SessionSettings => ({
   modelTimeoutMs: config.MODEL_TIMEOUT,
   modelMaxAttempts: config.MODEL_MAX_ATTEMPTS,
   inlineTools: config.INLINE_TOOLS,
-  agent: { beerConfirmationTimeoutMs: config.BEER_CONFIRMATION_TIMEOUT },
+  agent: agentSettings(config),
 });
 
 function requireRole(principal: Principal, agent: AgentName): void {
@@ -51,6 +51,7 @@ function requireRole(principal: Principal, agent: AgentName): void {
 
 export function conversationRoutes({ config, client, pool, notifier, log = () => undefined }: ConversationDeps): Router {
   const router = Router();
+  const CreateConversationBody = createConversationBody();
 
   /** The caller's conversation, or 404 whether it is missing or someone else's. */
   async function owned(req: Request, res: Response) {
@@ -68,13 +69,15 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     if (body.client && principal.client && body.client !== principal.client) {
       throw new HttpError(403, `This token acts for client "${principal.client}" only`);
     }
-    if (body.agent === 'beer') await requireBeerClient(pool, principal, body.client);
+    const server = AGENT_SERVERS.get(body.agent);
+    const context = { pool, principal, body: body as CreateBody };
+    await server?.create?.authorize?.(context);
     const key = idempotencyKey(req);
     const id = randomUUID();
     const workflowId = chatSessionWorkflowId(id);
     const title = body.title ?? `${body.agent} conversation`;
     const clientName = principal.client ?? body.client;
-    const init = await sousInit(pool, principal.user, body);
+    const init = await server?.create?.init?.(context);
     const input: ChatSessionInput = {
       conversationId: id,
       userId: principal.user,
@@ -146,7 +149,8 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       messages: stored.messages,
       pending: state.pending,
       usage: stored.usage,
-      ...agentView(state),
+      // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
+      ...(state.agentState ?? {}),
     });
   });
 

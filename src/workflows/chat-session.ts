@@ -21,7 +21,7 @@ import {
 import type { RuntimeActivities } from '../activities/runtime-types.ts';
 import type { KernelContext, KernelEffects } from '../shared/agent-kernel.ts';
 import { KernelRefusal } from '../shared/agent-kernel.ts';
-import { AGENT_SPECS, findTool } from '../shared/agents.ts';
+import { AGENT_SPECS, findTool } from '../agents/registry.ts';
 import { type ChildToolInput, type ChildToolOutput, OpenPendingRequest } from '../shared/child-tool.ts';
 import {
   agentActionUpdate,
@@ -48,7 +48,7 @@ import {
   type TurnResult,
   emptyUsage,
 } from '../shared/messages.ts';
-import { PENDING_KINDS_SPEC } from '../shared/pending-kinds.ts';
+import { PENDING_KINDS_SPEC } from '../agents/registry.ts';
 import { WAITING_KEY } from '../shared/search-attributes.ts';
 import { toolMessage } from '../shared/tool-message.ts';
 import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';

@@ -1,3 +1,2 @@
 export { chatSession } from './chat-session.ts';
-export { saveRecipe } from '../agents/recipes/save-recipe-workflow.ts';
-export { breweryRecommendation } from '../agents/beer/brewery-recommendation.ts';
+export * from '../agents/workflows.ts';

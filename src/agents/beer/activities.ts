@@ -6,7 +6,7 @@ import { loadClientProfile } from './profile.ts';
 import { clientOptions, searchBreweries } from './search.ts';
 import { getWebsiteSummary } from './summary.ts';
 import { toClientProfile } from './profile-adapter.ts';
-import type { Services } from '../../activities/index.ts';
+import type { Services } from '../../activities/services.ts';
 
 /** Reads the client's profile as the beer agent's profile tool does; null when there is none. */
 export type ProfileSource = (services: Services, input: { userId: string; client: string }) => Promise<Record<string, unknown> | null>;

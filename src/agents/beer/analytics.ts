@@ -7,7 +7,7 @@
 //
 // Results: { status: 'success', question, sql, rows, count, execution_time_ms, message } or
 // { status: 'refused' | 'error', question, sql?, error } — a refusal is a result, never a thrown error.
-import { readFile } from 'node:fs/promises';
+import { readPrompt } from '../../model/prompts.ts';
 import { executeGuardedAlone } from '../../sql/execute.ts';
 import { BEER_SCHEMA, BEER_SQL_POLICY, BEER_SQL_ROLE, guardBeerSql } from './sql-policy.ts';
 import { CLIENT_SETTING } from './clients-db.ts';
@@ -30,16 +30,9 @@ export type AnalyticalResult =
     }
   | { status: 'refused' | 'error'; question: string; sql?: string; error: string };
 
-const PROMPTS_DIR = new URL('../../../prompts/', import.meta.url);
-let prompts: Promise<{ template: string; schema: string }> | undefined;
-
-function loadPrompts(): Promise<{ template: string; schema: string }> {
-  prompts ??= Promise.all([
-    readFile(new URL('sql_generation.txt', PROMPTS_DIR), 'utf8'),
-    readFile(new URL('customers_schema.txt', PROMPTS_DIR), 'utf8'),
-  ]).then(([template, schema]) => ({ template: template.trim(), schema: schema.trim() }));
-  prompts.catch(() => (prompts = undefined));
-  return prompts;
+async function loadPrompts(): Promise<{ template: string; schema: string }> {
+  const [template, schema] = await Promise.all([readPrompt('beer', 'sql_generation'), readPrompt('beer', 'customers_schema')]);
+  return { template: template.trim(), schema: schema.trim() };
 }
 
 /** The SQL generation prompt for one question (one pass, so a question holding "{schema}" stays text). */

@@ -4,10 +4,10 @@
 // Either way the client must be one of beer.customers.
 import type pg from 'pg';
 import { beerClientExists } from './clients-db.ts';
+import { BEER_STAFF_ROLE } from './spec.ts';
 import type { Principal } from '../../api/auth.ts';
 import { HttpError } from '../../api/http-error.ts';
 
-export const BEER_STAFF_ROLE = 'beer-staff';
 
 export async function requireBeerClient(pool: pg.Pool, principal: Principal, bodyClient: string | undefined): Promise<void> {
   const client = principal.client ?? bodyClient;

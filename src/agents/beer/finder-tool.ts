@@ -7,7 +7,7 @@ import {
   SearchBreweriesArgs,
   WebsiteSummaryArgs,
 } from './definitions.ts';
-import { AUTO, defineTool } from '../../shared/tool-spec.ts';
+import { AUTO, defineChildTool, defineTool } from '../../shared/tool-spec.ts';
 
 export const searchBreweriesTool = defineTool({
   name: 'search_breweries_tool',
@@ -25,7 +25,7 @@ export const websiteSummaryTool = defineTool({
   policy: AUTO,
 });
 
-export const recommendBreweriesTool = defineTool({
+export const recommendBreweriesTool = defineChildTool({
   name: 'recommend_breweries',
   description:
     "Run the whole recommendation for the authenticated client: profile, search near it minus its history, present 3 to 5 new breweries, ask the user whether they want details (30 s), and summarise the one they pick. No arguments.",

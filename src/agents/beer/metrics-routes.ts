@@ -5,10 +5,11 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { Router } from 'express';
+import type { OpenApiHelpers } from '../../agent-server.ts';
 import type pg from 'pg';
 import { findConversation } from '../../db/conversations.ts';
 import { asUser } from '../../db/pool.ts';
-import { AGENT_SPECS } from '../../shared/agents.ts';
+import { AGENT_SPECS } from '../registry.ts';
 import { type RecommendationMetrics, aggregateMetrics, beerMetricsQuery } from './definitions.ts';
 import { principalOf } from '../../api/auth.ts';
 import { HttpError, notFound } from '../../api/http-error.ts';
@@ -49,4 +50,18 @@ export function beerMetricsRoutes({ client, pool }: { client: Client; pool: pg.P
     res.json({ conversationId: row.id, workflows, unavailable, totals: aggregateMetrics(workflows) });
   });
   return router;
+}
+
+/** The metrics route in the OpenAPI document. */
+export function beerMetricsPaths({ json, errors, idParam }: OpenApiHelpers): Record<string, unknown> {
+  return {
+    '/v1/conversations/{id}/metrics': {
+      get: {
+        summary:
+          "The beer agent's recommendation runs in this conversation: each one's execution log (step, tool, time, status, cache state) and metrics (per tool, totals, cache hit rate, grounding calls made and saved), and the conversation's totals",
+        parameters: [idParam],
+        responses: { 200: json('Metrics', 'ConversationMetrics'), ...errors(401, 403, 404, 503) },
+      },
+    },
+  };
 }

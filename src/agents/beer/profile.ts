@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { setBeerClient } from './clients-db.ts';
 import { asUser } from '../../db/pool.ts';
 import type { ClientProfileArgs } from './tools.ts';
-import type { ToolContext, ToolImplementation } from '../../activities/tool-context.ts';
+import type { ToolContext } from '../../activities/tool-context.ts';
 
 export type SearchMethod = 'client_id' | 'postal_code_and_name' | 'not_found';
 
@@ -21,7 +21,7 @@ export interface SearchMetadata {
   searched: { client_id?: string; postal_code?: string; client_name?: string };
 }
 
-export interface ClientProfile {
+export interface ClientProfileRow {
   client_id: string;
   client_name: string;
   client_location_city_state: string;
@@ -37,7 +37,7 @@ export interface ClientProfile {
 }
 
 export type ProfileResult =
-  | ClientProfile
+  | ClientProfileRow
   | { status: 'not_found'; error: string; search_metadata: SearchMetadata }
   | { status: 'refused'; error: string };
 
@@ -115,7 +115,7 @@ export function loadClientProfile(pool: pg.Pool, userId: string, clientId: strin
 
 const elapsed = (started: number) => Math.round((performance.now() - started) * 100) / 100;
 
-function toProfile(row: Record<string, any>, search_metadata: SearchMetadata): ClientProfile {
+function toProfile(row: Record<string, any>, search_metadata: SearchMetadata): ClientProfileRow {
   return {
     client_id: row.client_id,
     client_name: row.client_name,
@@ -136,7 +136,7 @@ export const NO_CLIENT = {
   error: 'This conversation has no client: a beer conversation must be opened for a client (the token\'s, or named by beer-staff)',
 } as const;
 
-export const getClientProfileTool: ToolImplementation = async (args: ClientProfileArgs, context: ToolContext) => {
+export const getClientProfileTool = async (args: ClientProfileArgs, context: ToolContext) => {
   if (!context.client) return NO_CLIENT;
   return getClientProfile(context.db, context.client, args);
 };

@@ -1,7 +1,7 @@
 // get_website_summary_tool: a brewery's website summarised through a shared PostgreSQL cache with a TTL,
 // filled by Gemini grounded with Google Search. The cache key is locked while it is checked and filled, so
 // conversations asking for the same brewery at once make one grounding call: the others wait and hit.
-import { readFile } from 'node:fs/promises';
+import { readPrompt } from '../../model/prompts.ts';
 import type pg from 'pg';
 import type { TaskModel } from '../../model/task-model.ts';
 import type { CacheState, SummaryResult, WebsiteSummaryArgs } from './definitions.ts';
@@ -15,8 +15,6 @@ export interface SummaryDeps {
   groundingTimeoutMs?: number;
 }
 
-const PROMPT_FILE = new URL('../../../prompts/beer/web_explorer.txt', import.meta.url);
-let template: Promise<string> | undefined;
 
 /** The website's normalized form, or undefined when it is not a usable http(s) address. */
 export function normalizeUrl(raw: string): { url: string; key: string } | undefined {
@@ -38,7 +36,7 @@ export function normalizeUrl(raw: string): { url: string; key: string } | undefi
 export const nameKey = (name: string): string => simplifyBreweryName(name) || name.trim().toLowerCase();
 
 export async function fillPrompt(args: WebsiteSummaryArgs, url: string): Promise<string> {
-  template ??= readFile(PROMPT_FILE, 'utf8');
+  const template = readPrompt('beer', 'web_explorer');
   const values: Record<string, string> = {
     brewery_name: args.brewery_name,
     brewery_type: args.brewery_type || 'unknown',

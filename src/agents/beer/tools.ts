@@ -24,7 +24,7 @@ export const ClientProfileArgs = z.object({
 });
 export type ClientProfileArgs = z.infer<typeof ClientProfileArgs>;
 
-export const getClientProfileTool = defineTool({
+export const clientProfileSpec = defineTool({
   name: GET_CLIENT_PROFILE,
   description:
     "Retrieve the client's profile from the database: name, city and state, postal code, top 3 brewery types, top 5 beers and top 3 breweries bought recently, and the full brewery history (every brewery bought from, to avoid recommending them again). Looks up by client_id, falling back to postal_code with client_name. Only the conversation's own client can be looked up.",
@@ -37,7 +37,7 @@ export const AnalyticalQueryArgs = z.object({
 });
 export type AnalyticalQueryArgs = z.infer<typeof AnalyticalQueryArgs>;
 
-export const runAnalyticalQueryTool = defineTool({
+export const analyticalQuerySpec = defineTool({
   name: RUN_ANALYTICAL_QUERY,
   description:
     "Answer an analytical or statistical question with a read-only SQL query written from the question. Allowed: the client's own purchases and profile, and aggregates across all clients (by beer, brewery, state, region, month; groups of fewer than 3 clients are hidden). Another client's data is never available.",
@@ -46,4 +46,4 @@ export const runAnalyticalQueryTool = defineTool({
 });
 
 /** The beer agent's tools; the brewery-finder tools are added to this list. */
-export const beerTools = [getClientProfileTool, runAnalyticalQueryTool, ...beerFinderTools];
+export const beerTools = [clientProfileSpec, analyticalQuerySpec, ...beerFinderTools];

@@ -1,7 +1,7 @@
 // The save pipeline's side effects (seed 000's five steps). Each is idempotent by the recipe id that the
 // workflow made: the model steps only compute, the image is staged and published under keys made from the
 // id (an overwrite writes the same object again), and the insert does nothing when the row is there.
-import { readFile } from 'node:fs/promises';
+import { readPrompt } from '../../model/prompts.ts';
 import { asModelFailure } from '../../activities/model-failure.ts';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { asUser } from '../../db/pool.ts';
@@ -10,22 +10,11 @@ import { ModelCallError } from '../../model/types.ts';
 import { RecipeContent } from './recipe.ts';
 import { storableJson, storableText } from '../../shared/safe-text.ts';
 import { type ObjectStore, createObjectStore, recipeImageKey, stagedImageKey } from '../../storage/index.ts';
-import type { Services } from '../../activities/index.ts';
+import type { Services } from '../../activities/services.ts';
 import type { RecipeActivities } from './activity-types.ts';
 
-const PROMPTS_DIR = new URL('../../../prompts/', import.meta.url);
-const prompts = new Map<string, Promise<string>>();
-
-/** A task prompt from prompts/<name>.txt, read once. */
-function taskPrompt(name: 'recipe_structuring' | 'image_prompt_gen'): Promise<string> {
-  let prompt = prompts.get(name);
-  if (!prompt) {
-    prompt = readFile(new URL(`${name}.txt`, PROMPTS_DIR), 'utf8');
-    prompt.catch(() => prompts.delete(name));
-    prompts.set(name, prompt);
-  }
-  return prompt;
-}
+/** A task prompt from prompts/recipes/<name>.txt, read once. */
+const taskPrompt = (name: 'recipe_structuring' | 'image_prompt_gen'): Promise<string> => readPrompt('recipes', name);
 
 const fill = (template: string, values: Record<string, string>) =>
   template.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => values[name] ?? whole);

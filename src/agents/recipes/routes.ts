@@ -2,6 +2,7 @@
 // recipe by id. Both run as brigade_app with row-level security, so another user's recipe is a 404
 // whether or not it exists.
 import { Router } from 'express';
+import type { OpenApiHelpers } from '../../agent-server.ts';
 import type pg from 'pg';
 import { z } from 'zod';
 import { asUser } from '../../db/pool.ts';
@@ -114,4 +115,32 @@ export function recipeRoutes({ pool, config }: { pool: pg.Pool; config: StoreCon
   });
 
   return router;
+}
+
+/** GET /v1/recipes and /v1/recipes/{id}; the query parameters come from RecipeListQuery. */
+export function recipePaths({ json, errors, idParam, schema }: OpenApiHelpers): Record<string, unknown> {
+  const { properties } = schema(RecipeListQuery, 'input') as { properties: Record<string, Record<string, unknown>> };
+  const parameters = Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: false,
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+    schema: property,
+  }));
+  return {
+    '/v1/recipes': {
+      get: {
+        summary: "The caller's saved recipes, newest first; soft-deleted ones only with deleted=true. Paginated: pass nextCursor as cursor.",
+        parameters,
+        responses: { 200: json('A page of recipes', 'RecipeList'), ...errors(400, 401, 503) },
+      },
+    },
+    '/v1/recipes/{id}': {
+      get: {
+        summary: "One of the caller's recipes (soft-deleted ones too, with is_deleted true); records last_accessed_at",
+        parameters: [idParam],
+        responses: { 200: json('The recipe', 'Recipe'), ...errors(400, 401, 404, 503) },
+      },
+    },
+  };
 }

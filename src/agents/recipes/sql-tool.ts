@@ -5,7 +5,7 @@
 import { guardSql } from '../../sql/guard.ts';
 import { executeGuarded } from '../../sql/execute.ts';
 import { RECIPES_SQL_POLICY } from '../../sql/policy.ts';
-import type { ToolContext, ToolImplementation } from '../../activities/tool-context.ts';
+import type { ToolContext } from '../../activities/tool-context.ts';
 
 export const RECIPES_SQL_ROLE = 'brigade_recipes_sql';
 
@@ -15,7 +15,7 @@ export type RecipeSqlResult =
   | { status: 'error'; error: string; query: string };
 
 /** `statementTimeoutMs` overrides the setting SQL_STATEMENT_TIMEOUT that the tool otherwise reads from its context. */
-export function createExecuteRecipeSql(options: { statementTimeoutMs?: number } = {}): ToolImplementation {
+export function createExecuteRecipeSql(options: { statementTimeoutMs?: number } = {}) {
   return async (args: { query: string }, context: ToolContext): Promise<RecipeSqlResult> => {
     const query = args.query;
     const guarded = await guardSql(query, RECIPES_SQL_POLICY);

@@ -1,7 +1,7 @@
 // The recipes agent's SQL tool (seed 000's execute_recipe_sql, with seed 001's rule that INSERT goes
 // through save_recipe). The guard and executor live in src/sql/; this is what the model is told.
 import { z } from 'zod';
-import { AUTO, NEEDS_APPROVAL, defineTool } from '../../shared/tool-spec.ts';
+import { AUTO, NEEDS_APPROVAL, defineChildTool, defineTool } from '../../shared/tool-spec.ts';
 
 export const EXECUTE_RECIPE_SQL = 'execute_recipe_sql';
 
@@ -52,7 +52,7 @@ export const SaveRecipeArgs = z.object({
 });
 export type SaveRecipeArgs = z.infer<typeof SaveRecipeArgs>;
 
-export const saveRecipe = defineTool({
+export const saveRecipeSpec = defineChildTool({
   name: SAVE_RECIPE,
   description: `Save a recipe to the user's personal collection, with a generated image. The user must approve the save first (they may also edit the text or reject it with a reason).
 
@@ -68,4 +68,4 @@ Returns {"status": "saved", "recipe_id", "recipe_name", "image_url" (may be null
   runner: { kind: 'child', workflow: 'saveRecipe', idPrefix: 'save-recipe' },
 });
 
-export const recipesTools = [executeRecipeSql, saveRecipe];
+export const recipesTools = [executeRecipeSql, saveRecipeSpec];

@@ -2,10 +2,11 @@
 // Update on the conversation's workflow; and where a sous conversation starts from (ChatSessionInput.init).
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { Router, type Request, type Response } from 'express';
+import type { OpenApiHelpers } from '../../agent-server.ts';
 import type pg from 'pg';
 import { findConversation } from '../../db/conversations.ts';
 import { asUser } from '../../db/pool.ts';
-import { AGENT_SPECS } from '../../shared/agents.ts';
+import { AGENT_SPECS } from '../registry.ts';
 import { agentActionUpdate } from '../../shared/definitions.ts';
 import type { ConversationState, JsonObject } from '../../shared/messages.ts';
 import type { RecipeInput } from './schemas.ts';
@@ -20,9 +21,7 @@ export interface SousDeps {
 }
 
 /** What a conversation's view adds from its agent's state (sous: recipe, defaults, pendingPatchSet, …). */
-export function agentView(state: ConversationState): JsonObject {
-  return state.agentState ?? {};
-}
+const agentView = (state: ConversationState): JsonObject => state.agentState ?? {};
 
 export function sousRoutes({ client, pool }: SousDeps): Router {
   const router = Router();
@@ -60,9 +59,8 @@ export function sousRoutes({ client, pool }: SousDeps): Router {
 export async function sousInit(
   pool: pg.Pool,
   userId: string,
-  body: { agent: string; recipe?: RecipeInput; recipeId?: string; defaults?: JsonObject },
+  body: { recipe?: RecipeInput; recipeId?: string; defaults?: JsonObject },
 ): Promise<JsonObject | undefined> {
-  if (body.agent !== 'sous') return undefined;
   const recipe = body.recipeId ? await savedRecipe(pool, userId, body.recipeId) : body.recipe;
   return { ...(recipe ? { recipe } : {}), ...(body.defaults ? { defaults: body.defaults } : {}) };
 }
@@ -97,5 +95,26 @@ async function savedRecipe(pool: pg.Pool, userId: string, id: string): Promise<R
     ingredients,
     steps,
     ...(row.notes?.trim() ? { notes: [row.notes.trim().slice(0, 2000)] } : {}),
+  };
+}
+
+/** The sous routes in the OpenAPI document. */
+export function sousPaths({ json, errors, idParam }: OpenApiHelpers): Record<string, unknown> {
+  return {
+    '/v1/conversations/{id}/steps/{stepId}/done': {
+      post: {
+        summary: 'Sous: mark a step done (idempotent); bumps the recipe version and expires a waiting PatchSet',
+        parameters: [idParam, { name: 'stepId', in: 'path', required: true, schema: { type: 'string', maxLength: 40 } }],
+        responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(401, 403, 404, 503) },
+      },
+    },
+    '/v1/conversations/{id}/overrides': {
+      post: {
+        summary: 'Sous: lift one of the hard avoids for this recipe in this conversation',
+        parameters: [idParam],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/HardAvoidOverride' } } } },
+        responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(400, 401, 403, 404, 503) },
+      },
+    },
   };
 }

@@ -13,7 +13,8 @@
 // - update_user_contact: an unknown user wins over an email in use; a customer may re-set their own
 //   email (in any case); the email is stored as given (trimmed), compared lower-cased.
 import type pg from 'pg';
-import type { ToolContext, ToolImplementation } from '../../activities/tool-context.ts';
+import type { ToolContext, ToolImplementation, ToolImplementations } from '../../activities/tool-context.ts';
+import type { supportTools } from './tools.ts';
 
 type LookupKey = 'email' | 'phone' | 'username';
 
@@ -89,18 +90,18 @@ async function ordersOf(db: pg.ClientBase, customerId: string): Promise<Order[]>
   return rows.map(toOrder);
 }
 
-const getUser: ToolImplementation = async (args: { key: LookupKey; value: string }, context: ToolContext) => {
+const getUser = async (args: { key: LookupKey; value: string }, context: ToolContext) => {
   const customer = await findCustomer(context.db, args.key, args.value);
   return customer ?? userNotFound(args.key, args.value);
 };
 
-const getOrderById: ToolImplementation = async (args: { order_id: string }, context: ToolContext) => {
+const getOrderById = async (args: { order_id: string }, context: ToolContext) => {
   // Named: the busiest lookup is parsed and planned once per pooled connection.
   const { rows } = await context.db.query({ name: 'support.order_by_id', text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, values: [args.order_id] });
   return rows[0] ? toOrder(rows[0]) : ORDER_NOT_FOUND;
 };
 
-const getCustomerOrders: ToolImplementation = async (args: { customer_id: string }, context: ToolContext) => {
+const getCustomerOrders = async (args: { customer_id: string }, context: ToolContext) => {
   const { rows } = await context.db.query('SELECT 1 FROM customers WHERE id = $1', [args.customer_id]);
   if (rows.length === 0) return userNotFound('id', args.customer_id);
   return ordersOf(context.db, args.customer_id);
@@ -113,7 +114,7 @@ const CANNOT_CANCEL: Record<string, { error: string; status: string }> = {
   Cancelled: { error: 'Order is already cancelled.', status: 'Cancelled' },
 };
 
-const cancelOrder: ToolImplementation = async (args: { order_id: string }, context: ToolContext) => {
+const cancelOrder = async (args: { order_id: string }, context: ToolContext) => {
   // One statement decides: of two concurrent cancels, the second waits on the row lock, re-checks
   // status = 'Processing' against the committed row and updates nothing.
   const cancelled = await context.db.query(
@@ -138,7 +139,7 @@ const isEmailConflict = (error: unknown): boolean =>
   (error as { code?: string }).code === '23505' &&
   (error as { constraint?: string }).constraint === EMAIL_INDEX;
 
-const updateUserContact: ToolImplementation = async (
+const updateUserContact = async (
   args: { user_id: string; email?: string; phone?: string },
   context: ToolContext,
 ) => {
@@ -182,13 +183,13 @@ const updateUserContact: ToolImplementation = async (
   return { ...toCustomer(updated.rows[0]), message: 'User information updated successfully' };
 };
 
-const getUserInfo: ToolImplementation = async (args: { key: LookupKey; value: string }, context: ToolContext) => {
+const getUserInfo = async (args: { key: LookupKey; value: string }, context: ToolContext) => {
   const customer = await findCustomer(context.db, args.key, args.value);
   if (!customer) return userNotFound(args.key, args.value);
   return { user_info: customer, orders: await ordersOf(context.db, customer.id) };
 };
 
-export const supportImplementations: Record<string, ToolImplementation> = {
+const implementations: ToolImplementations<typeof supportTools> = {
   get_user: getUser,
   get_order_by_id: getOrderById,
   get_customer_orders: getCustomerOrders,
@@ -196,3 +197,6 @@ export const supportImplementations: Record<string, ToolImplementation> = {
   update_user_contact: updateUserContact,
   get_user_info: getUserInfo,
 };
+
+/** The same, by any name (runTool looks a tool up by the name the model used). */
+export const supportImplementations: Readonly<Record<string, ToolImplementation>> = implementations;
