@@ -9,10 +9,11 @@ import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency
 import { asUser } from '../db/pool.ts';
 import { readTranscript } from '../db/transcript.ts';
 import { AGENT_SPECS } from '../agents/registry.ts';
-import { AGENT_SERVERS, agentSettings } from '../agents/server-registry.ts';
+import { AGENT_SERVERS } from '../agents/server-registry.ts';
+import { sessionSettings } from '../session-settings.ts';
 import type { CreateBody } from '../agent-server.ts';
 import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
-import type { AgentName, ChatSessionInput, SessionSettings } from '../shared/messages.ts';
+import type { AgentName, ChatSessionInput } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
@@ -30,17 +31,6 @@ export interface ConversationDeps {
   notifier: EventNotifier;
   log?: (line: string, error?: unknown) => void;
 }
-
-export const sessionSettings = (config: Config): SessionSettings => ({
-  maxSteps: config.AGENT_MAX_STEPS,
-  maxToolErrors: config.AGENT_MAX_TOOL_ERRORS,
-  approvalTimeoutMs: config.APPROVAL_TIMEOUT,
-  continueAsNewAfterTurns: config.CONTINUE_AS_NEW_AFTER_TURNS,
-  modelTimeoutMs: config.MODEL_TIMEOUT,
-  modelMaxAttempts: config.MODEL_MAX_ATTEMPTS,
-  inlineTools: config.INLINE_TOOLS,
-  agent: agentSettings(config),
-});
 
 function requireRole(principal: Principal, agent: AgentName): void {
   const role = AGENT_SPECS[agent].requiredRole;
