@@ -9,6 +9,7 @@ import type { Services } from './activities/services.ts';
 import type { ToolImplementation } from './activities/tool-context.ts';
 import type { Principal } from './api/auth.ts';
 import type { Config } from './config.ts';
+import type { AgentOffline } from './model/offline-types.ts';
 import type { AgentName, JsonObject } from './shared/messages.ts';
 
 export interface RouteDeps {
@@ -47,6 +48,8 @@ export interface AgentServer<Name extends string = string> {
   };
   /** the fields its kernel's view adds to GET /v1/conversations/:id (documented in the OpenAPI document) */
   view?: z.ZodObject;
+  /** what the offline model (no GEMINI_API_KEY) knows of it: tasks, phrasings, readings of its results */
+  offline?: AgentOffline;
   /** agent-specific durations for SessionSettings.agent, read by its child workflows */
   settings?(config: Config): Record<string, number>;
   /** its part of the OpenAPI document */

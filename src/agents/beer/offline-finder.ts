@@ -1,6 +1,6 @@
 // The offline model's grounded website summary: it says plainly that no web search was made. It is cached
 // like any other summary, so the cache behaves the same with and without a key.
-import type { OfflineTask } from '../../model/offline-tasks.ts';
+import type { OfflineTask } from '../../model/offline-types.ts';
 
 const field = (prompt: string, name: string) => new RegExp(`^${name}:\\s*(.+)$`, 'm').exec(prompt)?.[1]?.trim();
 

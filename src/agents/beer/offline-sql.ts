@@ -5,7 +5,7 @@
 //   "my top breweries" / "my top beers"  -> own purchases grouped
 //   "best-selling beer in <state|region>" and "best-selling beer" -> the aggregate views
 //   "what did <CLT-…> buy"               -> SQL naming that client (refused, or confined to nothing)
-import type { OfflineTask } from '../../model/offline-tasks.ts';
+import type { OfflineTask } from '../../model/offline-types.ts';
 
 const REGIONS = new Set(['northeast', 'midwest', 'south', 'west']);
 

@@ -6,6 +6,9 @@ import { requireBeerClient } from './client-access.ts';
 import { ConversationMetricsView } from './definitions.ts';
 import { beerImplementations } from './implementations.ts';
 import { beerMetricsPaths, beerMetricsRoutes } from './metrics-routes.ts';
+import { beerOfflineChat } from './offline-chat.ts';
+import { webSummaryOffline } from './offline-finder.ts';
+import { offlineSqlGeneration } from './offline-sql.ts';
 
 export const beerServer = defineAgentServer({
   name: 'beer',
@@ -14,6 +17,10 @@ export const beerServer = defineAgentServer({
   routes: ({ client, pool }) => beerMetricsRoutes({ client, pool }),
   create: {
     authorize: ({ pool, principal, body }) => requireBeerClient(pool, principal, body.client),
+  },
+  offline: {
+    ...beerOfflineChat,
+    tasks: { web_summary: (request) => webSummaryOffline(request), sql_generation: offlineSqlGeneration },
   },
   settings: (config) => ({ beerConfirmationTimeoutMs: config.BEER_CONFIRMATION_TIMEOUT }),
   openapi: { schemas: { ConversationMetrics: ConversationMetricsView }, paths: beerMetricsPaths },

@@ -1,7 +1,8 @@
 // The offline model's phrasings for the recipes agent's SQL tool, and how it reads the tool's results.
 // Every phrasing becomes one execute_recipe_sql query; the guard checks it like any model's SQL.
-import type { JsonObject } from '../shared/messages.ts';
-import type { OfflinePhrase } from './offline-intents.ts';
+import type { AgentOffline, OfflinePhrase } from '../../model/offline-types.ts';
+import type { JsonObject } from '../../shared/messages.ts';
+import { SAVE_RECIPE_EXAMPLE, matchSaveRecipe, recipeImage, recipeImagePrompt, recipeStructuring } from './offline-save.ts';
 
 const TOOL = 'execute_recipe_sql';
 const UUID = String.raw`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`;
@@ -65,7 +66,6 @@ export function matchRecipesSql(text: string): JsonObject | undefined {
   return undefined;
 }
 
-export const RECIPES_RULES = [{ tool: TOOL, match: matchRecipesSql }] as const;
 
 type Obj = Record<string, unknown>;
 
@@ -108,3 +108,18 @@ function describeRecipe(row: Obj): string {
   const steps = (row.instructions as unknown[]).map((step, index) => `${index + 1}) ${String(step)}`).join(' ');
   return `${describeHeader(row)}. Ingredients: ${ingredients || 'none listed'}. Steps: ${steps || 'none listed'}`;
 }
+
+/** What the recipes agent teaches the offline model: the save pipeline's tasks and its phrasings. */
+export const recipesOffline: AgentOffline = {
+  tasks: { recipe_structuring: recipeStructuring, recipe_image_prompt: recipeImagePrompt },
+  images: { recipe_image: recipeImage },
+  phrases: [...RECIPES_OFFLINE_PHRASES, { tool: 'save_recipe', examples: [SAVE_RECIPE_EXAMPLE] }],
+  rules: [
+    // First of all: a recipe's text may say anything ("order", "list my recipes"), and all of it is the recipe.
+    { rank: 10, tool: 'save_recipe', match: matchSaveRecipe },
+    // after the beer finder's phrasings, before the support agent's
+    { rank: 30, tool: TOOL, match: matchRecipesSql },
+  ],
+  // rows read as saved recipes only from the recipes tool; other SQL tools (beer analytics) bring their own message
+  describe: { [TOOL]: describeSqlResult },
+};

@@ -6,7 +6,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 import type { JsonObject } from '../../shared/messages.ts';
 import type { RecipeContent, RecipeType } from './recipe.ts';
-import type { OfflineImage, OfflineTask } from '../../model/offline-tasks.ts';
+import type { OfflineImage, OfflineTask } from '../../model/offline-types.ts';
 
 /** The phrasing the offline model turns into save_recipe (README, help text): seed 000's example. */
 export const SAVE_RECIPE_EXAMPLE =

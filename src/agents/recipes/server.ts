@@ -2,6 +2,7 @@
 import { defineAgentServer } from '../../agent-server.ts';
 import { createRecipeActivities } from './activities.ts';
 import { recipesImplementations } from './implementations.ts';
+import { recipesOffline } from './offline-chat.ts';
 import { RecipeCardMessage, SavedRecipe } from './recipe.ts';
 import { RecipeList, recipePaths, recipeRoutes } from './routes.ts';
 import { SaveProgress, SaveRecipeResult } from './save-pipeline.ts';
@@ -11,6 +12,7 @@ export const recipesServer = defineAgentServer({
   implementations: recipesImplementations,
   activities: (services) => createRecipeActivities(services),
   routes: ({ pool, config }) => recipeRoutes({ pool, config }),
+  offline: recipesOffline,
   openapi: {
     schemas: {
       Recipe: SavedRecipe,

@@ -8,7 +8,7 @@
 import { introducedAvoids } from './derivatives.ts';
 import { type Patch, Recipe, type SousAnswer, UserDefaults } from './schemas.ts';
 import { ingredientName, mentionsTerm } from './words.ts';
-import { OFFLINE_PREFIX } from '../../model/offline-tasks.ts';
+import { OFFLINE_PREFIX } from '../../model/offline-types.ts';
 import type { ModelRequest } from '../../model/types.ts';
 
 interface Seen {

@@ -2,6 +2,7 @@
 // demo, and the cook's defaults), what its view adds, and its two routes.
 import { defineAgentServer } from '../../agent-server.ts';
 import { OverrideBody, SousCreateFields, SousStateView, SousViewFields } from './api-schemas.ts';
+import { offlineSous } from './offline.ts';
 import { sousInit, sousPaths, sousRoutes } from './routes.ts';
 
 export const sousServer = defineAgentServer({
@@ -14,5 +15,6 @@ export const sousServer = defineAgentServer({
     init: ({ pool, principal, body }) => sousInit(pool, principal.user, body as Parameters<typeof sousInit>[2]),
   },
   view: SousViewFields,
+  offline: { structured: offlineSous },
   openapi: { schemas: { SousState: SousStateView }, inputs: { HardAvoidOverride: OverrideBody }, paths: sousPaths },
 });
