@@ -7,7 +7,9 @@ import { selectModel } from './model/select.ts';
 import type { ChatModel } from './model/types.ts';
 import { toolImplementations } from './agents/server-registry.ts';
 
-export const WORKFLOWS_PATH = new URL('./workflows/index.ts', import.meta.url).pathname;
+import { WORKFLOWS_PATH } from './stack/bundle-workflows.ts';
+
+export { WORKFLOWS_PATH };
 
 export interface WorkerOptions {
   config: Config;
