@@ -50,6 +50,8 @@ export interface AgentServer<Name extends string = string> {
   view?: z.ZodObject;
   /** what the offline model (no GEMINI_API_KEY) knows of it: tasks, phrasings, readings of its results */
   offline?: AgentOffline;
+  /** the folder of its prompts (system.txt, task prompts), when not prompts/<name>/ (a test agent's) */
+  prompts?: URL;
   /** agent-specific durations for SessionSettings.agent, read by its child workflows */
   settings?(config: Config): Record<string, number>;
   /** its part of the OpenAPI document */

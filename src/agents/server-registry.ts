@@ -2,6 +2,7 @@
 // and reads their create-conversation fields from here; the worker registers their activities and tools.
 import type { AgentServer } from '../agent-server.ts';
 import type { ToolImplementation } from '../activities/tool-context.ts';
+import { setPromptsFolder } from '../model/prompts.ts';
 import { AGENT_SPECS } from './registry.ts';
 import { beerServer } from './beer/server.ts';
 import { recipesServer } from './recipes/server.ts';
@@ -22,6 +23,7 @@ export const AGENT_SERVERS = new Map<string, AgentServer>();
 export function registerAgentServer(server: AgentServer): void {
   if (!Object.hasOwn(AGENT_SPECS, server.name)) throw new Error(`Agent "${server.name}" has no spec in the registry`);
   if (AGENT_SERVERS.has(server.name)) throw new Error(`Agent "${server.name}" already has a server side`);
+  if (server.prompts) setPromptsFolder(server.name, server.prompts);
   AGENT_SERVERS.set(server.name, server);
 }
 

@@ -6,6 +6,13 @@ import { isAgentName } from '../agents/registry.ts';
 import type { AgentName } from '../shared/messages.ts';
 
 const PROMPTS_DIR = new URL('../../prompts/', import.meta.url);
+/** Agents whose prompts live elsewhere (a test agent's own folder). */
+const elsewhere = new Map<string, URL>();
+
+/** Reads `agent`'s prompts from `dir` instead of prompts/<agent>/ (AgentServer.prompts). */
+export function setPromptsFolder(agent: string, dir: URL): void {
+  elsewhere.set(agent, new URL(dir.href.endsWith('/') ? dir.href : `${dir.href}/`));
+}
 const NAME = /^[a-z][a-z0-9_]*$/;
 const cache = new Map<string, Promise<string>>();
 
@@ -17,7 +24,8 @@ export function readPrompt(agent: string, name: string): Promise<string> {
   const key = `${agent}/${name}`;
   let prompt = cache.get(key);
   if (!prompt) {
-    prompt = readFile(new URL(`${key}.txt`, PROMPTS_DIR), 'utf8');
+    const dir = elsewhere.get(agent) ?? new URL(`${agent}/`, PROMPTS_DIR);
+    prompt = readFile(new URL(`${name}.txt`, dir), 'utf8');
     // a failed read is not remembered, so a fixed file is picked up on the next call
     prompt.catch(() => cache.delete(key));
     cache.set(key, prompt);
