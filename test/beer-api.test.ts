@@ -95,8 +95,8 @@ describe('recommendations through the API', () => {
     assert.equal(groundingCalls(fake), 1);
 
     const steps = await progressEvents(app.adminUrl, id);
-    const completed = steps.filter((s) => s.state === 'completed').map((s) => `${s.index}:${s.step}`);
-    assert.deepEqual(completed, ['1:profile', '2:search', '3:presentation', '4:confirmation', '5:summary']);
+    const done = steps.filter((s) => s.state === 'done').map((s) => `${s.index}:${s.step}`);
+    assert.deepEqual(done, ['1:profile', '2:search', '3:presentation', '4:confirmation', '5:summary']);
     assert.ok(steps.every((s) => s.of === 5 && s.workflowId === tool.result.workflow_id));
     assert.match(tool.result.workflow_id, /^brewery-recommendation-/);
   });

@@ -2,8 +2,7 @@
 // profile, search (broadening until 3-5 new breweries), presentation, "would you like details?" (a
 // confirmation the conversation shows and times out), and a website summary only when the user picks one.
 // Each step is a progress event; the execution log and metrics are a Query (beerMetricsQuery).
-import { proxyActivities, proxyLocalActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { RuntimeActivities } from '../../activities/runtime-types.ts';
+import { proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   type BeerActivities,
   type BreweryResult,
@@ -17,7 +16,6 @@ import {
   STEPS,
   type SearchResult,
   type StepName,
-  type StepState,
   type SummaryResult,
   addNewBreweries,
   beerMetricsQuery,
@@ -27,7 +25,9 @@ import {
 import type { ChildToolInput, ChildToolOutput } from '../../shared/child-tool.ts';
 import type { JsonObject } from '../../shared/messages.ts';
 import { findOption } from '../../shared/pending-kinds.ts';
+import type { ProgressState } from '../../shared/progress.ts';
 import { parentAsker } from '../../workflows/ask-parent.ts';
+import { progressReporter } from '../../workflows/progress.ts';
 
 // Timeout profiles per step: a profile is one indexed query; a search may spend the client's own attempts
 // (timeout x attempts plus backoff) before answering API_ERROR; a summary may wait on another
@@ -44,11 +44,6 @@ const summaryActivities = proxyActivities<BeerActivities>({
   startToCloseTimeout: '3m',
   retry: { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2 },
 });
-const bookkeeping = proxyLocalActivities<RuntimeActivities>({
-  startToCloseTimeout: '10s',
-  retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
-});
-
 export async function breweryRecommendation(input: ChildToolInput): Promise<ChildToolOutput> {
   const ask = parentAsker(input);
   const { workflowId } = workflowInfo();
@@ -62,21 +57,10 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
     description: 'The execution log (per tool call: step, time, status, cache state) and metrics of this recommendation.',
   });
 
-  const progress = async (step: StepName, state: StepState, detail?: string) => {
-    const index = STEPS.indexOf(step) + 1;
-    setCurrentDetails(`Step ${index}/5 ${step}: ${state}${detail ? ` (${detail})` : ''}`);
-    await bookkeeping.record({
-      conversationId: input.conversationId,
-      userId: input.userId,
-      messages: [],
-      events: [
-        {
-          key: `progress:${workflowId}:${index}:${state}`,
-          type: 'progress',
-          data: { workflowId, step, index, of: STEPS.length, state, ...(detail ? { detail } : {}) },
-        },
-      ],
-    });
+  const reporter = progressReporter(input, STEPS);
+  const progress = async (step: StepName, state: ProgressState, message?: string) => {
+    setCurrentDetails(`Step ${STEPS.indexOf(step) + 1}/5 ${step}: ${state}${message ? ` (${message})` : ''}`);
+    await reporter.report(step, state, message);
   };
   const done = (result: JsonObject, cards?: JsonObject[]): ChildToolOutput => {
     endedAt = Date.now();
@@ -98,7 +82,7 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
     await progress('profile', 'failed', 'client not found');
     return done({ status: 'CLIENT_NOT_FOUND', message: `No profile for client ${input.client}.` });
   }
-  await progress('profile', 'completed');
+  await progress('profile', 'done');
 
   // 2. search, broadening until enough new breweries
   await progress('search', 'started');
@@ -129,7 +113,7 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
     if (apiError) return done({ status: 'API_ERROR', client: clientView, error: apiError.error ?? 'OpenBreweryDB is unavailable', searches });
     return done({ status: 'NO_NEW_BREWERIES', client: clientView, message: `No new breweries found in ${profile.city}, ${profile.state} or elsewhere in the state.`, searches });
   }
-  await progress('search', 'completed', `${picks.length} new breweries`);
+  await progress('search', 'done', `${picks.length} new breweries`);
 
   // 3. presentation
   await progress('presentation', 'started');
@@ -137,7 +121,7 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
   const presentation = `I found ${picks.length} new breweries for ${profile.client_name}:\n${picks
     .map((b, i) => `${i + 1}. ${b.brewery_name} - ${b.brewery_type} - ${b.city}, ${b.state}`)
     .join('\n')}`;
-  await progress('presentation', 'completed');
+  await progress('presentation', 'done');
 
   // 4. "would you like details?"
   await progress('confirmation', 'started');
@@ -155,7 +139,7 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
   });
   const choice = outcome.decision.decision === 'yes' ? findOption(options, outcome.decision.choice ?? options[0]!.id) : undefined;
   answer = outcome.timedOut ? 'timeout' : choice ? 'yes' : 'no';
-  await progress('confirmation', 'completed', answer);
+  await progress('confirmation', 'done', answer);
   const base = { status: 'success', client: clientView, breweries: picks, presentation, question: CONFIRMATION_PROMPT, answer, searches };
 
   // 5. the summary, only for a brewery the user chose
@@ -171,7 +155,7 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
   ]);
   if (summary.metadata.grounded) grounded += 1;
   log.push({ step: 'summary', tool: 'get_website_summary', at: new Date().toISOString(), ms, status: summary.status, cacheStatus: summary.cache_status });
-  await progress('summary', summary.status === 'success' ? 'completed' : 'failed', summary.status === 'success' ? summary.cache_status ?? undefined : summary.status);
+  await progress('summary', summary.status === 'success' ? 'done' : 'failed', summary.status === 'success' ? summary.cache_status ?? undefined : summary.status);
   return done({ ...base, chosen: { brewery_id: chosen.brewery_id, brewery_name: chosen.brewery_name }, summary: summaryForModel(summary) }, [
     breweriesCard,
     summaryCard(chosen, summary),

@@ -101,7 +101,6 @@ export interface SummaryResult {
 
 export const STEPS = ['profile', 'search', 'presentation', 'confirmation', 'summary'] as const;
 export type StepName = (typeof STEPS)[number];
-export type StepState = 'started' | 'completed' | 'skipped' | 'failed';
 
 export const MIN_RECOMMENDATIONS = 3;
 export const MAX_RECOMMENDATIONS = 5;

@@ -3,16 +3,17 @@
 // use it, so a retried or replayed step writes nothing twice. Each step is an activity with retries and a
 // summary, and reports its progress as `progress` events that reach the conversation's SSE clients.
 // Only the structuring is essential: a recipe whose image could not be made is saved without one.
-import { ApplicationFailure, log, proxyActivities, proxyLocalActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, log, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { RecipeActivities, StagedImage } from './activity-types.ts';
-import type { RuntimeActivities } from '../../activities/runtime-types.ts';
 import type { ChildToolInput, ChildToolOutput } from '../../shared/child-tool.ts';
-import type { JsonObject, NewEvent } from '../../shared/messages.ts';
+import type { JsonObject } from '../../shared/messages.ts';
+import type { ProgressState } from '../../shared/progress.ts';
 import { RecipeCardMessage, type RecipeContent } from './recipe.ts';
-import { type ProgressState, SAVE_STEPS, type SaveProgress, type SaveRecipeResult, type SaveStep } from './save-pipeline.ts';
+import { SAVE_STEPS, type SaveRecipeResult, type SaveStep } from './save-pipeline.ts';
 import { describeIssues } from '../../shared/tool-spec.ts';
 import { SaveRecipeArgs } from './tools.ts';
 import { userFacingReason } from '../../workflows/failure-text.ts';
+import { progressReporter } from '../../workflows/progress.ts';
 
 /** How often the image and its upload are made again when the staged image was lost between them. */
 const IMAGE_ROUNDS = 2;
@@ -38,33 +39,10 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
     heartbeatTimeout: '5s',
     retry: { maximumAttempts: 10, initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '5s' },
   });
-  const bookkeeping = proxyLocalActivities<RuntimeActivities>({
-    startToCloseTimeout: '10s',
-    retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
-  });
-
-  // Progress events are written by the runtime's record activity. A step's `done` waits for the next step's
-  // `started` (which follows at once) and both go in one write: half the round trips, nothing held back.
-  let queued: NewEvent[] = [];
-  const progress = async (step: SaveStep, state: ProgressState, message?: string, write = true): Promise<void> => {
-    const data: SaveProgress = {
-      workflowId,
-      step,
-      index: SAVE_STEPS.indexOf(step) + 1,
-      of: SAVE_STEPS.length,
-      state,
-      ...(message ? { message } : {}),
-    };
-    // One key per step and state: a retried record writes the event once.
-    queued.push({ key: `progress:${workflowId}:${step}:${state}`, type: 'progress', data: data as JsonObject });
-    if (write) await flushProgress();
-  };
-  const flushProgress = async (): Promise<void> => {
-    if (!queued.length) return;
-    const events = queued;
-    queued = [];
-    await bookkeeping.record({ conversationId, userId, messages: [], events });
-  };
+  const reporter = progressReporter({ conversationId, userId }, SAVE_STEPS);
+  const progress = (step: SaveStep, state: ProgressState, message?: string, write = true): Promise<void> =>
+    reporter.report(step, state, message, { write });
+  const flushProgress = reporter.flush;
 
   /** steps that have begun, so the ones after a failure can be reported as skipped */
   const begun = new Set<SaveStep>();
