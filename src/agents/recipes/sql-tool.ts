@@ -4,7 +4,7 @@
 // Results are seed 000's JSON: {status, rows, count} | {status, rows_affected, message} | {status, error, query}.
 import { guardSql } from '../../sql/guard.ts';
 import { executeGuarded } from '../../sql/execute.ts';
-import { RECIPES_SQL_POLICY } from '../../sql/policy.ts';
+import { RECIPES_SQL_POLICY } from './sql-policy.ts';
 import type { ToolContext } from '../../activities/tool-context.ts';
 
 export const RECIPES_SQL_ROLE = 'brigade_recipes_sql';
