@@ -402,7 +402,7 @@ describe('update_user_contact', () => {
   });
 });
 
-describe('argument schemas (src/shared/tools/support.ts)', () => {
+describe('argument schemas (src/agents/support/tools.ts)', () => {
   const issues = (name: string, args: unknown): string => {
     const parsed = specOf(name).args.safeParse(args);
     assert.equal(parsed.success, false, `${name} should refuse ${JSON.stringify(args)}`);

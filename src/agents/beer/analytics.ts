@@ -1,6 +1,6 @@
 // run_analytical_query_tool (seed 004): the question becomes SQL through the task model
-// (prompts/sql_generation.txt with prompts/customers_schema.txt), code fences are stripped, the guard
-// checks it (src/sql/beer-policy.ts), and it runs as brigade_beer_sql in a READ ONLY transaction of its
+// (prompts/beer/sql_generation.txt with prompts/beer/customers_schema.txt), code fences are stripped, the guard
+// checks it (sql-policy.ts), and it runs as brigade_beer_sql in a READ ONLY transaction of its
 // own with statement_timeout, brigade.client_id set to the conversation's client before the role switch.
 // Its own transaction, not the runtime's: a read-only query needs nothing from the call's record, and
 // a slow one does not hold that transaction open.
@@ -12,7 +12,7 @@ import { executeGuardedAlone } from '../../sql/execute.ts';
 import { BEER_SCHEMA, BEER_SQL_POLICY, BEER_SQL_ROLE, guardBeerSql } from './sql-policy.ts';
 import { CLIENT_SETTING } from './clients-db.ts';
 import type { AnalyticalQueryArgs } from './tools.ts';
-import type { ToolContext, ToolImplementation } from '../../activities/tool-context.ts';
+import type { ToolContext } from '../../activities/tool-context.ts';
 import { NO_CLIENT } from './profile.ts';
 
 export const SQL_GENERATION_TASK = 'sql_generation';
@@ -55,7 +55,7 @@ export function stripCodeFences(text: string): string {
   return sql.replace(/;\s*$/, '').trim();
 }
 
-export const runAnalyticalQueryTool: ToolImplementation = async (
+export const runAnalyticalQueryTool = async (
   args: AnalyticalQueryArgs,
   context: ToolContext,
 ): Promise<AnalyticalResult | typeof NO_CLIENT> => {

@@ -1,5 +1,5 @@
 // The beer agent's recommendation tools: search, website summary, and the five-step workflow that uses them.
-// Joined into the agent's list (`beerTools`, src/shared/tools/beer.ts).
+// Joined into the agent's list (`beerTools`, tools.ts).
 import {
   RECOMMENDATION_ID_PREFIX,
   RECOMMENDATION_WORKFLOW,

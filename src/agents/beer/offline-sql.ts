@@ -11,7 +11,7 @@ const REGIONS = new Set(['northeast', 'midwest', 'south', 'west']);
 
 const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
-/** The question at the end of the SQL generation prompt (prompts/sql_generation.txt). */
+/** The question at the end of the SQL generation prompt (prompts/beer/sql_generation.txt). */
 export function questionOf(prompt: string): string {
   const match = /(?:^|\n)Question:\s*(.*)\s*$/.exec(prompt);
   return (match?.[1] ?? prompt).trim();
