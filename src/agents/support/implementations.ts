@@ -13,8 +13,11 @@
 // - update_user_contact: an unknown user wins over an email in use; a customer may re-set their own
 //   email (in any case); the email is stored as given (trimmed), compared lower-cased.
 import type pg from 'pg';
-import type { ToolContext, ToolImplementation, ToolImplementations } from '../../activities/tool-context.ts';
+import type { ToolImplementation, ToolImplementations } from '../../activities/tool-context.ts';
 import type { supportTools } from './tools.ts';
+
+/** A tool's implementation, its arguments typed by the tool's schema. */
+type Implementation<Name extends keyof ToolImplementations<typeof supportTools>> = ToolImplementations<typeof supportTools>[Name];
 
 type LookupKey = 'email' | 'phone' | 'username';
 
@@ -90,18 +93,18 @@ async function ordersOf(db: pg.ClientBase, customerId: string): Promise<Order[]>
   return rows.map(toOrder);
 }
 
-const getUser = async (args: { key: LookupKey; value: string }, context: ToolContext) => {
+const getUser: Implementation<'get_user'> = async (args, context) => {
   const customer = await findCustomer(context.db, args.key, args.value);
   return customer ?? userNotFound(args.key, args.value);
 };
 
-const getOrderById = async (args: { order_id: string }, context: ToolContext) => {
+const getOrderById: Implementation<'get_order_by_id'> = async (args, context) => {
   // Named: the busiest lookup is parsed and planned once per pooled connection.
   const { rows } = await context.db.query({ name: 'support.order_by_id', text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, values: [args.order_id] });
   return rows[0] ? toOrder(rows[0]) : ORDER_NOT_FOUND;
 };
 
-const getCustomerOrders = async (args: { customer_id: string }, context: ToolContext) => {
+const getCustomerOrders: Implementation<'get_customer_orders'> = async (args, context) => {
   const { rows } = await context.db.query('SELECT 1 FROM customers WHERE id = $1', [args.customer_id]);
   if (rows.length === 0) return userNotFound('id', args.customer_id);
   return ordersOf(context.db, args.customer_id);
@@ -114,7 +117,7 @@ const CANNOT_CANCEL: Record<string, { error: string; status: string }> = {
   Cancelled: { error: 'Order is already cancelled.', status: 'Cancelled' },
 };
 
-const cancelOrder = async (args: { order_id: string }, context: ToolContext) => {
+const cancelOrder: Implementation<'cancel_order'> = async (args, context) => {
   // One statement decides: of two concurrent cancels, the second waits on the row lock, re-checks
   // status = 'Processing' against the committed row and updates nothing.
   const cancelled = await context.db.query(
@@ -139,10 +142,7 @@ const isEmailConflict = (error: unknown): boolean =>
   (error as { code?: string }).code === '23505' &&
   (error as { constraint?: string }).constraint === EMAIL_INDEX;
 
-const updateUserContact = async (
-  args: { user_id: string; email?: string; phone?: string },
-  context: ToolContext,
-) => {
+const updateUserContact: Implementation<'update_user_contact'> = async (args, context) => {
   const db = context.db;
   const email = args.email?.trim();
   const phone = args.phone?.trim();
@@ -183,7 +183,7 @@ const updateUserContact = async (
   return { ...toCustomer(updated.rows[0]), message: 'User information updated successfully' };
 };
 
-const getUserInfo = async (args: { key: LookupKey; value: string }, context: ToolContext) => {
+const getUserInfo: Implementation<'get_user_info'> = async (args, context) => {
   const customer = await findCustomer(context.db, args.key, args.value);
   if (!customer) return userNotFound(args.key, args.value);
   return { user_info: customer, orders: await ordersOf(context.db, customer.id) };
