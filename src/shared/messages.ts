@@ -37,6 +37,7 @@ export const ChatMessage = z.object({
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
+/** Every kind a PendingItem may be: the runtime's, and the ones an agent declares (sous: patchset, in its spec). */
 export const PENDING_KINDS = ['approval', 'confirmation', 'patchset'] as const;
 export const PendingKind = z.enum(PENDING_KINDS);
 export type PendingKind = z.infer<typeof PendingKind>;
@@ -168,7 +169,7 @@ export const EVENT_TYPES = [
   'turn.started',
   'turn.ended',
   'signal.rejected',
-  /** a stateful agent's own record: a PatchSet refused before review, a PatchSet decision, a state change */
+  /** agents' own events, each declared in its spec too (AgentSpec.events); sous: a PatchSet refused before review, a PatchSet decision, a state change */
   'patchset.rejected',
   'patchset.decided',
   'state.changed',
