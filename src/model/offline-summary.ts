@@ -1,7 +1,7 @@
 // The offline model's reading of tool results: one plain line per result, made from the result's shape
 // (customer, order, list, message, error, rejection), so it reads well for any tool, not only support's.
 import type { ChatMessage } from '../shared/messages.ts';
-import { describeSqlResult } from './offline-recipes.ts';
+import { AGENT_SERVERS } from '../agents/server-registry.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -21,9 +21,9 @@ function describe(value: unknown, tool?: string): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return describeList(value);
   if (!isObject(value)) return undefined;
-  // rows read as saved recipes only from the recipes tool; other SQL tools (beer analytics) bring their own message
-  const sql = tool === 'execute_recipe_sql' ? describeSqlResult(value) : undefined;
-  if (sql) return sql;
+  // a tool's own reading first (the recipes agent's rows as saved recipes), then the result's shape
+  const own = tool ? toolReading(tool)?.(value) : undefined;
+  if (own) return own;
   if (isObject(value.user_info) && Array.isArray(value.orders)) {
     return `${describeCustomer(value.user_info)} ${describeList(value.orders)}`;
   }
@@ -113,4 +113,13 @@ function text(value: unknown): string | undefined {
 function json(value: unknown): string {
   const out = JSON.stringify(value) ?? String(value);
   return out.length > 300 ? `${out.slice(0, 300)}…` : out;
+}
+
+/** The agent's own reading of `tool`'s results (AgentServer.offline.describe), if it has one. */
+function toolReading(tool: string): ((value: Obj) => string | undefined) | undefined {
+  for (const server of AGENT_SERVERS.values()) {
+    const reading = server.offline?.describe?.[tool];
+    if (reading) return reading;
+  }
+  return undefined;
 }

@@ -1,0 +1,6 @@
+// The support agent in the server processes: its tools' implementations.
+import { defineAgentServer } from '../../agent-server.ts';
+import { supportImplementations } from './implementations.ts';
+import { supportOffline } from './offline.ts';
+
+export const supportServer = defineAgentServer({ name: 'support', implementations: supportImplementations, offline: supportOffline });
