@@ -3,7 +3,7 @@
 // summary with its counts, and the whole end state before the person accepts or rejects.
 import { useState } from 'react';
 import type { ApiError } from './api';
-import { Countdown } from './Pending';
+import { Countdown } from './Countdown';
 import type { PendingItem } from './types';
 
 interface ReviewEntry {

@@ -2,8 +2,9 @@
 import { useState } from 'react';
 import { ApiError, fieldErrorsOf, type FieldError } from './api';
 import { PatchReview } from './PatchReview';
+import { Countdown } from './Countdown';
 import type { AgentName, JsonSchema, Meta, PendingItem } from './types';
-import { formatRemaining, useNow } from './util';
+import { useNow } from './util';
 
 type Decide = (body: Record<string, unknown>) => Promise<void>;
 
@@ -21,19 +22,6 @@ export function PendingPanel({ pending, meta, agent, onDecide }: { pending: Pend
         ),
       )}
     </section>
-  );
-}
-
-export function Countdown({ expiresAt, label = 'Time left' }: { expiresAt?: string; label?: string }) {
-  const now = useNow(250);
-  if (!expiresAt) return null;
-  const left = Date.parse(expiresAt) - now;
-  const urgent = left < 10_000;
-  return (
-    <p className={`countdown ${urgent ? 'urgent' : ''}`}>
-      {label}: <strong aria-live={urgent ? 'assertive' : 'off'} data-testid="countdown">{formatRemaining(left)}</strong>
-      <span className="visually-hidden"> (until {new Date(expiresAt).toLocaleTimeString()})</span>
-    </p>
   );
 }
 
