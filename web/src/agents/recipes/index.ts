@@ -1,0 +1,4 @@
+// The recipes agent: recipes saved and found.
+import type { AgentHome } from '../../agentHome';
+
+export const recipes: AgentHome = { label: 'Recipes' };
