@@ -1,4 +1,5 @@
-import { Cards, ResultExtras } from './Cards';
+import { Cards } from './Cards';
+import { ResultExtras } from './ResultExtras';
 import { pendingKind } from './pendingKinds';
 import { draftText } from './transcript';
 import type { ClosedInfo, Draft } from './transcript';

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { ApiError, api, newIdempotencyKey } from './api';
 import { navigate } from './router';
-import { RecipeImage } from './Cards';
+import { RecipeImage } from './agents/recipes/RecipeImage';
 
 interface SavedRecipe {
   id: string;

@@ -3,13 +3,9 @@
 import { ApprovalCard } from './ApprovalCard';
 import type { PendingKindHome } from './agentHome';
 import { pendingKindFor } from './agents/registry';
-import { ConfirmationCard } from './ConfirmationCard';
 import { FallbackPendingCard } from './FallbackPendingCard';
 
-const GENERIC = new Map<string, PendingKindHome>([
-  ['approval', { View: ApprovalCard, label: 'Approval' }],
-  ['confirmation', { View: ConfirmationCard, label: 'Confirmation' }],
-]);
+const GENERIC = new Map<string, PendingKindHome>([['approval', { View: ApprovalCard, label: 'Approval' }]]);
 
 export function pendingKind(kind: string): PendingKindHome {
   return GENERIC.get(kind) ?? pendingKindFor(kind) ?? { View: FallbackPendingCard, label: kind };

@@ -1,9 +1,9 @@
 // A choice among options (breweries) with a deadline: after it the agent goes on without an answer.
 import { useState } from 'react';
-import type { PendingViewProps } from './agentHome';
-import { Countdown } from './Countdown';
-import { useDecision } from './useDecision';
-import { useNow } from './util';
+import type { PendingViewProps } from '../../agentHome';
+import { Countdown } from '../../Countdown';
+import { useDecision } from '../../useDecision';
+import { useNow } from '../../util';
 
 export function ConfirmationCard({ item, onDecide }: PendingViewProps) {
   const { busy, error, run } = useDecision(onDecide);
