@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, api, newIdempotencyKey } from './api';
 import { agentLabel, REFRESH_EVENTS, sidePanelFor } from './agents/registry';
+import { onCompose } from './compose';
 import { openEventStream, type StreamStatus } from './events';
 import { MessageRow, DraftRow, PendingRecord } from './Messages';
 import { PendingPanel } from './Pending';
@@ -63,16 +64,15 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
 
   useEffect(() => drafts.set(id, text), [id, text]);
 
-  // Card actions (a recipe's "delete", "modify") write a request into the message box.
   const composer = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => {
-    const onCompose = (event: Event) => {
-      setText(String((event as CustomEvent).detail));
-      composer.current?.focus();
-    };
-    window.addEventListener('brigade:compose', onCompose);
-    return () => window.removeEventListener('brigade:compose', onCompose);
-  }, []);
+  useEffect(
+    () =>
+      onCompose((composed) => {
+        setText(composed);
+        composer.current?.focus();
+      }),
+    [],
+  );
 
   const running = sending || view?.status === 'running';
 

@@ -1,4 +1,4 @@
-// What waits for the person: approvals, confirmations, PatchSets, each with its deadline counting down.
+// What waits for the person: each pending item in the view of its kind (pendingKinds.ts).
 import type { Decide } from './agentHome';
 import { pendingKind } from './pendingKinds';
 import type { AgentName, Meta, PendingItem } from './types';

@@ -1,6 +1,6 @@
-// A recipe the agent found or saved, with its actions (each written into the message box for the person to
-// send) and a link to it in My recipes.
+// A recipe the agent found or saved, with its actions and a link to it in My recipes.
 import type { Card } from '../../agentHome';
+import { compose } from '../../compose';
 import { RecipeImage } from './RecipeImage';
 
 export function RecipeCard({ card }: { card: Card }) {
@@ -25,7 +25,7 @@ export function RecipeCard({ card }: { card: Card }) {
               // An action is a request to the agent, written into the message box for the person to send.
               const text = `${verb[0]!.toUpperCase()}${verb.slice(1)} my recipe "${name}"${/modify|edit|change/i.test(verb) ? ': ' : ''}`;
               return (
-                <button key={i} type="button" className="secondary small" onClick={() => window.dispatchEvent(new CustomEvent('brigade:compose', { detail: text }))}>
+                <button key={i} type="button" className="secondary small" onClick={() => compose(text)}>
                   {verb[0]!.toUpperCase()}{verb.slice(1)}
                 </button>
               );
