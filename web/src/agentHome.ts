@@ -52,8 +52,8 @@ export interface AgentHome {
   label: string;
   /** shown beside the conversation */
   SidePanel?: ComponentType<SidePanelProps>;
-  /** the pending kinds this agent opens and renders itself */
-  pendingKinds?: Partial<Record<PendingKind, PendingKindHome>>;
+  /** the pending kinds this agent opens and renders itself (approvals are generic: any agent's tool asks) */
+  pendingKinds?: Partial<Record<Exclude<PendingKind, 'approval'>, PendingKindHome>>;
   /** renderers of the card types this agent attaches to messages */
   cards?: Record<string, ComponentType<{ card: Card }>>;
   start?: AgentStart;
