@@ -2,9 +2,9 @@
 // marked edited with the old text at hand, removed ones as struck ghosts where they were; the notes, the
 // summary with its counts, and the whole end state before the person accepts or rejects.
 import { useState } from 'react';
-import type { ApiError } from './api';
-import { Countdown } from './Pending';
-import type { PendingItem } from './types';
+import type { PendingViewProps } from '../../agentHome';
+import type { ApiError } from '../../api';
+import { Countdown } from '../../Countdown';
 
 interface ReviewEntry {
   id: string;
@@ -62,7 +62,7 @@ function Entry({ entry, ordered }: { entry: ReviewEntry; ordered?: boolean }) {
   );
 }
 
-export function PatchReview({ item, onDecide }: { item: PendingItem; onDecide: (body: Record<string, unknown>) => Promise<void> }) {
+export function PatchReview({ item, onDecide }: PendingViewProps) {
   const review = (item.details?.review ?? undefined) as Review | undefined;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();

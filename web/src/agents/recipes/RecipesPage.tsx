@@ -1,8 +1,8 @@
 // My recipes: search by name or ingredient, filter by type, include soft-deleted ones; paginated.
 import { useEffect, useState } from 'react';
-import { ApiError, api, newIdempotencyKey } from './api';
-import { navigate } from './router';
-import { RecipeImage } from './Cards';
+import { ApiError, api, newIdempotencyKey } from '../../api';
+import { navigate } from '../../router';
+import { RecipeImage } from './RecipeImage';
 
 interface SavedRecipe {
   id: string;

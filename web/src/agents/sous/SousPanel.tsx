@@ -1,25 +1,12 @@
 // The recipe beside a sous conversation: version, ingredients, steps with todo/done (marked done from here),
 // the defaults, and a note while a PatchSet waits for review.
 import { useState } from 'react';
-import { ApiError, api, newIdempotencyKey } from './api';
-import type { ConversationView } from './types';
+import { ApiError, api, newIdempotencyKey } from '../../api';
+import type { SidePanelProps } from '../../agentHome';
+import { sousViewOf } from './sousView';
 
-interface SousRecipe {
-  title?: string;
-  version?: number;
-  servings?: number;
-  ingredients?: { id: string; text: string }[];
-  steps?: { id: string; text: string; status?: string }[];
-  notes?: string[];
-}
-
-export function sousStateOf(view: ConversationView): { recipe?: SousRecipe; defaults?: Record<string, unknown>; pendingPatchSet?: unknown } {
-  const state = (view.agentState ?? view.sous ?? view) as Record<string, unknown>;
-  return { recipe: state.recipe as SousRecipe | undefined, defaults: state.defaults as Record<string, unknown> | undefined, pendingPatchSet: state.pendingPatchSet };
-}
-
-export function SousPanel({ view, onChanged }: { view: ConversationView; onChanged: () => void }) {
-  const { recipe, defaults, pendingPatchSet } = sousStateOf(view);
+export function SousPanel({ view, onChanged }: SidePanelProps) {
+  const { recipe, defaults, pendingPatchSet } = sousViewOf(view);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState<string>();
   if (!recipe) return <aside className="side-panel" aria-label="Recipe"><p className="muted">No recipe yet.</p></aside>;
