@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { AGENTS } from '../src/shared/messages.ts';
+import { agentNames } from '../src/agents/registry.ts';
+
+const AGENTS = agentNames();
 
 const SRC = path.resolve(import.meta.dirname, '../web/src');
 const AGENTS_DIR = path.join(SRC, 'agents');
