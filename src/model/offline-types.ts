@@ -42,5 +42,5 @@ export interface AgentOffline {
   phrases?: readonly OfflinePhrase[];
   rules?: readonly OfflineRule[];
   /** a plain reading of one of its tools' results, by tool name; undefined falls back to the result's shape */
-  describe?: Readonly<Record<string, (value: Record<string, unknown>) => string | undefined>>;
+  describe?: Readonly<Record<string, (value: unknown) => string | undefined>>;
 }

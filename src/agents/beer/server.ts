@@ -8,6 +8,7 @@ import { ConversationMetricsView } from './definitions.ts';
 import { beerImplementations } from './implementations.ts';
 import { beerMetricsPaths, beerMetricsRoutes } from './metrics-routes.ts';
 import { beerOfflineChat } from './offline-chat.ts';
+import { beerReadings } from './offline-readings.ts';
 import { webSummaryOffline } from './offline-finder.ts';
 import { offlineSqlGeneration } from './offline-sql.ts';
 
@@ -22,6 +23,7 @@ export const beerServer = defineAgentServer({
   offline: {
     ...beerOfflineChat,
     tasks: { web_summary: (request) => webSummaryOffline(request), sql_generation: offlineSqlGeneration },
+    describe: beerReadings,
   },
   // k of the aggregate views lives in the database, where the views read it
   onWorkerStart: ({ config, pool }) => setBeerMinClients(pool, config.BEER_MIN_CLIENTS),

@@ -121,5 +121,5 @@ export const recipesOffline: AgentOffline = {
     { rank: 30, tool: TOOL, match: matchRecipesSql },
   ],
   // rows read as saved recipes only from the recipes tool; other SQL tools (beer analytics) bring their own message
-  describe: { [TOOL]: describeSqlResult },
+  describe: { [TOOL]: (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? describeSqlResult(value as Obj) : undefined) },
 };

@@ -18,7 +18,12 @@ export const echoServer = defineAgentServer({
   prompts: new URL('./prompts/', import.meta.url),
   offline: {
     phrases: [{ tool: ECHO_TEXT, examples: ['echo hello there'] }],
-    describe: { [ECHO_TEXT]: (value) => (typeof value.echoed === 'string' ? `Echo: ${value.echoed} (${String(value.length)} characters)` : undefined) },
+    describe: {
+      [ECHO_TEXT]: (value) => {
+        const result = value as { echoed?: unknown; length?: unknown };
+        return typeof result.echoed === 'string' ? `Echo: ${result.echoed} (${String(result.length)} characters)` : undefined;
+      },
+    },
     // after every built-in agent's phrasings
     rules: [
       {
