@@ -35,6 +35,17 @@ export interface AgentServer<Name extends string = string> {
   activities?(services: Services): object;
   /** its routes, mounted under /v1 after the generic ones */
   routes?(deps: RouteDeps): Router;
+  /**
+   * files of the local object store that browsers load without a bearer token (an <img>), under
+   * /files/<prefix>/<name>: only names the pattern accepts, only while isLive says their owner still wants
+   * them shown, and never cached for good (a deletion must take effect)
+   */
+  publicFiles?: {
+    prefix: string;
+    name: RegExp;
+    contentType: string;
+    isLive(pool: pg.Pool, name: string): Promise<boolean>;
+  };
   /** what POST /v1/conversations takes and does for it */
   create?: {
     /** body fields only this agent takes; given for another agent, each is refused ("only for the X agent") */

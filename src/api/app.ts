@@ -38,7 +38,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   app.use(healthRoutes({ pool, checkTemporal, log: (line) => logLine(line) }));
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.use(fileRoutes(config, pool));
+  app.use(fileRoutes(config, pool, [...AGENT_SERVERS.values()].flatMap((server) => (server.publicFiles ? [server.publicFiles] : []))));
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
   app.use(
     '/v1',

@@ -9,7 +9,8 @@ import { ModelOutputInvalid, askStructured, responseSchema } from '../../model/s
 import { ModelCallError } from '../../model/types.ts';
 import { RecipeContent } from './recipe.ts';
 import { storableJson, storableText } from '../../shared/safe-text.ts';
-import { type ObjectStore, createObjectStore, recipeImageKey, stagedImageKey } from '../../storage/index.ts';
+import { type ObjectStore, createObjectStore } from '../../storage/index.ts';
+import { recipeImageKey, stagedImageKey } from './image-keys.ts';
 import type { Services } from '../../activities/services.ts';
 import type { RecipeActivities } from './activity-types.ts';
 

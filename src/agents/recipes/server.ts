@@ -1,8 +1,10 @@
-// The recipes agent in the server processes: its SQL tool, the save pipeline's activities, GET /v1/recipes.
+// The recipes agent in the server processes: its SQL tool, the save pipeline's activities, GET /v1/recipes,
+// and its images for <img> tags.
 import { defineAgentServer } from '../../agent-server.ts';
 import { createRecipeActivities } from './activities.ts';
 import { recipesImplementations } from './implementations.ts';
 import { recipesOffline } from './offline-chat.ts';
+import { recipeImageFiles, recipeImagePaths } from './public-images.ts';
 import { RecipeCardMessage, SavedRecipe } from './recipe.ts';
 import { RecipeList, recipePaths, recipeRoutes } from './routes.ts';
 import { SaveProgress, SaveRecipeResult } from './save-pipeline.ts';
@@ -12,6 +14,7 @@ export const recipesServer = defineAgentServer({
   implementations: recipesImplementations,
   activities: (services) => createRecipeActivities(services),
   routes: ({ pool, config }) => recipeRoutes({ pool, config }),
+  publicFiles: recipeImageFiles,
   offline: recipesOffline,
   openapi: {
     schemas: {
@@ -22,6 +25,6 @@ export const recipesServer = defineAgentServer({
       RecipeCard: RecipeCardMessage,
       SaveProgress,
     },
-    paths: recipePaths,
+    paths: (helpers) => ({ ...recipePaths(helpers), ...recipeImagePaths(helpers) }),
   },
 });
