@@ -27,19 +27,19 @@ import { NativeConnection, Worker, type WorkerOptions as TemporalWorkerOptions }
 import pg from 'pg';
 import { createActivities } from '../src/activities/index.ts';
 import type { RuntimeActivities } from '../src/activities/runtime-types.ts';
-import { sessionSettings } from '../src/api/conversations.ts';
+import { sessionSettings } from '../src/session-settings.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { insertConversation } from '../src/db/conversations.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { withClient } from '../src/db/with-client.ts';
 import { createOfflineModel } from '../src/model/offline.ts';
 import { loadPrompt } from '../src/model/prompts.ts';
-import { findTool } from '../src/shared/agents.ts';
+import { findTool } from '../src/agents/registry.ts';
 import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate } from '../src/shared/definitions.ts';
 import type { AgentName, ChatMessage, ChatSessionInput, JsonObject, TurnResult } from '../src/shared/messages.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../src/shared/search-attributes.ts';
 import { installTemporalRuntime } from '../src/stack/temporal-runtime.ts';
-import { toolImplementations } from '../src/tools/index.ts';
+import { toolImplementations } from '../src/agents/server-registry.ts';
 import { createWorker } from '../src/worker.ts';
 import type { chatSession } from '../src/workflows/chat-session.ts';
 import { cpuBetween, cpuProbe, type CpuSnapshot, type CpuUse } from './cpu.ts';
@@ -561,7 +561,7 @@ async function main(): Promise<void> {
           namespace: config.TEMPORAL_NAMESPACE,
           taskQueue,
           workflowBundle: { codePath: services.bundlePath },
-          activities: createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations }),
+          activities: createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() }),
           ...WORKER_OPTIONS,
         })
       : await createWorker({ config, connection: nativeConnection, pool, workflowBundlePath: services.bundlePath, model, taskQueue });
@@ -639,7 +639,7 @@ async function main(): Promise<void> {
       : [];
 
   progress('the same turns in-process, without Temporal...');
-  const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations });
+  const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() });
   const bare = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => insertBareConversation(pool, i)));
   const ignored: ActivityTimes = { modelStep: [], runTool: [] };
   await runConcurrently(bare, WARMUP, (c, n) =>

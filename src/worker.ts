@@ -2,15 +2,16 @@ import { type NativeConnection, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createActivities } from './activities/index.ts';
 import type { Config } from './config.ts';
-import { setBeerMinClients } from './db/beer-clients.ts';
 import { McpConnections } from './mcp/connections.ts';
 import { loadMcpConfig } from './mcp/config.ts';
 import { loadPrompt } from './model/prompts.ts';
 import { selectModel } from './model/select.ts';
 import type { ChatModel } from './model/types.ts';
-import { toolImplementations } from './tools/index.ts';
+import { startAgentsForWorker, toolImplementations } from './agents/server-registry.ts';
 
-export const WORKFLOWS_PATH = new URL('./workflows/index.ts', import.meta.url).pathname;
+import { WORKFLOWS_PATH } from './stack/bundle-workflows.ts';
+
+export { WORKFLOWS_PATH };
 
 export interface WorkerOptions {
   config: Config;
@@ -25,7 +26,7 @@ export interface WorkerOptions {
 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const { config, connection, pool } = options;
-  await setBeerMinClients(pool, config.BEER_MIN_CLIENTS);
+  await startAgentsForWorker({ config, pool });
   const bundlePath = options.workflowBundlePath ?? config.WORKFLOW_BUNDLE_PATH;
   // MCP servers: a bad BRIGADE_MCP_CONFIG stops the start here; stdio servers stop when the worker does.
   const mcp = new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG));
@@ -35,7 +36,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       pool,
       model: options.model ?? selectModel(config),
       systemPrompt: loadPrompt,
-      implementations: toolImplementations,
+      implementations: toolImplementations(),
     },
     mcp,
   );

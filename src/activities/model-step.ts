@@ -5,7 +5,7 @@ import { writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
 import { asUser } from '../db/pool.ts';
 import { toolDeclarations } from '../model/declarations.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
-import { AGENT_SPECS } from '../shared/agents.ts';
+import { AGENT_SPECS } from '../agents/registry.ts';
 import { inlineArgs } from '../shared/inline-tools.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';

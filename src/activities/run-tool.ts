@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { TaskModel } from '../model/task-model.ts';
 import { recordToolCall, withToolCall } from '../db/tool-calls.ts';
 import { storableJson } from '../shared/safe-text.ts';
-import type { ToolImplementation } from '../tools/types.ts';
+import type { ToolImplementation } from './tool-context.ts';
 import type { RunToolInput } from './runtime-types.ts';
 
 export interface RunToolDeps {

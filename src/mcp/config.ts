@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { duration } from '../shared/duration.ts';
+import { isAgentName } from '../agents/registry.ts';
 import { AgentName } from '../shared/messages.ts';
 import { TimeoutAction } from '../shared/tool-spec.ts';
 
@@ -25,7 +26,7 @@ export type ToolOverride = z.infer<typeof ToolOverride>;
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 const common = {
-  agents: z.array(AgentName).min(1, 'must name at least one agent'),
+  agents: z.array(AgentName.refine((name) => isAgentName(name), 'must name a registered agent')).min(1, 'must name at least one agent'),
   approval: Approval.default('unless-read-only'),
   tools: z.record(z.string(), ToolOverride).default({}),
   /** how long an elicitation (a question to the user) waits before the server is told it was cancelled */

@@ -3,18 +3,18 @@
 // `accept` with `args` answers (checked against the schema: 422 when it does not fit), `decline` refuses,
 // `cancel` dismisses; the deadline answers `cancel`, as the protocol says for a request left unanswered.
 // A chat message sent instead declines, and says why.
-import type { PendingKindSpec } from '../shared/pending-kinds.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
-import type { JsonObject } from '../shared/messages.ts';
+import type { DecisionInput, JsonObject, PendingItem } from '../shared/messages.ts';
 import { jsonSchemaArgs } from './json-schema.ts';
 
 export const QUESTION_DECISIONS = ['accept', 'decline', 'cancel'] as const;
 
-export const questionSpec: PendingKindSpec = {
-  scope: 'turn',
+// A row of PENDING_KINDS_SPEC (src/shared/pending-kinds.ts checks its shape where it is listed).
+export const questionSpec = {
+  scope: 'turn' as const,
   messageIsAnswer: false,
-  fromMessage: (item, text) => ({ pendingId: item.id, decision: 'decline', reason: text }),
-  check(item, decision) {
+  fromMessage: (item: PendingItem, text: string): DecisionInput => ({ pendingId: item.id, decision: 'decline', reason: text }),
+  check(item: PendingItem, decision: DecisionInput): string | undefined {
     if (decision.decision !== 'accept') return undefined;
     if (!decision.args) return 'An answer needs "args": the content the server asked for.';
     const schema = (item.details?.schema ?? { type: 'object' }) as JsonObject;

@@ -3,9 +3,15 @@
 import { z } from 'zod';
 import { isStorableText, SafeJsonObject, UNSTORABLE_MESSAGE } from './safe-text.ts';
 
-export const AGENTS = ['recipes', 'sous', 'beer', 'support'] as const;
-export const AgentName = z.enum(AGENTS);
-export type AgentName = z.infer<typeof AgentName>;
+/**
+ * The agents' names. This module names none: the registry (src/agents/registry.ts) adds the names of its
+ * list to this interface, so the union follows the list (and a test agent adds its own the same way).
+ */
+// biome-ignore lint: an interface filled by declaration merging
+export interface AgentNames {}
+export type AgentName = Extract<keyof AgentNames, string>;
+/** The shape of a name; the API checks the name against the registry (the workflow only gets known ones). */
+export const AgentName = z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, 'must be an agent name') as unknown as z.ZodType<AgentName>;
 
 export const JsonObject = z.record(z.string(), z.unknown());
 export type JsonObject = z.infer<typeof JsonObject>;
@@ -31,6 +37,7 @@ export const ChatMessage = z.object({
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
+/** Every kind a PendingItem may be: the runtime's, and the ones an agent declares (sous: patchset, in its spec). */
 export const PENDING_KINDS = ['approval', 'confirmation', 'patchset', 'question'] as const;
 export const PendingKind = z.enum(PENDING_KINDS);
 export type PendingKind = z.infer<typeof PendingKind>;
@@ -164,7 +171,7 @@ export const EVENT_TYPES = [
   'turn.started',
   'turn.ended',
   'signal.rejected',
-  /** a stateful agent's own record: a PatchSet refused before review, a PatchSet decision, a state change */
+  /** agents' own events, each declared in its spec too (AgentSpec.events); sous: a PatchSet refused before review, a PatchSet decision, a state change */
   'patchset.rejected',
   'patchset.decided',
   'state.changed',

@@ -1,7 +1,7 @@
 // What each kind of pending item means to the runtime, as data: whether it belongs to the turn that opened
-// it, how a chat message answers it, and what a "yes" must name. chatSession reads this table; a new kind
-// is a new row, not a branch in the workflow.
-import type { DecisionInput, PendingItem, PendingKind, PendingOption } from './messages.ts';
+// it, how a chat message answers it, and what a "yes" must name. chatSession reads this table (the registry
+// adds the rows of the kinds agents bring, such as sous's patchset); a new kind is a new row, not a branch.
+import type { DecisionInput, PendingItem, PendingOption } from './messages.ts';
 import { questionSpec } from '../mcp/question-kind.ts';
 
 export interface PendingKindSpec {
@@ -32,7 +32,8 @@ export function findOption(options: readonly PendingOption[], text: string): Pen
     .find((option) => norm(option.name) && said.includes(` ${norm(option.name)} `));
 }
 
-export const PENDING_KINDS_SPEC: Record<PendingKind, PendingKindSpec> = {
+/** The runtime's own kinds; the full table, with the agents' kinds, is the registry's PENDING_KINDS_SPEC. */
+export const RUNTIME_PENDING_KINDS: Readonly<Record<string, PendingKindSpec>> = {
   approval: {
     scope: 'turn',
     messageIsAnswer: false,
@@ -59,12 +60,7 @@ export const PENDING_KINDS_SPEC: Record<PendingKind, PendingKindSpec> = {
       const names = options.map((option) => `${option.id} (${option.name})`).join(', ');
       return `"choice" must name one of the options: ${names}.`;
     },
-  },
-  patchset: {
-    scope: 'conversation',
-    messageIsAnswer: false,
-    fromMessage: () => undefined,
-  },
+  },  // MCP elicitation: a server's question in the middle of a call (src/mcp/question-kind.ts)
   question: questionSpec,
 };
 

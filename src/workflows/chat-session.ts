@@ -22,7 +22,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { RuntimeActivities } from '../activities/runtime-types.ts';
-import { AGENT_SPECS, findTool } from '../shared/agents.ts';
+import { AGENT_SPECS, findTool } from '../agents/registry.ts';
 import { type ChildToolInput, type ChildToolOutput, OpenPendingRequest } from '../shared/child-tool.ts';
 import {
   agentActionUpdate,

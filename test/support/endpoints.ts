@@ -10,9 +10,9 @@
 //   message: the field of the body whose text, when the request is accepted, must appear in the
 //            conversation's transcript exactly once
 import { z } from 'zod';
-import { CreateConversationBody, DecisionBody, MessageBody } from '../../src/api/schemas.ts';
-import { RecipeType } from '../../src/shared/recipe.ts';
-import { OverrideBody } from '../../src/api/sous-schemas.ts';
+import { DecisionBody, MessageBody, createConversationBody } from '../../src/api/schemas.ts';
+import { RecipeType } from '../../src/agents/recipes/recipe.ts';
+import { OverrideBody } from '../../src/agents/sous/api-schemas.ts';
 
 export interface EndpointRow {
   method: 'GET' | 'POST';
@@ -26,7 +26,7 @@ export interface EndpointRow {
 }
 
 export const ENDPOINTS: EndpointRow[] = [
-  { method: 'POST', path: '/v1/conversations', body: CreateConversationBody, headers: ['Idempotency-Key'] },
+  { method: 'POST', path: '/v1/conversations', body: createConversationBody(), headers: ['Idempotency-Key'] },
   { method: 'GET', path: '/v1/conversations' },
   { method: 'GET', path: '/v1/conversations/:id' },
   { method: 'POST', path: '/v1/conversations/:id/messages', body: MessageBody, headers: ['Idempotency-Key'], message: 'text' },

@@ -3,10 +3,10 @@
 // decline, or cancel, before the deadline.
 import { useState } from 'react';
 import { fieldErrorsOf } from './api';
-import { Countdown, useDecision } from './Pending';
+import type { PendingViewProps } from './agentHome';
+import { Countdown } from './Countdown';
 import type { JsonSchema, PendingItem } from './types';
-
-type Decide = (body: Record<string, unknown>) => Promise<void>;
+import { useDecision } from './useDecision';
 
 /** The MCP server and its own tool name, for an item that belongs to an MCP tool. */
 export function mcpServerOf(item: PendingItem): { server: string; tool: string } | undefined {
@@ -14,7 +14,7 @@ export function mcpServerOf(item: PendingItem): { server: string; tool: string }
   return typeof server === 'string' ? { server, tool: typeof item.details?.tool === 'string' ? item.details.tool : item.tool } : undefined;
 }
 
-export function McpQuestionCard({ item, onDecide }: { item: PendingItem; onDecide: Decide }) {
+export function McpQuestionCard({ item, onDecide }: PendingViewProps) {
   const { busy, error, run } = useDecision(onDecide);
   const schema = (item.details?.schema ?? {}) as JsonSchema;
   const properties = schema.properties ?? {};

@@ -6,6 +6,7 @@ export type {
   ConversationStatus,
   DecisionInput,
   PendingItem,
+  PendingKind,
   PendingOption,
   TurnResult,
   Usage,
@@ -29,8 +30,7 @@ export interface ConversationView extends ConversationSummary {
   messages: ChatMessage[];
   pending: PendingItem[];
   usage: Usage;
-  /** a stateful agent's view of its state (sous: recipe, defaults) */
-  agentState?: Record<string, unknown>;
+  /** a stateful agent's view of its state, beside the fields above; only that agent's home reads them */
   [extra: string]: unknown;
 }
 

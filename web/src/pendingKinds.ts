@@ -1,0 +1,17 @@
+// How the client shows a pending item of each kind: approvals are generic (any agent's tool may need one),
+// the other kinds belong to the agent that opens them, and a kind nobody renders gets the fallback card.
+import { ApprovalCard } from './ApprovalCard';
+import type { PendingKindHome } from './agentHome';
+import { pendingKindFor } from './agents/registry';
+import { FallbackPendingCard } from './FallbackPendingCard';
+import { McpQuestionCard } from './McpQuestion';
+
+const GENERIC = new Map<string, PendingKindHome>([
+  ['approval', { View: ApprovalCard, label: 'Approval' }],
+  // an MCP server's question in the middle of a call (elicitation): any agent with MCP tools may get one
+  ['question', { View: McpQuestionCard, label: 'Question' }],
+]);
+
+export function pendingKind(kind: string): PendingKindHome {
+  return GENERIC.get(kind) ?? pendingKindFor(kind) ?? { View: FallbackPendingCard, label: kind };
+}
