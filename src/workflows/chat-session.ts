@@ -22,6 +22,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { RuntimeActivities } from '../activities/runtime-types.ts';
+import { bookkeepingActivities } from './bookkeeping.ts';
 import { AGENT_SPECS, findTool } from '../agents/registry.ts';
 import { type ChildToolInput, type ChildToolOutput, OpenPendingRequest } from '../shared/child-tool.ts';
 import {
@@ -67,10 +68,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     startToCloseTimeout: '30s',
     retry: { maximumAttempts: 5, initialInterval: '200ms', maximumInterval: '5s' },
   });
-  const bookkeeping = proxyLocalActivities<RuntimeActivities>({
-    startToCloseTimeout: '10s',
-    retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
-  });
+  const bookkeeping = bookkeepingActivities();
 
   const carried = takeOver(input, kernel);
   const events = new EventLog((batch) => bookkeeping.record({ conversationId, userId, ...batch }), carried.rejectedSignals);
