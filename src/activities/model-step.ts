@@ -1,4 +1,5 @@
-import { Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { STEP_STOPPED, type StoppedStep } from '../shared/turn-control.ts';
 import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
 import { writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
@@ -25,6 +26,9 @@ export interface ModelStepDeps {
 }
 
 type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context'>;
+
+/** How often a model step heartbeats: the longest a Stop waits to reach it, once the server has it. */
+export const STOP_HEARTBEAT_MS = 250;
 
 /** The id of the n-th model call of a step (n >= 2); distinct from its calls' ids (`<stepId>.<i>`). */
 const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
@@ -83,7 +87,12 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
         });
       }
     } catch (error) {
-      throw asModelFailure(error);
+      if (!stoppedByUser(context)) throw asModelFailure(error);
+      // Stop: the stream is closed (the abort signal reached @google/genai); what streamed stays, marked.
+      const tailEvents = await deltas.close();
+      const partial: ChatMessage = { id: stepId, role: 'assistant', text: deltas.streamed, stopped: true };
+      await writeBatch(pool, { conversationId, userId }, { messages: [partial], events: tailEvents });
+      throw new StepStopped(partial);
     } finally {
       tail = await deltas.close();
     }
@@ -141,7 +150,9 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     // Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive,
     // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.
     const context = Context.current();
-    const beat = setInterval(() => context.heartbeat(), Math.max(200, (context.info.heartbeatTimeoutMs ?? 3000) / 3));
+    // Often, too: a heartbeat's answer is how a Stop reaches the step (the worker's heartbeat throttle is
+    // as short, see src/worker.ts), and Stop should close the model's stream within a second.
+    const beat = setInterval(() => context.heartbeat(), Math.min(STOP_HEARTBEAT_MS, Math.max(100, (context.info.heartbeatTimeoutMs ?? 3000) / 3)));
     const before: ChatMessage[] = [];
     const total: StepUsage = { model: '', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
     try {
@@ -156,11 +167,34 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
         if (!results) return { message, usage: total, ...(before.length ? { before } : {}) };
         before.push(message, ...results);
         transcript.push(message, ...results);
+        // Stopped between two calls: what is written stays, and no further model call is paid for.
+        if (stoppedByUser(context)) throw new StepStopped(undefined);
       }
+    } catch (error) {
+      // The workflow learns what the step wrote before it let go, in the cancellation's details.
+      if (error instanceof StepStopped) {
+        const stopped: StoppedStep = { before, ...(error.partial ? { partial: error.partial } : {}) };
+        throw new CancelledFailure(STEP_STOPPED, [stopped]);
+      }
+      throw error;
     } finally {
       clearInterval(beat);
     }
   };
+}
+
+/** Thrown inside the step when Stop cancelled it, with the reply cut short (if one was streaming). */
+class StepStopped extends Error {
+  readonly partial: ChatMessage | undefined;
+  constructor(partial: ChatMessage | undefined) {
+    super(STEP_STOPPED);
+    this.partial = partial;
+  }
+}
+
+/** Cancelled because the workflow asked (Stop), not because the worker shuts down or the activity timed out. */
+function stoppedByUser(context: Context): boolean {
+  return context.cancellationSignal.aborted && context.cancellationDetails?.cancelRequested === true;
 }
 
 async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: Step): Promise<StepUsage> {

@@ -28,6 +28,8 @@ export const ChatMessage = z.object({
   cards: z.array(JsonObject).optional(),
   /** assistant: the structured answer of an agent that answers in JSON (sous), already validated */
   structured: z.unknown().optional(),
+  /** assistant: the reply was cut short by Stop; `text` is what streamed before it */
+  stopped: z.boolean().optional(),
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
@@ -80,6 +82,8 @@ export type DecisionInput = z.infer<typeof DecisionInput>;
 export const TurnResult = z.object({
   messages: z.array(ChatMessage),
   pending: z.array(PendingItem),
+  /** the turn ended because someone pressed Stop (POST /stop or the stop signal) */
+  stopped: z.boolean().optional(),
 });
 export type TurnResult = z.infer<typeof TurnResult>;
 
@@ -106,7 +110,7 @@ export const ConversationState = z.object({
 export type ConversationState = z.infer<typeof ConversationState>;
 
 /** What a closed item became, so a late decision gets "not pending any more (…)" rather than "unknown". */
-export const ClosedReason = z.enum(['decided', 'expired', 'superseded']);
+export const ClosedReason = z.enum(['decided', 'expired', 'superseded', 'withdrawn']);
 export type ClosedReason = z.infer<typeof ClosedReason>;
 
 /** Settings fixed when a conversation starts and carried across continue-as-new. */
@@ -161,6 +165,8 @@ export const EVENT_TYPES = [
   'usage',
   'turn.started',
   'turn.ended',
+  /** Stop ended the turn: { turn, messageId? (the cut reply) } */
+  'turn.stopped',
   'signal.rejected',
   /** a stateful agent's own record: a PatchSet refused before review, a PatchSet decision, a state change */
   'patchset.rejected',

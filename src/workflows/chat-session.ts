@@ -7,6 +7,8 @@
 // state (agent-state.ts) and what continue-as-new carries (history.ts). Here are only the SDK's side: the
 // activity proxies, the message handlers, child workflows and the run's end.
 import {
+  ActivityCancellationType,
+  CancellationScope,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -32,6 +34,8 @@ import {
   pendingOutcomeSignal,
   sendMessageUpdate,
   stateQuery,
+  stopSignal,
+  stopUpdate,
 } from '../shared/definitions.ts';
 import {
   type ChatMessage,
@@ -62,6 +66,8 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     startToCloseTimeout: settings.modelTimeoutMs,
     heartbeatTimeout: Math.min(settings.modelTimeoutMs, 10_000),
     retry: { maximumAttempts: settings.modelMaxAttempts, initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '20s' },
+    // Stop waits for the step to let go: it closes the model's stream, writes what streamed, and says so.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   const tools = proxyLocalActivities<RuntimeActivities>({
     startToCloseTimeout: '30s',
@@ -119,6 +125,10 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
         ]),
       runChild,
       condition,
+      newScope: () => {
+        const scope = new CancellationScope();
+        return { run: (fn) => scope.run(fn), cancel: () => scope.cancel() };
+      },
       details: setCurrentDetails,
       newId: uuid4,
       logError: (message, attributes) => log.error(message, attributes),
@@ -260,6 +270,30 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
         if (loop.active && !loop.parked) throw fail('TurnRunning', 'A turn is already running; send the message when it ends.');
       },
       description: 'A user message: {"text": "..."}; answers with the turn\'s new messages once it ends or waits for a person.',
+    },
+  );
+
+  // ---- stop -------------------------------------------------------------------------------------
+
+  setHandler(
+    stopUpdate,
+    async () => {
+      if (!loop.stop()) return { stopped: false };
+      await loop.waitForEnd();
+      return { stopped: true };
+    },
+    {
+      description:
+        'Stop the running turn: cancels the model call and tools in flight, withdraws the items it waits on, keeps what streamed (marked stopped). Answers {"stopped": true} once it has ended, {"stopped": false} when no turn ran.',
+    },
+  );
+
+  setHandler(
+    stopSignal,
+    () => void loop.stop(),
+    {
+      description:
+        'Stop the running turn, from the Web UI or CLI (no payload; any payload is ignored). Does what the stop update does; nothing when no turn runs.',
     },
   );
 
