@@ -7,6 +7,7 @@ import { jsonBody } from './body.ts';
 import { cors } from './cors.ts';
 import { beerMetricsRoutes } from './beer-metrics.ts';
 import { conversationRoutes } from './conversations.ts';
+import { lifecycleRoutes } from './conversation-lifecycle.ts';
 import { EventNotifier } from './event-notifier.ts';
 import { fileRoutes } from './files.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -48,6 +49,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
     jsonBody(),
     metaRoutes({ config, temporalUiUrl }),
     conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
+    lifecycleRoutes({ config, client, pool, log: logLine }),
     sousRoutes({ client, pool }),
     beerMetricsRoutes({ client, pool }),
     recipeRoutes({ pool, config }),
