@@ -645,4 +645,46 @@ describe('turn loop', () => {
     assert.equal(result.messages.at(-1)!.text, 'The turn failed (database down). Please try again.');
     assert.deepEqual(t.errors, ['Turn failed', 'Could not record the end of a turn']);
   });
+
+  test('Stop while the model step runs ends the turn at once, stopped, and writes again what the step was handed', async () => {
+    let release!: (error: unknown) => void;
+    const t = loop([() => new Promise<ModelStepResult>((_, reject) => (release = reject))]);
+    const turn = t.say('story');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(t.turns.stop(), true);
+    assert.equal(t.turns.stop(), true, 'asking again changes nothing');
+    const result = await turn;
+    assert.equal(result.stopped, true);
+    assert.equal(t.turns.status(), 'idle');
+    assert.equal(t.turns.stop(), false, 'nothing runs now');
+    // the step's own rejection comes later and changes nothing
+    release(new Error('late'));
+    assert.deepEqual(
+      t.written.flatMap((batch) => batch.events.map((event) => event.type)),
+      ['turn.stopped'],
+    );
+    assert.deepEqual(
+      t.written.flatMap((batch) => batch.messages.map((message) => message.id)),
+      ['u-story'],
+      'what the step was handed is written again, keyed, in case it never started',
+    );
+  });
+
+  test('Stop while parked withdraws the item and answers the call; the next message is a normal turn', async () => {
+    const t = loop([
+      () => ({ message: reply('r1', '', [{ id: 'c1', name: 'cancel_order', args: { orderId: '24601' } }]), usage }),
+      () => ({ message: reply('r2', 'hello'), usage }),
+    ]);
+    const parked = await t.say('cancel');
+    assert.equal(parked.pending.length, 1);
+    assert.equal(t.turns.stop(), true);
+    await t.turns.waitForEnd();
+    assert.equal(t.pending.closedItems()[0]![1], 'withdrawn');
+    assert.deepEqual(t.ran, [], 'the tool did not run');
+    const tool = t.written.flatMap((batch) => batch.messages).find((message) => message.role === 'tool')!;
+    assert.equal((tool.result as { status: string }).status, 'stopped');
+    const next = await t.say('hi');
+    assert.equal(next.stopped, undefined);
+    assert.equal(next.messages.at(-1)!.text, 'hello');
+  });
 });
