@@ -7,7 +7,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { STOPPED_NOTE } from '../src/shared/turn-control.ts';
 import { type FakeGemini, reply, startFakeGemini } from './support/fake-gemini.ts';
 import { readSse } from './support/sse.ts';
-import { ALICE, BOB, type TestApp, startTestApp } from './support/test-app.ts';
+import { ALICE, BOB, CAROL, type TestApp, startTestApp } from './support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
@@ -15,7 +15,16 @@ let app: TestApp;
 before(async () => {
   fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
   app = await startTestApp({
-    env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_MAX_ATTEMPTS: '2', MODEL_TIMEOUT: '30s' },
+    env: {
+      GEMINI_API_KEY: 'test-gemini-key',
+      GEMINI_BASE_URL: fake.baseUrl,
+      MODEL_MAX_ATTEMPTS: '2',
+      MODEL_TIMEOUT: '30s',
+      // budgets the other tests stay far below (their calls cost a few hundred tokens)
+      TOKEN_BUDGET_PER_CONVERSATION: '5000',
+      TOKEN_BUDGET_PER_USER_PER_DAY: '100000',
+      APPROVAL_TIMEOUT: '3s',
+    },
   });
 });
 after(async () => {
@@ -24,13 +33,13 @@ after(async () => {
 });
 beforeEach(() => fake.reset());
 
-async function conversation(): Promise<string> {
-  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'turn control' } });
+async function conversation(token = ALICE): Promise<string> {
+  const created = await app.call('POST', '/v1/conversations', { token, body: { agent: 'support', title: 'turn control' } });
   assert.equal(created.status, 201);
   return created.body.id;
 }
-const say = (id: string, text: string, headers: Record<string, string> = {}) =>
-  app.call('POST', `/v1/conversations/${id}/messages`, { body: { text }, headers });
+const say = (id: string, text: string, headers: Record<string, string> = {}, token = ALICE) =>
+  app.call('POST', `/v1/conversations/${id}/messages`, { token, body: { text }, headers });
 const stop = (id: string, token = ALICE) => app.call('POST', `/v1/conversations/${id}/stop`, { token });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -197,3 +206,80 @@ describe('delete and export', () => {
     assert.ok(gone, 'the workflow execution is gone from Temporal');
   });
 });
+
+describe('token budgets', () => {
+  const costs = (totalTokenCount: number) => ({ promptTokenCount: totalTokenCount - 10, candidatesTokenCount: 10, totalTokenCount });
+  const decide = (id: string, body: Record<string, unknown>, token = ALICE) => app.call('POST', `/v1/conversations/${id}/decisions`, { token, body });
+
+  test("a conversation over its budget parks; approve raises it, reject and the deadline end the turn", async () => {
+    const id = await conversation();
+    fake.script(reply.text('one', { usage: costs(3000) }), reply.text('two', { usage: costs(3000) }));
+    assert.equal((await say(id, 'one')).body.messages.at(-1).text, 'one');
+    assert.equal((await say(id, 'two')).body.messages.at(-1).text, 'two');
+
+    // 6000 spent of 5000: the next step asks a person instead of the model
+    const parked = await say(id, 'three');
+    assert.equal(parked.status, 200);
+    assert.equal(fake.requests.length, 2, 'no model call was made');
+    const [item] = parked.body.pending;
+    assert.equal(item.kind, 'budget');
+    assert.deepEqual(item.args, { scope: 'conversation', spent: 6000, limit: 5000 });
+    assert.deepEqual(item.decisions, ['approve', 'reject']);
+    assert.match(item.prompt, /6,000 tokens of its 5,000-token budget/);
+    const view = await app.call('GET', `/v1/conversations/${id}`);
+    assert.deepEqual(view.body.budget.conversation, { spent: 6000, limit: 5000 });
+    assert.equal(view.body.status, 'waiting');
+
+    fake.script(reply.text('three', { usage: costs(100) }));
+    const approved = await decide(id, { pendingId: item.id, decision: 'approve' });
+    assert.equal(approved.status, 200, JSON.stringify(approved.body));
+    assert.equal(approved.body.messages.at(-1).text, 'three');
+    assert.deepEqual((await app.call('GET', `/v1/conversations/${id}`)).body.budget.conversation, { spent: 6100, limit: 10000 });
+
+    fake.script(reply.text('four', { usage: costs(4000) }));
+    assert.equal((await say(id, 'four')).body.messages.at(-1).text, 'four');
+
+    // 10100 of 10000: reject ends the turn with a clear message
+    const again = await say(id, 'five');
+    assert.equal(again.body.pending[0].kind, 'budget');
+    const rejected = await decide(id, { pendingId: again.body.pending[0].id, decision: 'reject', reason: 'too expensive' });
+    assert.equal(rejected.status, 200);
+    assert.match(rejected.body.messages.at(-1).text, /10,100 tokens of its 10,000-token budget, and the budget was not raised \(too expensive\)/);
+    assert.equal((await app.call('GET', `/v1/conversations/${id}`)).body.status, 'idle');
+
+    // and nobody deciding before the deadline (3 s here) ends it too
+    const late = await say(id, 'six');
+    assert.equal(late.body.pending[0].kind, 'budget');
+    const deadline = Date.now() + 10_000;
+    let last: any;
+    while (Date.now() < deadline) {
+      const now = await app.call('GET', `/v1/conversations/${id}`);
+      last = now.body.messages.at(-1);
+      if (now.body.status === 'idle') break;
+      await sleep(200);
+    }
+    assert.match(last.text, /nobody raised it before the deadline/);
+    assert.equal(fake.requests.length, 4, 'over budget, the model was never asked');
+    const usage = await app.adminQuery('SELECT count(*)::int AS n, sum(total_tokens)::int AS total FROM model_usage WHERE conversation_id = $1', [id]);
+    assert.deepEqual(usage[0], { n: 4, total: 10100 });
+  });
+
+  test("a user over the day's budget parks in any conversation; approve lets the turn go on", async () => {
+    const first = await conversation(CAROL);
+    fake.script(reply.text('expensive', { usage: costs(100_000) }));
+    assert.equal((await say(first, 'spend', {}, CAROL)).status, 200);
+    const second = await conversation(CAROL);
+    const parked = await sayAs(second, 'hello', CAROL);
+    const [item] = parked.body.pending;
+    assert.deepEqual(item.args, { scope: 'user-day', spent: 100_000, limit: 100_000 });
+    assert.match(item.prompt, /You have used 100,000 tokens today, your daily budget is 100,000/);
+    fake.script(reply.calls({ name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } }), reply.text('John it is.', { usage: costs(50) }));
+    const approved = await decide(second, { pendingId: item.id, decision: 'approve' }, CAROL);
+    assert.equal(approved.body.messages.at(-1).text, 'John it is.', 'the whole turn went on, tool round included');
+    const view = await app.call('GET', `/v1/conversations/${second}`, { token: CAROL });
+    assert.ok(view.body.budget.userDay.spent > 100_000);
+    assert.equal(view.body.budget.userDay.limit, 100_000);
+  });
+});
+
+const sayAs = (id: string, text: string, token: string) => app.call('POST', `/v1/conversations/${id}/messages`, { token, body: { text } });

@@ -373,11 +373,13 @@ describe('history and continue-as-new', () => {
       agentState: { from: { a: 1 } },
       openItems: [],
       closed: [],
+      budgetRaises: 0,
     });
     const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3, calls: 4 };
-    const carried = handOn({ turns: 3, usage, rejectedSignals: 1, closed: [['p1', 'decided']], agent: { state: undefined, openItems: [] } });
+    const carried = handOn({ turns: 3, usage, rejectedSignals: 1, closed: [['p1', 'decided']], agent: { state: undefined, openItems: [] }, budgetRaises: 2 });
     const next = takeOver({ carried, init: { a: 1 } }, kernel);
     assert.equal(next.turns, 3);
+    assert.equal(next.budgetRaises, 2, 'budget approvals are carried');
     assert.equal(next.agentState, undefined, 'carried state wins, even when empty');
     assert.deepEqual(next.closed, [['p1', 'decided']]);
   });

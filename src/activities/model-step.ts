@@ -1,5 +1,5 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
-import { STEP_STOPPED, type StoppedStep } from '../shared/turn-control.ts';
+import { type BudgetExceeded, STEP_STOPPED, type StoppedStep, budgetLimits } from '../shared/turn-control.ts';
 import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
 import { writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
@@ -20,7 +20,7 @@ export interface ModelStepDeps {
   pool: pg.Pool;
   model: ChatModel;
   systemPrompt: (agent: AgentName) => Promise<string>;
-  config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'>;
+  config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'> & Partial<Pick<Config, 'TOKEN_BUDGET_PER_CONVERSATION' | 'TOKEN_BUDGET_PER_USER_PER_DAY'>>;
   /** the runTool activity's function: exactly once by call id, so a tool run here is never run twice */
   runTool: (input: RunToolInput) => Promise<unknown>;
 }
@@ -155,9 +155,21 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     const beat = setInterval(() => context.heartbeat(), Math.min(STOP_HEARTBEAT_MS, Math.max(100, (context.info.heartbeatTimeoutMs ?? 3000) / 3)));
     const before: ChatMessage[] = [];
     const total: StepUsage = { model: '', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+    const limits = budgetLimits(
+      { perConversation: config.TOKEN_BUDGET_PER_CONVERSATION, perUserPerDay: config.TOKEN_BUDGET_PER_USER_PER_DAY },
+      input.budget ?? { raises: 0 },
+    );
     try {
       for (let n = 1; ; n += 1) {
         const step: Step = { ...input, stepId: n === 1 ? input.stepId : nthStepId(input.stepId, n) };
+        // Over a budget, the call is not made (a retry whose answer is written already is not a new call).
+        if ((limits.conversation || limits.userDay) && !transcript.some((message) => message.id === step.stepId)) {
+          const over = await overBudget(pool, step, limits);
+          if (over) {
+            const none: ChatMessage = { id: step.stepId, role: 'assistant', text: '' };
+            return { message: none, overBudget: over, usage: total, ...(before.length ? { before } : {}) };
+          }
+        }
         const { message, usage } = await answer(step, transcript, context);
         total.model = usage.model;
         total.inputTokens += usage.inputTokens;
@@ -195,6 +207,22 @@ class StepStopped extends Error {
 /** Cancelled because the workflow asked (Stop), not because the worker shuts down or the activity timed out. */
 function stoppedByUser(context: Context): boolean {
   return context.cancellationSignal.aborted && context.cancellationDetails?.cancelRequested === true;
+}
+
+/** The first budget that is spent, from model_usage (one row per model call, so a retry counts once). */
+async function overBudget(pool: pg.Pool, { conversationId, userId }: Step, limits: { conversation?: number; userDay?: number }): Promise<BudgetExceeded | undefined> {
+  const spent = await asUser(pool, userId, async (db) => {
+    const { rows } = await db.query<{ conversation: string; userDay: string }>(
+      `SELECT coalesce(sum(total_tokens) FILTER (WHERE conversation_id = $1), 0) AS conversation,
+              coalesce(sum(total_tokens) FILTER (WHERE created_at >= date_trunc('day', now(), 'UTC')), 0) AS "userDay"
+         FROM model_usage WHERE user_id = $2 AND (conversation_id = $1 OR created_at >= date_trunc('day', now(), 'UTC'))`,
+      [conversationId, userId],
+    );
+    return { conversation: Number(rows[0]!.conversation), userDay: Number(rows[0]!.userDay) };
+  });
+  if (limits.conversation && spent.conversation >= limits.conversation) return { scope: 'conversation', spent: spent.conversation, limit: limits.conversation };
+  if (limits.userDay && spent.userDay >= limits.userDay) return { scope: 'user-day', spent: spent.userDay, limit: limits.userDay };
+  return undefined;
 }
 
 async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: Step): Promise<StepUsage> {

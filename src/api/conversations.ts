@@ -23,6 +23,7 @@ import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
 import { CreateConversationBody, DecisionBody, MessageBody } from './schemas.ts';
 import { agentView, sousInit } from './sous.ts';
+import { hasBudget, readBudgetView } from './budget-view.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -138,6 +139,9 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
         usage: await readUsage(db, row.id),
       })),
     ]);
+    const budget = hasBudget(config)
+      ? await asUser(pool, principal.user, (db) => readBudgetView(db, config, row.id, stored.usage.totalTokens, state.budgetRaises ?? 0))
+      : undefined;
     res.json({
       id: row.id,
       agent: row.agent,
@@ -148,6 +152,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       messages: stored.messages,
       pending: state.pending,
       usage: stored.usage,
+      ...(budget ? { budget } : {}),
       ...agentView(state),
     });
   });

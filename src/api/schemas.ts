@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isStorableText, UNSTORABLE_MESSAGE } from '../shared/safe-text.ts';
 import { AgentName, ChatMessage, ConversationStatus, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
 import { SousCreateFields, SousViewFields } from './sous-schemas.ts';
+import { BudgetView } from './budget-view.ts';
 
 export { DecisionInput as DecisionBody, SendMessageInput as MessageBody } from '../shared/messages.ts';
 
@@ -28,6 +29,8 @@ export const ConversationView = z.object({
   messages: z.array(ChatMessage),
   pending: z.array(PendingItem),
   usage: Usage,
+  /** spending against the token budgets, when one is set */
+  budget: BudgetView.optional(),
   ...SousViewFields.shape,
 });
 

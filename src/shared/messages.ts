@@ -33,7 +33,7 @@ export const ChatMessage = z.object({
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-export const PENDING_KINDS = ['approval', 'confirmation', 'patchset'] as const;
+export const PENDING_KINDS = ['approval', 'confirmation', 'patchset', 'budget'] as const;
 export const PendingKind = z.enum(PENDING_KINDS);
 export type PendingKind = z.infer<typeof PendingKind>;
 
@@ -106,6 +106,8 @@ export const ConversationState = z.object({
   rejectedSignals: z.number().int(),
   /** what a stateful agent (sous) shows of its state: its kernel's view */
   agentState: JsonObject.optional(),
+  /** approved budget items so far: each raised the conversation's token budget by one budget's worth */
+  budgetRaises: z.number().int().optional(),
 });
 export type ConversationState = z.infer<typeof ConversationState>;
 
@@ -148,6 +150,8 @@ export const ChatSessionInput = z.object({
       /** a stateful agent's state and its open conversation-scoped items */
       agentState: z.unknown().optional(),
       openItems: z.array(PendingItem).optional(),
+      /** how many budget items were approved: each raises the conversation's budget by one budget's worth */
+      budgetRaises: z.number().int().nonnegative().optional(),
     })
     .optional(),
 });

@@ -64,6 +64,12 @@ export const PENDING_KINDS_SPEC: Record<PendingKind, PendingKindSpec> = {
     messageIsAnswer: false,
     fromMessage: () => undefined,
   },
+  // The turn is over a token budget: approve lets it go on, a message instead is a refusal.
+  budget: {
+    scope: 'turn',
+    messageIsAnswer: false,
+    fromMessage: (item, text) => ({ pendingId: item.id, decision: 'reject', reason: text }),
+  },
 };
 
 /** The option id a valid `yes` chose (by id or name), for the item's owner. */

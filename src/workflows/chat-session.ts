@@ -106,7 +106,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       agent: agentState,
       tools: agentSpec.tools,
       findTool: (name) => findTool(agent, name),
-      modelStep: (summary, { stepId, context, extraSteps, messages, events: newEvents }) =>
+      modelStep: (summary, { stepId, context, extraSteps, messages, events: newEvents, budget }) =>
         model.modelStep.executeWithOptions({ summary }, [
           {
             conversationId,
@@ -117,6 +117,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
             ...(extraSteps ? { inline: { extraSteps, ...(input.client ? { client: input.client } : {}) } } : {}),
             messages,
             events: newEvents,
+            ...(budget ? { budget } : {}),
           },
         ]),
       runTool: (call, args) =>
@@ -176,6 +177,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     usage: loop.usage,
     rejectedSignals: events.rejectedSignals,
     ...(kernel ? { agentState: agentState.view() } : {}),
+    ...(loop.budgetRaises ? { budgetRaises: loop.budgetRaises } : {}),
   });
 
   // ---- decisions -------------------------------------------------------------------------------
@@ -318,6 +320,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       usage: loop.usage,
       rejectedSignals: events.rejectedSignals,
       closed: pending.closedItems(),
+      budgetRaises: loop.budgetRaises,
       ...(kernel ? { agent: { state: agentState.state, openItems: pending.items() } } : {}),
     }),
   });

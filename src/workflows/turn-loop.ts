@@ -23,6 +23,8 @@ import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
 import type { AgentState } from './agent-state.ts';
 import type { EventLog } from './event-log.ts';
 import type { ItemOutcome, PendingItems } from './pending-items.ts';
+import type { BudgetAllowance, BudgetExceeded } from '../shared/turn-control.ts';
+import { budgetItem, budgetRefusal } from './budget.ts';
 import { type TurnScope, TurnStopped, plainScope, stoppedCallResult, stoppedStepOf, withdrawal } from './stop.ts';
 
 /** The SDK's condition(fn) and condition(fn, timeout) */
@@ -41,6 +43,8 @@ export interface ModelRequest {
   /** what is unsaved, written by the step before it reads the transcript */
   messages: ChatMessage[];
   events: NewEvent[];
+  /** budget approvals so far (absent: none) */
+  budget?: BudgetAllowance;
 }
 
 export interface TurnLoopPorts {
@@ -72,6 +76,8 @@ export interface TurnLoopPorts {
 export interface TurnCounters {
   turns: number;
   usage: Usage;
+  /** approved budget items, carried across continue-as-new */
+  budgetRaises?: number;
 }
 
 export class TurnLoop {
@@ -94,12 +100,20 @@ export class TurnLoop {
   /** the model's calls in this turn that have no tool message yet, and the one a child workflow runs */
   #unanswered: ToolCall[] = [];
   #childCall: string | undefined;
+  /** approved budget items in this conversation, and whether one was approved in this turn */
+  #budgetRaises: number;
+  #budgetApprovedThisTurn = false;
   readonly #p: TurnLoopPorts;
 
   constructor(ports: TurnLoopPorts, carried: TurnCounters) {
     this.#p = ports;
     this.#turns = carried.turns;
     this.usage = carried.usage;
+    this.#budgetRaises = carried.budgetRaises ?? 0;
+  }
+
+  get budgetRaises(): number {
+    return this.#budgetRaises;
   }
 
   get turns(): number {
@@ -200,6 +214,7 @@ export class TurnLoop {
     this.#scope = this.#p.newScope ? this.#p.newScope() : plainScope();
     this.#unanswered = [];
     this.#childCall = undefined;
+    this.#budgetApprovedThisTurn = false;
     this.#log = [message];
     const result = this.waitForBoundary(0);
     void this.#runTurn(message);
@@ -256,6 +271,11 @@ export class TurnLoop {
         const called = await this.#callModel(step);
         if (!called) return;
         if (this.#stopping) throw new TurnStopped();
+        if ('budget' in called) {
+          step += called.modelCalls;
+          if (!(await this.#askBudget(called.budget))) return;
+          continue;
+        }
         const { reply, modelCalls } = called;
         step += modelCalls;
         if (this.#p.agent.kernel && reply.structured !== undefined) {
@@ -321,19 +341,30 @@ export class TurnLoop {
   }
 
   /** One model step; it may run tools that need no person itself and ask the model again (`inline`). */
-  async #callModel(step: number): Promise<{ reply: ChatMessage; modelCalls: number } | undefined> {
+  async #callModel(step: number): Promise<{ reply: ChatMessage; modelCalls: number } | { budget: BudgetExceeded; modelCalls: number } | undefined> {
     const { settings } = this.#p;
     const stepId = this.#p.newId();
     const extraSteps = settings.inlineTools === false ? 0 : settings.maxSteps - step;
     const unsaved = this.#p.events.drain();
     try {
       const context = this.#p.agent.modelContext();
-      const { message, before = [], usage: used } = await this.#scope.run(() =>
+      const budget = this.#budgetAllowance();
+      const { message, before = [], usage: used, overBudget } = await this.#scope.run(() =>
         this.#p.modelStep(
           `model: turn ${this.#turns}, step ${step}${extraSteps ? ' (runs tools that need no person, then asks again)' : ''}`,
-          { stepId, ...(context ? { context } : {}), extraSteps, ...unsaved },
+          { stepId, ...(context ? { context } : {}), extraSteps, ...unsaved, ...(budget ? { budget } : {}) },
         ),
       );
+      if (overBudget) {
+        // The step did not ask the model (again): what it did before that stays, and the turn asks a person.
+        const modelCalls = before.filter((message) => message.role === 'assistant').length;
+        this.usage.inputTokens += used.inputTokens;
+        this.usage.outputTokens += used.outputTokens;
+        this.usage.totalTokens += used.totalTokens;
+        this.usage.calls += modelCalls;
+        this.#log.push(...before);
+        return { budget: overBudget, modelCalls };
+      }
       const modelCalls = 1 + before.filter((message) => message.role === 'assistant').length;
       this.usage.inputTokens += used.inputTokens;
       this.usage.outputTokens += used.outputTokens;
@@ -354,6 +385,30 @@ export class TurnLoop {
       await this.#finish(`The model could not answer (${this.#p.failureText(error)}). Nothing else was done; please try again.`);
       return undefined;
     }
+  }
+
+  /** What the model step is told of budget approvals; undefined when there were none (the usual input). */
+  #budgetAllowance(): BudgetAllowance | undefined {
+    if (!this.#budgetRaises && !this.#budgetApprovedThisTurn) return undefined;
+    return { raises: this.#budgetRaises, ...(this.#budgetApprovedThisTurn ? { approvedThisTurn: true } : {}) };
+  }
+
+  /**
+   * Over a budget: the turn parks on a `budget` item. Approve raises the conversation's budget by one
+   * budget's worth and lets this turn go on (true); reject, a message or the deadline end it with a message.
+   */
+  async #askBudget(over: BudgetExceeded): Promise<boolean> {
+    const deadlineMs = this.#p.settings.approvalTimeoutMs;
+    const item = budgetItem(this.#p.newId(), over, new Date(this.#now() + deadlineMs).toISOString());
+    const { decision, timedOut, withdrawn } = await this.park(item, deadlineMs, 'reject');
+    if (withdrawn) throw new TurnStopped();
+    if (decision.decision === 'approve') {
+      this.#budgetRaises += 1;
+      this.#budgetApprovedThisTurn = true;
+      return true;
+    }
+    await this.#finish(budgetRefusal(over, timedOut, decision.reason));
+    return false;
   }
 
   /** Ends the turn with a message of the runtime's own (limits, failures), persisted with what is unsaved. */

@@ -7,6 +7,10 @@ import type { TestApp } from './test-app.ts';
 
 /** What makes slowOnRequest stream slowly: a user message with these words. */
 export const SLOW_WORDS = 'take your time';
+/** What makes slowOnRequest report a costly call (3 million tokens): a user message with these words. */
+export const COSTLY_WORDS = 'spend a lot';
+/** The replay test's budget per conversation: far above what the other scenarios spend. */
+export const REPLAY_BUDGET = 2_000_000;
 
 /**
  * The offline model, except that a last user message with SLOW_WORDS gets a reply streamed a word every
@@ -17,6 +21,10 @@ export function slowOnRequest(model: ChatModel): ChatModel {
     name: model.name,
     async generate(request) {
       const last = request.messages.at(-1);
+      if (last?.role === 'user' && last.text.includes(COSTLY_WORDS)) {
+        const answer = await model.generate(request);
+        return { ...answer, usage: { inputTokens: 2_999_000, outputTokens: 1_000, totalTokens: 3_000_000 } };
+      }
       if (last?.role !== 'user' || !last.text.includes(SLOW_WORDS)) return model.generate(request);
       let text = '';
       for (let i = 1; i <= 50; i += 1) {
@@ -134,6 +142,24 @@ export const scenarios: Scenario[] = [
       await app.client.workflow.getHandle(`conversation-${id}`).signal('stop', 'anything');
       await waitUntilIdle(app, id);
       await say(app, id, 'look up john@gmail.com');
+      return id;
+    },
+  },
+  {
+    // Over the conversation's budget (REPLAY_BUDGET): approve lets the turn go on, reject ends it.
+    name: 'budget-approve-reject',
+    async run(app) {
+      const id = await open(app);
+      await say(app, id, `${COSTLY_WORDS}, please`);
+      const parked = await say(app, id, 'look up john@gmail.com');
+      assert.equal(parked.pending[0]?.kind, 'budget', JSON.stringify(parked));
+      const approved = await decide(app, id, { pendingId: parked.pending[0].id, decision: 'approve' });
+      assert.deepEqual(approved.pending, []);
+      await say(app, id, `${COSTLY_WORDS} again`);
+      const again = await say(app, id, 'hello there');
+      assert.equal(again.pending[0]?.kind, 'budget');
+      const rejected = await decide(app, id, { pendingId: again.pending[0].id, decision: 'reject', reason: 'enough' });
+      assert.match(rejected.messages.at(-1).text, /budget was not raised/);
       return id;
     },
   },

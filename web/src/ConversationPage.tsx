@@ -237,7 +237,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
             </button>
           )}
         </form>
-        <UsagePanel usage={view.usage} model={meta?.model} />
+        <UsagePanel usage={view.usage} model={meta?.model} budget={view.budget} />
       </section>
       {isSous && <SousPanel view={view} onChanged={refresh} />}
     </div>

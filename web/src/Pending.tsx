@@ -16,6 +16,8 @@ export function PendingPanel({ pending, meta, agent, onDecide }: { pending: Pend
           <ApprovalCard key={item.id} item={item} schema={meta?.agents.find((a) => a.name === agent)?.tools.find((t) => t.name === item.tool)?.parameters} onDecide={onDecide} />
         ) : item.kind === 'confirmation' ? (
           <ConfirmationCard key={item.id} item={item} onDecide={onDecide} />
+        ) : item.kind === 'budget' ? (
+          <BudgetCard key={item.id} item={item} onDecide={onDecide} />
         ) : (
           <PatchReview key={item.id} item={item} onDecide={onDecide} />
         ),
@@ -217,6 +219,24 @@ function ConfirmationCard({ item, onDecide }: { item: PendingItem; onDecide: Dec
           <button type="button" className="secondary" disabled={busy || expired} onClick={() => run({ pendingId: item.id, decision: 'no' })}>No</button>
         </div>
       </form>
+    </article>
+  );
+}
+
+/** A turn over a token budget: what was spent and the limit; approve lets it go on, reject ends it. */
+function BudgetCard({ item, onDecide }: { item: PendingItem; onDecide: Decide }) {
+  const { busy, error, run } = useDecision(onDecide);
+  const headingId = `budget-${item.id}`;
+  return (
+    <article className="pending-card budget" aria-labelledby={headingId}>
+      <h2 id={headingId}>Token budget reached</h2>
+      {item.prompt && <p>{item.prompt}</p>}
+      <Countdown expiresAt={item.expiresAt} />
+      <div className="actions">
+        <button type="button" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'approve' })}>Approve more</button>
+        <button type="button" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'reject', reason: 'budget not raised' })}>Reject</button>
+      </div>
+      {error && <p role="alert" className="error">{error.message}</p>}
     </article>
   );
 }

@@ -11,6 +11,7 @@ export type {
   Usage,
 } from '../../src/shared/messages.ts';
 import type { AgentName, ChatMessage, ConversationStatus, PendingItem, Usage } from '../../src/shared/messages.ts';
+import type { BudgetView } from '../../src/api/budget-view.ts';
 
 export interface ConversationSummary {
   id: string;
@@ -29,6 +30,8 @@ export interface ConversationView extends ConversationSummary {
   messages: ChatMessage[];
   pending: PendingItem[];
   usage: Usage;
+  /** spending against the token budgets, when the deployment sets one */
+  budget?: BudgetView;
   /** a stateful agent's view of its state (sous: recipe, defaults) */
   agentState?: Record<string, unknown>;
   [extra: string]: unknown;

@@ -28,3 +28,7 @@ BEGIN
 END $$;
 REVOKE EXECUTE ON FUNCTION brigade_delete_conversation(text, uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION brigade_delete_conversation(text, uuid) TO brigade_app;
+
+-- Token budgets: a model step sums what its user spent today (UTC) before it asks the model; the user leads
+-- the index, as row-level security reads only their rows anyway.
+CREATE INDEX model_usage_user_day ON model_usage (user_id, created_at);
