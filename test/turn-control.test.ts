@@ -83,6 +83,10 @@ describe('Stop', () => {
     const events = await app.adminQuery(`SELECT type, data FROM events WHERE conversation_id = $1 AND type = 'turn.stopped'`, [id]);
     assert.equal(events.length, 1);
     assert.equal(events[0].data.messageId, cut.id);
+    // what the stream reported before it was cut counts (budgets), once
+    const used = await app.adminQuery('SELECT total_tokens FROM model_usage WHERE conversation_id = $1 AND step_id = $2', [id, cut.id]);
+    assert.equal(used.length, 1);
+    assert.ok(used[0].total_tokens > 0);
 
     // idempotent: nothing runs now
     assert.deepEqual((await stop(id)).body, { stopped: false });

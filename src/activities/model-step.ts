@@ -51,6 +51,8 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     const deltas = new DeltaWriter(pool, step, { attempt: context.info.attempt });
     let reply: ModelReply;
     let structured: unknown;
+    /** what the stream reported so far: a stopped reply's tokens were paid for and count against budgets */
+    let usedSoFar: ModelReply['usage'] | undefined;
     let tail: Awaited<ReturnType<DeltaWriter['close']>> = [];
     try {
       if (kernel) {
@@ -83,6 +85,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
           messages: transcript,
           tools: toolDeclarations(AGENT_SPECS[agent].tools),
           onText: (delta) => deltas.push(delta),
+          onUsage: (used) => (usedSoFar = used),
           signal: context.cancellationSignal,
         });
       }
@@ -91,7 +94,12 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       // Stop: the stream is closed (the abort signal reached @google/genai); what streamed stays, marked.
       const tailEvents = await deltas.close();
       const partial: ChatMessage = { id: stepId, role: 'assistant', text: deltas.streamed, stopped: true };
-      await writeBatch(pool, { conversationId, userId }, { messages: [partial], events: tailEvents });
+      const used = usedSoFar && { stepId, model: model.name, ...usedSoFar };
+      await writeBatch(pool, { conversationId, userId }, {
+        messages: [partial],
+        events: [...tailEvents, ...(used ? [{ key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }] : [])],
+        ...(used ? { usage: used } : {}),
+      });
       throw new StepStopped(partial);
     } finally {
       tail = await deltas.close();
