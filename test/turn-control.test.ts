@@ -211,6 +211,15 @@ describe('delete and export', () => {
   });
 });
 
+test('the OpenAPI document lists stop, delete and export', async () => {
+  const doc = await app.call('GET', '/openapi.json', { token: '' });
+  assert.ok(doc.body.paths['/v1/conversations/{id}/stop'].post);
+  assert.ok(doc.body.paths['/v1/conversations/{id}'].delete);
+  assert.ok(doc.body.paths['/v1/conversations/{id}/export'].get);
+  assert.deepEqual(doc.body.paths['/v1/conversations/{id}/export'].get.parameters[1].schema.enum, ['json', 'markdown']);
+  assert.ok(doc.body.components.schemas.Conversation.properties.budget);
+});
+
 describe('token budgets', () => {
   const costs = (totalTokenCount: number) => ({ promptTokenCount: totalTokenCount - 10, candidatesTokenCount: 10, totalTokenCount });
   const decide = (id: string, body: Record<string, unknown>, token = ALICE) => app.call('POST', `/v1/conversations/${id}/decisions`, { token, body });
