@@ -689,4 +689,18 @@ describe('turn loop', () => {
     assert.equal(next.stopped, undefined);
     assert.equal(next.messages.at(-1)!.text, 'hello');
   });
+
+  test('over budget the turn parks on a budget item; a message refuses it and is kept', async () => {
+    const t = loop([() => ({ message: { id: 'id-1', role: 'assistant', text: '' }, usage: { ...usage, totalTokens: 0 }, overBudget: { scope: 'conversation', spent: 6000, limit: 5000 } })]);
+    const parked = await t.say('go');
+    const [item] = parked.pending;
+    assert.equal(item!.kind, 'budget');
+    assert.deepEqual(item!.args, { scope: 'conversation', spent: 6000, limit: 5000 });
+    const refused = await t.say('no, stop spending');
+    assert.equal(t.turns.status(), 'idle');
+    assert.match(refused.messages.at(-1)!.text, /6,000 tokens of its 5,000-token budget, and the budget was not raised \(no, stop spending\)/);
+    const written = t.written.flatMap((batch) => batch.messages.map((message) => message.text));
+    assert.ok(written.includes('no, stop spending'), 'the refusing message is in the transcript');
+    assert.equal(t.turns.budgetRaises, 0);
+  });
 });

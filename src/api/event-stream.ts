@@ -75,6 +75,8 @@ export async function streamEvents(
         res.write('event: conversation.deleted\ndata: {}\n\n');
         break;
       }
+      // a notification that landed during that check must not wait for the next one
+      if (dirty) continue;
       owed = false;
       if (held.length) {
         res.write(held.join(''));

@@ -270,6 +270,8 @@ export class TurnLoop {
         this.#p.details(`Turn ${this.#turns}, step ${step}: waiting for the model.`);
         const called = await this.#callModel(step);
         if (!called) return;
+        // the reply's calls need answers in the transcript however the turn goes on (a Stop may have come)
+        this.#unanswered = 'reply' in called ? [...(called.reply.toolCalls ?? [])] : [];
         if (this.#stopping) throw new TurnStopped();
         if ('budget' in called) {
           step += called.modelCalls;
@@ -285,7 +287,6 @@ export class TurnLoop {
         }
         const calls = reply.toolCalls ?? [];
         if (!calls.length) return;
-        this.#unanswered = [...calls];
         for (const call of calls) {
           const valid = await this.#handleCall(call);
           if (!valid) invalidCalls += 1;
@@ -402,6 +403,11 @@ export class TurnLoop {
     const item = budgetItem(this.#p.newId(), over, new Date(this.#now() + deadlineMs).toISOString());
     const { decision, timedOut, withdrawn } = await this.park(item, deadlineMs, 'reject');
     if (withdrawn) throw new TurnStopped();
+    // A message that refused the item is part of the transcript, before the turn's last word.
+    if (this.#interjection) {
+      this.#p.events.message(this.#interjection);
+      this.#interjection = undefined;
+    }
     if (decision.decision === 'approve') {
       this.#budgetRaises += 1;
       this.#budgetApprovedThisTurn = true;
