@@ -86,6 +86,13 @@ export const ConfigSchema = z.object({
    */
   INLINE_TOOLS: z.stringbool().default(true),
 
+  /**
+   * Token budgets (issue 22), counted from the model's own usage metadata (model_usage): a conversation's,
+   * and a user's per UTC day. Unset: no limit. Over a budget, the next model step parks on a `budget` item.
+   */
+  TOKEN_BUDGET_PER_CONVERSATION: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive('must be positive').optional()),
+  TOKEN_BUDGET_PER_USER_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive('must be positive').optional()),
+
   /** attempts at a structured (response-schema) model answer that fails its zod schema before it is reported */
   MODEL_SCHEMA_ATTEMPTS: positiveInt(3),
   GEMINI_IMAGE_MODEL: z.string().default('gemini-3-pro-image-preview'),

@@ -60,6 +60,12 @@ export const RUNTIME_PENDING_KINDS: Readonly<Record<string, PendingKindSpec>> = 
       return `"choice" must name one of the options: ${names}.`;
     },
   },
+  // The turn is over a token budget: approve lets it go on, a message instead is a refusal.
+  budget: {
+    scope: 'turn',
+    messageIsAnswer: false,
+    fromMessage: (item, text) => ({ pendingId: item.id, decision: 'reject', reason: text }),
+  },
 };
 
 /** The option id a valid `yes` chose (by id or name), for the item's owner. */
