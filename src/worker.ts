@@ -1,6 +1,7 @@
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createActivities } from './activities/index.ts';
+import { STOP_HEARTBEAT_MS } from './activities/model-step.ts';
 import type { Config } from './config.ts';
 import { McpConnections } from './mcp/connections.ts';
 import { loadMcpConfig } from './mcp/config.ts';
@@ -48,6 +49,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       ? { workflowBundle: { codePath: bundlePath } }
       : { workflowsPath: WORKFLOWS_PATH }),
     activities,
+    // Stop reaches a streaming model step in a heartbeat's answer: send them as often as the step beats.
+    maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
   });
   const run = worker.run.bind(worker);
   worker.run = () => run().finally(() => mcp.close());

@@ -14,6 +14,9 @@ export interface ToolContext {
   /** what a tool may use besides its transaction: settings, one-shot model calls, the pool (for work that
    * must not share the recording transaction, such as a guarded query under another role) */
   services: { config: Config; taskModel: TaskModel; pool: pg.Pool };
+  /** aborted when the activity is cancelled (Stop pressed, the worker shutting down): a tool that waits on
+   * the network may give up early; one that only runs its transaction can ignore it */
+  signal?: AbortSignal;
 }
 
 /**

@@ -68,3 +68,8 @@ export const isAgentName = (name: string): name is AgentName => Object.hasOwn(AG
 export function findTool(agent: AgentName, name: string): ToolSpec | undefined {
   return AGENT_SPECS[agent]?.tools.find((tool) => tool.name === name);
 }
+
+/** Every role an agent checks for (requiredRole, clientRole): what the dev token is given, to try them all. */
+export function agentRoles(): string[] {
+  return [...new Set(Object.values(AGENT_SPECS).flatMap((spec) => [spec.requiredRole, spec.clientRole].filter((role): role is string => !!role)))];
+}

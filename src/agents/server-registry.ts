@@ -43,3 +43,4 @@ export function agentSettings(config: Parameters<NonNullable<AgentServer['settin
 export async function startAgentsForWorker(deps: Parameters<NonNullable<AgentServer['onWorkerStart']>>[0]): Promise<void> {
   for (const server of AGENT_SERVERS.values()) await server.onWorkerStart?.(deps);
 }
+

@@ -7,6 +7,7 @@ import { bearerAuth } from './auth.ts';
 import { jsonBody } from './body.ts';
 import { cors } from './cors.ts';
 import { conversationRoutes } from './conversations.ts';
+import { lifecycleRoutes } from './conversation-lifecycle.ts';
 import { EventNotifier } from './event-notifier.ts';
 import { fileRoutes } from './files.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -50,6 +51,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
     jsonBody(),
     metaRoutes({ config, temporalUiUrl }),
     conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
+    lifecycleRoutes({ config, client, pool, log: logLine }),
     // each agent's own routes, in registry order
     ...[...AGENT_SERVERS.values()].flatMap((server) => (server.routes ? [server.routes({ config, client, pool })] : [])),
   );

@@ -24,6 +24,7 @@ import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
 import { DecisionBody, MessageBody, createConversationBody } from './schemas.ts';
+import { hasBudget, readBudgetView } from './budget-view.ts';
 import { mcpInput } from '../mcp/config.ts';
 
 export interface ConversationDeps {
@@ -133,6 +134,9 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
         usage: await readUsage(db, row.id),
       })),
     ]);
+    const budget = hasBudget(config)
+      ? await asUser(pool, principal.user, (db) => readBudgetView(db, config, row.id, stored.usage.totalTokens, state.budgetRaises ?? 0))
+      : undefined;
     res.json({
       id: row.id,
       agent: row.agent,
@@ -143,6 +147,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       messages: stored.messages,
       pending: state.pending,
       usage: stored.usage,
+      ...(budget ? { budget } : {}),
       // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
       ...(state.agentState ?? {}),
     });

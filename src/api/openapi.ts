@@ -13,6 +13,7 @@ import {
   createConversationBody,
   createdConversation,
 } from './schemas.ts';
+import { ExportBody, ExportQuery, StopResultBody } from './conversation-lifecycle.ts';
 
 const schema = (type: z.ZodType, io: 'input' | 'output' = 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -132,7 +133,15 @@ export function openApiDocument(): Record<string, unknown> {
           parameters: [idParam],
           responses: { 200: json('The conversation', 'Conversation'), ...errors(401, 403, 404, 503) },
         },
+        delete: {
+          summary:
+            'Delete the conversation: ends its workflow and removes its executions from Temporal (DeleteWorkflowExecution), erases its messages, events, ' +
+            'model usage, tool calls and idempotency keys, and closes its event streams (event conversation.deleted). Later calls answer 404.',
+          parameters: [idParam],
+          responses: { 204: { description: 'Deleted' }, ...errors(401, 404, 503) },
+        },
       },
+      ...lifecyclePaths(),
       '/v1/conversations/{id}/messages': {
         post: {
           summary: 'A user turn; answers when the turn ends or parks on a pending item',
@@ -191,4 +200,42 @@ const helpers: OpenApiHelpers = { json, errors, idParam, schema };
 /** Each agent's paths, in registry order. */
 function agentPaths(): Record<string, unknown> {
   return Object.assign({}, ...[...AGENT_SERVERS.values()].map((server) => server.openapi?.paths?.(helpers) ?? {}));
+}
+
+/** Stop and export (issue 22); delete sits with GET /v1/conversations/{id}. */
+function lifecyclePaths(): Record<string, unknown> {
+  return {
+    '/v1/conversations/{id}/stop': {
+      post: {
+        summary:
+          'Stop the running turn within a second: the model call in flight is cancelled (its stream closed), tools are cancelled where they can be, ' +
+          'items the turn waits on are withdrawn (closedAs withdrawn). What streamed stays in the transcript with stopped: true, and the waiting messages ' +
+          "call answers with stopped: true. A child workflow that already started (a save pipeline) is not cancelled: it finishes on its own and its result is not added. " +
+          'Idempotent: with no turn running it answers stopped: false.',
+        parameters: [idParam],
+        responses: {
+          200: {
+            description: 'Whether a turn was stopped',
+            content: { 'application/json': { schema: schema(StopResultBody) } },
+          },
+          ...errors(401, 404, 500, 503),
+        },
+      },
+    },
+    '/v1/conversations/{id}/export': {
+      get: {
+        summary:
+          'The whole conversation as a download (Content-Disposition: attachment): its transcript, every tool call with arguments and result, and every decision ' +
+          '(pending.opened, pending.closed and turn.stopped events). JSON by default, or Markdown for reading.',
+        parameters: [idParam, { name: 'format', in: 'query', required: false, schema: schema(ExportQuery.shape.format, 'input') }],
+        responses: {
+          200: {
+            description: 'The export',
+            content: { 'application/json': { schema: schema(ExportBody) }, 'text/markdown': { schema: { type: 'string' } } },
+          },
+          ...errors(400, 401, 404, 503),
+        },
+      },
+    },
+  };
 }

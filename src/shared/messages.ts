@@ -34,11 +34,13 @@ export const ChatMessage = z.object({
   cards: z.array(JsonObject).optional(),
   /** assistant: the structured answer of an agent that answers in JSON (sous), already validated */
   structured: z.unknown().optional(),
+  /** assistant: the reply was cut short by Stop; `text` is what streamed before it */
+  stopped: z.boolean().optional(),
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
 /** Every kind a PendingItem may be: the runtime's, and the ones an agent declares (sous: patchset, in its spec). */
-export const PENDING_KINDS = ['approval', 'confirmation', 'patchset', 'question'] as const;
+export const PENDING_KINDS = ['approval', 'confirmation', 'patchset', 'budget', 'question'] as const;
 export const PendingKind = z.enum(PENDING_KINDS);
 export type PendingKind = z.infer<typeof PendingKind>;
 
@@ -87,6 +89,8 @@ export type DecisionInput = z.infer<typeof DecisionInput>;
 export const TurnResult = z.object({
   messages: z.array(ChatMessage),
   pending: z.array(PendingItem),
+  /** the turn ended because someone pressed Stop (POST /stop or the stop signal) */
+  stopped: z.boolean().optional(),
 });
 export type TurnResult = z.infer<typeof TurnResult>;
 
@@ -109,11 +113,13 @@ export const ConversationState = z.object({
   rejectedSignals: z.number().int(),
   /** what a stateful agent (sous) shows of its state: its kernel's view */
   agentState: JsonObject.optional(),
+  /** approved budget items so far: each raised the conversation's token budget by one budget's worth */
+  budgetRaises: z.number().int().optional(),
 });
 export type ConversationState = z.infer<typeof ConversationState>;
 
 /** What a closed item became, so a late decision gets "not pending any more (…)" rather than "unknown". */
-export const ClosedReason = z.enum(['decided', 'expired', 'superseded']);
+export const ClosedReason = z.enum(['decided', 'expired', 'superseded', 'withdrawn']);
 export type ClosedReason = z.infer<typeof ClosedReason>;
 
 /** Settings fixed when a conversation starts and carried across continue-as-new. */
@@ -153,6 +159,8 @@ export const ChatSessionInput = z.object({
       /** a stateful agent's state and its open conversation-scoped items */
       agentState: z.unknown().optional(),
       openItems: z.array(PendingItem).optional(),
+      /** how many budget items were approved: each raises the conversation's budget by one budget's worth */
+      budgetRaises: z.number().int().nonnegative().optional(),
     })
     .optional(),
 });
@@ -170,6 +178,8 @@ export const EVENT_TYPES = [
   'usage',
   'turn.started',
   'turn.ended',
+  /** Stop ended the turn: { turn, messageId? (the cut reply) } */
+  'turn.stopped',
   'signal.rejected',
   /** agents' own events, each declared in its spec too (AgentSpec.events); sous: a PatchSet refused before review, a PatchSet decision, a state change */
   'patchset.rejected',

@@ -60,7 +60,14 @@ export const RUNTIME_PENDING_KINDS: Readonly<Record<string, PendingKindSpec>> = 
       const names = options.map((option) => `${option.id} (${option.name})`).join(', ');
       return `"choice" must name one of the options: ${names}.`;
     },
-  },  // MCP elicitation: a server's question in the middle of a call (src/mcp/question-kind.ts)
+  },
+  // The turn is over a token budget: approve lets it go on, a message instead is a refusal.
+  budget: {
+    scope: 'turn',
+    messageIsAnswer: false,
+    fromMessage: (item, text) => ({ pendingId: item.id, decision: 'reject', reason: text }),
+  },
+  // MCP elicitation: a server's question in the middle of a call (src/mcp/question-kind.ts)
   question: questionSpec,
 };
 

@@ -30,5 +30,5 @@ export interface SqlPolicy {
   /** types that casts may name */
   types: ReadonlySet<string>;
   /** what to say instead of a bare refusal, per refused statement */
-  hints: { delete?: string; insert?: string };
+  hints: { delete?: string; insert?: string; narrow?: string };
 }

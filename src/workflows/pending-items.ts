@@ -22,6 +22,8 @@ export interface ItemOutcome {
   decision: DecisionInput;
   timedOut: boolean;
   supersededBy?: string;
+  /** Stop withdrew the item: the turn that waited on it has ended */
+  withdrawn?: boolean;
 }
 
 export interface PendingItemsOptions {

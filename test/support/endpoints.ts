@@ -56,6 +56,10 @@ export const ENDPOINTS: EndpointRow[] = [
   // stepId: a uuid or a hostile segment (a params schema would meet the fuzz test's encodeURIComponent of lone surrogates)
   { method: 'POST', path: '/v1/conversations/:id/steps/:stepId/done' },
   { method: 'POST', path: '/v1/conversations/:id/overrides', body: OverrideBody },
+  // Stop and export (issue 22). DELETE /v1/conversations/:id is left out: it would take the fuzz test's own
+  // conversations away mid-run; test/turn-control.test.ts covers it.
+  { method: 'POST', path: '/v1/conversations/:id/stop' },
+  { method: 'GET', path: '/v1/conversations/:id/export', query: { format: z.enum(['json', 'markdown']) } },
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/readyz' },
   { method: 'GET', path: '/openapi.json' },

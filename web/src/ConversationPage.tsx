@@ -13,7 +13,7 @@ import type { ConversationView, Meta, StreamEvent, TurnResult } from './types';
 import { drafts } from './util';
 
 /** Events after which the server's view (status, pending items, usage, agent state) has changed. */
-const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', ...REFRESH_EVENTS, 'message']);
+const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', ...REFRESH_EVENTS, 'message', 'turn.stopped']);
 
 export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: Meta; onChanged: () => void }) {
   const [view, setView] = useState<ConversationView>();
@@ -109,6 +109,20 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
       send(message);
     }
   }, [held, running, view, heldBlocked, send]);
+
+  // Stop: the running turn ends at once, keeping what streamed; the waiting send answers with `stopped`.
+  const [stopping, setStopping] = useState(false);
+  const stop = useCallback(async () => {
+    setStopping(true);
+    try {
+      await api<{ stopped: boolean }>('POST', `/v1/conversations/${id}/stop`);
+    } catch (e) {
+      setError((e as ApiError).message);
+    } finally {
+      setStopping(false);
+      refresh();
+    }
+  }, [id, refresh]);
 
   const decide = useCallback(
     async (body: Record<string, unknown>) => {
@@ -217,8 +231,13 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
             }}
           />
           <button type="submit">{running ? 'Send when done' : 'Send'}</button>
+          {(running || view.status === 'waiting') && (
+            <button type="button" className="stop" onClick={stop} disabled={stopping} title="End this turn now; what it wrote so far is kept">
+              {stopping ? 'Stopping…' : 'Stop'}
+            </button>
+          )}
         </form>
-        <UsagePanel usage={view.usage} model={meta?.model} />
+        <UsagePanel usage={view.usage} model={meta?.model} budget={view.budget} />
       </section>
       {SidePanel && <SidePanel view={view} onChanged={refresh} />}
     </div>

@@ -35,6 +35,7 @@ export function MessageRow({ message }: { message: ChatMessage }) {
     <li className="msg assistant" data-message-id={message.id}>
       <span className="visually-hidden">Agent: </span>
       {message.text && <p>{message.text}</p>}
+      {message.stopped && <p className="muted">(stopped)</p>}
       {message.toolCalls?.map((call) => (
         <details key={call.id} className="tool-call">
           <summary>

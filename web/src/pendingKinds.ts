@@ -1,6 +1,7 @@
-// How the client shows a pending item of each kind: approvals are generic (any agent's tool may need one),
+// How the client shows a pending item of each kind: approvals and budgets are generic (any agent's turn may need one),
 // the other kinds belong to the agent that opens them, and a kind nobody renders gets the fallback card.
 import { ApprovalCard } from './ApprovalCard';
+import { BudgetCard } from './BudgetCard';
 import type { PendingKindHome } from './agentHome';
 import { pendingKindFor } from './agents/registry';
 import { FallbackPendingCard } from './FallbackPendingCard';
@@ -8,6 +9,7 @@ import { McpQuestionCard } from './McpQuestion';
 
 const GENERIC = new Map<string, PendingKindHome>([
   ['approval', { View: ApprovalCard, label: 'Approval' }],
+  ['budget', { View: BudgetCard, label: 'Token budget' }],
   // an MCP server's question in the middle of a call (elicitation): any agent with MCP tools may get one
   ['question', { View: McpQuestionCard, label: 'Question' }],
 ]);

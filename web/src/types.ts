@@ -12,6 +12,7 @@ export type {
   Usage,
 } from '../../src/shared/messages.ts';
 import type { AgentName, ChatMessage, ConversationStatus, PendingItem, Usage } from '../../src/shared/messages.ts';
+import type { BudgetView } from '../../src/api/budget-view.ts';
 
 export interface ConversationSummary {
   id: string;
@@ -30,6 +31,8 @@ export interface ConversationView extends ConversationSummary {
   messages: ChatMessage[];
   pending: PendingItem[];
   usage: Usage;
+  /** spending against the token budgets, when the deployment sets one */
+  budget?: BudgetView;
   /** a stateful agent's view of its state, beside the fields above; only that agent's home reads them */
   [extra: string]: unknown;
 }

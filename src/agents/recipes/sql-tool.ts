@@ -26,6 +26,7 @@ export function createExecuteRecipeSql(options: { statementTimeoutMs?: number } 
       statementTimeoutMs: options.statementTimeoutMs ?? context.services.config.SQL_STATEMENT_TIMEOUT,
       maxRows: RECIPES_SQL_POLICY.maxRows,
       maxUpdatedRows: RECIPES_SQL_POLICY.maxUpdatedRows,
+      narrowHint: RECIPES_SQL_POLICY.hints.narrow,
     });
     if (result.status === 'error') return { status: 'error', error: result.error, query };
     if ('rows' in result) {
