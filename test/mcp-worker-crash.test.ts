@@ -105,7 +105,7 @@ test('a worker killed while a question waits for the user: the retried call asks
     do {
       await new Promise((resolve) => setTimeout(resolve, 250));
       const view = await app.call('GET', `/v1/conversations/${id}`);
-      second = view.body.pending.find((item: { kind: string; id: string }) => item.kind === 'question' && item.id !== first.id);
+      second = view.body.pending?.find((item: { kind: string; id: string }) => item.kind === 'question' && item.id !== first.id);
     } while (!second && Date.now() < deadline);
     assert.ok(second, 'the retried call asked again');
     const stale = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: first.id, decision: 'accept', args: { day: 'monday' } } });
