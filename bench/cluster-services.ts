@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startCluster } from '../src/stack/cluster.ts';
 import type { BenchServices } from './services.ts';
 
-export async function startClusterServices(log: (line: string) => void): Promise<BenchServices> {
+export async function startClusterServices(log: (line: string) => void, modelEnv: Record<string, string> = {}): Promise<BenchServices> {
   const started = performance.now();
   const tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-bench-cluster-'));
   await fs.chmod(tmpDir, 0o755);
@@ -28,8 +28,8 @@ export async function startClusterServices(log: (line: string) => void): Promise
       workers,
       historyShards: shards,
       workflowBundlePath: bundlePath,
-      // the offline model, whatever the caller's environment holds
-      env: { GEMINI_API_KEY: '', LOG_LEVEL: 'warn' },
+      // the bench's model (its Gemini-wire server), or the offline model, whatever the caller's environment holds
+      env: { GEMINI_API_KEY: '', LOG_LEVEL: 'warn', ...modelEnv },
       log,
     });
   } catch (error) {

@@ -12,7 +12,12 @@
 //   BENCH_TIMEOUT_S=240      hard limit for the whole run
 //   BENCH_WORKER_OPTIONS='{"maxConcurrentActivityTaskPolls":4}'  extra Worker.create options (the bench then
 //                            builds the worker itself, with the same activities, instead of calling createWorker)
-//   BENCH_DATABASE_URL, BENCH_TEMPORAL_ADDRESS, BENCH_TEMPORAL_DYNAMIC_CONFIG, BENCH_WORKFLOWS_PATH: see services.ts
+//   BENCH_DATABASE_URL, BENCH_TEMPORAL_ADDRESS, BENCH_TEMPORAL_DYNAMIC_CONFIG, BENCH_WORKFLOWS_PATH,
+//   BENCH_TEMPORAL_MEMORY=1 (the dev server in memory instead of as npm start runs it): see services.ts
+//   BENCH_MODEL=gemini-wire  the model: @google/genai against a zero-latency Gemini-wire server in a process of
+//                            its own (bench/gemini-wire.ts), streaming as with Gemini; `offline` = the offline model
+//   BENCH_BASELINES=1        the bare-Temporal floor and the ai-sdk peer on the same server (bench/peers.ts); 0 skips
+//   BENCH_MEMORY_ROW=1       Brigade and the floor again on an in-memory dev server, as an extra row; 0 skips
 //
 // Two ways to load: closed loop (every conversation sends its next turn the moment the last one returns: the
 // most turns/s the stack can do, with latency = concurrency / throughput) and paced (turns start on a fixed
@@ -47,6 +52,10 @@ import { startClusterServices } from './cluster-services.ts';
 import { compareShapes } from './compare-shapes.ts';
 import { enableStatementStats, statementSnapshot, statementsBetween, type StatementUse } from './pg-statements.ts';
 import { startServices, type BenchServices } from './services.ts';
+import { startGeminiWire, type GeminiWire } from './gemini-wire.ts';
+import { startAiSdkPeer, startFloor, type Baseline } from './peers.ts';
+import { createGeminiModel } from '../src/model/gemini.ts';
+import type { ChatModel } from '../src/model/types.ts';
 import {
   countActivities,
   meanPhases,
@@ -90,6 +99,12 @@ const PG_POOL = intSetting('BENCH_PG_POOL', 10, 1, 200);
 const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 240, 10, 1800);
 const WORKER_OPTIONS = parseWorkerOptions(process.env.BENCH_WORKER_OPTIONS);
 const AGENT: AgentName = 'support';
+const MODEL_KIND = process.env.BENCH_MODEL ?? 'gemini-wire';
+if (MODEL_KIND !== 'gemini-wire' && MODEL_KIND !== 'offline') throw new Error('BENCH_MODEL must be gemini-wire or offline');
+const BASELINES = process.env.BENCH_BASELINES !== '0';
+const MEMORY_ROW = process.env.BENCH_MEMORY_ROW !== '0';
+/** lone turns of each baseline (the first is left out, as for Brigade's) */
+const LONE_TURNS = Math.min(LONG_TURNS, 30);
 /** as the workflow does by default (INLINE_TOOLS), so both sides run the same activity code */
 const INLINE = process.env.INLINE_TOOLS !== 'false';
 /** activities a lookup turn shows in its history (a local activity counts as one), to tell turns apart */
@@ -101,6 +116,8 @@ const SAMPLE = 5;
 
 // Issue 12's targets; the latency targets of the first bench (issue 3) are printed beside them.
 const TARGETS = { aloneRatio: 3, turnsPerSecond: 120, cpuMsPerLookup: 17, approvalP50Ms: 40, bytesDriftPct: 10 };
+// Issue 19's: ratios to the bare-Temporal floor and to the ai-sdk peer, measured on the same server in the same run.
+const RATIOS = { floorCapacity: 0.8, floorCpu: 1.25, floorLone: 1.5, peerCapacity: 1.5, peerLone: 1 };
 const EARLIER = { p50Ms: 25, p99Ms: 100 };
 
 // Turns from the offline model's phrasebook (src/model/offline-intents.ts).
@@ -373,6 +390,33 @@ async function approvalCycles(
   return { ...run, parkLatencies, toolResultLatencies };
 }
 
+// ---- the baselines: the same load on the bare-Temporal floor and the ai-sdk peer ----------------------------
+
+interface BaselineRuns {
+  lookupClosed: Run;
+  chatClosed: Run;
+  alone: Run;
+  capacity: number;
+}
+
+/** The load Brigade got, on a baseline: warm-up, closed loop (lookup-shaped, then chat-shaped), then alone. */
+async function measureBaseline(baseline: Baseline, tally: Tally): Promise<BaselineRuns> {
+  baseline.run();
+  const handles = await baseline.open(CONVERSATIONS);
+  const [solo] = await baseline.open(1);
+  const turn = (handle: WorkflowHandle, text: string) =>
+    baseline.turn(handle, text).catch((error: unknown) => {
+      tally.note(`${baseline.name} turn "${text}": ${(error as Error).message}`, true);
+      return undefined;
+    });
+  if (WARMUP > 0) await runConcurrently(handles, WARMUP, (h, n) => turn(h, n % 2 === 0 ? lookupText(n) : CHAT_TEXT));
+  const lookupClosed = await runConcurrently(handles, TURNS, (h, n) => turn(h, lookupText(n)));
+  const chatClosed = await runConcurrently(handles, TURNS, (h) => turn(h, CHAT_TEXT));
+  const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
+  const alone = await runConcurrently([solo!], LONE_TURNS, (h, n) => turn(h, lookupText(n)));
+  return { lookupClosed, chatClosed, alone: { ...alone, latencies: alone.latencies.slice(1) }, capacity };
+}
+
 // ---- the same turns without Temporal ----------------------------------------------------------------
 
 // The activities read their context (heartbeats, the cancellation signal, info such as the heartbeat timeout):
@@ -526,7 +570,13 @@ function cpuLines(label: string, run: Run | undefined, samplesPerTurn = 1): stri
 async function main(): Promise<void> {
   const runStarted = performance.now();
   progress(CLUSTER_SHAPE ? 'starting the cluster shape (PostgreSQL, Temporal server, worker processes)...' : 'starting PostgreSQL, the Temporal dev server and the workflow bundle...');
-  const services: BenchServices = CLUSTER_SHAPE ? await startClusterServices(debug) : await startServices(debug);
+  let wire: GeminiWire | undefined;
+  if (MODEL_KIND === 'gemini-wire') {
+    wire = await startGeminiWire();
+    stops.push({ name: 'gemini-wire server', stop: () => wire!.stop() });
+  }
+  const modelEnv: Record<string, string> = wire ? { GEMINI_API_KEY: 'bench', GEMINI_BASE_URL: wire.baseUrl, GEMINI_MODEL: 'gemini-2.5-flash' } : {};
+  const services: BenchServices = CLUSTER_SHAPE ? await startClusterServices(debug, modelEnv) : await startServices(debug);
   stops.push({ name: 'services', stop: () => services.stop() });
   progress(`services ready in ${(services.startupMs / 1000).toFixed(1)} s`);
   readCpu = cpuProbe(
@@ -550,7 +600,9 @@ async function main(): Promise<void> {
   pool.on('error', (error) => void (stopping ? undefined : progress(`PostgreSQL connection lost: ${error.message}`)));
   stops.push({ name: 'pool', stop: () => pool.end() });
 
-  const model = createOfflineModel();
+  const model: ChatModel = wire
+    ? createGeminiModel({ apiKey: 'bench', baseUrl: wire.baseUrl, model: 'gemini-2.5-flash' })
+    : createOfflineModel();
   // In the cluster shape the workers are processes of their own; here only the client runs.
   if (!services.taskQueue) {
     const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
@@ -581,6 +633,16 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const deps = { client, pool, config };
   const tally = new Tally();
+
+  // The baselines' workers are built now (bundling is seconds of CPU) and run only in their phase.
+  const baselines: Baseline[] = [];
+  if (BASELINES) {
+    progress('bundling the baselines (bare-Temporal floor, ai-sdk peer)...');
+    const baseDeps = { client, address: services.temporalAddress, namespace: config.TEMPORAL_NAMESPACE };
+    baselines.push(await startFloor(baseDeps));
+    if (wire) baselines.push(await startAiSdkPeer({ ...baseDeps, pool, geminiBaseUrl: wire.baseUrl }));
+    for (const baseline of baselines) stops.push({ name: `${baseline.name} worker`, stop: () => baseline.stop() });
+  }
 
   progress(`opening ${CONVERSATIONS} conversations (+1 long one)...`);
   const conversations = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => openConversation(deps, i)));
@@ -658,6 +720,12 @@ async function main(): Promise<void> {
   const solo = await insertBareConversation(pool, CONVERSATIONS);
   const bareSolo = await runConcurrently([solo], LONG_TURNS, (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(n), soloTimes, tally));
 
+  const baselineRuns = new Map<Baseline['name'], BaselineRuns>();
+  for (const baseline of baselines) {
+    progress(`baseline ${baseline.name}: ${CONVERSATIONS} conversations closed loop, then ${LONE_TURNS} turns alone...`);
+    baselineRuns.set(baseline.name, await measureBaseline(baseline, tally));
+  }
+
   // ---- figures ----
   const s = (run: Run | undefined) => summarise(run?.latencies ?? []);
   const withoutFirst = (run: Run): Run => ({ ...run, latencies: run.latencies.slice(1) });
@@ -680,17 +748,67 @@ async function main(): Promise<void> {
   const aloneRatio = ratio(withoutFirst(longRun), withoutFirst(bareSolo));
 
   const halfCapacity = paced ? `paced at ${paced}/s, half of capacity` : 'closed loop';
+  const floorRuns = baselineRuns.get('floor');
+  const peerRuns = baselineRuns.get('ai-sdk');
+  const brigadeLone = s(withoutFirst(longRun)).p50;
+  /** CPU ms per turn of each process group in a run */
+  const cpuGroupsPerTurn = (run: Run | undefined): Record<string, number> =>
+    run?.cpu ? Object.fromEntries(Object.entries(run.cpu.groups).map(([name, pct]) => [name, (pct / 100) * (run.wallMs / run.latencies.length)])) : {};
+  const sides = [
+    { name: 'Brigade', capacity: throughput, cpu: lookupCpu, lone: brigadeLone, closedP50: s(lookupClosed).p50, groups: cpuGroupsPerTurn(lookupClosed) },
+    ...[floorRuns && { name: 'floor', runs: floorRuns }, peerRuns && { name: 'ai-sdk', runs: peerRuns }]
+      .filter((side): side is { name: string; runs: BaselineRuns } => Boolean(side))
+      .map(({ name, runs }) => ({
+        name,
+        capacity: runs.capacity,
+        cpu: cpuPerTurn(runs.lookupClosed),
+        lone: s(runs.alone).p50,
+        closedP50: s(runs.lookupClosed).p50,
+        groups: cpuGroupsPerTurn(runs.lookupClosed),
+      })),
+  ];
+  const x = (value: number) => `${fmt(value, 2)}x`;
+  const ratioTargets = [
+    ...(floorRuns
+      ? [
+          {
+            name: `capacity >= ${RATIOS.floorCapacity}x floor (closed loop, lookup + chat)`,
+            value: x(throughput / floorRuns.capacity),
+            met: throughput / floorRuns.capacity >= RATIOS.floorCapacity,
+          },
+          {
+            name: `CPU per lookup turn <= ${RATIOS.floorCpu}x floor's per turn (whole stack)`,
+            value: x(lookupCpu / cpuPerTurn(floorRuns.lookupClosed)),
+            met: lookupCpu / cpuPerTurn(floorRuns.lookupClosed) <= RATIOS.floorCpu,
+          },
+          {
+            name: `lone lookup turn p50 <= ${RATIOS.floorLone}x floor's lone turn`,
+            value: x(brigadeLone / s(floorRuns.alone).p50),
+            met: brigadeLone / s(floorRuns.alone).p50 <= RATIOS.floorLone,
+          },
+        ]
+      : []),
+    ...(peerRuns
+      ? [
+          {
+            name: `capacity >= ${RATIOS.peerCapacity}x ai-sdk peer's (closed loop, lookup + chat)`,
+            value: x(throughput / peerRuns.capacity),
+            met: throughput / peerRuns.capacity >= RATIOS.peerCapacity,
+          },
+          {
+            name: `lone lookup turn p50 <= ${RATIOS.peerLone}x ai-sdk peer's`,
+            value: x(brigadeLone / s(peerRuns.alone).p50),
+            met: brigadeLone / s(peerRuns.alone).p50 <= RATIOS.peerLone,
+          },
+        ]
+      : []),
+  ];
   const targets = [
+    ...ratioTargets,
     {
       name: `lone lookup turn <= ${TARGETS.aloneRatio}x in-process (p50)`,
       value: `${fmt(aloneRatio, 2)}x`,
       met: aloneRatio <= TARGETS.aloneRatio,
-    },
-    { name: `>= ${TARGETS.turnsPerSecond} turns/s (closed loop, lookup + chat)`, value: `${fmt(throughput)} /s`, met: throughput >= TARGETS.turnsPerSecond },
-    {
-      name: `<= ${TARGETS.cpuMsPerLookup} ms CPU per lookup turn (whole stack)`,
-      value: `${fmt(lookupCpu)} ms`,
-      met: lookupCpu <= TARGETS.cpuMsPerLookup,
     },
     {
       name: `approval -> tool result p50 <= ${TARGETS.approvalP50Ms} ms (${halfCapacity})`,
@@ -709,6 +827,12 @@ async function main(): Promise<void> {
     },
   ];
   const earlier = [
+    { name: `>= ${TARGETS.turnsPerSecond} turns/s (closed loop, lookup + chat)`, value: `${fmt(throughput)} /s`, met: throughput >= TARGETS.turnsPerSecond },
+    {
+      name: `<= ${TARGETS.cpuMsPerLookup} ms CPU per lookup turn (whole stack)`,
+      value: `${fmt(lookupCpu)} ms`,
+      met: lookupCpu <= TARGETS.cpuMsPerLookup,
+    },
     { name: `lookup turn p50 <= ${EARLIER.p50Ms} ms (${loadName})`, value: `${fmt(s(latencyLookup).p50)} ms`, met: s(latencyLookup).p50 <= EARLIER.p50Ms },
     { name: `lookup turn p99 <= ${EARLIER.p99Ms} ms (${loadName})`, value: `${fmt(s(latencyLookup).p99)} ms`, met: s(latencyLookup).p99 <= EARLIER.p99Ms },
     { name: `chat-only turn p50 <= ${EARLIER.p50Ms} ms (${loadName})`, value: `${fmt(s(latencyChat).p50)} ms`, met: s(latencyChat).p50 <= EARLIER.p50Ms },
@@ -721,7 +845,7 @@ async function main(): Promise<void> {
   say(`  machine      ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
   say(`  postgres     ${services.describe.postgres}; worker pool max ${PG_POOL}`);
   say(`  temporal     ${services.describe.temporal}`);
-  say(`  worker       ${services.taskQueue ? `separate processes (${Object.values(services.processes ?? {}).filter((name) => name.startsWith('worker')).length}, npm run worker)` : 'in-process'}, offline model, ${WORKER_OPTIONS ? `Worker.create + ${JSON.stringify(WORKER_OPTIONS)}` : 'createWorker() defaults'}${process.env.BENCH_WORKFLOWS_PATH ? `, workflows from ${process.env.BENCH_WORKFLOWS_PATH}` : ''}`);
+  say(`  worker       ${services.taskQueue ? `separate processes (${Object.values(services.processes ?? {}).filter((name) => name.startsWith('worker')).length}, npm run worker)` : 'in-process'}, ${MODEL_KIND === 'offline' ? 'offline model' : '@google/genai streaming from the Gemini-wire server (bench/gemini-wire.ts)'}, ${WORKER_OPTIONS ? `Worker.create + ${JSON.stringify(WORKER_OPTIONS)}` : 'createWorker() defaults'}${process.env.BENCH_WORKFLOWS_PATH ? `, workflows from ${process.env.BENCH_WORKFLOWS_PATH}` : ''}`);
   say(`  load         ${CONVERSATIONS} conversations x ${TURNS} turns per kind and run, after ${WARMUP} warmup turns each (excluded)`);
   say(
     `  turns        lookup = "status of order N": model step, get_order_by_id, model step (${INLINE ? 'one activity that runs the tool itself, 2 workflow tasks' : '2 activities and a local one, 3 workflow tasks; INLINE_TOOLS=false'})`,
@@ -808,7 +932,29 @@ async function main(): Promise<void> {
   if (lookupPaced) for (const line of cpuLines(`lookup, ${loadName}`, lookupPaced)) say(line);
   for (const line of cpuLines('lookup in-process, closed loop', bareLookupClosed)) say(line);
   say();
-  say(`Targets (issue 12; 2 cores, dev server, ${CONVERSATIONS} concurrent conversations)`);
+  if (sides.length > 1) {
+    say(`Same server, same run: Brigade beside the bare-Temporal floor${peerRuns ? ' and the ai-sdk peer' : ''} (${CONVERSATIONS} conversations; bench/peers.ts)`);
+    say('  floor  = a workflow whose Update runs one no-op activity and returns (bench/workflows/floor.ts)');
+    if (peerRuns) say('  ai-sdk = @temporalio/ai-sdk: generateText in the workflow, model and tool as activities (bench/workflows/peer.ts)');
+    const header = [padEnd('', 44), ...sides.map((side) => pad(side.name, 10)), ...sides.slice(1).map((side) => pad(`B/${side.name}`, 10))].join('');
+    say(header);
+    const row = (label: string, value: (side: (typeof sides)[number]) => number, digits = 1) =>
+      say(
+        [
+          padEnd(`  ${label}`, 44),
+          ...sides.map((side) => pad(fmt(value(side), digits), 10)),
+          ...sides.slice(1).map((side) => pad(x(value(sides[0]!) / value(side)), 10)),
+        ].join(''),
+      );
+    row('turns/s, closed loop (lookup + chat)', (side) => side.capacity);
+    row('lookup p50 ms, closed loop', (side) => side.closedP50);
+    row('lookup p50 ms, 1 conversation alone', (side) => side.lone);
+    row('CPU ms per lookup turn, whole stack', (side) => side.cpu, 2);
+    const groupNames = [...new Set(sides.flatMap((side) => Object.keys(side.groups)))].sort();
+    for (const group of groupNames) row(`  of which ${group}`, (side) => side.groups[group] ?? 0, 2);
+    say();
+  }
+  say(`Targets (issues 12 and 19; 2 cores, ${CLUSTER_SHAPE ? 'cluster shape' : 'dev server'}, ${CONVERSATIONS} concurrent conversations)`);
   for (const target of targets) say(`  ${padEnd(target.name, 66)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
   say('Earlier targets (issue 3), for comparison');
   for (const target of earlier) say(`  ${padEnd(target.name, 66)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
@@ -858,6 +1004,7 @@ async function main(): Promise<void> {
     targets: Object.fromEntries(targets.map((target) => [target.name, { value: target.value, met: target.met }])),
     earlierTargets: Object.fromEntries(earlier.map((target) => [target.name, { value: target.value, met: target.met }])),
     cpuMsPerLookupTurn: lookupCpu,
+    sideBySide: Object.fromEntries(sides.map((side) => [side.name, { turnsPerSecond: side.capacity, cpuMsPerLookupTurn: side.cpu, loneP50Ms: side.lone, closedLookupP50Ms: side.closedP50, cpuMsPerTurnByGroup: side.groups }])),
     problems: { errors: tally.errors, unexpected: tally.unexpected, first: tally.firstProblem ?? null },
   };
 
