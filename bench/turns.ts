@@ -23,7 +23,9 @@
 // most turns/s the stack can do, with latency = concurrency / throughput) and paced (turns start on a fixed
 // schedule adding up to BENCH_RATE per second: the latency a user sees at that load). Latency targets are
 // judged on the paced runs, throughput on the closed loop.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asyncLocalStorage, type Context } from '@temporalio/activity';
@@ -1011,8 +1013,43 @@ async function main(): Promise<void> {
   progress('stopping...');
   await stopAll();
   clearTimeout(hardLimit);
+  if (MEMORY_ROW && !CLUSTER_SHAPE && !process.env.BENCH_TEMPORAL_ADDRESS) {
+    // The tests' shape (history in memory), as one extra row: a second run in a process of its own, after this
+    // one's services stopped, so the two do not share the machine.
+    progress('extra row: the same closed loop on an in-memory dev server (a second run)...');
+    const memory = await memoryShape();
+    const fields = (j: any) => j?.sideBySide ?? {};
+    const mem = fields(memory);
+    lines.push('');
+    lines.push('Extra row: the dev server with its history in memory (the tests\' shape; a second run, after this one, same settings)');
+    lines.push([padEnd('', 44), ...Object.keys(mem).map((name) => pad(name, 10))].join(''));
+    lines.push([padEnd('  turns/s, closed loop (lookup + chat)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.turnsPerSecond), 10))].join(''));
+    lines.push([padEnd('  lookup p50 ms, 1 conversation alone', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.loneP50Ms), 10))].join(''));
+    lines.push([padEnd('  CPU ms per lookup turn, whole stack', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.cpuMsPerLookupTurn, 2), 10))].join(''));
+    (json as Record<string, unknown>).inMemoryShape = memory ? { temporal: memory.settings?.temporal, sideBySide: mem, targets: memory.targets } : null;
+  }
   console.log(lines.join('\n'));
   console.log(JSON.stringify(json, (_key, value: unknown) => (typeof value === 'number' ? round(value, 2) : value)));
+}
+
+/** bench/turns.ts again with the dev server in memory and no approvals or paced runs; its JSON line, or undefined */
+function memoryShape(): Promise<any> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, BENCH_TEMPORAL_MEMORY: '1', BENCH_MEMORY_ROW: '0', BENCH_RATE: '0', BENCH_APPROVALS: '1', BENCH_LONG_TURNS: '30' },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', () => {
+      try {
+        resolve(JSON.parse(out.trimEnd().split('\n').at(-1) ?? ''));
+      } catch {
+        progress('the in-memory run printed no JSON line');
+        resolve(undefined);
+      }
+    });
+  });
 }
 
 if (process.argv.includes('--cluster')) {
