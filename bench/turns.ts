@@ -401,8 +401,14 @@ interface BaselineRuns {
   capacity: number;
 }
 
-/** The load Brigade got, on a baseline: warm-up, closed loop (lookup-shaped, then chat-shaped), then alone. */
-async function measureBaseline(baseline: Baseline, tally: Tally): Promise<BaselineRuns> {
+/**
+ * The load Brigade got, on a baseline, in two parts run right after Brigade's own (so that the three see the
+ * same load from the rest of the machine): warm-up and closed loop (lookup-shaped, then chat-shaped); alone.
+ */
+async function baselineClosed(
+  baseline: Baseline,
+  tally: Tally,
+): Promise<Omit<BaselineRuns, 'alone'> & { loneTurn(n: number): Promise<number | undefined>; finish(alone: Run): BaselineRuns }> {
   baseline.run();
   const handles = await baseline.open(CONVERSATIONS);
   const [solo] = await baseline.open(1);
@@ -415,8 +421,16 @@ async function measureBaseline(baseline: Baseline, tally: Tally): Promise<Baseli
   const lookupClosed = await runConcurrently(handles, TURNS, (h, n) => turn(h, lookupText(n)));
   const chatClosed = await runConcurrently(handles, TURNS, (h) => turn(h, CHAT_TEXT));
   const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
-  const alone = await runConcurrently([solo!], LONE_TURNS, (h, n) => turn(h, lookupText(n)));
-  return { lookupClosed, chatClosed, alone: { ...alone, latencies: alone.latencies.slice(1) }, capacity };
+  return {
+    lookupClosed,
+    chatClosed,
+    capacity,
+    /** one turn of the conversation alone, to interleave with Brigade's (see the long run) */
+    loneTurn: (n: number) => turn(solo!, lookupText(n)),
+    finish(alone: Run) {
+      return { lookupClosed, chatClosed, capacity, alone: { ...alone, latencies: alone.latencies.slice(1) } };
+    },
+  };
 }
 
 // ---- the same turns without Temporal ----------------------------------------------------------------
@@ -664,6 +678,11 @@ async function main(): Promise<void> {
   const pgLookup = statementsBetween(pgBefore, statsOn ? await statementSnapshot(services.databaseUrl) : undefined, lookupClosed.latencies.length);
   const chatClosed = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally));
   const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
+  const baselinesClosed: Awaited<ReturnType<typeof baselineClosed>>[] = [];
+  for (const baseline of baselines) {
+    progress(`baseline ${baseline.name}: the same closed loop...`);
+    baselinesClosed.push(await baselineClosed(baseline, tally));
+  }
   const paced = RATE === undefined ? Math.max(1, Math.round(capacity / 2)) : RATE > 0 ? RATE : undefined;
   let lookupPaced: Run | undefined;
   let chatPaced: Run | undefined;
@@ -677,8 +696,26 @@ async function main(): Promise<void> {
   stops.push({ name: 'tool result watch', stop: () => watch.stop() });
   const approvals = await approvalCycles(conversations, APPROVALS, tally, watch, paced ? paced / 2 : undefined);
 
-  progress(`one long conversation: ${LONG_TURNS} lookup turns, one at a time...`);
-  const longRun = await runConcurrently([long], LONG_TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(n), tally));
+  progress(`one long conversation: ${LONG_TURNS} lookup turns, one at a time${baselines.length ? `, each of the first ${LONE_TURNS} followed by a lone turn of each baseline` : ''}...`);
+  // Interleaved, so that Brigade's lone turns and the baselines' see the same machine (other work on it comes
+  // and goes within seconds): Brigade, floor, ai-sdk, Brigade, ... Only Brigade's are timed into longRun.
+  const lone = baselinesClosed.map(() => ({ latencies: [] as number[], started: performance.now(), wallMs: 0 }));
+  const longRun = await runConcurrently([long], LONG_TURNS, async (c, n) => {
+    const ms = await timedTurn(c, 'lookup', lookupText(n), tally);
+    if (n < LONE_TURNS) {
+      for (const [index, closed] of baselinesClosed.entries()) {
+        const other = await closed.loneTurn(n);
+        if (other !== undefined) lone[index]!.latencies.push(other);
+      }
+    }
+    return ms;
+  });
+  const baselineRuns = new Map<Baseline['name'], BaselineRuns>();
+  for (const [index, baseline] of baselines.entries()) {
+    const { latencies } = lone[index]!;
+    const run: Run = { latencies, byPosition: [latencies], wallMs: performance.now() - lone[index]!.started, startedAt: 0, endedAt: 0 };
+    baselineRuns.set(baseline.name, baselinesClosed[index]!.finish(run));
+  }
   const longEvents = (await long.handle.fetchHistory()).events ?? [];
   const longSlices = splitByUpdate(longEvents);
   const turnSize = (n: number) => {
@@ -722,11 +759,6 @@ async function main(): Promise<void> {
   const solo = await insertBareConversation(pool, CONVERSATIONS);
   const bareSolo = await runConcurrently([solo], LONG_TURNS, (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(n), soloTimes, tally));
 
-  const baselineRuns = new Map<Baseline['name'], BaselineRuns>();
-  for (const baseline of baselines) {
-    progress(`baseline ${baseline.name}: ${CONVERSATIONS} conversations closed loop, then ${LONE_TURNS} turns alone...`);
-    baselineRuns.set(baseline.name, await measureBaseline(baseline, tally));
-  }
 
   // ---- figures ----
   const s = (run: Run | undefined) => summarise(run?.latencies ?? []);
