@@ -59,11 +59,13 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
       database: 'brigade',
       // as `npm start` runs it (src/main.ts): durable commits, fsync on
       // per-statement figures for the report (bench/pg-statements.ts)
-      settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'],
+      // BENCH_PG_SETTINGS="name=value ...": further settings, for experiments (synchronous_commit=off, say)
+      settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', ...(process.env.BENCH_PG_SETTINGS ?? '').split(/\s+/).filter(Boolean)],
       log: (line) => log(line),
     });
     await migrate(postgres.url);
-    return { url: postgres.url, how: "embedded, as npm start runs it (fsync on, synchronous_commit on)" };
+    const extra = process.env.BENCH_PG_SETTINGS?.trim();
+    return { url: postgres.url, how: `embedded, as npm start runs it (fsync on, synchronous_commit on)${extra ? ` plus ${extra}` : ''}` };
   };
 
   const startTemporal = async () => {
