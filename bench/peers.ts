@@ -60,10 +60,10 @@ async function baseline(
     },
     async stop() {
       await Promise.allSettled(handles.map((handle) => done(handle)));
-      if (running) {
-        if (w.getState() === 'RUNNING') w.shutdown();
-        await running.catch(() => undefined);
-      }
+      // A worker that never ran still holds the connection: run it to shut it down.
+      running ??= w.run();
+      if (w.getState() === 'RUNNING') w.shutdown();
+      await running.catch(() => undefined);
       await connection.close();
     },
   };

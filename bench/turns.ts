@@ -661,7 +661,11 @@ async function main(): Promise<void> {
   }
 
   progress(`opening ${CONVERSATIONS} conversations (+1 long one)...`);
-  const conversations = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => openConversation(deps, i)));
+  // A few at a time: 50 at once wait on a pool of 10 for longer than its connection timeout on a busy machine.
+  const conversations: Conversation[] = [];
+  for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
+    conversations.push(...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => openConversation(deps, i + j)))));
+  }
   const long = await openConversation(deps, CONVERSATIONS);
 
   if (WARMUP > 0) {
@@ -741,7 +745,10 @@ async function main(): Promise<void> {
 
   progress('the same turns in-process, without Temporal...');
   const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations });
-  const bare = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => insertBareConversation(pool, i)));
+  const bare: BareConversation[] = [];
+  for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
+    bare.push(...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => insertBareConversation(pool, i + j)))));
+  }
   const ignored: ActivityTimes = { modelStep: [], runTool: [] };
   await runConcurrently(bare, WARMUP, (c, n) =>
     inProcessTurn(activities, c, n % 2 === 0 ? 'lookup' : 'chat', n % 2 === 0 ? lookupText(n) : CHAT_TEXT, ignored, tally),
