@@ -14,12 +14,9 @@ export async function startClusterServices(log: (line: string) => void, modelEnv
   await fs.chmod(tmpDir, 0o755);
   const workers = Number(process.env.BENCH_CLUSTER_WORKERS ?? 1);
   const shards = Number(process.env.TEMPORAL_HISTORY_SHARDS ?? 4);
-  const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const { WORKFLOWS_PATH } = await import('../src/worker.ts');
-  const noop = () => undefined;
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace: noop, debug: noop, info: noop, warn: log, error: log, log: noop } });
+  const { bundleWorkflows } = await import('../src/stack/bundle-workflows.ts');
   const bundlePath = path.join(tmpDir, 'workflow-bundle.js');
-  await fs.writeFile(bundlePath, code);
+  await bundleWorkflows({ outFile: bundlePath, log: { warn: log, error: log } });
   let cluster;
   try {
     cluster = await startCluster({

@@ -100,7 +100,7 @@ export function startAiSdkPeer(deps: { client: Client; address: string; namespac
         workflowsPath: fileURLToPath(new URL('./workflows/peer.ts', import.meta.url)),
         plugins: [new AiSdkPlugin({ modelProvider: google })],
         activities: {
-          // the same statement as Brigade's get_order_by_id (src/tools/support.ts)
+          // the same statement as Brigade's get_order_by_id (src/agents/support/implementations.ts)
           getOrderById: async ({ order_id }: { order_id: string }) => {
             const { rows } = await deps.pool.query({ name: 'peer.order_by_id', text: 'SELECT * FROM orders WHERE id = $1', values: [order_id] });
             return rows[0] ?? { error: 'Order not found' };

@@ -14,7 +14,7 @@ import { freePort } from '../src/stack/ports.ts';
 import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../src/stack/search-attributes.ts';
 import { findTemporalBinary } from '../src/stack/temporal-binary.ts';
 import { SQLITE_PRAGMAS, startTemporalDevServer, type TemporalDevServer } from '../src/stack/temporal-dev-server.ts';
-import { WORKFLOWS_PATH } from '../src/worker.ts';
+import { WORKFLOWS_PATH, bundleWorkflows } from '../src/stack/bundle-workflows.ts';
 
 export interface BenchServices {
   databaseUrl: string;
@@ -108,15 +108,13 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
   };
 
   const bundle = async () => {
-    const { bundleWorkflowCode } = await import('@temporalio/worker');
-    const noop = () => undefined;
-    const { code } = await bundleWorkflowCode({
+    const file = path.join(tmpDir, 'workflow-bundle.js');
+    await bundleWorkflows({
+      outFile: file,
       // BENCH_WORKFLOWS_PATH: a variant of the workflows to compare (an experiment; the default is src/workflows)
       workflowsPath: process.env.BENCH_WORKFLOWS_PATH ? path.resolve(process.env.BENCH_WORKFLOWS_PATH) : WORKFLOWS_PATH,
-      logger: { trace: noop, debug: noop, info: noop, warn: (message: string) => log(message), error: (message: string) => console.error(message), log: noop },
+      log: { warn: (message: string) => log(message), error: (message: string) => console.error(message) },
     });
-    const file = path.join(tmpDir, 'workflow-bundle.js');
-    await fs.writeFile(file, code);
     return file;
   };
 

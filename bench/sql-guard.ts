@@ -4,7 +4,7 @@
 import os from 'node:os';
 import { parseSync } from 'libpg-query';
 import { guardSqlSync, loadSqlParser } from '../src/sql/guard.ts';
-import { RECIPES_SQL_POLICY } from '../src/sql/policy.ts';
+import { RECIPES_SQL_POLICY } from '../src/agents/recipes/sql-policy.ts';
 import { CORPUS } from '../test/support/sql-corpus.ts';
 import { round, summarise } from './stats.ts';
 

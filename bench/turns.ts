@@ -34,19 +34,19 @@ import { NativeConnection, Worker, type WorkerOptions as TemporalWorkerOptions }
 import pg from 'pg';
 import { createActivities } from '../src/activities/index.ts';
 import type { RuntimeActivities } from '../src/activities/runtime-types.ts';
-import { sessionSettings } from '../src/api/conversations.ts';
+import { sessionSettings } from '../src/session-settings.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { insertConversation } from '../src/db/conversations.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { withClient } from '../src/db/with-client.ts';
 import { createOfflineModel } from '../src/model/offline.ts';
 import { loadPrompt } from '../src/model/prompts.ts';
-import { findTool } from '../src/shared/agents.ts';
+import { findTool } from '../src/agents/registry.ts';
 import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate } from '../src/shared/definitions.ts';
 import type { AgentName, ChatMessage, ChatSessionInput, JsonObject, TurnResult } from '../src/shared/messages.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../src/shared/search-attributes.ts';
 import { installTemporalRuntime } from '../src/stack/temporal-runtime.ts';
-import { toolImplementations } from '../src/tools/index.ts';
+import { toolImplementations } from '../src/agents/server-registry.ts';
 import { createWorker } from '../src/worker.ts';
 import type { chatSession } from '../src/workflows/chat-session.ts';
 import { cpuBetween, cpuProbe, type CpuSnapshot, type CpuUse } from './cpu.ts';
@@ -629,7 +629,7 @@ async function main(): Promise<void> {
           namespace: config.TEMPORAL_NAMESPACE,
           taskQueue,
           workflowBundle: { codePath: services.bundlePath },
-          activities: createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations }),
+          activities: createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() }),
           ...WORKER_OPTIONS,
         })
       : await createWorker({ config, connection: nativeConnection, pool, workflowBundlePath: services.bundlePath, model, taskQueue });
@@ -744,7 +744,7 @@ async function main(): Promise<void> {
       : [];
 
   progress('the same turns in-process, without Temporal...');
-  const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations });
+  const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() });
   const bare: BareConversation[] = [];
   for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
     bare.push(...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => insertBareConversation(pool, i + j)))));

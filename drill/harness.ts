@@ -10,7 +10,7 @@ import proto from '@temporalio/proto';
 import pg from 'pg';
 import type { ManagedProcess } from '../src/stack/cluster-process.ts';
 import { startCluster, type Cluster } from '../src/stack/cluster.ts';
-import { placeholderPng } from '../src/model/offline-recipe-save.ts';
+import { placeholderPng } from '../src/agents/recipes/offline-save.ts';
 import { chatSessionWorkflowId } from '../src/shared/definitions.ts';
 import { endsWithToolResults, lastContent, reply, startFakeGemini, type FakeGemini, type FakeReply, type RecordedRequest } from '../test/support/fake-gemini.ts';
 import { startFakeOpenBreweryDb, type FakeOpenBreweryDb } from '../test/support/fake-openbrewerydb.ts';

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { normalizeClientId } from './shared/client-id.ts';
+import { AGENT_SETTINGS } from './agents/settings.ts';
 import { duration } from './shared/duration.ts';
+import { optionalUrl, positiveInt } from './shared/setting-schemas.ts';
 
 const port = (fallback: number) =>
   z.coerce
@@ -10,12 +12,8 @@ const port = (fallback: number) =>
     .max(65535, 'must be between 1 and 65535')
     .default(fallback);
 
-const optionalUrl = z.url({ error: 'must be a URL' }).optional();
 
-const positiveInt = (fallback: number) =>
-  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').positive('must be positive').default(fallback);
-
-// One entry per token so a leaked token can be revoked alone; roles gate agents (support).
+// One entry per token so a leaked token can be revoked alone; roles gate agents (an agent's requiredRole).
 export const TokenGrant = z.object({
   user: z.string().min(1),
   roles: z.array(z.string()).default([]),
@@ -88,6 +86,13 @@ export const ConfigSchema = z.object({
    */
   INLINE_TOOLS: z.stringbool().default(true),
 
+  /**
+   * Token budgets (issue 22), counted from the model's own usage metadata (model_usage): a conversation's,
+   * and a user's per UTC day. Unset: no limit. Over a budget, the next model step parks on a `budget` item.
+   */
+  TOKEN_BUDGET_PER_CONVERSATION: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive('must be positive').optional()),
+  TOKEN_BUDGET_PER_USER_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive('must be positive').optional()),
+
   /** attempts at a structured (response-schema) model answer that fails its zod schema before it is reported */
   MODEL_SCHEMA_ATTEMPTS: positiveInt(3),
   GEMINI_IMAGE_MODEL: z.string().default('gemini-3-pro-image-preview'),
@@ -106,18 +111,8 @@ export const ConfigSchema = z.object({
 
   GCS_BUCKET_NAME: z.string().optional(),
   STORAGE_EMULATOR_HOST: optionalUrl,
-  OPENBREWERYDB_BASE_URL: z.url({ error: 'must be a URL' }).default('https://api.openbrewerydb.org/v1'),
-  OPENBREWERYDB_TIMEOUT: duration.default(10_000),
-  OPENBREWERYDB_MAX_ATTEMPTS: positiveInt(3),
-  /**
-   * k of the beer agent's aggregates: every figure across bars covers at least this many bars besides the
-   * asking one, however answers are combined (db/migrations/017_beer_published_aggregates.sql)
-   */
-  BEER_MIN_CLIENTS: z.coerce.number().int().min(3, 'must be 3 or more: smaller groups describe one or two bars').default(3),
-  /** how long the beer agent waits for "want details?" */
-  BEER_CONFIRMATION_TIMEOUT: duration.default(30_000),
-  /** age after which a cached website summary is stale */
-  SUMMARY_CACHE_TTL: duration.default(30 * 86_400_000),
+  // each agent's own settings, from its home
+  ...AGENT_SETTINGS,
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

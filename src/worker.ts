@@ -1,14 +1,16 @@
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createActivities } from './activities/index.ts';
+import { STOP_HEARTBEAT_MS } from './activities/model-step.ts';
 import type { Config } from './config.ts';
-import { setBeerMinClients } from './db/beer-clients.ts';
 import { loadPrompt } from './model/prompts.ts';
 import { selectModel } from './model/select.ts';
 import type { ChatModel } from './model/types.ts';
-import { toolImplementations } from './tools/index.ts';
+import { startAgentsForWorker, toolImplementations } from './agents/server-registry.ts';
 
-export const WORKFLOWS_PATH = new URL('./workflows/index.ts', import.meta.url).pathname;
+import { WORKFLOWS_PATH } from './stack/bundle-workflows.ts';
+
+export { WORKFLOWS_PATH };
 
 export interface WorkerOptions {
   config: Config;
@@ -23,14 +25,14 @@ export interface WorkerOptions {
 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const { config, connection, pool } = options;
-  await setBeerMinClients(pool, config.BEER_MIN_CLIENTS);
+  await startAgentsForWorker({ config, pool });
   const bundlePath = options.workflowBundlePath ?? config.WORKFLOW_BUNDLE_PATH;
   const activities = createActivities({
     config,
     pool,
     model: options.model ?? selectModel(config),
     systemPrompt: loadPrompt,
-    implementations: toolImplementations,
+    implementations: toolImplementations(),
   });
   return Worker.create({
     connection,
@@ -40,5 +42,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       ? { workflowBundle: { codePath: bundlePath } }
       : { workflowsPath: WORKFLOWS_PATH }),
     activities,
+    // Stop reaches a streaming model step in a heartbeat's answer: send them as often as the step beats.
+    maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
   });
 }

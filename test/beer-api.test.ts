@@ -4,7 +4,7 @@
 // a second run, no, a (short) timeout with no grounding call, 409 and 422, API_ERROR, progress, metrics.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { simplifyBreweryName } from '../src/shared/beer-names.ts';
+import { simplifyBreweryName } from '../src/agents/beer/names.ts';
 import { SAN_DIEGO_CLIENT, groundingCalls, historyOf, progressEvents, scriptBeerGemini, untilIdle } from './support/beer.ts';
 import { type FakeGemini, startFakeGemini } from './support/fake-gemini.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from './support/fake-openbrewerydb.ts';
@@ -95,8 +95,8 @@ describe('recommendations through the API', () => {
     assert.equal(groundingCalls(fake), 1);
 
     const steps = await progressEvents(app.adminUrl, id);
-    const completed = steps.filter((s) => s.state === 'completed').map((s) => `${s.index}:${s.step}`);
-    assert.deepEqual(completed, ['1:profile', '2:search', '3:presentation', '4:confirmation', '5:summary']);
+    const done = steps.filter((s) => s.state === 'done').map((s) => `${s.index}:${s.step}`);
+    assert.deepEqual(done, ['1:profile', '2:search', '3:presentation', '4:confirmation', '5:summary']);
     assert.ok(steps.every((s) => s.of === 5 && s.workflowId === tool.result.workflow_id));
     assert.match(tool.result.workflow_id, /^brewery-recommendation-/);
   });

@@ -4,7 +4,7 @@
 // nothing anyway; the refusal is what tells the model why.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { guardBeerSql } from '../src/sql/beer-policy.ts';
+import { guardBeerSql } from '../src/agents/beer/sql-policy.ts';
 import { normalizeClientId } from '../src/shared/client-id.ts';
 
 const OWN = 'CLT-XLX836';

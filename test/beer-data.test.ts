@@ -7,13 +7,13 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
-import { setBeerClient } from '../src/db/beer-clients.ts';
+import { setBeerClient } from '../src/agents/beer/clients-db.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
-import { getClientProfileTool as profileSpec } from '../src/shared/tools/beer.ts';
-import { getClientProfile, getClientProfileTool, loadClientProfile } from '../src/tools/beer/profile.ts';
-import type { ToolContext } from '../src/tools/types.ts';
+import { clientProfileSpec as profileSpec } from '../src/agents/beer/tools.ts';
+import { getClientProfile, getClientProfileTool, loadClientProfile } from '../src/agents/beer/profile.ts';
+import type { ToolContext } from '../src/activities/tool-context.ts';
 import { SEAL_IDENTITY } from '../src/sql/execute.ts';
 import { freshDatabase } from './support/harness.ts';
 

@@ -2,10 +2,10 @@
 // dataset: filters, history filtering by simplified name, statuses, retries, the timeout and API_ERROR.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { SearchBreweriesArgs, searchPlan } from '../src/shared/beer-definitions.ts';
-import { simplifyBreweryName, stateName } from '../src/shared/beer-names.ts';
-import { listBreweries } from '../src/tools/beer/openbrewerydb.ts';
-import { searchBreweries } from '../src/tools/beer/search.ts';
+import { SearchBreweriesArgs, searchPlan } from '../src/agents/beer/definitions.ts';
+import { simplifyBreweryName, stateName } from '../src/agents/beer/names.ts';
+import { listBreweries } from '../src/agents/beer/openbrewerydb.ts';
+import { searchBreweries } from '../src/agents/beer/search.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from './support/fake-openbrewerydb.ts';
 
 let api: FakeOpenBreweryDb;

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { createPool } from '../src/db/pool.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
 import { createGeminiTaskModel } from '../src/model/task-model.ts';
-import { getWebsiteSummary, normalizeUrl } from '../src/tools/beer/summary.ts';
+import { getWebsiteSummary, normalizeUrl } from '../src/agents/beer/summary.ts';
 import { type FakeGemini, reply, startFakeGemini } from './support/fake-gemini.ts';
 import { freshDatabase } from './support/harness.ts';
 

@@ -7,7 +7,7 @@ import { createGeminiModel } from '../src/model/gemini.ts';
 import { ModelCallError } from '../src/model/types.ts';
 import type { ModelRequest } from '../src/model/types.ts';
 import type { ChatMessage } from '../src/shared/messages.ts';
-import { supportTools } from '../src/shared/tools/support.ts';
+import { supportTools } from '../src/agents/support/tools.ts';
 import { endsWithToolResults, reply, startFakeGemini } from './support/fake-gemini.ts';
 import type { FakeGemini } from './support/fake-gemini.ts';
 

@@ -5,7 +5,7 @@ import { OFFLINE_PHRASES, createOfflineModel } from '../src/model/offline.ts';
 import { selectModel } from '../src/model/select.ts';
 import type { ModelReply, ModelRequest } from '../src/model/types.ts';
 import type { ChatMessage } from '../src/shared/messages.ts';
-import { AGENT_SPECS } from '../src/shared/agents.ts';
+import { AGENT_SPECS } from '../src/agents/registry.ts';
 
 const model = createOfflineModel();
 // every agent's tools: the phrasebook covers them all

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadPrompt } from '../src/model/prompts.ts';
-import { AGENTS } from '../src/shared/messages.ts';
+import { agentNames } from '../src/agents/registry.ts';
 import type { AgentName } from '../src/shared/messages.ts';
 
 test('every agent has a system prompt, read once and cached', async () => {
-  for (const agent of AGENTS) {
+  for (const agent of agentNames()) {
     const prompt = await loadPrompt(agent);
     assert.ok(prompt.length > 200, agent);
     assert.equal(prompt, prompt.trim());

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PendingItem } from '../src/shared/messages.ts';
-import { PENDING_KINDS_SPEC, chosenOption, findOption } from '../src/shared/pending-kinds.ts';
+import { PENDING_KINDS_SPEC } from '../src/agents/registry.ts';
+import { chosenOption, findOption } from '../src/shared/pending-kinds.ts';
 
 const confirmation: PendingItem = {
   id: 'p1',

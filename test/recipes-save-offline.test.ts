@@ -89,6 +89,17 @@ test('offline: "save this recipe: ..." asks for approval, then saves the parsed 
   const child = await app.client.workflow.getHandle(`save-recipe-${tool.result.recipe_id}`).describe();
   assert.equal(child.type, 'saveRecipe');
   assert.equal(child.status.name, 'COMPLETED');
+
+  // The image may be deleted with its recipe, so browsers revalidate it rather than keep it for good, and
+  // a soft-deleted recipe's image stops being served (it comes back with the recipe).
+  const served = await fetch(tool.result.image_url);
+  assert.equal(served.status, 200);
+  assert.equal(served.headers.get('cache-control'), 'no-cache');
+  await served.arrayBuffer();
+  await adminQuery(app.adminUrl, 'UPDATE saved_recipes SET is_deleted = true WHERE id = $1', [tool.result.recipe_id]);
+  assert.equal((await fetch(tool.result.image_url)).status, 404, "a deleted recipe's image is not served");
+  await adminQuery(app.adminUrl, 'UPDATE saved_recipes SET is_deleted = false WHERE id = $1', [tool.result.recipe_id]);
+  assert.equal((await fetch(tool.result.image_url)).status, 200, 'a restored recipe shows its image again');
 });
 
 test('the files route: unknown and malformed names are 404, no bearer needed', async () => {

@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { workflowBundlePath } from './support/harness.ts';
-import { scenarios as supportScenarios } from './support/scenarios.ts';
+import { createOfflineModel } from '../src/model/offline.ts';
+import { REPLAY_BUDGET, slowOnRequest, scenarios as supportScenarios } from './support/scenarios.ts';
 import { beerScenarios } from './support/scenarios-beer.ts';
 import { REPLAY_DATA_DIR, recipeScenarios } from './support/scenarios-recipes.ts';
 import { sousScenarios } from './support/scenarios-sous.ts';
@@ -23,7 +24,12 @@ const scenarios = [...supportScenarios, ...recipeScenarios, ...beerScenarios, ..
 let app: TestApp;
 before(async () => {
   // Three turns per run, so the scenarios cross continue-as-new and its replay is covered too.
-  app = await startTestApp({ env: { CONTINUE_AS_NEW_AFTER_TURNS: '3', DATA_DIR: REPLAY_DATA_DIR } });
+  // The offline model, streaming slowly when a scenario asks (the Stop scenarios).
+  // A budget per conversation far above what the scenarios spend, except the one that spends a lot.
+  app = await startTestApp({
+    env: { CONTINUE_AS_NEW_AFTER_TURNS: '3', DATA_DIR: REPLAY_DATA_DIR, TOKEN_BUDGET_PER_CONVERSATION: String(REPLAY_BUDGET) },
+    model: slowOnRequest(createOfflineModel()),
+  });
 });
 after(async () => {
   await app?.stop();

@@ -5,14 +5,14 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { KernelContext } from '../src/shared/agent-kernel.ts';
 import type { PendingItem } from '../src/shared/messages.ts';
-import { applyPatchSet } from '../src/shared/sous/apply.ts';
-import { avoidHits, introducedAvoids } from '../src/shared/sous/derivatives.ts';
-import { sousKernel } from '../src/shared/sous/kernel.ts';
-import { buildReview } from '../src/shared/sous/review.ts';
-import type { Patch, Recipe, UserDefaults } from '../src/shared/sous/schemas.ts';
-import { type SousState, recipeFromInput } from '../src/shared/sous/state.ts';
-import { validatePatchSet } from '../src/shared/sous/validate.ts';
-import { ingredientName } from '../src/shared/sous/words.ts';
+import { applyPatchSet } from '../src/agents/sous/apply.ts';
+import { avoidHits, introducedAvoids } from '../src/agents/sous/derivatives.ts';
+import { sousKernel } from '../src/agents/sous/kernel.ts';
+import { buildReview } from '../src/agents/sous/review.ts';
+import type { Patch, Recipe, UserDefaults } from '../src/agents/sous/schemas.ts';
+import { type SousState, recipeFromInput } from '../src/agents/sous/state.ts';
+import { validatePatchSet } from '../src/agents/sous/validate.ts';
+import { ingredientName } from '../src/agents/sous/words.ts';
 
 const RECIPE: Recipe = recipeFromInput({
   title: 'Pancakes',

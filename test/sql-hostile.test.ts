@@ -11,10 +11,10 @@ import { asUser, createPool } from '../src/db/pool.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
 import { executeGuarded, executeGuardedAlone } from '../src/sql/execute.ts';
 import { MAX_GROWTH, MAX_TREE_DEPTH, guardSql } from '../src/sql/guard.ts';
-import { RECIPES_SQL_POLICY } from '../src/sql/policy.ts';
-import { recipesImplementations } from '../src/tools/recipes/index.ts';
-import { RECIPES_SQL_ROLE } from '../src/tools/recipes/sql.ts';
-import type { ToolContext } from '../src/tools/types.ts';
+import { RECIPES_SQL_POLICY } from '../src/agents/recipes/sql-policy.ts';
+import { recipesImplementations } from '../src/agents/recipes/implementations.ts';
+import { RECIPES_SQL_ROLE } from '../src/agents/recipes/sql-tool.ts';
+import type { ToolContext } from '../src/activities/tool-context.ts';
 import { freshDatabase } from './support/harness.ts';
 
 const TIMEOUT_MS = 1_000;

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { freshDatabase } from './support/harness.ts';
 import { createPool, inTransaction } from '../src/db/pool.ts';
-import { supportImplementations } from '../src/tools/support.ts';
-import { supportTools } from '../src/shared/tools/support.ts';
+import { supportImplementations } from '../src/agents/support/implementations.ts';
+import { supportTools } from '../src/agents/support/tools.ts';
 import { describeIssues } from '../src/shared/tool-spec.ts';
-import type { ToolContext } from '../src/tools/types.ts';
+import type { ToolContext } from '../src/activities/tool-context.ts';
 
 const JOHN = { id: '1213210', name: 'John Doe', email: 'john@gmail.com', phone: '123-456-7890', username: 'johndoe' };
 const JOHN_ORDERS = [
@@ -402,7 +402,7 @@ describe('update_user_contact', () => {
   });
 });
 
-describe('argument schemas (src/shared/tools/support.ts)', () => {
+describe('argument schemas (src/agents/support/tools.ts)', () => {
   const issues = (name: string, args: unknown): string => {
     const parsed = specOf(name).args.safeParse(args);
     assert.equal(parsed.success, false, `${name} should refuse ${JSON.stringify(args)}`);

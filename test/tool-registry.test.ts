@@ -12,12 +12,12 @@ import type pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createPool, inTransaction } from '../src/db/pool.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
-import { AGENT_SPECS } from '../src/shared/agents.ts';
+import { AGENT_SPECS } from '../src/agents/registry.ts';
 import type { AgentName } from '../src/shared/messages.ts';
 import { storableJson } from '../src/shared/safe-text.ts';
 import { type ToolSpec, describeIssues } from '../src/shared/tool-spec.ts';
-import { toolImplementations } from '../src/tools/index.ts';
-import type { ToolContext, ToolImplementation } from '../src/tools/types.ts';
+import { toolImplementations } from '../src/agents/server-registry.ts';
+import type { ToolContext, ToolImplementation } from '../src/activities/tool-context.ts';
 import * as workflows from '../src/workflows/index.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from './support/fake-openbrewerydb.ts';
 import { freshDatabase } from './support/harness.ts';
@@ -29,7 +29,7 @@ import { arbitraryFor } from './support/schema-arbitrary.ts';
 // drifts from that call.
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Expect<T extends true> = T;
-type RegistryEntry = (typeof toolImplementations)[string];
+type RegistryEntry = ReturnType<typeof toolImplementations>[string];
 type _Context = Expect<Equal<Parameters<RegistryEntry>[1], ToolContext>>;
 type _Result = Expect<Equal<ReturnType<RegistryEntry>, Promise<unknown>>>;
 /** The call the runtime makes, typed from the spec: its schema's output goes to the implementation. */
@@ -40,7 +40,7 @@ function callAsRuntime<S extends ToolSpec['args']>(spec: ToolSpec<S>, implementa
 const declared = (Object.keys(AGENT_SPECS) as AgentName[]).flatMap((agent) => AGENT_SPECS[agent].tools.map((spec) => ({ agent, spec })));
 const runByActivity = declared.filter(({ spec }) => (spec.runner?.kind ?? 'activity') === 'activity');
 const runByChild = declared.filter(({ spec }) => spec.runner?.kind === 'child');
-const registry: Record<string, ToolImplementation | undefined> = toolImplementations;
+const registry: Record<string, ToolImplementation | undefined> = toolImplementations();
 
 describe('the tool registry', () => {
   test('every agent but the stateful one declares tools, each with an object schema', () => {

@@ -373,11 +373,13 @@ describe('history and continue-as-new', () => {
       agentState: { from: { a: 1 } },
       openItems: [],
       closed: [],
+      budgetRaises: 0,
     });
     const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3, calls: 4 };
-    const carried = handOn({ turns: 3, usage, rejectedSignals: 1, closed: [['p1', 'decided']], agent: { state: undefined, openItems: [] } });
+    const carried = handOn({ turns: 3, usage, rejectedSignals: 1, closed: [['p1', 'decided']], agent: { state: undefined, openItems: [] }, budgetRaises: 2 });
     const next = takeOver({ carried, init: { a: 1 } }, kernel);
     assert.equal(next.turns, 3);
+    assert.equal(next.budgetRaises, 2, 'budget approvals are carried');
     assert.equal(next.agentState, undefined, 'carried state wins, even when empty');
     assert.deepEqual(next.closed, [['p1', 'decided']]);
   });
@@ -644,5 +646,61 @@ describe('turn loop', () => {
     assert.deepEqual(result.pending, []);
     assert.equal(result.messages.at(-1)!.text, 'The turn failed (database down). Please try again.');
     assert.deepEqual(t.errors, ['Turn failed', 'Could not record the end of a turn']);
+  });
+
+  test('Stop while the model step runs ends the turn at once, stopped, and writes again what the step was handed', async () => {
+    let release!: (error: unknown) => void;
+    const t = loop([() => new Promise<ModelStepResult>((_, reject) => (release = reject))]);
+    const turn = t.say('story');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(t.turns.stop(), true);
+    assert.equal(t.turns.stop(), true, 'asking again changes nothing');
+    const result = await turn;
+    assert.equal(result.stopped, true);
+    assert.equal(t.turns.status(), 'idle');
+    assert.equal(t.turns.stop(), false, 'nothing runs now');
+    // the step's own rejection comes later and changes nothing
+    release(new Error('late'));
+    assert.deepEqual(
+      t.written.flatMap((batch) => batch.events.map((event) => event.type)),
+      ['turn.stopped'],
+    );
+    assert.deepEqual(
+      t.written.flatMap((batch) => batch.messages.map((message) => message.id)),
+      ['u-story'],
+      'what the step was handed is written again, keyed, in case it never started',
+    );
+  });
+
+  test('Stop while parked withdraws the item and answers the call; the next message is a normal turn', async () => {
+    const t = loop([
+      () => ({ message: reply('r1', '', [{ id: 'c1', name: 'cancel_order', args: { orderId: '24601' } }]), usage }),
+      () => ({ message: reply('r2', 'hello'), usage }),
+    ]);
+    const parked = await t.say('cancel');
+    assert.equal(parked.pending.length, 1);
+    assert.equal(t.turns.stop(), true);
+    await t.turns.waitForEnd();
+    assert.equal(t.pending.closedItems()[0]![1], 'withdrawn');
+    assert.deepEqual(t.ran, [], 'the tool did not run');
+    const tool = t.written.flatMap((batch) => batch.messages).find((message) => message.role === 'tool')!;
+    assert.equal((tool.result as { status: string }).status, 'stopped');
+    const next = await t.say('hi');
+    assert.equal(next.stopped, undefined);
+    assert.equal(next.messages.at(-1)!.text, 'hello');
+  });
+
+  test('over budget the turn parks on a budget item; a message refuses it and is kept', async () => {
+    const t = loop([() => ({ message: { id: 'id-1', role: 'assistant', text: '' }, usage: { ...usage, totalTokens: 0 }, overBudget: { scope: 'conversation', spent: 6000, limit: 5000 } })]);
+    const parked = await t.say('go');
+    const [item] = parked.pending;
+    assert.equal(item!.kind, 'budget');
+    assert.deepEqual(item!.args, { scope: 'conversation', spent: 6000, limit: 5000 });
+    const refused = await t.say('no, stop spending');
+    assert.equal(t.turns.status(), 'idle');
+    assert.match(refused.messages.at(-1)!.text, /6,000 tokens of its 5,000-token budget, and the budget was not raised \(no, stop spending\)/);
+    const written = t.written.flatMap((batch) => batch.messages.map((message) => message.text));
+    assert.ok(written.includes('no, stop spending'), 'the refusing message is in the transcript');
+    assert.equal(t.turns.budgetRaises, 0);
   });
 });

@@ -52,6 +52,11 @@ export class DeltaWriter {
     this.liveMs = options.liveMs ?? LIVE_MS;
   }
 
+  /** the reply so far, as clients were sent it (what a stopped reply keeps) */
+  get streamed(): string {
+    return this.text;
+  }
+
   push(delta: string): void {
     // made storable piece by piece, so the live text, the persisted text and their offsets agree
     const piece = storableText(delta);

@@ -1,30 +1,13 @@
-import type pg from 'pg';
-import { type Config, loadConfig } from '../config.ts';
+import { loadConfig } from '../config.ts';
+import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import { selectTaskModel } from '../model/select.ts';
-import type { TaskModel } from '../model/task-model.ts';
-import type { ChatModel } from '../model/types.ts';
-import type { AgentName } from '../shared/messages.ts';
-import type { ToolImplementation } from '../tools/types.ts';
-import { beerProfileSource, createBeerActivities } from './beer.ts';
 import { createModelStep } from './model-step.ts';
-import { createRecipeActivities } from './recipes.ts';
 import { createRecord } from './record.ts';
 import { createRunTool } from './run-tool.ts';
 import type { RuntimeActivities } from './runtime-types.ts';
+import type { ActivityDeps, Services } from './services.ts';
 
-export interface ActivityDeps {
-  pool: pg.Pool;
-  model: ChatModel;
-  systemPrompt: (agent: AgentName) => Promise<string>;
-  implementations: Record<string, ToolImplementation>;
-  /** defaults to the settings of an empty environment */
-  config?: Config;
-  /** one-shot model calls (pipelines, SQL generation, grounding); defaults to the one the config selects */
-  taskModel?: TaskModel;
-}
-
-/** What every activity factory gets: the deps with their defaults filled in. */
-export type Services = Required<ActivityDeps>;
+export type { ActivityDeps, Services } from './services.ts';
 
 export function createActivities(deps: ActivityDeps) {
   const config = deps.config ?? loadConfig({});
@@ -35,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     runTool,
     record: createRecord(services),
   };
-  // Each agent's child-workflow activities join here, one spread per agent.
-  return { ...runtime, ...createRecipeActivities(services), ...createBeerActivities(services, beerProfileSource) };
+  // Each agent's child-workflow activities join here, from its entry in the registry.
+  const agents = [...AGENT_SERVERS.values()].map((server) => server.activities?.(services) ?? {});
+  return Object.assign({}, ...agents, runtime) as RuntimeActivities & Record<string, (...args: any[]) => Promise<unknown>>;
 }

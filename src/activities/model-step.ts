@@ -1,11 +1,12 @@
-import { Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { type BudgetExceeded, STEP_STOPPED, type StoppedStep, budgetLimits } from '../shared/turn-control.ts';
 import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
 import { writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
 import { asUser } from '../db/pool.ts';
 import { toolDeclarations } from '../model/declarations.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
-import { AGENT_SPECS } from '../shared/agents.ts';
+import { AGENT_SPECS } from '../agents/registry.ts';
 import { inlineArgs } from '../shared/inline-tools.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';
@@ -19,12 +20,15 @@ export interface ModelStepDeps {
   pool: pg.Pool;
   model: ChatModel;
   systemPrompt: (agent: AgentName) => Promise<string>;
-  config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'>;
+  config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'> & Partial<Pick<Config, 'TOKEN_BUDGET_PER_CONVERSATION' | 'TOKEN_BUDGET_PER_USER_PER_DAY'>>;
   /** the runTool activity's function: exactly once by call id, so a tool run here is never run twice */
   runTool: (input: RunToolInput) => Promise<unknown>;
 }
 
 type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context'>;
+
+/** How often a model step heartbeats: the longest a Stop waits to reach it, once the server has it. */
+export const STOP_HEARTBEAT_MS = 250;
 
 /** The id of the n-th model call of a step (n >= 2); distinct from its calls' ids (`<stepId>.<i>`). */
 const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
@@ -47,6 +51,8 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     const deltas = new DeltaWriter(pool, step, { attempt: context.info.attempt });
     let reply: ModelReply;
     let structured: unknown;
+    /** what the stream reported so far: a stopped reply's tokens were paid for and count against budgets */
+    let usedSoFar: ModelReply['usage'] | undefined;
     let tail: Awaited<ReturnType<DeltaWriter['close']>> = [];
     try {
       if (kernel) {
@@ -79,11 +85,22 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
           messages: transcript,
           tools: toolDeclarations(AGENT_SPECS[agent].tools),
           onText: (delta) => deltas.push(delta),
+          onUsage: (used) => (usedSoFar = used),
           signal: context.cancellationSignal,
         });
       }
     } catch (error) {
-      throw asModelFailure(error);
+      if (!stoppedByUser(context)) throw asModelFailure(error);
+      // Stop: the stream is closed (the abort signal reached @google/genai); what streamed stays, marked.
+      const tailEvents = await deltas.close();
+      const partial: ChatMessage = { id: stepId, role: 'assistant', text: deltas.streamed, stopped: true };
+      const used = usedSoFar && { stepId, model: model.name, ...usedSoFar };
+      await writeBatch(pool, { conversationId, userId }, {
+        messages: [partial],
+        events: [...tailEvents, ...(used ? [{ key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }] : [])],
+        ...(used ? { usage: used } : {}),
+      });
+      throw new StepStopped(partial);
     } finally {
       tail = await deltas.close();
     }
@@ -141,12 +158,26 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     // Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive,
     // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.
     const context = Context.current();
-    const beat = setInterval(() => context.heartbeat(), Math.max(200, (context.info.heartbeatTimeoutMs ?? 3000) / 3));
+    // Often, too: a heartbeat's answer is how a Stop reaches the step (the worker's heartbeat throttle is
+    // as short, see src/worker.ts), and Stop should close the model's stream within a second.
+    const beat = setInterval(() => context.heartbeat(), Math.min(STOP_HEARTBEAT_MS, Math.max(100, (context.info.heartbeatTimeoutMs ?? 3000) / 3)));
     const before: ChatMessage[] = [];
     const total: StepUsage = { model: '', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+    const limits = budgetLimits(
+      { perConversation: config.TOKEN_BUDGET_PER_CONVERSATION, perUserPerDay: config.TOKEN_BUDGET_PER_USER_PER_DAY },
+      input.budget ?? { raises: 0 },
+    );
     try {
       for (let n = 1; ; n += 1) {
         const step: Step = { ...input, stepId: n === 1 ? input.stepId : nthStepId(input.stepId, n) };
+        // Over a budget, the call is not made (a retry whose answer is written already is not a new call).
+        if ((limits.conversation || limits.userDay) && !transcript.some((message) => message.id === step.stepId)) {
+          const over = await overBudget(pool, step, limits);
+          if (over) {
+            const none: ChatMessage = { id: step.stepId, role: 'assistant', text: '' };
+            return { message: none, overBudget: over, usage: total, ...(before.length ? { before } : {}) };
+          }
+        }
         const { message, usage } = await answer(step, transcript, context);
         total.model = usage.model;
         total.inputTokens += usage.inputTokens;
@@ -156,11 +187,50 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
         if (!results) return { message, usage: total, ...(before.length ? { before } : {}) };
         before.push(message, ...results);
         transcript.push(message, ...results);
+        // Stopped between two calls: what is written stays, and no further model call is paid for.
+        if (stoppedByUser(context)) throw new StepStopped(undefined);
       }
+    } catch (error) {
+      // The workflow learns what the step wrote before it let go, in the cancellation's details.
+      if (error instanceof StepStopped) {
+        const stopped: StoppedStep = { before, ...(error.partial ? { partial: error.partial } : {}) };
+        throw new CancelledFailure(STEP_STOPPED, [stopped]);
+      }
+      throw error;
     } finally {
       clearInterval(beat);
     }
   };
+}
+
+/** Thrown inside the step when Stop cancelled it, with the reply cut short (if one was streaming). */
+class StepStopped extends Error {
+  readonly partial: ChatMessage | undefined;
+  constructor(partial: ChatMessage | undefined) {
+    super(STEP_STOPPED);
+    this.partial = partial;
+  }
+}
+
+/** Cancelled because the workflow asked (Stop), not because the worker shuts down or the activity timed out. */
+function stoppedByUser(context: Context): boolean {
+  return context.cancellationSignal.aborted && context.cancellationDetails?.cancelRequested === true;
+}
+
+/** The first budget that is spent, from model_usage (one row per model call, so a retry counts once). */
+async function overBudget(pool: pg.Pool, { conversationId, userId }: Step, limits: { conversation?: number; userDay?: number }): Promise<BudgetExceeded | undefined> {
+  const spent = await asUser(pool, userId, async (db) => {
+    const { rows } = await db.query<{ conversation: string; userDay: string }>(
+      `SELECT coalesce(sum(total_tokens) FILTER (WHERE conversation_id = $1), 0) AS conversation,
+              coalesce(sum(total_tokens) FILTER (WHERE created_at >= date_trunc('day', now(), 'UTC')), 0) AS "userDay"
+         FROM model_usage WHERE user_id = $2 AND (conversation_id = $1 OR created_at >= date_trunc('day', now(), 'UTC'))`,
+      [conversationId, userId],
+    );
+    return { conversation: Number(rows[0]!.conversation), userDay: Number(rows[0]!.userDay) };
+  });
+  if (limits.conversation && spent.conversation >= limits.conversation) return { scope: 'conversation', spent: spent.conversation, limit: limits.conversation };
+  if (limits.userDay && spent.userDay >= limits.userDay) return { scope: 'user-day', spent: spent.userDay, limit: limits.userDay };
+  return undefined;
 }
 
 async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: Step): Promise<StepUsage> {

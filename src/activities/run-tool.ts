@@ -1,9 +1,10 @@
+import { Context } from '@temporalio/activity';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import type { TaskModel } from '../model/task-model.ts';
 import { recordToolCall, withToolCall } from '../db/tool-calls.ts';
 import { storableJson } from '../shared/safe-text.ts';
-import type { ToolImplementation } from '../tools/types.ts';
+import type { ToolImplementation } from './tool-context.ts';
 import type { RunToolInput } from './runtime-types.ts';
 
 export interface RunToolDeps {
@@ -34,10 +35,20 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
           callId,
           client: input.client,
           services: { config, taskModel, pool },
+          ...cancellation(),
         }),
       );
       await recordToolCall(db, ref, { tool, args, result });
       return result;
     });
   };
+}
+
+/** The running activity's cancellation signal (its own, or the model step's that runs it inline); none outside one. */
+function cancellation(): { signal?: AbortSignal } {
+  try {
+    return { signal: Context.current().cancellationSignal };
+  } catch {
+    return {};
+  }
 }

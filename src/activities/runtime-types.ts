@@ -1,5 +1,6 @@
 // The runtime's activity signatures, imported as types by the workflow (no code crosses into the bundle).
 import type { AgentName, ChatMessage, JsonObject, NewEvent } from '../shared/messages.ts';
+import type { BudgetAllowance, BudgetExceeded } from '../shared/turn-control.ts';
 
 export interface ConversationRef {
   conversationId: string;
@@ -20,6 +21,8 @@ export interface ModelStepInput extends ConversationRef {
    * ask the model again, up to `extraSteps` more times: a turn's tool rounds then cost no workflow task each.
    */
   inline?: { extraSteps: number; client?: string };
+  /** budget approvals so far; absent: none (the limits themselves are the worker's settings) */
+  budget?: BudgetAllowance;
 }
 
 export interface StepUsage {
@@ -30,12 +33,14 @@ export interface StepUsage {
 }
 
 export interface ModelStepResult {
-  /** the last reply: the workflow handles its tool calls, if any */
+  /** the last reply: the workflow handles its tool calls, if any (with overBudget: empty, not in the transcript) */
   message: ChatMessage;
   /** what the step did before it (replies and the results of the tools it ran), in transcript order */
   before?: ChatMessage[];
   /** the sum over every model call of the step */
   usage: StepUsage;
+  /** a budget was spent before the step's next model call, which it did not make */
+  overBudget?: BudgetExceeded;
 }
 
 export interface RunToolInput extends ConversationRef {

@@ -2,11 +2,12 @@ import type { Client } from '@temporalio/client';
 import express from 'express';
 import type pg from 'pg';
 import type { Config, TokenGrant } from '../config.ts';
+import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import { bearerAuth } from './auth.ts';
 import { jsonBody } from './body.ts';
 import { cors } from './cors.ts';
-import { beerMetricsRoutes } from './beer-metrics.ts';
 import { conversationRoutes } from './conversations.ts';
+import { lifecycleRoutes } from './conversation-lifecycle.ts';
 import { EventNotifier } from './event-notifier.ts';
 import { fileRoutes } from './files.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -14,9 +15,7 @@ import { healthRoutes } from './health.ts';
 import { metaRoutes } from './meta.ts';
 import { HttpError, errorHandler } from './http-error.ts';
 import { openApiDocument } from './openapi.ts';
-import { recipeRoutes } from './recipes.ts';
 import { requestId } from './request-id.ts';
-import { sousRoutes } from './sous.ts';
 import { webAppRoutes } from './web-app.ts';
 
 export interface AppDeps {
@@ -40,7 +39,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   app.use(healthRoutes({ pool, checkTemporal, log: (line) => logLine(line) }));
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.use(fileRoutes(config, pool));
+  app.use(fileRoutes(config, pool, [...AGENT_SERVERS.values()].flatMap((server) => (server.publicFiles ? [server.publicFiles] : []))));
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
   app.use(
     '/v1',
@@ -48,9 +47,9 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
     jsonBody(),
     metaRoutes({ config, temporalUiUrl }),
     conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
-    sousRoutes({ client, pool }),
-    beerMetricsRoutes({ client, pool }),
-    recipeRoutes({ pool, config }),
+    lifecycleRoutes({ config, client, pool, log: logLine }),
+    // each agent's own routes, in registry order
+    ...[...AGENT_SERVERS.values()].flatMap((server) => (server.routes ? [server.routes({ config, client, pool })] : [])),
   );
   app.use(webAppRoutes());
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));

@@ -8,21 +8,23 @@ import { findConversation, insertConversation, listConversations, readUsage } fr
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
 import { readTranscript } from '../db/transcript.ts';
-import { AGENT_SPECS } from '../shared/agents.ts';
+import { AGENT_SPECS } from '../agents/registry.ts';
+import { AGENT_SERVERS } from '../agents/server-registry.ts';
+import { sessionSettings } from '../session-settings.ts';
+import type { CreateBody } from '../agent-server.ts';
 import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
-import type { AgentName, ChatSessionInput, SessionSettings } from '../shared/messages.ts';
+import type { AgentName, ChatSessionInput } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
 import { principalOf, type Principal } from './auth.ts';
-import { requireBeerClient } from './beer-client.ts';
 import { normalizeClientId } from '../shared/client-id.ts';
 import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
-import { CreateConversationBody, DecisionBody, MessageBody } from './schemas.ts';
-import { agentView, sousInit } from './sous.ts';
+import { DecisionBody, MessageBody, createConversationBody } from './schemas.ts';
+import { hasBudget, readBudgetView } from './budget-view.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -31,17 +33,6 @@ export interface ConversationDeps {
   notifier: EventNotifier;
   log?: (line: string, error?: unknown) => void;
 }
-
-export const sessionSettings = (config: Config): SessionSettings => ({
-  maxSteps: config.AGENT_MAX_STEPS,
-  maxToolErrors: config.AGENT_MAX_TOOL_ERRORS,
-  approvalTimeoutMs: config.APPROVAL_TIMEOUT,
-  continueAsNewAfterTurns: config.CONTINUE_AS_NEW_AFTER_TURNS,
-  modelTimeoutMs: config.MODEL_TIMEOUT,
-  modelMaxAttempts: config.MODEL_MAX_ATTEMPTS,
-  inlineTools: config.INLINE_TOOLS,
-  agent: { beerConfirmationTimeoutMs: config.BEER_CONFIRMATION_TIMEOUT },
-});
 
 function requireRole(principal: Principal, agent: AgentName): void {
   const role = AGENT_SPECS[agent].requiredRole;
@@ -52,6 +43,7 @@ function requireRole(principal: Principal, agent: AgentName): void {
 
 export function conversationRoutes({ config, client, pool, notifier, log = () => undefined }: ConversationDeps): Router {
   const router = Router();
+  const CreateConversationBody = createConversationBody();
 
   /** The caller's conversation, or 404 whether it is missing or someone else's. */
   async function owned(req: Request, res: Response) {
@@ -70,13 +62,15 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     if (bodyClient && principal.client && bodyClient !== principal.client) {
       throw new HttpError(403, `This token acts for client "${principal.client}" only`);
     }
-    if (body.agent === 'beer') await requireBeerClient(pool, principal, bodyClient);
+    const server = AGENT_SERVERS.get(body.agent);
+    const context = { pool, principal, body: { ...body, client: bodyClient } as CreateBody };
+    await server?.create?.authorize?.(context);
     const key = idempotencyKey(req);
     const id = randomUUID();
     const workflowId = chatSessionWorkflowId(id);
     const title = body.title ?? `${body.agent} conversation`;
     const clientName = principal.client ?? bodyClient;
-    const init = await sousInit(pool, principal.user, body);
+    const init = await server?.create?.init?.(context);
     const input: ChatSessionInput = {
       conversationId: id,
       userId: principal.user,
@@ -138,6 +132,9 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
         usage: await readUsage(db, row.id),
       })),
     ]);
+    const budget = hasBudget(config)
+      ? await asUser(pool, principal.user, (db) => readBudgetView(db, config, row.id, stored.usage.totalTokens, state.budgetRaises ?? 0))
+      : undefined;
     res.json({
       id: row.id,
       agent: row.agent,
@@ -148,7 +145,9 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       messages: stored.messages,
       pending: state.pending,
       usage: stored.usage,
-      ...agentView(state),
+      ...(budget ? { budget } : {}),
+      // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
+      ...(state.agentState ?? {}),
     });
   });
 

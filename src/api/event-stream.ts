@@ -70,6 +70,13 @@ export async function streamEvents(
       }
       // A page that is not full is all there was; what commits later sends its own notification.
       if (events.length === PAGE || dirty) continue;
+      // Nothing new after a wake or a keepalive: the conversation may have been deleted (its delete notifies).
+      if (events.length === 0 && !(await stillThere(deps))) {
+        res.write('event: conversation.deleted\ndata: {}\n\n');
+        break;
+      }
+      // a notification that landed during that check must not wait for the next one
+      if (dirty) continue;
       owed = false;
       if (held.length) {
         res.write(held.join(''));
@@ -89,6 +96,12 @@ export async function streamEvents(
     unsubscribe();
     res.end();
   }
+}
+
+/** Whether the conversation still exists (DELETE /v1/conversations/{id} ends its streams). */
+async function stillThere(deps: { pool: pg.Pool; userId: string; conversationId: string }): Promise<boolean> {
+  const { rows } = await asUser(deps.pool, deps.userId, (db) => db.query('SELECT 1 FROM conversations WHERE id = $1', [deps.conversationId]));
+  return rows.length > 0;
 }
 
 /**

@@ -4,15 +4,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { AGENT_SPECS } from '../shared/agents.ts';
-import { AGENTS } from '../shared/messages.ts';
+import { AGENT_SPECS, agentNames } from '../agents/registry.ts';
+import type { AgentName } from '../shared/messages.ts';
 import { principalOf } from './auth.ts';
-
-/**
- * Agents whose conversations are for a client (a bar): a token with a client opens them for it; a token
- * without one needs this role and names the client when it starts one (issue 8).
- */
-const CLIENT_AGENTS: Record<string, string> = { beer: 'beer-staff' };
 
 const JsonSchemaObject = z.record(z.string(), z.unknown());
 
@@ -30,7 +24,7 @@ export const MetaBody = z.object({
   }),
   agents: z.array(
     z.object({
-      name: z.enum(AGENTS),
+      name: z.enum(agentNames() as [AgentName, ...AgentName[]]),
       /** the role a token needs to open a conversation with it (null: none) */
       requiredRole: z.string().nullable(),
       allowed: z.boolean(),
@@ -59,9 +53,10 @@ export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporal
         uiUrl: uiUrl ?? null,
         workflowUrlTemplate: uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/{workflowId}` : null,
       },
-      agents: AGENTS.map((name) => {
+      agents: agentNames().map((name) => {
         const spec = AGENT_SPECS[name];
-        const clientRole = CLIENT_AGENTS[name];
+        // a conversation for a client (a bar): a token without a client needs the role and names one
+        const clientRole = spec.clientRole;
         const requiredRole = spec.requiredRole ?? (clientRole && !principal.client ? clientRole : undefined);
         return {
           name,

@@ -1,21 +1,19 @@
 // The OpenAPI document, generated from the same zod schemas that validate requests.
 import { z } from 'zod';
-import { ConversationMetricsView } from '../shared/beer-definitions.ts';
+import type { OpenApiHelpers } from '../agent-server.ts';
+import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import { MetaBody } from './meta.ts';
 import {
-  ConversationSummary,
-  ConversationView,
-  CreateConversationBody,
-  CreatedConversation,
   DecisionBody,
   ErrorBody,
   MessageBody,
   TurnResult,
+  conversationSummary,
+  conversationView,
+  createConversationBody,
+  createdConversation,
 } from './schemas.ts';
-import { OverrideBody, SousStateView } from './sous-schemas.ts';
-import { RecipeList, RecipeListQuery } from './recipes.ts';
-import { RecipeCardMessage, SavedRecipe } from '../shared/recipe.ts';
-import { SaveProgress, SaveRecipeResult } from '../shared/save-recipe.ts';
+import { ExportBody, ExportQuery, StopResultBody } from './conversation-lifecycle.ts';
 
 const schema = (type: z.ZodType, io: 'input' | 'output' = 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -74,23 +72,21 @@ export function openApiDocument(): Record<string, unknown> {
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
-        CreateConversation: schema(CreateConversationBody, 'input'),
-        CreatedConversation: schema(CreatedConversation),
-        ConversationSummary: schema(ConversationSummary),
-        Conversation: schema(ConversationView),
+        CreateConversation: schema(createConversationBody(), 'input'),
+        CreatedConversation: schema(createdConversation()),
+        ConversationSummary: schema(conversationSummary()),
+        Conversation: schema(conversationView()),
         Message: schema(MessageBody, 'input'),
         Decision: schema(DecisionBody, 'input'),
         Turn: schema(TurnResult),
         Error: schema(ErrorBody),
-        ConversationMetrics: schema(ConversationMetricsView),
-        SousState: schema(SousStateView),
-        HardAvoidOverride: schema(OverrideBody, 'input'),
-        Recipe: schema(SavedRecipe),
-        RecipeList: schema(RecipeList),
-        // What a save_recipe turn carries: the tool message's result and card, and the progress events' data.
-        SaveRecipeResult: schema(SaveRecipeResult),
-        RecipeCard: schema(RecipeCardMessage),
-        SaveProgress: schema(SaveProgress),
+        // each agent's own bodies, under the names its paths refer to
+        ...Object.fromEntries(
+          [...AGENT_SERVERS.values()].flatMap((server) => [
+            ...Object.entries(server.openapi?.schemas ?? {}).map(([name, type]) => [name, schema(type)]),
+            ...Object.entries(server.openapi?.inputs ?? {}).map(([name, type]) => [name, schema(type, 'input')]),
+          ]),
+        ),
       },
     },
     security: [{ bearer: [] }],
@@ -137,7 +133,15 @@ export function openApiDocument(): Record<string, unknown> {
           parameters: [idParam],
           responses: { 200: json('The conversation', 'Conversation'), ...errors(401, 403, 404, 503) },
         },
+        delete: {
+          summary:
+            'Delete the conversation: ends its workflow and removes its executions from Temporal (DeleteWorkflowExecution), erases its messages, events, ' +
+            'model usage, tool calls and idempotency keys, and closes its event streams (event conversation.deleted). Later calls answer 404.',
+          parameters: [idParam],
+          responses: { 204: { description: 'Deleted' }, ...errors(401, 404, 503) },
+        },
       },
+      ...lifecyclePaths(),
       '/v1/conversations/{id}/messages': {
         post: {
           summary: 'A user turn; answers when the turn ends or parks on a pending item',
@@ -152,29 +156,6 @@ export function openApiDocument(): Record<string, unknown> {
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Decision' } } } },
           responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 413, 415, 422, 500, 503) },
-        },
-      },
-      '/v1/conversations/{id}/metrics': {
-        get: {
-          summary:
-            "The beer agent's recommendation runs in this conversation: each one's execution log (step, tool, time, status, cache state) and metrics (per tool, totals, cache hit rate, grounding calls made and saved), and the conversation's totals",
-          parameters: [idParam],
-          responses: { 200: json('Metrics', 'ConversationMetrics'), ...errors(401, 403, 404, 503) },
-        },
-      },
-      '/v1/conversations/{id}/steps/{stepId}/done': {
-        post: {
-          summary: 'Sous: mark a step done (idempotent); bumps the recipe version and expires a waiting PatchSet',
-          parameters: [idParam, { name: 'stepId', in: 'path', required: true, schema: { type: 'string', maxLength: 40 } }],
-          responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(401, 403, 404, 503) },
-        },
-      },
-      '/v1/conversations/{id}/overrides': {
-        post: {
-          summary: 'Sous: lift one of the hard avoids for this recipe in this conversation',
-          parameters: [idParam],
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/HardAvoidOverride' } } } },
-          responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(400, 401, 403, 404, 503) },
         },
       },
       '/v1/conversations/{id}/events': {
@@ -197,43 +178,51 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { 200: { description: 'text/event-stream' }, ...errors(401, 403, 404, 503) },
         },
       },
-      ...recipePaths(),
-      '/files/recipes/{name}': {
-        get: {
-          summary:
-            "A saved recipe's image on the local object store (no GCS_BUCKET_NAME): what image_url points at. No bearer token: the name is the recipe's random UUID, an unguessable link.",
-          security: [],
-          parameters: [{ name: 'name', in: 'path', required: true, description: '<recipe id>.png', schema: { type: 'string', pattern: '^[0-9a-f-]{36}\\.png$' } }],
-          responses: { 200: { description: 'The PNG', content: { 'image/png': {} } }, 404: json('No such image (or images are in GCS)', 'Error') },
-        },
-      },
+      ...agentPaths(),
     },
   };
 }
 
-/** GET /v1/recipes and /v1/recipes/{id}; the query parameters come from RecipeListQuery. */
-function recipePaths(): Record<string, unknown> {
-  const { properties } = schema(RecipeListQuery, 'input') as { properties: Record<string, Record<string, unknown>> };
-  const parameters = Object.entries(properties).map(([name, property]) => ({
-    name,
-    in: 'query',
-    required: false,
-    ...(typeof property.description === 'string' ? { description: property.description } : {}),
-    schema: property,
-  }));
+const helpers: OpenApiHelpers = { json, errors, idParam, schema };
+
+/** Each agent's paths, in registry order. */
+function agentPaths(): Record<string, unknown> {
+  return Object.assign({}, ...[...AGENT_SERVERS.values()].map((server) => server.openapi?.paths?.(helpers) ?? {}));
+}
+
+/** Stop and export (issue 22); delete sits with GET /v1/conversations/{id}. */
+function lifecyclePaths(): Record<string, unknown> {
   return {
-    '/v1/recipes': {
-      get: {
-        summary: "The caller's saved recipes, newest first; soft-deleted ones only with deleted=true. Paginated: pass nextCursor as cursor.",
-        parameters,
-        responses: { 200: json('A page of recipes', 'RecipeList'), ...errors(400, 401, 503) },
+    '/v1/conversations/{id}/stop': {
+      post: {
+        summary:
+          'Stop the running turn within a second: the model call in flight is cancelled (its stream closed), tools are cancelled where they can be, ' +
+          'items the turn waits on are withdrawn (closedAs withdrawn). What streamed stays in the transcript with stopped: true, and the waiting messages ' +
+          "call answers with stopped: true. A child workflow that already started (a save pipeline) is not cancelled: it finishes on its own and its result is not added. " +
+          'Idempotent: with no turn running it answers stopped: false.',
+        parameters: [idParam],
+        responses: {
+          200: {
+            description: 'Whether a turn was stopped',
+            content: { 'application/json': { schema: schema(StopResultBody) } },
+          },
+          ...errors(401, 404, 500, 503),
+        },
       },
     },
-    '/v1/recipes/{id}': {
+    '/v1/conversations/{id}/export': {
       get: {
-        summary: "One of the caller's recipes (soft-deleted ones too, with is_deleted true); records last_accessed_at",
-        parameters: [idParam],
-        responses: { 200: json('The recipe', 'Recipe'), ...errors(400, 401, 404, 503) },
+        summary:
+          'The whole conversation as a download (Content-Disposition: attachment): its transcript, every tool call with arguments and result, and every decision ' +
+          '(pending.opened, pending.closed and turn.stopped events). JSON by default, or Markdown for reading.',
+        parameters: [idParam, { name: 'format', in: 'query', required: false, schema: schema(ExportQuery.shape.format, 'input') }],
+        responses: {
+          200: {
+            description: 'The export',
+            content: { 'application/json': { schema: schema(ExportBody) }, 'text/markdown': { schema: { type: 'string' } } },
+          },
+          ...errors(400, 401, 404, 503),
+        },
       },
     },
   };

@@ -65,7 +65,7 @@ function parameters({ conversationId, userId }: ConversationKey, batch: Batch) {
   const messages = batch.messages ?? [];
   const events: BatchEvent[] = [...messages.flatMap((message) => messageEvents(message)), ...(batch.events ?? [])];
   const toolCall = batch.toolCall && { ...batch.toolCall, result: batch.toolCall.result ?? null };
-  return [userId, conversationId, jsonb(messages), jsonb(events), jsonb(batch.usage), jsonb(toolCall)];
+  return [userId, conversationId, jsonb(messages.map(toStoredMessage)), jsonb(events), jsonb(batch.usage), jsonb(toolCall)];
 }
 
 const WRITE_BATCH = { name: 'brigade.write_batch', text: 'SELECT brigade_write_batch($1, $2, $3, $4, $5, $6) AS inserted' };
@@ -92,4 +92,9 @@ export async function writeBatchReadTranscript(db: pg.Pool | pg.ClientBase, key:
   const [userId, conversationId, messages, events] = parameters(key, batch);
   const { rows } = await db.query<MessageRow>({ ...WRITE_THEN_READ, values: [userId, conversationId, messages, events] });
   return rows.map(rowToMessage);
+}
+
+/** An assistant reply cut short by Stop keeps that mark in its row's `result` column (unused by replies). */
+function toStoredMessage(message: ChatMessage): ChatMessage {
+  return message.role === 'assistant' && message.stopped ? { ...message, result: { stopped: true } } : message;
 }

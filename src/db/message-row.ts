@@ -21,6 +21,8 @@ export function rowToMessage(row: MessageRow): ChatMessage {
   if (row.tool) message.tool = row.tool;
   if (row.args) message.args = row.args;
   if (row.role === 'tool') message.result = row.result;
+  // an assistant row's result column marks a reply Stop cut short (src/db/batch.ts)
+  if (row.role === 'assistant' && (row.result as { stopped?: unknown } | null)?.stopped === true) message.stopped = true;
   if (row.cards) message.cards = row.cards;
   if (row.structured !== null && row.structured !== undefined) message.structured = row.structured;
   return message;

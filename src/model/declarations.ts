@@ -4,10 +4,10 @@ import type { JsonObject } from '../shared/messages.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
 import type { ToolDeclaration } from './types.ts';
 
-const converted = new WeakMap<ToolSpec[], readonly ToolDeclaration[]>();
+const converted = new WeakMap<readonly ToolSpec[], readonly ToolDeclaration[]>();
 
 /** Every model step of an agent asks for the same list, and z.toJSONSchema is not cheap: convert each list once. */
-export function toolDeclarations(tools: ToolSpec[]): readonly ToolDeclaration[] {
+export function toolDeclarations(tools: readonly ToolSpec[]): readonly ToolDeclaration[] {
   let declarations = converted.get(tools);
   if (!declarations) {
     declarations = Object.freeze(tools.map((tool) => Object.freeze({ name: tool.name, description: tool.description, parameters: parametersOf(tool) })));

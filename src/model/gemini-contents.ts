@@ -2,6 +2,7 @@
 // tool results as one user turn of functionResponse parts (Gemini pairs a turn of calls with a turn of answers).
 import type { Content, Part } from '@google/genai';
 import type { ChatMessage, JsonObject } from '../shared/messages.ts';
+import { STOPPED_NOTE } from '../shared/turn-control.ts';
 
 /**
  * Google's documented stand-in for a thought signature. Gemini 3 and later refuse a replayed function call
@@ -40,7 +41,7 @@ export function toContents(messages: ChatMessage[], options: { signFunctionCalls
     }
 
     const parts: Part[] = [];
-    if (message.text) parts.push({ text: message.text });
+    if (message.text || message.stopped) parts.push({ text: message.stopped ? `${message.text}\n\n${STOPPED_NOTE}`.trim() : message.text });
     for (const [index, call] of (message.toolCalls ?? []).entries()) {
       callNames.set(call.id, call.name);
       parts.push({

@@ -65,7 +65,10 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
         let modelVersion: string | undefined;
 
         for await (const chunk of stream) {
-          if (chunk.usageMetadata) usage = chunk.usageMetadata;
+          if (chunk.usageMetadata) {
+            usage = chunk.usageMetadata;
+            request.onUsage?.(toUsage(usage));
+          }
           if (chunk.modelVersion) modelVersion = chunk.modelVersion;
           if (chunk.promptFeedback?.blockReason) blockReason = chunk.promptFeedback.blockReason;
           const candidate = chunk.candidates?.[0];

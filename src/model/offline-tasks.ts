@@ -1,35 +1,20 @@
-// The offline model's one-shot tasks and structured chat answers, registered per agent by name: without a
-// GEMINI_API_KEY every pipeline still runs end to end, deterministically, and says it is offline.
-import { recipeImage, recipeImagePrompt, recipeStructuring } from './offline-recipe-save.ts';
-import { webSummaryOffline } from './offline-beer-finder.ts';
-import type { ModelRequest } from './types.ts';
-import { offlineSqlGeneration } from './offline-beer.ts';
-import { offlineSous } from './offline-sous.ts';
-import type { ImageReply, ImageRequest, TaskModel, TaskReply, TaskRequest } from './task-model.ts';
+// The offline model's one-shot tasks, images and structured chat answers, from each agent's
+// AgentServer.offline: without a GEMINI_API_KEY every pipeline still runs end to end, deterministically,
+// and says it is offline.
+import { AGENT_SERVERS } from '../agents/server-registry.ts';
+import { OFFLINE_NAME, type OfflineImage, type OfflineStructured, type OfflineTask } from './offline-types.ts';
+import type { TaskModel } from './task-model.ts';
 
-/** Answers a TaskRequest with text (JSON when the request has a schema). */
-export type OfflineTask = (request: TaskRequest) => string | Omit<TaskReply, 'usage' | 'model'>;
-/** Answers a chat turn whose reply must be JSON (ModelRequest.output), by the output's name. */
-export type OfflineStructured = (request: ModelRequest) => string;
-export type OfflineImage = (request: ImageRequest) => Omit<ImageReply, 'model'>;
+export { OFFLINE_NAME, OFFLINE_PREFIX } from './offline-types.ts';
+export type { OfflineImage, OfflineStructured, OfflineTask } from './offline-types.ts';
 
-/** Each agent adds its tasks here (one line). */
-const TASKS: Record<string, OfflineTask> = {
-  recipe_structuring: recipeStructuring,
-  recipe_image_prompt: recipeImagePrompt,
-  web_summary: (request) => webSummaryOffline(request),
-  sql_generation: offlineSqlGeneration,
-};
-const STRUCTURED: Record<string, OfflineStructured> = { sous: offlineSous };
-const IMAGES: Record<string, OfflineImage> = {
-  recipe_image: recipeImage,
-};
+const servers = () => [...AGENT_SERVERS.values()];
+const task = (name: string): OfflineTask | undefined => servers().find((server) => server.offline?.tasks?.[name])?.offline?.tasks?.[name];
+const image = (name: string): OfflineImage | undefined => servers().find((server) => server.offline?.images?.[name])?.offline?.images?.[name];
 
-export const OFFLINE_NAME = 'offline';
-export const OFFLINE_PREFIX = '[offline model] ';
-
+/** The structured answer of the agent named `name` (a stateful agent's output is named after it). */
 export function offlineStructured(name: string): OfflineStructured | undefined {
-  return STRUCTURED[name];
+  return AGENT_SERVERS.get(name)?.offline?.structured;
 }
 
 export function createOfflineTaskModel(): TaskModel {
@@ -37,18 +22,18 @@ export function createOfflineTaskModel(): TaskModel {
     name: OFFLINE_NAME,
     offline: true,
     async complete(request) {
-      const task = TASKS[request.task];
-      if (!task) throw new Error(`The offline model has no task "${request.task}"`);
-      const answer = task(request);
+      const answerOf = task(request.task);
+      if (!answerOf) throw new Error(`The offline model has no task "${request.task}"`);
+      const answer = answerOf(request);
       const reply = typeof answer === 'string' ? { text: answer } : answer;
       const inputTokens = Math.ceil(request.prompt.length / 4);
       const outputTokens = Math.ceil(reply.text.length / 4);
       return { ...reply, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }, model: OFFLINE_NAME };
     },
     async image(request) {
-      const image = IMAGES[request.task];
-      if (!image) throw new Error(`The offline model has no image task "${request.task}"`);
-      return { ...image(request), model: OFFLINE_NAME };
+      const imageOf = image(request.task);
+      if (!imageOf) throw new Error(`The offline model has no image task "${request.task}"`);
+      return { ...imageOf(request), model: OFFLINE_NAME };
     },
   };
 }

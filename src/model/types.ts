@@ -20,6 +20,8 @@ export interface ModelRequest {
   output?: { name: string; schema: JsonObject };
   /** called with each streamed piece of text as it arrives */
   onText?: (delta: string) => void;
+  /** called with the usage so far whenever the stream reports it (so a stopped reply's tokens still count) */
+  onUsage?: (usage: ModelUsage) => void;
   signal?: AbortSignal;
 }
 

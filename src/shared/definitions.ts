@@ -1,5 +1,6 @@
 // Message definitions shared by the client (API) and the workflow, as in the Temporal samples.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { StopResult } from './turn-control.ts';
 import type { ConversationState, DecisionInput, JsonObject, SendMessageInput, TurnResult } from './messages.ts';
 import type { OpenPendingRequest, PendingOutcome } from './child-tool.ts';
 
@@ -13,6 +14,10 @@ export const decideUpdate = defineUpdate<TurnResult, [DecisionInput]>('decide');
  * "args"? (edit), "choice"? (yes)}. A bad payload is recorded as a signal.rejected event and ignored.
  */
 export const decisionSignal = defineSignal<[unknown]>('decision');
+/** Stop from the API: ends the running turn; answers once it has ended, { stopped: false } when none ran. */
+export const stopUpdate = defineUpdate<StopResult, []>('stop');
+/** Stop from the Temporal Web UI or CLI (no payload needed; any payload is ignored). */
+export const stopSignal = defineSignal<[unknown?]>('stop');
 export const stateQuery = defineQuery<ConversationState>('state');
 
 /** An action on a stateful agent's state outside a turn ({"name": "markStepDone", "args": {"stepId": "s2"}}). */

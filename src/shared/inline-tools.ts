@@ -1,7 +1,7 @@
 // Which of a model's tool calls the model step may run itself, without handing the turn back to the
 // workflow: every call names a tool of the agent, fits its schema, needs no person and runs as an activity.
 // Anything else (an approval, a child workflow, an invalid call) is the workflow's to handle, all calls at once.
-import { findTool } from './agents.ts';
+import { findTool } from '../agents/registry.ts';
 import type { AgentName, JsonObject, ToolCall } from './messages.ts';
 
 /** The checked arguments of every call, in order; undefined when any call must go through the workflow. */

@@ -3,9 +3,15 @@
 import { z } from 'zod';
 import { isStorableText, SafeJsonObject, UNSTORABLE_MESSAGE } from './safe-text.ts';
 
-export const AGENTS = ['recipes', 'sous', 'beer', 'support'] as const;
-export const AgentName = z.enum(AGENTS);
-export type AgentName = z.infer<typeof AgentName>;
+/**
+ * The agents' names. This module names none: the registry (src/agents/registry.ts) adds the names of its
+ * list to this interface, so the union follows the list (and a test agent adds its own the same way).
+ */
+// biome-ignore lint: an interface filled by declaration merging
+export interface AgentNames {}
+export type AgentName = Extract<keyof AgentNames, string>;
+/** The shape of a name; the API checks the name against the registry (the workflow only gets known ones). */
+export const AgentName = z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, 'must be an agent name') as unknown as z.ZodType<AgentName>;
 
 export const JsonObject = z.record(z.string(), z.unknown());
 export type JsonObject = z.infer<typeof JsonObject>;
@@ -28,10 +34,13 @@ export const ChatMessage = z.object({
   cards: z.array(JsonObject).optional(),
   /** assistant: the structured answer of an agent that answers in JSON (sous), already validated */
   structured: z.unknown().optional(),
+  /** assistant: the reply was cut short by Stop; `text` is what streamed before it */
+  stopped: z.boolean().optional(),
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-export const PENDING_KINDS = ['approval', 'confirmation', 'patchset'] as const;
+/** Every kind a PendingItem may be: the runtime's, and the ones an agent declares (sous: patchset, in its spec). */
+export const PENDING_KINDS = ['approval', 'confirmation', 'patchset', 'budget'] as const;
 export const PendingKind = z.enum(PENDING_KINDS);
 export type PendingKind = z.infer<typeof PendingKind>;
 
@@ -80,6 +89,8 @@ export type DecisionInput = z.infer<typeof DecisionInput>;
 export const TurnResult = z.object({
   messages: z.array(ChatMessage),
   pending: z.array(PendingItem),
+  /** the turn ended because someone pressed Stop (POST /stop or the stop signal) */
+  stopped: z.boolean().optional(),
 });
 export type TurnResult = z.infer<typeof TurnResult>;
 
@@ -102,11 +113,13 @@ export const ConversationState = z.object({
   rejectedSignals: z.number().int(),
   /** what a stateful agent (sous) shows of its state: its kernel's view */
   agentState: JsonObject.optional(),
+  /** approved budget items so far: each raised the conversation's token budget by one budget's worth */
+  budgetRaises: z.number().int().optional(),
 });
 export type ConversationState = z.infer<typeof ConversationState>;
 
 /** What a closed item became, so a late decision gets "not pending any more (…)" rather than "unknown". */
-export const ClosedReason = z.enum(['decided', 'expired', 'superseded']);
+export const ClosedReason = z.enum(['decided', 'expired', 'superseded', 'withdrawn']);
 export type ClosedReason = z.infer<typeof ClosedReason>;
 
 /** Settings fixed when a conversation starts and carried across continue-as-new. */
@@ -144,6 +157,8 @@ export const ChatSessionInput = z.object({
       /** a stateful agent's state and its open conversation-scoped items */
       agentState: z.unknown().optional(),
       openItems: z.array(PendingItem).optional(),
+      /** how many budget items were approved: each raises the conversation's budget by one budget's worth */
+      budgetRaises: z.number().int().nonnegative().optional(),
     })
     .optional(),
 });
@@ -161,8 +176,10 @@ export const EVENT_TYPES = [
   'usage',
   'turn.started',
   'turn.ended',
+  /** Stop ended the turn: { turn, messageId? (the cut reply) } */
+  'turn.stopped',
   'signal.rejected',
-  /** a stateful agent's own record: a PatchSet refused before review, a PatchSet decision, a state change */
+  /** agents' own events, each declared in its spec too (AgentSpec.events); sous: a PatchSet refused before review, a PatchSet decision, a state change */
   'patchset.rejected',
   'patchset.decided',
   'state.changed',

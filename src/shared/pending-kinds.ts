@@ -1,7 +1,7 @@
 // What each kind of pending item means to the runtime, as data: whether it belongs to the turn that opened
-// it, how a chat message answers it, and what a "yes" must name. chatSession reads this table; a new kind
-// is a new row, not a branch in the workflow.
-import type { DecisionInput, PendingItem, PendingKind, PendingOption } from './messages.ts';
+// it, how a chat message answers it, and what a "yes" must name. chatSession reads this table (the registry
+// adds the rows of the kinds agents bring, such as sous's patchset); a new kind is a new row, not a branch.
+import type { DecisionInput, PendingItem, PendingOption } from './messages.ts';
 
 export interface PendingKindSpec {
   /**
@@ -31,7 +31,8 @@ export function findOption(options: readonly PendingOption[], text: string): Pen
     .find((option) => norm(option.name) && said.includes(` ${norm(option.name)} `));
 }
 
-export const PENDING_KINDS_SPEC: Record<PendingKind, PendingKindSpec> = {
+/** The runtime's own kinds; the full table, with the agents' kinds, is the registry's PENDING_KINDS_SPEC. */
+export const RUNTIME_PENDING_KINDS: Readonly<Record<string, PendingKindSpec>> = {
   approval: {
     scope: 'turn',
     messageIsAnswer: false,
@@ -59,10 +60,11 @@ export const PENDING_KINDS_SPEC: Record<PendingKind, PendingKindSpec> = {
       return `"choice" must name one of the options: ${names}.`;
     },
   },
-  patchset: {
-    scope: 'conversation',
+  // The turn is over a token budget: approve lets it go on, a message instead is a refusal.
+  budget: {
+    scope: 'turn',
     messageIsAnswer: false,
-    fromMessage: () => undefined,
+    fromMessage: (item, text) => ({ pendingId: item.id, decision: 'reject', reason: text }),
   },
 };
 

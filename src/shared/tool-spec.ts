@@ -1,5 +1,6 @@
 // A tool as both sides see it: the schema is the one source for the model's declaration,
-// the argument validator and the argument type. Implementations live in src/tools (activity side).
+// the argument validator and the argument type. Implementations live in the agent's home (activity side),
+// typed from the spec (ToolImplementations in src/activities/tool-context.ts).
 import { z } from 'zod';
 import type { DecisionName } from './messages.ts';
 
@@ -21,10 +22,11 @@ export interface ToolPolicy {
  * the conversation and handed to the child (so its effects can be keyed on it); it gets a ChildToolInput
  * and returns a ChildToolOutput. Use it for multi-step work with progress, or work that waits on a person.
  */
-export type ToolRunner = { kind: 'activity' } | { kind: 'child'; workflow: string; idPrefix: string };
+export type ToolRunner = { kind: 'activity' } | ChildRunner;
+export type ChildRunner = { kind: 'child'; workflow: string; idPrefix: string };
 
-export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
-  name: string;
+export interface ToolSpec<Args extends z.ZodType = z.ZodType, Name extends string = string> {
+  name: Name;
   description: string;
   args: Args;
   policy: ToolPolicy;
@@ -38,7 +40,14 @@ export const NEEDS_APPROVAL: ToolPolicy = {
   onTimeout: 'reject',
 };
 
-export const defineTool = <Args extends z.ZodType>(spec: ToolSpec<Args>): ToolSpec<Args> => spec;
+/** A tool the runTool activity runs: the agent's home must give it an implementation of its arguments' type. */
+export type ActivityTool<Args extends z.ZodType = z.ZodType, Name extends string = string> = ToolSpec<Args, Name> & { runner?: { kind: 'activity' } };
+/** A tool run by a child workflow: no implementation, the workflow named by its runner does the work. */
+export type ChildTool<Args extends z.ZodType = z.ZodType, Name extends string = string> = ToolSpec<Args, Name> & { runner: ChildRunner };
+
+// The name's literal type is kept, so an agent's implementations can be checked against its tool list.
+export const defineTool = <Args extends z.ZodType, const Name extends string>(spec: ActivityTool<Args, Name>): ActivityTool<Args, Name> => spec;
+export const defineChildTool = <Args extends z.ZodType, const Name extends string>(spec: ChildTool<Args, Name>): ChildTool<Args, Name> => spec;
 
 /** zod's issues as one line a model (or a person) can act on. */
 export function describeIssues(error: z.ZodError): string {

@@ -22,6 +22,8 @@ export interface ExecuteOptions {
   maxRows: number;
   /** rows an UPDATE may change at most; more rolls back */
   maxUpdatedRows: number;
+  /** how to narrow an UPDATE that changed too many rows, in the tool's words */
+  narrowHint?: string;
   /** where unqualified names resolve (the policy's schema; default public) */
   searchPath?: string;
   /** more transaction-local settings that row-level security reads (brigade.client_id), set like brigade.user_id:
@@ -110,7 +112,7 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
           status: 'error',
           error:
             `Query blocked: this UPDATE would change ${changed} rows, and an UPDATE may change ${options.maxUpdatedRows} at most. ` +
-            "Nothing was changed. Narrow the WHERE clause to one recipe, for example WHERE id = '<id>'.",
+            `Nothing was changed. ${options.narrowHint ?? 'Narrow the WHERE clause.'}`,
         };
       }
       // A tripwire behind the guard: the query must not have changed who it ran as.

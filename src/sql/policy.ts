@@ -1,6 +1,5 @@
-// What a guarded SQL tool may do, as data: the recipes tool's policy is below; the beer agent's
-// analytical tool can describe its own (read-only, its views, its row limit) with the same shape.
-import { SAFE_FUNCTIONS, SAFE_TYPES } from './allow-lists.ts';
+// What a guarded SQL tool may do, as data: each agent with a SQL tool describes its own (the recipes
+// agent's in src/agents/recipes/sql-policy.ts, the beer agent's analytics in src/agents/beer/sql-policy.ts).
 
 export type StatementKind = 'select' | 'update';
 
@@ -31,27 +30,5 @@ export interface SqlPolicy {
   /** types that casts may name */
   types: ReadonlySet<string>;
   /** what to say instead of a bare refusal, per refused statement */
-  hints: { delete?: string; insert?: string };
+  hints: { delete?: string; insert?: string; narrow?: string };
 }
-
-export const RECIPES_TABLE = 'saved_recipes';
-
-export const RECIPES_SQL_POLICY: SqlPolicy = {
-  statements: ['select', 'update'],
-  tables: {
-    [RECIPES_TABLE]: {
-      softDeleteColumn: 'is_deleted',
-      booleanColumns: ['is_deleted'],
-      immutableColumns: ['id', 'user_id', 'created_at', 'conversation_id'],
-    },
-  },
-  maxRows: 50,
-  maxUpdatedRows: 1,
-  maxQueryLength: 10_000,
-  functions: SAFE_FUNCTIONS,
-  types: SAFE_TYPES,
-  hints: {
-    delete: "To delete a recipe, soft-delete it: UPDATE saved_recipes SET is_deleted = true WHERE id = '<id>' (restore it later with is_deleted = false)",
-    insert: 'New recipes are saved with the save_recipe tool',
-  },
-};

@@ -1,16 +1,11 @@
 // Builds the workflow bundle ahead of time (Docker image build), so a worker starts without webpack:
 //   node src/stack/bundle-workflows-main.ts <output.js>   then run the worker with WORKFLOW_BUNDLE_PATH=<output.js>
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../worker.ts';
+import { bundleWorkflows } from './bundle-workflows.ts';
 
 const output = process.argv[2];
 if (!output) {
   console.error('usage: node src/stack/bundle-workflows-main.ts <output.js>');
   process.exit(2);
 }
-const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
-await fs.mkdir(path.dirname(path.resolve(output)), { recursive: true });
-await fs.writeFile(output, code);
-console.log(`Wrote the workflow bundle to ${output} (${(code.length / 1024 / 1024).toFixed(1)} MB).`);
+const bytes = await bundleWorkflows({ outFile: output });
+console.log(`Wrote the workflow bundle to ${output} (${(bytes / 1024 / 1024).toFixed(1)} MB).`);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { agentRoles } from '../agents/registry.ts';
 import type { TokenGrant } from '../config.ts';
 
 /**
@@ -23,5 +24,5 @@ export async function loadOrCreateDevToken(dataDir: string): Promise<{ token: st
   }
   // A file from an older run may have looser permissions than we would create.
   await fs.chmod(file, 0o600);
-  return { token, tokens: { [token]: { user: 'dev', roles: ['support', 'beer-staff'] } } };
+  return { token, tokens: { [token]: { user: 'dev', roles: agentRoles() } } };
 }

@@ -6,7 +6,6 @@ import { createLocalStore } from './local-store.ts';
 import type { ObjectStore } from './object-store.ts';
 
 export type { ObjectStore } from './object-store.ts';
-export { recipeImageKey, stagedImageKey } from './object-store.ts';
 
 export type StoreConfig = Pick<Config, 'GCS_BUCKET_NAME' | 'STORAGE_EMULATOR_HOST' | 'DATA_DIR' | 'PUBLIC_URL' | 'HOST' | 'PORT'>;
 

@@ -1,5 +1,6 @@
-// Where recipe images live: one small interface, two implementations (a local folder the API serves, and a
-// GCS bucket). Keys are paths such as `recipes/<uuid>.png`; writes overwrite, so a retried upload is harmless.
+// Where agents keep files (recipe images): one small interface, two implementations (a local folder the API
+// serves, and a GCS bucket). Keys are paths such as `<prefix>/<uuid>.png`; writes overwrite, so a retried
+// upload is harmless.
 
 export interface ObjectStore {
   /** `local` or `gcs`, for logs and the README's words */
@@ -22,7 +23,3 @@ export function checkKey(key: string): string {
   return key;
 }
 
-/** The final key of a recipe's image, made from the recipe id. */
-export const recipeImageKey = (recipeId: string) => checkKey(`recipes/${recipeId}.png`);
-/** Where the image step leaves the generated image for the upload step (any worker can read it). */
-export const stagedImageKey = (recipeId: string) => checkKey(`staging/recipes/${recipeId}.png`);

@@ -7,6 +7,8 @@
 // state (agent-state.ts) and what continue-as-new carries (history.ts). Here are only the SDK's side: the
 // activity proxies, the message handlers, child workflows and the run's end.
 import {
+  ActivityCancellationType,
+  CancellationScope,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -22,7 +24,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { RuntimeActivities } from '../activities/runtime-types.ts';
-import { AGENT_SPECS, findTool } from '../shared/agents.ts';
+import { bookkeepingActivities } from './bookkeeping.ts';
+import { AGENT_SPECS, findTool } from '../agents/registry.ts';
 import { type ChildToolInput, type ChildToolOutput, OpenPendingRequest } from '../shared/child-tool.ts';
 import {
   agentActionUpdate,
@@ -32,6 +35,8 @@ import {
   pendingOutcomeSignal,
   sendMessageUpdate,
   stateQuery,
+  stopSignal,
+  stopUpdate,
 } from '../shared/definitions.ts';
 import {
   type ChatMessage,
@@ -62,15 +67,14 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     startToCloseTimeout: settings.modelTimeoutMs,
     heartbeatTimeout: Math.min(settings.modelTimeoutMs, 10_000),
     retry: { maximumAttempts: settings.modelMaxAttempts, initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '20s' },
+    // Stop waits for the step to let go: it closes the model's stream, writes what streamed, and says so.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   const tools = proxyLocalActivities<RuntimeActivities>({
     startToCloseTimeout: '30s',
     retry: { maximumAttempts: 5, initialInterval: '200ms', maximumInterval: '5s' },
   });
-  const bookkeeping = proxyLocalActivities<RuntimeActivities>({
-    startToCloseTimeout: '10s',
-    retry: { maximumAttempts: 10, initialInterval: '200ms', maximumInterval: '5s' },
-  });
+  const bookkeeping = bookkeepingActivities();
 
   const carried = takeOver(input, kernel);
   const events = new EventLog((batch) => bookkeeping.record({ conversationId, userId, ...batch }), carried.rejectedSignals);
@@ -100,7 +104,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       agent: agentState,
       tools: agentSpec.tools,
       findTool: (name) => findTool(agent, name),
-      modelStep: (summary, { stepId, context, extraSteps, messages, events: newEvents }) =>
+      modelStep: (summary, { stepId, context, extraSteps, messages, events: newEvents, budget }) =>
         model.modelStep.executeWithOptions({ summary }, [
           {
             conversationId,
@@ -111,6 +115,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
             ...(extraSteps ? { inline: { extraSteps, ...(input.client ? { client: input.client } : {}) } } : {}),
             messages,
             events: newEvents,
+            ...(budget ? { budget } : {}),
           },
         ]),
       runTool: (call, args) =>
@@ -119,6 +124,10 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
         ]),
       runChild,
       condition,
+      newScope: () => {
+        const scope = new CancellationScope();
+        return { run: (fn) => scope.run(fn), cancel: () => scope.cancel() };
+      },
       details: setCurrentDetails,
       newId: uuid4,
       logError: (message, attributes) => log.error(message, attributes),
@@ -166,6 +175,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     usage: loop.usage,
     rejectedSignals: events.rejectedSignals,
     ...(kernel ? { agentState: agentState.view() } : {}),
+    ...(loop.budgetRaises ? { budgetRaises: loop.budgetRaises } : {}),
   });
 
   // ---- decisions -------------------------------------------------------------------------------
@@ -263,6 +273,30 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     },
   );
 
+  // ---- stop -------------------------------------------------------------------------------------
+
+  setHandler(
+    stopUpdate,
+    async () => {
+      if (!loop.stop()) return { stopped: false };
+      await loop.waitForEnd();
+      return { stopped: true };
+    },
+    {
+      description:
+        'Stop the running turn: cancels the model call and tools in flight, withdraws the items it waits on, keeps what streamed (marked stopped). Answers {"stopped": true} once it has ended, {"stopped": false} when no turn ran.',
+    },
+  );
+
+  setHandler(
+    stopSignal,
+    () => void loop.stop(),
+    {
+      description:
+        'Stop the running turn, from the Web UI or CLI (no payload; any payload is ignored). Does what the stop update does; nothing when no turn runs.',
+    },
+  );
+
   setHandler(stateQuery, state, { description: 'The conversation now: idle, running or waiting, its open items, counters and agent state.' });
 
   loop.idleDetails();
@@ -284,6 +318,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       usage: loop.usage,
       rejectedSignals: events.rejectedSignals,
       closed: pending.closedItems(),
+      budgetRaises: loop.budgetRaises,
       ...(kernel ? { agent: { state: agentState.state, openItems: pending.items() } } : {}),
     }),
   });

@@ -19,6 +19,7 @@ export function takeOver(input: Pick<ChatSessionInput, 'carried' | 'init'>, kern
     agentState: carried ? carried.agentState : kernel?.init(input.init),
     openItems: carried?.openItems ?? [],
     closed: carried?.closed ?? [],
+    budgetRaises: carried?.budgetRaises ?? 0,
   };
 }
 
@@ -28,6 +29,8 @@ export interface RunTotals {
   rejectedSignals: number;
   /** closed items, oldest first */
   closed: [string, ClosedReason][];
+  /** approved budget items (0: none, and nothing is carried) */
+  budgetRaises?: number;
   /** only a stateful agent carries its state and open items (a turn's items close with the turn) */
   agent?: { state: unknown; openItems: PendingItem[] };
 }
@@ -39,6 +42,7 @@ export function handOn(totals: RunTotals): Carried {
     usage: totals.usage,
     rejectedSignals: totals.rejectedSignals,
     closed: totals.closed.slice(-CLOSED_CARRIED),
+    ...(totals.budgetRaises ? { budgetRaises: totals.budgetRaises } : {}),
     ...(totals.agent ? { agentState: totals.agent.state, openItems: totals.agent.openItems } : {}),
   };
 }

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { OpenPendingRequest } from '../shared/child-tool.ts';
 import type { ChatMessage, ClosedReason, DecisionInput, DecisionName, NewEvent, PendingItem } from '../shared/messages.ts';
 import { DecisionInput as DecisionInputSchema } from '../shared/messages.ts';
-import { PENDING_KINDS_SPEC } from '../shared/pending-kinds.ts';
+import { PENDING_KINDS_SPEC } from '../agents/registry.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import { fail } from './failure-text.ts';
 
@@ -22,6 +22,8 @@ export interface ItemOutcome {
   decision: DecisionInput;
   timedOut: boolean;
   supersededBy?: string;
+  /** Stop withdrew the item: the turn that waited on it has ended */
+  withdrawn?: boolean;
 }
 
 export interface PendingItemsOptions {

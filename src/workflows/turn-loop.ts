@@ -23,6 +23,9 @@ import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
 import type { AgentState } from './agent-state.ts';
 import type { EventLog } from './event-log.ts';
 import type { ItemOutcome, PendingItems } from './pending-items.ts';
+import type { BudgetAllowance, BudgetExceeded } from '../shared/turn-control.ts';
+import { budgetItem, budgetRefusal } from './budget.ts';
+import { type TurnScope, TurnStopped, plainScope, stoppedCallResult, stoppedStepOf, withdrawal } from './stop.ts';
 
 /** The SDK's condition(fn) and condition(fn, timeout) */
 export interface Condition {
@@ -40,6 +43,8 @@ export interface ModelRequest {
   /** what is unsaved, written by the step before it reads the transcript */
   messages: ChatMessage[];
   events: NewEvent[];
+  /** budget approvals so far (absent: none) */
+  budget?: BudgetAllowance;
 }
 
 export interface TurnLoopPorts {
@@ -57,6 +62,8 @@ export interface TurnLoopPorts {
   /** a tool that is a workflow of its own; resolves with its output or the failure as a result */
   runChild(spec: ToolSpec, call: ToolCall, args: JsonObject): Promise<ChildToolOutput>;
   condition: Condition;
+  /** a new scope for a turn's cancellable work, which Stop cancels (the workflow's: a CancellationScope) */
+  newScope?(): TurnScope;
   /** the workflow's current details, as the Web UI shows them */
   details(text: string): void;
   newId(): string;
@@ -69,6 +76,8 @@ export interface TurnLoopPorts {
 export interface TurnCounters {
   turns: number;
   usage: Usage;
+  /** approved budget items, carried across continue-as-new */
+  budgetRaises?: number;
 }
 
 export class TurnLoop {
@@ -82,12 +91,29 @@ export class TurnLoop {
   #log: ChatMessage[] = [];
   /** a user message that arrived while the turn was parked; it enters the transcript after the tool results */
   #interjection: ChatMessage | undefined;
+  /** what Stop cancels in the current turn, and whether Stop was asked for */
+  #scope: TurnScope = plainScope();
+  #stopping = false;
+  #onStop: (() => void) | undefined;
+  /** the boundary at which the last stopped turn ended, so its waiters answer `stopped: true` */
+  #stoppedAt = -1;
+  /** the model's calls in this turn that have no tool message yet, and the one a child workflow runs */
+  #unanswered: ToolCall[] = [];
+  #childCall: string | undefined;
+  /** approved budget items in this conversation, and whether one was approved in this turn */
+  #budgetRaises: number;
+  #budgetApprovedThisTurn = false;
   readonly #p: TurnLoopPorts;
 
   constructor(ports: TurnLoopPorts, carried: TurnCounters) {
     this.#p = ports;
     this.#turns = carried.turns;
     this.usage = carried.usage;
+    this.#budgetRaises = carried.budgetRaises ?? 0;
+  }
+
+  get budgetRaises(): number {
+    return this.#budgetRaises;
   }
 
   get turns(): number {
@@ -132,9 +158,43 @@ export class TurnLoop {
   /** The turn's messages from `logStart` on, once the turn ends or parks. */
   waitForBoundary(logStart: number): Promise<TurnResult> {
     const start = this.#boundary;
-    return this.#p
-      .condition(() => this.#boundary > start)
-      .then(() => ({ messages: this.#log.slice(logStart), pending: this.#p.pending.items() }));
+    return this.#p.condition(() => this.#boundary > start).then(() => ({
+      messages: this.#log.slice(logStart),
+      pending: this.#p.pending.items(),
+      ...(this.#stoppedAt === this.#boundary ? { stopped: true } : {}),
+    }));
+  }
+
+  /** whether Stop was asked for in the running turn */
+  get stopping(): boolean {
+    return this.#active && this.#stopping;
+  }
+
+  /**
+   * Stop: cancels the running (or parked) turn's model step and tools, withdraws its open items and ends
+   * it, keeping what it wrote. False when no turn runs; asking again while it stops changes nothing.
+   */
+  stop(): boolean {
+    if (!this.#active) return false;
+    if (this.#stopping) return true;
+    this.#stopping = true;
+    this.#p.details(`Turn ${this.#turns}: stopping (Stop was pressed).`);
+    this.#scope.cancel();
+    this.#onStop?.();
+    return true;
+  }
+
+  /** Resolves once the current turn has ended (at once when none runs). */
+  async waitForEnd(): Promise<void> {
+    if (this.#active) await this.#p.condition(() => !this.#active);
+  }
+
+  /** `work`, unless Stop comes first: then TurnStopped, and the work goes on unawaited (a child workflow). */
+  #unlessStopped<T>(work: Promise<T>): Promise<T> {
+    if (this.#stopping) return Promise.reject(new TurnStopped());
+    return Promise.race([work, new Promise<never>((_, reject) => (this.#onStop = () => reject(new TurnStopped())))]).finally(
+      () => (this.#onStop = undefined),
+    );
   }
 
   /**
@@ -150,6 +210,11 @@ export class TurnLoop {
       return this.waitForBoundary(logStart);
     }
     this.#active = true;
+    this.#stopping = false;
+    this.#scope = this.#p.newScope ? this.#p.newScope() : plainScope();
+    this.#unanswered = [];
+    this.#childCall = undefined;
+    this.#budgetApprovedThisTurn = false;
     this.#log = [message];
     const result = this.waitForBoundary(0);
     void this.#runTurn(message);
@@ -162,6 +227,8 @@ export class TurnLoop {
    */
   async park(item: PendingItem, deadlineMs: number, onTimeout: DecisionName): Promise<ItemOutcome> {
     const { pending, events } = this.#p;
+    // A child that asks once the turn has ended or is stopping gets a refusal at once, no item opened.
+    if (!this.#active || this.#stopping) return { decision: withdrawal(item, onTimeout), timedOut: false, withdrawn: true };
     const entry = pending.open(item);
     pending.syncWaiting();
     this.#p.details(
@@ -170,8 +237,20 @@ export class TurnLoop {
     this.#boundary += 1;
     // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
     await events.flush();
-    const decided = await this.#p.condition(() => entry.decision !== undefined, deadlineMs);
-    const outcome = pending.settle(entry, decided, onTimeout);
+    const waited = await this.#scope.run(() => this.#p.condition(() => entry.decision !== undefined, deadlineMs)).then(
+      (decided) => ({ decided }),
+      (error: unknown) => {
+        if (!this.#stopping) throw error;
+        return undefined;
+      },
+    );
+    if (!waited) {
+      // Stop withdrew the item: closed as withdrawn, its owner told of a refusal.
+      const decision = withdrawal(item, onTimeout);
+      pending.close(entry, 'withdrawn', decision);
+      return { decision, timedOut: false, withdrawn: true };
+    }
+    const outcome = pending.settle(entry, waited.decided, onTimeout);
     this.#p.details(`Turn ${this.#turns}: ${item.kind} ${item.id} closed with "${outcome.decision.decision}".`);
     return outcome;
   }
@@ -191,6 +270,14 @@ export class TurnLoop {
         this.#p.details(`Turn ${this.#turns}, step ${step}: waiting for the model.`);
         const called = await this.#callModel(step);
         if (!called) return;
+        // the reply's calls need answers in the transcript however the turn goes on (a Stop may have come)
+        this.#unanswered = 'reply' in called ? [...(called.reply.toolCalls ?? [])] : [];
+        if (this.#stopping) throw new TurnStopped();
+        if ('budget' in called) {
+          step += called.modelCalls;
+          if (!(await this.#askBudget(called.budget))) return;
+          continue;
+        }
         const { reply, modelCalls } = called;
         step += modelCalls;
         if (this.#p.agent.kernel && reply.structured !== undefined) {
@@ -203,6 +290,7 @@ export class TurnLoop {
         for (const call of calls) {
           const valid = await this.#handleCall(call);
           if (!valid) invalidCalls += 1;
+          if (this.#stopping) throw new TurnStopped();
         }
         if (this.#interjection) {
           events.message(this.#interjection);
@@ -214,16 +302,26 @@ export class TurnLoop {
         }
       }
     } catch (error) {
-      // Only bookkeeping that failed all its retries (or a kernel bug) gets here; the conversation stays usable.
-      this.#p.logError('Turn failed', { reason: String(error) });
-      this.#log.push({ id: this.#p.newId(), role: 'assistant', text: `The turn failed (${this.#p.failureText(error)}). Please try again.` });
+      if (this.#stopping) {
+        this.#stopped();
+      } else {
+        // Only bookkeeping that failed all its retries (or a kernel bug) gets here; the conversation stays usable.
+        this.#p.logError('Turn failed', { reason: String(error) });
+        this.#log.push({ id: this.#p.newId(), role: 'assistant', text: `The turn failed (${this.#p.failureText(error)}). Please try again.` });
+      }
     } finally {
       // Turn-scoped items belong to their turn: one that failed while parked must not leave them open.
       pending.closeTurnItems();
+      const stopped = this.#stopping;
+      // A message sent while the stopped turn was parked is kept in the transcript.
+      if (stopped && this.#interjection) events.message(this.#interjection);
       this.#interjection = undefined;
       this.#active = false;
+      this.#stopping = false;
+      this.#onStop = undefined;
       this.idleDetails();
       this.#boundary += 1;
+      if (stopped) this.#stoppedAt = this.#boundary;
       // What the failure path or the cleanup left unsaved (the finally's events) is written now.
       if (events.hasUnsaved()) {
         await events.flush().catch((error: unknown) => this.#p.logError('Could not record the end of a turn', { reason: String(error) }));
@@ -231,17 +329,43 @@ export class TurnLoop {
     }
   }
 
+  /** Ends a stopped turn's books: every call it left unanswered gets a tool message, and the stop an event. */
+  #stopped(): void {
+    for (const call of this.#unanswered) this.#addToolMessage(call, call.args, stoppedCallResult(call.id === this.#childCall));
+    this.#unanswered = [];
+    const cut = this.#log.findLast((message) => message.role === 'assistant' && message.stopped);
+    this.#p.events.event({
+      key: `turn-stopped:${this.#log[0]!.id}`,
+      type: 'turn.stopped',
+      data: { turn: this.#turns, ...(cut ? { messageId: cut.id } : {}) },
+    });
+  }
+
   /** One model step; it may run tools that need no person itself and ask the model again (`inline`). */
-  async #callModel(step: number): Promise<{ reply: ChatMessage; modelCalls: number } | undefined> {
+  async #callModel(step: number): Promise<{ reply: ChatMessage; modelCalls: number } | { budget: BudgetExceeded; modelCalls: number } | undefined> {
     const { settings } = this.#p;
     const stepId = this.#p.newId();
     const extraSteps = settings.inlineTools === false ? 0 : settings.maxSteps - step;
+    const unsaved = this.#p.events.drain();
     try {
       const context = this.#p.agent.modelContext();
-      const { message, before = [], usage: used } = await this.#p.modelStep(
-        `model: turn ${this.#turns}, step ${step}${extraSteps ? ' (runs tools that need no person, then asks again)' : ''}`,
-        { stepId, ...(context ? { context } : {}), extraSteps, ...this.#p.events.drain() },
+      const budget = this.#budgetAllowance();
+      const { message, before = [], usage: used, overBudget } = await this.#scope.run(() =>
+        this.#p.modelStep(
+          `model: turn ${this.#turns}, step ${step}${extraSteps ? ' (runs tools that need no person, then asks again)' : ''}`,
+          { stepId, ...(context ? { context } : {}), extraSteps, ...unsaved, ...(budget ? { budget } : {}) },
+        ),
       );
+      if (overBudget) {
+        // The step did not ask the model (again): what it did before that stays, and the turn asks a person.
+        const modelCalls = before.filter((message) => message.role === 'assistant').length;
+        this.usage.inputTokens += used.inputTokens;
+        this.usage.outputTokens += used.outputTokens;
+        this.usage.totalTokens += used.totalTokens;
+        this.usage.calls += modelCalls;
+        this.#log.push(...before);
+        return { budget: overBudget, modelCalls };
+      }
       const modelCalls = 1 + before.filter((message) => message.role === 'assistant').length;
       this.usage.inputTokens += used.inputTokens;
       this.usage.outputTokens += used.outputTokens;
@@ -250,10 +374,47 @@ export class TurnLoop {
       this.#log.push(...before, message);
       return { reply: message, modelCalls };
     } catch (error) {
+      if (this.#stopping) {
+        // The step may have been cancelled before it wrote what it was handed: written again, keyed, so once.
+        this.#p.events.message(...unsaved.messages);
+        this.#p.events.event(...unsaved.events);
+        const stopped = stoppedStepOf(error);
+        if (stopped) this.#log.push(...stopped.before, ...(stopped.partial ? [stopped.partial] : []));
+        throw new TurnStopped();
+      }
       this.#p.logError('Model step failed', { reason: String(error) });
       await this.#finish(`The model could not answer (${this.#p.failureText(error)}). Nothing else was done; please try again.`);
       return undefined;
     }
+  }
+
+  /** What the model step is told of budget approvals; undefined when there were none (the usual input). */
+  #budgetAllowance(): BudgetAllowance | undefined {
+    if (!this.#budgetRaises && !this.#budgetApprovedThisTurn) return undefined;
+    return { raises: this.#budgetRaises, ...(this.#budgetApprovedThisTurn ? { approvedThisTurn: true } : {}) };
+  }
+
+  /**
+   * Over a budget: the turn parks on a `budget` item. Approve raises the conversation's budget by one
+   * budget's worth and lets this turn go on (true); reject, a message or the deadline end it with a message.
+   */
+  async #askBudget(over: BudgetExceeded): Promise<boolean> {
+    const deadlineMs = this.#p.settings.approvalTimeoutMs;
+    const item = budgetItem(this.#p.newId(), over, new Date(this.#now() + deadlineMs).toISOString());
+    const { decision, timedOut, withdrawn } = await this.park(item, deadlineMs, 'reject');
+    if (withdrawn) throw new TurnStopped();
+    // A message that refused the item is part of the transcript, before the turn's last word.
+    if (this.#interjection) {
+      this.#p.events.message(this.#interjection);
+      this.#interjection = undefined;
+    }
+    if (decision.decision === 'approve') {
+      this.#budgetRaises += 1;
+      this.#budgetApprovedThisTurn = true;
+      return true;
+    }
+    await this.#finish(budgetRefusal(over, timedOut, decision.reason));
+    return false;
   }
 
   /** Ends the turn with a message of the runtime's own (limits, failures), persisted with what is unsaved. */
@@ -289,7 +450,8 @@ export class TurnLoop {
         decisions: spec.policy.decisions,
         expiresAt: new Date(this.#now() + deadlineMs).toISOString(),
       };
-      const { decision, supersededBy } = await this.park(item, deadlineMs, spec.policy.onTimeout);
+      const { decision, supersededBy, withdrawn } = await this.park(item, deadlineMs, spec.policy.onTimeout);
+      if (withdrawn) throw new TurnStopped();
       if (decision.decision === 'reject' || decision.decision === 'no') {
         const why = decision.reason?.trim() || 'no reason given';
         this.#addToolMessage(call, args, {
@@ -303,18 +465,28 @@ export class TurnLoop {
       if (decision.decision === 'edit' && decision.args) args = spec.args.parse(decision.args) as JsonObject;
     }
     if (spec.runner?.kind === 'child') {
-      const { result, cards } = await this.#p.runChild(spec, call, args);
+      // Stop does not cancel a child workflow (a save pipeline is not torn apart mid-step): the turn stops waiting.
+      this.#childCall = call.id;
+      const { result, cards } = await this.#unlessStopped(this.#p.runChild(spec, call, args));
+      this.#childCall = undefined;
       this.#addToolMessage(call, args, result, cards);
       return true;
     }
-    const result = await this.#p
-      .runTool(call, args)
-      .catch((error: unknown) => ({ error: `The tool failed (${this.#p.failureText(error)}).` }));
+    const result = await this.#scope.run(() => this.#p.runTool(call, args)).catch((error: unknown) => {
+      if (this.#stopping) throw new TurnStopped();
+      return { error: `The tool failed (${this.#p.failureText(error)}).` };
+    });
+    this.#answered(call);
     this.#log.push(toolMessage(call, args, result));
     return true;
   }
 
+  #answered(call: ToolCall): void {
+    this.#unanswered = this.#unanswered.filter((open) => open.id !== call.id);
+  }
+
   #addToolMessage(call: ToolCall, args: JsonObject, result: unknown, cards?: JsonObject[]): void {
+    this.#answered(call);
     const message = toolMessage(call, args, result, cards);
     this.#log.push(message);
     this.#p.events.message(message);

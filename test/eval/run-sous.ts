@@ -17,9 +17,9 @@ import { askStructured, responseSchema } from '../../src/model/structured.ts';
 import type { ChatModel } from '../../src/model/types.ts';
 import type { AgentKernel, KernelContext } from '../../src/shared/agent-kernel.ts';
 import type { ChatMessage, JsonObject, PendingItem } from '../../src/shared/messages.ts';
-import { sousKernel } from '../../src/shared/sous/kernel.ts';
-import { Patch, type Review, type SousAnswer } from '../../src/shared/sous/schemas.ts';
-import type { SousState } from '../../src/shared/sous/state.ts';
+import { sousKernel } from '../../src/agents/sous/kernel.ts';
+import { Patch, type Review, type SousAnswer } from '../../src/agents/sous/schemas.ts';
+import type { SousState } from '../../src/agents/sous/state.ts';
 import { SOUS_CASES, type SousCase } from './sous-cases.ts';
 
 export interface CaseResult {

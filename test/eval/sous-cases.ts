@@ -4,8 +4,8 @@
 // (a question, an ambiguity, a hard-avoid conflict). After a rejection, the grader also fails a case whose
 // answer re-proposes the rejected patches or whose requests do not carry lastPatchDecision exactly once.
 // In CI these cases grade scripted answers, right and wrong (sous-scripted.ts); with GEMINI_API_KEY, a model.
-import type { Recipe, RecipeInput, Review, SousAnswer } from '../../src/shared/sous/schemas.ts';
-import { DEMO_RECIPE } from '../../src/shared/sous/demo.ts';
+import type { Recipe, RecipeInput, Review, SousAnswer } from '../../src/agents/sous/schemas.ts';
+import { DEMO_RECIPE } from '../../src/agents/sous/demo.ts';
 
 export interface CaseOutcome {
   answer: SousAnswer;

@@ -3,9 +3,9 @@
 // why, what it told the user. test/sous-eval.test.ts serves them through the real @google/genai client from
 // the scripted Gemini-compatible server; `npm run eval:sous` without GEMINI_API_KEY does the same.
 import type { AgentKernel } from '../../src/shared/agent-kernel.ts';
-import { sousKernel } from '../../src/shared/sous/kernel.ts';
-import type { SousAnswer } from '../../src/shared/sous/schemas.ts';
-import type { SousState } from '../../src/shared/sous/state.ts';
+import { sousKernel } from '../../src/agents/sous/kernel.ts';
+import type { SousAnswer } from '../../src/agents/sous/schemas.ts';
+import type { SousState } from '../../src/agents/sous/state.ts';
 import type { CaseResult } from './run-sous.ts';
 import { SOUS_CASES, type SousCase } from './sous-cases.ts';
 

@@ -1,7 +1,7 @@
 // What the beer finder's API tests share: a Gemini script for the recommendation turn, and the client's
 // history as the database holds it.
 import pg from 'pg';
-import { simplifyBreweryName } from '../../src/shared/beer-names.ts';
+import { simplifyBreweryName } from '../../src/agents/beer/names.ts';
 import { type FakeGemini, endsWithToolResults, lastContent, reply } from './fake-gemini.ts';
 
 export const SAN_DIEGO_CLIENT = 'CLT-CCW784';

@@ -10,9 +10,9 @@
 //   message: the field of the body whose text, when the request is accepted, must appear in the
 //            conversation's transcript exactly once
 import { z } from 'zod';
-import { CreateConversationBody, DecisionBody, MessageBody } from '../../src/api/schemas.ts';
-import { RecipeType } from '../../src/shared/recipe.ts';
-import { OverrideBody } from '../../src/api/sous-schemas.ts';
+import { DecisionBody, MessageBody, createConversationBody } from '../../src/api/schemas.ts';
+import { RecipeType } from '../../src/agents/recipes/recipe.ts';
+import { OverrideBody } from '../../src/agents/sous/api-schemas.ts';
 
 export interface EndpointRow {
   method: 'GET' | 'POST';
@@ -26,7 +26,7 @@ export interface EndpointRow {
 }
 
 export const ENDPOINTS: EndpointRow[] = [
-  { method: 'POST', path: '/v1/conversations', body: CreateConversationBody, headers: ['Idempotency-Key'] },
+  { method: 'POST', path: '/v1/conversations', body: createConversationBody(), headers: ['Idempotency-Key'] },
   { method: 'GET', path: '/v1/conversations' },
   { method: 'GET', path: '/v1/conversations/:id' },
   { method: 'POST', path: '/v1/conversations/:id/messages', body: MessageBody, headers: ['Idempotency-Key'], message: 'text' },
@@ -56,6 +56,10 @@ export const ENDPOINTS: EndpointRow[] = [
   // stepId: a uuid or a hostile segment (a params schema would meet the fuzz test's encodeURIComponent of lone surrogates)
   { method: 'POST', path: '/v1/conversations/:id/steps/:stepId/done' },
   { method: 'POST', path: '/v1/conversations/:id/overrides', body: OverrideBody },
+  // Stop and export (issue 22). DELETE /v1/conversations/:id is left out: it would take the fuzz test's own
+  // conversations away mid-run; test/turn-control.test.ts covers it.
+  { method: 'POST', path: '/v1/conversations/:id/stop' },
+  { method: 'GET', path: '/v1/conversations/:id/export', query: { format: z.enum(['json', 'markdown']) } },
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/readyz' },
   { method: 'GET', path: '/openapi.json' },

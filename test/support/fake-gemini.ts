@@ -82,6 +82,8 @@ export interface RecordedRequest {
   /** the x-goog-api-key header */
   apiKey: string | undefined;
   body: GeminiRequestBody;
+  /** how the exchange ended: `complete` once the reply was sent whole, `closed` when the caller hung up first */
+  ended: Promise<'complete' | 'closed'>;
 }
 
 export interface FakeGeminiOptions {
@@ -239,6 +241,7 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       headers: req.headers,
       apiKey: Array.isArray(apiKeyHeader) ? apiKeyHeader[0] : apiKeyHeader,
       body,
+      ended: new Promise((resolve) => res.once('close', () => resolve(res.writableFinished ? 'complete' : 'closed'))),
     };
     requests.push(recorded);
     for (const wake of waiters) wake();

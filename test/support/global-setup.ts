@@ -4,9 +4,9 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { migrate } from '../../src/db/migrate.ts';
+import { bundleWorkflows as bundle } from '../../src/stack/bundle-workflows.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/stack/embedded-postgres.ts';
 import { freePort } from '../../src/stack/ports.ts';
 import { SEARCH_ATTRIBUTES } from '../../src/stack/search-attributes.ts';
@@ -14,7 +14,6 @@ import { findTemporalBinary } from '../../src/stack/temporal-binary.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../../src/stack/temporal-dev-server.ts';
 
 export const TEMPLATE_DATABASE = 'brigade_template';
-const WORKFLOWS_PATH = fileURLToPath(new URL('../../src/workflows/index.ts', import.meta.url));
 
 let tmpDir: string | undefined;
 let postgres: EmbeddedPostgres | undefined;
@@ -99,11 +98,8 @@ async function startTemporal(): Promise<TemporalDevServer> {
 }
 
 async function bundleWorkflows(dir: string): Promise<string> {
-  // Imported here so that a file that only needs PostgreSQL does not pay for webpack.
-  const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger() });
   const file = path.join(dir, 'workflow-bundle.js');
-  await fs.writeFile(file, code);
+  await bundle({ outFile: file, log: quietLogger() });
   return file;
 }
 
@@ -114,7 +110,5 @@ function withDatabase(url: string, database: string): string {
 }
 
 function quietLogger() {
-  const noop = () => undefined;
-  const logger = { trace: noop, debug: noop, info: noop, warn: (message: string) => log(message), error: (message: string) => console.error(message), log: noop };
-  return logger;
+  return { warn: (message: string) => log(message), error: (message: string) => console.error(message) };
 }

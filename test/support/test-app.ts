@@ -73,6 +73,8 @@ export async function startTestApp(
     worker?: boolean;
     /** serve the API on this port (and tell the config, so absolute URLs such as local images point at it) */
     apiPort?: number;
+    /** another workflow bundle than the suite's (one whose entry registers a test agent) */
+    workflowBundlePath?: string;
   } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase();
@@ -103,7 +105,7 @@ export async function startTestApp(
     taskQueue,
     async startWorker() {
       workerConnection ??= await NativeConnection.connect({ address: temporalAddress() });
-      worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: workflowBundlePath(), model: options.model });
+      worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: options.workflowBundlePath ?? workflowBundlePath(), model: options.model });
       running = worker.run();
     },
     async stopWorker() {

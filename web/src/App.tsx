@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ApiError, api, setUnauthorizedHandler, tokenStore } from './api';
+import { AGENT_PAGES } from './agents/registry';
 import { ConversationList } from './ConversationList';
 import { ConversationPage } from './ConversationPage';
-import { RecipesPage } from './RecipesPage';
 import { SignIn } from './SignIn';
 import { navigate, usePath } from './router';
 import type { Meta } from './types';
@@ -50,7 +50,7 @@ export function App() {
   }
 
   const conversationId = /^\/c\/([^/]+)/.exec(path)?.[1];
-  const onRecipes = path === '/recipes';
+  const page = AGENT_PAGES.find((p) => p.path === path);
 
   return (
     <div className="app">
@@ -58,22 +58,24 @@ export function App() {
       <header className="topbar">
         <a className="brand" href="/" onClick={(e) => { e.preventDefault(); navigate('/'); }}>Brigade</a>
         <nav aria-label="Main">
-          <a href="/" aria-current={!onRecipes && !conversationId ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate('/'); }}>Conversations</a>
-          <a href="/recipes" aria-current={onRecipes ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate('/recipes'); }}>My recipes</a>
+          <a href="/" aria-current={!page && !conversationId ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate('/'); }}>Conversations</a>
+          {AGENT_PAGES.map((p) => (
+            <a key={p.path} href={p.path} aria-current={p === page ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate(p.path); }}>{p.navLabel}</a>
+          ))}
         </nav>
         <span className="who">{meta ? <>Signed in as <strong>{meta.user}</strong>{meta.client ? ` (${meta.client})` : ''}</> : 'Signing in…'}</span>
         <button type="button" className="secondary" onClick={() => signOut()}>Sign out</button>
       </header>
       {error && <div role="alert" className="banner error">{error}</div>}
-      <div className={`layout ${conversationId ? 'has-conversation' : ''} ${onRecipes ? 'recipes' : ''}`}>
-        {!onRecipes && (
+      <div className={`layout ${conversationId ? 'has-conversation' : ''} ${page ? 'agent-page' : ''}`}>
+        {!page && (
           <aside className="sidebar" aria-label="Conversations">
             <ConversationList meta={meta} activeId={conversationId} version={listVersion} onCreated={(id) => { setListVersion((v) => v + 1); navigate(`/c/${id}`); }} />
           </aside>
         )}
         <main id="main" tabIndex={-1} className="content">
-          {onRecipes ? (
-            <RecipesPage />
+          {page ? (
+            <page.Page />
           ) : conversationId ? (
             <ConversationPage key={conversationId} id={conversationId} meta={meta} onChanged={() => setListVersion((v) => v + 1)} />
           ) : (

@@ -1,10 +1,8 @@
 import { useEffect, useState } from 'react';
 import { ApiError, api, newIdempotencyKey } from './api';
+import { agentLabel, startFor } from './agents/registry';
 import { navigate } from './router';
 import type { AgentName, ConversationSummary, ConversationView, Meta } from './types';
-
-const AGENT_LABEL: Record<string, string> = { support: 'Support', recipes: 'Recipes', beer: 'Beer', sous: 'Sous chef' };
-export const agentLabel = (agent: string) => AGENT_LABEL[agent] ?? agent;
 
 export function ConversationList({ meta, activeId, version, onCreated }: { meta?: Meta; activeId?: string; version: number; onCreated: (id: string) => void }) {
   const [items, setItems] = useState<ConversationSummary[]>();
@@ -79,13 +77,14 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
   const [agent, setAgent] = useState<AgentName | ''>('');
   const [title, setTitle] = useState('');
   const [client, setClient] = useState('');
-  const [recipeId, setRecipeId] = useState('');
-  const [hardAvoids, setHardAvoids] = useState('');
-  const [portions, setPortions] = useState('');
+  // per agent, so what was typed for one agent is still there after looking at another
+  const [starts, setStarts] = useState<Record<string, Record<string, string>>>({});
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const chosen = agent || allowed[0]?.name || '';
   const info = meta?.agents.find((a) => a.name === chosen);
+  const start = startFor(chosen);
+  const startValues = starts[chosen] ?? {};
 
   return (
     <form
@@ -104,7 +103,7 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
               agent: chosen,
               ...(title.trim() ? { title: title.trim() } : {}),
               ...(info?.asksForClient && client.trim() ? { client: client.trim() } : {}),
-              ...(info?.stateful ? sousStart(recipeId, hardAvoids, portions) : {}),
+              ...(start ? start.body(startValues) : {}),
             },
             { idempotencyKey: newIdempotencyKey() },
           );
@@ -133,17 +132,7 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
           <input id="new-client" value={client} onChange={(e) => setClient(e.target.value)} placeholder="CLT-…" required />
         </>
       )}
-      {info?.stateful && (
-        <fieldset className="sous-start">
-          <legend>Recipe to cook (the demo recipe when empty)</legend>
-          <label htmlFor="new-recipe-id">Saved recipe id (from My recipes)</label>
-          <input id="new-recipe-id" value={recipeId} onChange={(e) => setRecipeId(e.target.value)} />
-          <label htmlFor="new-avoids">Never use (comma separated)</label>
-          <input id="new-avoids" value={hardAvoids} placeholder="peanut, shellfish" onChange={(e) => setHardAvoids(e.target.value)} />
-          <label htmlFor="new-portions">Portions</label>
-          <input id="new-portions" type="number" min={1} max={1000} value={portions} onChange={(e) => setPortions(e.target.value)} />
-        </fieldset>
-      )}
+      {start && <start.Fields values={startValues} onChange={(values) => setStarts((all) => ({ ...all, [chosen]: values }))} />}
       <label htmlFor="new-title">Title (optional)</label>
       <input id="new-title" value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} />
       {error && <p role="alert" className="field-error">{error}</p>}
@@ -151,11 +140,4 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
       <button type="submit" disabled={busy || !chosen}>{busy ? 'Starting…' : 'Start'}</button>
     </form>
   );
-}
-
-/** The sous agent's starting point: a saved recipe by id, and defaults (hard avoids, portions). */
-function sousStart(recipeId: string, hardAvoids: string, portions: string): Record<string, unknown> {
-  const avoids = hardAvoids.split(',').map((a) => a.trim()).filter(Boolean);
-  const defaults = { ...(avoids.length ? { hardAvoids: avoids } : {}), ...(Number(portions) > 0 ? { portions: Number(portions) } : {}) };
-  return { ...(recipeId.trim() ? { recipeId: recipeId.trim() } : {}), ...(Object.keys(defaults).length ? { defaults } : {}) };
 }

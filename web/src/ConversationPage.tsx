@@ -1,18 +1,19 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, api, newIdempotencyKey } from './api';
-import { agentLabel } from './ConversationList';
+import { agentLabel, REFRESH_EVENTS, sidePanelFor } from './agents/registry';
+import { onCompose } from './compose';
 import { openEventStream, type StreamStatus } from './events';
 import { MessageRow, DraftRow, PendingRecord } from './Messages';
 import { PendingPanel } from './Pending';
+import { pendingKind } from './pendingKinds';
 import { ProgressList } from './Progress';
-import { SousPanel } from './SousPanel';
 import { UsagePanel } from './UsagePanel';
 import { addMessages, applyEvent, emptyTranscript, type Transcript } from './transcript';
 import type { ConversationView, Meta, StreamEvent, TurnResult } from './types';
 import { drafts } from './util';
 
 /** Events after which the server's view (status, pending items, usage, agent state) has changed. */
-const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', 'patchset.decided', 'patchset.rejected', 'message']);
+const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', ...REFRESH_EVENTS, 'message', 'turn.stopped']);
 
 export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: Meta; onChanged: () => void }) {
   const [view, setView] = useState<ConversationView>();
@@ -63,16 +64,15 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
 
   useEffect(() => drafts.set(id, text), [id, text]);
 
-  // Card actions (a recipe's "delete", "modify") write a request into the message box.
   const composer = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => {
-    const onCompose = (event: Event) => {
-      setText(String((event as CustomEvent).detail));
-      composer.current?.focus();
-    };
-    window.addEventListener('brigade:compose', onCompose);
-    return () => window.removeEventListener('brigade:compose', onCompose);
-  }, []);
+  useEffect(
+    () =>
+      onCompose((composed) => {
+        setText(composed);
+        composer.current?.focus();
+      }),
+    [],
+  );
 
   const running = sending || view?.status === 'running';
 
@@ -101,7 +101,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
 
   // A message written while a turn runs is held and sent when the turn ends; if the turn ended on an item
   // that a message would answer (an approval it would refuse), the person decides when to send it.
-  const heldBlocked = !!view?.pending.some((p) => p.kind !== 'patchset');
+  const heldBlocked = !!view?.pending.some((p) => pendingKind(p.kind).answeredByMessage !== false);
   useEffect(() => {
     if (held && !running && view && !heldBlocked) {
       const message = held;
@@ -109,6 +109,20 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
       send(message);
     }
   }, [held, running, view, heldBlocked, send]);
+
+  // Stop: the running turn ends at once, keeping what streamed; the waiting send answers with `stopped`.
+  const [stopping, setStopping] = useState(false);
+  const stop = useCallback(async () => {
+    setStopping(true);
+    try {
+      await api<{ stopped: boolean }>('POST', `/v1/conversations/${id}/stop`);
+    } catch (e) {
+      setError((e as ApiError).message);
+    } finally {
+      setStopping(false);
+      refresh();
+    }
+  }, [id, refresh]);
 
   const decide = useCallback(
     async (body: Record<string, unknown>) => {
@@ -139,10 +153,10 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
   if (!view) return <p className="muted">Loading the conversation…</p>;
 
   const workflowUrl = meta?.temporal.workflowUrlTemplate?.replace('{workflowId}', encodeURIComponent(view.workflowId));
-  const isSous = view.agent === 'sous';
+  const SidePanel = sidePanelFor(view.agent);
 
   return (
-    <div className={`conversation-grid ${isSous ? 'with-side' : ''}`}>
+    <div className={`conversation-grid ${SidePanel ? 'with-side' : ''}`}>
       <section className="conversation" aria-labelledby="conversation-title">
         <header className="conversation-head">
           <h1 id="conversation-title">
@@ -217,10 +231,15 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
             }}
           />
           <button type="submit">{running ? 'Send when done' : 'Send'}</button>
+          {(running || view.status === 'waiting') && (
+            <button type="button" className="stop" onClick={stop} disabled={stopping} title="End this turn now; what it wrote so far is kept">
+              {stopping ? 'Stopping…' : 'Stop'}
+            </button>
+          )}
         </form>
-        <UsagePanel usage={view.usage} model={meta?.model} />
+        <UsagePanel usage={view.usage} model={meta?.model} budget={view.budget} />
       </section>
-      {isSous && <SousPanel view={view} onChanged={refresh} />}
+      {SidePanel && <SidePanel view={view} onChanged={refresh} />}
     </div>
   );
 }

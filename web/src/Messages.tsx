@@ -1,4 +1,6 @@
-import { Cards, ResultExtras } from './Cards';
+import { Cards } from './Cards';
+import { ResultExtras } from './ResultExtras';
+import { pendingKind } from './pendingKinds';
 import { draftText } from './transcript';
 import type { ClosedInfo, Draft } from './transcript';
 import type { ChatMessage, PendingItem } from './types';
@@ -33,6 +35,7 @@ export function MessageRow({ message }: { message: ChatMessage }) {
     <li className="msg assistant" data-message-id={message.id}>
       <span className="visually-hidden">Agent: </span>
       {message.text && <p>{message.text}</p>}
+      {message.stopped && <p className="muted">(stopped)</p>}
       {message.toolCalls?.map((call) => (
         <details key={call.id} className="tool-call">
           <summary>
@@ -56,8 +59,6 @@ export function DraftRow({ draft }: { draft?: Draft }) {
   );
 }
 
-const KIND_LABEL: Record<string, string> = { approval: 'Approval', confirmation: 'Confirmation', patchset: 'Proposed change (PatchSet)' };
-
 /** A pending item in the place it opened: what it asked, and once closed, how it ended and why. */
 export function PendingRecord({ item, closed }: { item: PendingItem; closed?: ClosedInfo }) {
   let outcome = 'waiting for you';
@@ -71,7 +72,7 @@ export function PendingRecord({ item, closed }: { item: PendingItem; closed?: Cl
   }
   return (
     <li className={`msg record ${closed ? `closed ${closed.closedAs ?? ''}` : 'open'}`} data-pending-id={item.id}>
-      <span aria-hidden="true">{closed ? '✓' : '•'}</span> {KIND_LABEL[item.kind] ?? item.kind} <code>{item.tool}</code>: <strong>{outcome}</strong>
+      <span aria-hidden="true">{closed ? '✓' : '•'}</span> {pendingKind(item.kind).label} <code>{item.tool}</code>: <strong>{outcome}</strong>
     </li>
   );
 }

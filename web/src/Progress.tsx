@@ -1,6 +1,9 @@
 import type { ProgressStep } from './transcript';
 
-/** A pipeline's steps as they happen (the recipe save: `progress` events, index of `of`). */
+/**
+ * A child workflow's steps as they happen (the recipe save, the brewery recommendation): `progress` events
+ * of one shape (src/shared/progress.ts), index of `of`, state started, done, failed or skipped.
+ */
 export function ProgressList({ progress }: { progress: Record<string, ProgressStep[]> }) {
   const runs = Object.entries(progress);
   if (runs.length === 0) return null;
@@ -8,9 +11,9 @@ export function ProgressList({ progress }: { progress: Record<string, ProgressSt
     <>
       {runs.map(([workflowId, steps]) => {
         const of = steps[0]?.of ?? steps.length;
-        const done = steps.filter((s) => /^(done|completed|ok|succeeded)$/i.test(s.state)).length;
-        const skipped = steps.filter((s) => /^skipped$/i.test(s.state)).length;
-        const failed = steps.some((s) => /fail|error/i.test(s.state));
+        const done = steps.filter((s) => s.state === 'done').length;
+        const skipped = steps.filter((s) => s.state === 'skipped').length;
+        const failed = steps.some((s) => s.state === 'failed');
         return (
           <section key={workflowId} className="progress" aria-label={`Progress of ${workflowId}`}>
             <p>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 
-// Paths: "/" (conversations), "/c/<id>" (one), "/recipes" (My recipes). The API's SPA fallback serves them all.
+// Paths: "/" (conversations), "/c/<id>" (one), and the pages agents add (agents/registry.ts). The API's SPA
+// fallback serves them all.
 export function usePath(): string {
   const [path, setPath] = useState(window.location.pathname);
   useEffect(() => {

@@ -6,11 +6,13 @@ export type {
   ConversationStatus,
   DecisionInput,
   PendingItem,
+  PendingKind,
   PendingOption,
   TurnResult,
   Usage,
 } from '../../src/shared/messages.ts';
 import type { AgentName, ChatMessage, ConversationStatus, PendingItem, Usage } from '../../src/shared/messages.ts';
+import type { BudgetView } from '../../src/api/budget-view.ts';
 
 export interface ConversationSummary {
   id: string;
@@ -29,8 +31,9 @@ export interface ConversationView extends ConversationSummary {
   messages: ChatMessage[];
   pending: PendingItem[];
   usage: Usage;
-  /** a stateful agent's view of its state (sous: recipe, defaults) */
-  agentState?: Record<string, unknown>;
+  /** spending against the token budgets, when the deployment sets one */
+  budget?: BudgetView;
+  /** a stateful agent's view of its state, beside the fields above; only that agent's home reads them */
   [extra: string]: unknown;
 }
 

@@ -1,0 +1,92 @@
+// What an agent adds to the server processes (the API and the worker), next to its AgentSpec: tool
+// implementations, child-workflow activities, HTTP routes, create-conversation fields and settings. Generic
+// code reads these from the server registry (src/agents/server-registry.ts) and never names an agent.
+import type { Client } from '@temporalio/client';
+import type { Router } from 'express';
+import type pg from 'pg';
+import type { z } from 'zod';
+import type { Services } from './activities/services.ts';
+import type { ToolImplementation } from './activities/tool-context.ts';
+import type { Principal } from './api/auth.ts';
+import type { Config } from './config.ts';
+import type { AgentOffline } from './model/offline-types.ts';
+import type { AgentName, JsonObject } from './shared/messages.ts';
+
+export interface RouteDeps {
+  config: Config;
+  client: Client;
+  pool: pg.Pool;
+}
+
+/** The parsed POST /v1/conversations body, with every agent's fields (each optional). */
+export type CreateBody = { agent: AgentName; title?: string; client?: string } & Record<string, unknown>;
+
+export interface CreateContext {
+  pool: pg.Pool;
+  principal: Principal;
+  body: CreateBody;
+}
+
+export interface AgentServer<Name extends string = string> {
+  name: Name;
+  /** its tools' implementations, by tool name (typed from its tool list: ToolImplementations) */
+  implementations?: Readonly<Record<string, ToolImplementation>>;
+  /** its child workflows' activities (the names are part of recorded histories: never rename one) */
+  activities?(services: Services): object;
+  /** its routes, mounted under /v1 after the generic ones */
+  routes?(deps: RouteDeps): Router;
+  /**
+   * files of the local object store that browsers load without a bearer token (an <img>), under
+   * /files/<prefix>/<name>: only names the pattern accepts, only while isLive says their owner still wants
+   * them shown, and never cached for good (a deletion must take effect)
+   */
+  publicFiles?: {
+    prefix: string;
+    name: RegExp;
+    contentType: string;
+    isLive(pool: pg.Pool, name: string): Promise<boolean>;
+  };
+  /** what POST /v1/conversations takes and does for it */
+  create?: {
+    /** body fields only this agent takes; given for another agent, each is refused ("only for the X agent") */
+    fields?: z.ZodRawShape;
+    /** checks across fields, run on every body */
+    check?(body: CreateBody, ctx: z.RefinementCtx): void;
+    /** may the caller open it (beyond the spec's requiredRole)? throws an HttpError when not */
+    authorize?(ctx: CreateContext): Promise<void>;
+    /** ChatSessionInput.init: where the conversation starts from */
+    init?(ctx: CreateContext): Promise<JsonObject | undefined>;
+  };
+  /** the fields its kernel's view adds to GET /v1/conversations/:id (documented in the OpenAPI document) */
+  view?: z.ZodObject;
+  /** what the offline model (no GEMINI_API_KEY) knows of it: tasks, phrasings, readings of its results */
+  offline?: AgentOffline;
+  /** the folder of its prompts (system.txt, task prompts), when not prompts/<name>/ (a test agent's) */
+  prompts?: URL;
+  /** what a worker does once at start for it, before it polls (database settings its tools read) */
+  onWorkerStart?(deps: { config: Config; pool: pg.Pool }): Promise<void>;
+  /** agent-specific durations for SessionSettings.agent, read by its child workflows */
+  settings?(config: Config): Record<string, number>;
+  /** its part of the OpenAPI document */
+  openapi?: {
+    /** response bodies (and other output shapes) by component name */
+    schemas?: Record<string, z.ZodType>;
+    /** request bodies by component name */
+    inputs?: Record<string, z.ZodType>;
+    paths?(helpers: OpenApiHelpers): Record<string, unknown>;
+  };
+}
+
+/** What openapi.ts hands an agent to describe its paths with the document's own conventions. */
+export interface OpenApiHelpers {
+  /** a JSON response of the named component */
+  json(description: string, ref: string): unknown;
+  /** the error responses of these statuses */
+  errors(...codes: number[]): Record<string, unknown>;
+  /** the conversation id path parameter */
+  idParam: unknown;
+  /** a zod schema as JSON Schema */
+  schema(type: z.ZodType, io?: 'input' | 'output'): Record<string, unknown>;
+}
+
+export const defineAgentServer = <const Name extends string>(server: AgentServer<Name>): AgentServer<Name> => server;

@@ -1,0 +1,26 @@
+// The beer agent's client (a bar) as row-level security sees it: beer.customers and beer.purchases show
+// only the rows of the client in brigade.client_id, which the app sets per transaction from the
+// conversation's client (the token's, or the body's for beer-staff), never from a model.
+import type pg from 'pg';
+import { asUser } from '../../db/pool.ts';
+
+export const CLIENT_SETTING = 'brigade.client_id';
+
+/** Makes `clientId` the client that row-level security shows, until the caller's transaction ends. */
+export async function setBeerClient(db: pg.ClientBase, clientId: string): Promise<void> {
+  await db.query('SELECT set_config($1, $2, true)', [CLIENT_SETTING, clientId]);
+}
+
+/** Whether beer.customers holds this client (checked as that client: nobody else's row is read). */
+export function beerClientExists(pool: pg.Pool, userId: string, clientId: string): Promise<boolean> {
+  return asUser(pool, userId, async (db) => {
+    await setBeerClient(db, clientId);
+    const { rows } = await db.query('SELECT 1 FROM beer.customers WHERE client_id = $1', [clientId]);
+    return rows.length > 0;
+  });
+}
+
+/** Makes `minClients` the k of the aggregate views (read by beer.published_purchases on every query). */
+export async function setBeerMinClients(pool: pg.Pool, minClients: number): Promise<void> {
+  await pool.query('UPDATE beer.privacy SET min_clients = $1 WHERE min_clients IS DISTINCT FROM $1', [minClients]);
+}

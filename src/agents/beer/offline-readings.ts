@@ -1,0 +1,43 @@
+// How the offline model reads the beer finder's results aloud: a recommendation, a brewery search, a
+// website summary (AgentServer.offline.describe, by tool name).
+type Obj = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+
+function describeSummary(summary: Obj): string {
+  if (typeof summary.summary !== 'string') return `No summary of ${text(summary.brewery_name)}: ${text(summary.error) ?? text(summary.status)}.`;
+  const cache = { CACHE_HIT: 'from the cache', CACHE_STALE: 'refreshed, the cached one was stale', CACHE_MISS: 'new' }[String(summary.cache_status)] ?? '';
+  return `${text(summary.brewery_name)} (${cache}): ${summary.summary}`;
+}
+
+function describeRecommendation(value: unknown): string | undefined {
+  if (!isObject(value) || typeof value.presentation !== 'string') return undefined;
+  const answer =
+    value.answer === 'timeout'
+      ? 'No answer came in time, so no details were fetched.'
+      : value.answer === 'no'
+        ? 'No details requested.'
+        : isObject(value.summary)
+          ? describeSummary(value.summary)
+          : '';
+  return `${value.presentation}\n${answer}`.trim();
+}
+
+function describeSearch(value: unknown): string | undefined {
+  if (!isObject(value) || !Array.isArray(value.breweries) || value.status !== 'success') return undefined;
+  const breweries = value.breweries as Obj[];
+  const list = breweries.slice(0, 10).map((b, i) => `${i + 1}. ${text(b.brewery_name)} (${text(b.brewery_type)}) - ${text(b.city)}, ${text(b.state)}`);
+  const more = breweries.length > 10 ? `\n...and ${breweries.length - 10} more.` : '';
+  return `Found ${breweries.length} new ${breweries.length === 1 ? 'brewery' : 'breweries'}:\n${list.join('\n')}${more}`;
+}
+
+const describeWebsite = (value: unknown) =>
+  isObject(value) && typeof value.summary === 'string' && typeof value.cache_status === 'string' ? describeSummary(value) : undefined;
+
+export const beerReadings = {
+  recommend_breweries: describeRecommendation,
+  search_breweries_tool: describeSearch,
+  get_website_summary_tool: describeWebsite,
+};

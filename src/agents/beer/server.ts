@@ -1,0 +1,32 @@
+// The beer agent in the server processes: its tools, the recommendation's activities, who may open a
+// conversation for which client, the confirmation timeout, and GET /v1/conversations/:id/metrics.
+import { defineAgentServer } from '../../agent-server.ts';
+import { beerProfileSource, createBeerActivities } from './activities.ts';
+import { requireBeerClient } from './client-access.ts';
+import { setBeerMinClients } from './clients-db.ts';
+import { ConversationMetricsView } from './definitions.ts';
+import { beerImplementations } from './implementations.ts';
+import { beerMetricsPaths, beerMetricsRoutes } from './metrics-routes.ts';
+import { beerOfflineChat } from './offline-chat.ts';
+import { beerReadings } from './offline-readings.ts';
+import { webSummaryOffline } from './offline-finder.ts';
+import { offlineSqlGeneration } from './offline-sql.ts';
+
+export const beerServer = defineAgentServer({
+  name: 'beer',
+  implementations: beerImplementations,
+  activities: (services) => createBeerActivities(services, beerProfileSource),
+  routes: ({ client, pool }) => beerMetricsRoutes({ client, pool }),
+  create: {
+    authorize: ({ pool, principal, body }) => requireBeerClient(pool, principal, body.client),
+  },
+  offline: {
+    ...beerOfflineChat,
+    tasks: { web_summary: (request) => webSummaryOffline(request), sql_generation: offlineSqlGeneration },
+    describe: beerReadings,
+  },
+  // k of the aggregate views lives in the database, where the views read it
+  onWorkerStart: ({ config, pool }) => setBeerMinClients(pool, config.BEER_MIN_CLIENTS),
+  settings: (config) => ({ beerConfirmationTimeoutMs: config.BEER_CONFIRMATION_TIMEOUT }),
+  openapi: { schemas: { ConversationMetrics: ConversationMetricsView }, paths: beerMetricsPaths },
+});

@@ -1,0 +1,120 @@
+// The sous agent's routes: a step marked done and a hard avoid lifted for this recipe, each an `agentAction`
+// Update on the conversation's workflow; and where a sous conversation starts from (ChatSessionInput.init).
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { Router, type Request, type Response } from 'express';
+import type { OpenApiHelpers } from '../../agent-server.ts';
+import type pg from 'pg';
+import { findConversation } from '../../db/conversations.ts';
+import { asUser } from '../../db/pool.ts';
+import { AGENT_SPECS } from '../registry.ts';
+import { agentActionUpdate } from '../../shared/definitions.ts';
+import type { ConversationState, JsonObject } from '../../shared/messages.ts';
+import type { RecipeInput } from './schemas.ts';
+import type { chatSession } from '../../workflows/chat-session.ts';
+import { principalOf } from '../../api/auth.ts';
+import { HttpError, notFound, parseBody } from '../../api/http-error.ts';
+import { OverrideBody } from './api-schemas.ts';
+
+export interface SousDeps {
+  client: Client;
+  pool: pg.Pool;
+}
+
+/** What a conversation's view adds from its agent's state (sous: recipe, defaults, pendingPatchSet, …). */
+const agentView = (state: ConversationState): JsonObject => state.agentState ?? {};
+
+export function sousRoutes({ client, pool }: SousDeps): Router {
+  const router = Router();
+
+  async function ownedSous(req: Request, res: Response) {
+    const principal = principalOf(res);
+    const row = await asUser(pool, principal.user, (db) => findConversation(db, String(req.params.id)));
+    if (!row) throw notFound();
+    if (!AGENT_SPECS[row.agent].kernel) throw new HttpError(404, `A ${row.agent} conversation has no recipe`);
+    return client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession>;
+  }
+
+  async function act(handle: WorkflowHandle<typeof chatSession>, name: string, args: JsonObject, res: Response) {
+    const state = await handle.executeUpdate(agentActionUpdate, { args: [{ name, args }] });
+    res.json({ status: state.status, pending: state.pending, ...agentView(state) });
+  }
+
+  router.post('/conversations/:id/steps/:stepId/done', async (req, res) => {
+    const handle = await ownedSous(req, res);
+    const stepId = String(req.params.stepId);
+    if (stepId.length > 40) throw new HttpError(404, `No step "${stepId.slice(0, 40)}…" in the recipe.`);
+    await act(handle, 'markStepDone', { stepId }, res);
+  });
+
+  router.post('/conversations/:id/overrides', async (req, res) => {
+    const handle = await ownedSous(req, res);
+    const body = parseBody(OverrideBody, req.body);
+    await act(handle, 'overrideHardAvoid', { hardAvoid: body.hardAvoid }, res);
+  });
+
+  return router;
+}
+
+/** ChatSessionInput.init of a new sous conversation: its recipe (given, saved, or the demo) and defaults. */
+export async function sousInit(
+  pool: pg.Pool,
+  userId: string,
+  body: { recipe?: RecipeInput; recipeId?: string; defaults?: JsonObject },
+): Promise<JsonObject | undefined> {
+  const recipe = body.recipeId ? await savedRecipe(pool, userId, body.recipeId) : body.recipe;
+  return { ...(recipe ? { recipe } : {}), ...(body.defaults ? { defaults: body.defaults } : {}) };
+}
+
+interface SavedRow {
+  name: string;
+  ingredients: { name?: string; quantity?: string | null; unit?: string | null; notes?: string | null }[];
+  instructions: string[];
+  servings: number | null;
+  notes: string | null;
+}
+
+/** The caller's own saved recipe (row-level security hides everyone else's), as a recipe to cook. */
+async function savedRecipe(pool: pg.Pool, userId: string, id: string): Promise<RecipeInput> {
+  const row = await asUser(pool, userId, async (db) => {
+    const { rows } = await db.query<SavedRow>(
+      'SELECT name, ingredients, instructions, servings, notes FROM saved_recipes WHERE id = $1 AND NOT is_deleted',
+      [id],
+    );
+    return rows[0];
+  });
+  if (!row) throw new HttpError(404, 'Saved recipe not found');
+  const ingredients = row.ingredients
+    .map((i) => [[i.quantity, i.unit, i.name].filter((part) => part && String(part).trim()).join(' '), i.notes].filter(Boolean).join(', '))
+    .filter((text) => text.trim())
+    .map((text) => text.slice(0, 2000));
+  const steps = row.instructions.filter((text) => typeof text === 'string' && text.trim()).map((text) => text.slice(0, 2000));
+  if (!ingredients.length || !steps.length) throw new HttpError(422, 'That saved recipe has no ingredients or no steps to cook from');
+  return {
+    title: row.name.slice(0, 200),
+    ...(row.servings ? { servings: row.servings } : {}),
+    ingredients,
+    steps,
+    ...(row.notes?.trim() ? { notes: [row.notes.trim().slice(0, 2000)] } : {}),
+  };
+}
+
+/** The sous routes in the OpenAPI document. */
+export function sousPaths({ json, errors, idParam }: OpenApiHelpers): Record<string, unknown> {
+  return {
+    '/v1/conversations/{id}/steps/{stepId}/done': {
+      post: {
+        summary: 'Sous: mark a step done (idempotent); bumps the recipe version and expires a waiting PatchSet',
+        parameters: [idParam, { name: 'stepId', in: 'path', required: true, schema: { type: 'string', maxLength: 40 } }],
+        responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(401, 403, 404, 503) },
+      },
+    },
+    '/v1/conversations/{id}/overrides': {
+      post: {
+        summary: 'Sous: lift one of the hard avoids for this recipe in this conversation',
+        parameters: [idParam],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/HardAvoidOverride' } } } },
+        responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(400, 401, 403, 404, 503) },
+      },
+    },
+  };
+}

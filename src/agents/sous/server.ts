@@ -1,0 +1,20 @@
+// The sous agent in the server processes: where a conversation starts from (a recipe, a saved one or the
+// demo, and the cook's defaults), what its view adds, and its two routes.
+import { defineAgentServer } from '../../agent-server.ts';
+import { OverrideBody, SousCreateFields, SousStateView, SousViewFields } from './api-schemas.ts';
+import { offlineSous } from './offline.ts';
+import { sousInit, sousPaths, sousRoutes } from './routes.ts';
+
+export const sousServer = defineAgentServer({
+  name: 'sous',
+  routes: ({ client, pool }) => sousRoutes({ client, pool }),
+  create: {
+    fields: SousCreateFields.shape,
+    check: SousCreateFields.check,
+    // the body was checked against the sous fields above
+    init: ({ pool, principal, body }) => sousInit(pool, principal.user, body as Parameters<typeof sousInit>[2]),
+  },
+  view: SousViewFields,
+  offline: { structured: offlineSous },
+  openapi: { schemas: { SousState: SousStateView }, inputs: { HardAvoidOverride: OverrideBody }, paths: sousPaths },
+});

@@ -1,0 +1,177 @@
+// A conversation's turn control and whole life, beside the routes that run its turns (conversations.ts):
+// Stop, delete and export. Generic: nothing here names an agent.
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { Router, type Request, type Response } from 'express';
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { type ConversationRow, findConversation } from '../db/conversations.ts';
+import { asUser } from '../db/pool.ts';
+import { readTranscript } from '../db/transcript.ts';
+import { stopUpdate } from '../shared/definitions.ts';
+import { type ChatMessage, ChatMessage as ChatMessageSchema } from '../shared/messages.ts';
+import type { chatSession } from '../workflows/chat-session.ts';
+import { principalOf } from './auth.ts';
+import { notFound, parseBody } from './http-error.ts';
+
+export interface LifecycleDeps {
+  config: Config;
+  client: Client;
+  pool: pg.Pool;
+  log?: (line: string, error?: unknown) => void;
+}
+
+export const ExportQuery = z.object({ format: z.enum(['json', 'markdown']).default('json') });
+
+export const StopResultBody = z.object({ stopped: z.boolean() });
+
+/** The JSON export's shape, for the OpenAPI document. */
+export const ExportBody = z.object({
+  conversation: z.object({ id: z.uuid(), agent: z.string(), title: z.string(), workflowId: z.string(), createdAt: z.string() }),
+  exportedAt: z.string(),
+  messages: z.array(ChatMessageSchema),
+  toolCalls: z.array(z.object({ callId: z.string(), tool: z.string(), args: z.unknown(), result: z.unknown(), createdAt: z.string() })),
+  decisions: z.array(z.object({ id: z.number(), type: z.string(), data: z.unknown(), createdAt: z.string() })),
+});
+
+/** What an export holds: the transcript, every tool call's record and every decision (pending items). */
+export interface ConversationExport {
+  conversation: Pick<ConversationRow, 'id' | 'agent' | 'title' | 'workflowId' | 'createdAt'>;
+  exportedAt: string;
+  messages: ChatMessage[];
+  toolCalls: { callId: string; tool: string; args: unknown; result: unknown; createdAt: string }[];
+  /** pending.opened, pending.closed and turn.stopped events, oldest first */
+  decisions: { id: number; type: string; data: unknown; createdAt: string }[];
+}
+
+export function lifecycleRoutes({ config, client, pool, log = () => undefined }: LifecycleDeps): Router {
+  const router = Router();
+
+  /** The caller's conversation, or 404 whether it is missing or someone else's (row-level security). */
+  async function owned(req: Request, res: Response) {
+    const principal = principalOf(res);
+    const row = await asUser(pool, principal.user, (db) => findConversation(db, String(req.params.id)));
+    if (!row) throw notFound();
+    return { principal, row, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession> };
+  }
+
+  // Stop goes through Temporal (an Update), so any API process can stop a turn another one started.
+  router.post('/conversations/:id/stop', async (req, res) => {
+    const { handle } = await owned(req, res);
+    res.json(await handle.executeUpdate(stopUpdate));
+  });
+
+  router.delete('/conversations/:id', async (req, res) => {
+    const { principal, row } = await owned(req, res);
+    // Temporal first: a failure here leaves the conversation whole, and a retried DELETE finishes the job.
+    await deleteExecutions(client, config.TEMPORAL_NAMESPACE, row.workflowId, log);
+    await asUser(pool, principal.user, (db) => db.query('SELECT brigade_delete_conversation($1, $2)', [principal.user, row.id]));
+    res.status(204).end();
+  });
+
+  router.get('/conversations/:id/export', async (req, res) => {
+    const { format } = parseBody(ExportQuery, req.query);
+    const { principal, row } = await owned(req, res);
+    const exported = await asUser(pool, principal.user, (db) => readExport(db, row));
+    const name = `conversation-${row.id}`;
+    if (format === 'markdown') {
+      res.setHeader('Content-Disposition', `attachment; filename="${name}.md"`);
+      res.type('text/markdown; charset=utf-8').send(toMarkdown(exported));
+      return;
+    }
+    res.setHeader('Content-Disposition', `attachment; filename="${name}.json"`);
+    res.json(exported);
+  });
+
+  return router;
+}
+
+async function readExport(db: pg.ClientBase, row: ConversationRow): Promise<ConversationExport> {
+  const [messages, calls, decisions] = await Promise.all([
+    readTranscript(db, row.id),
+    db.query(
+      `SELECT call_id AS "callId", tool, args, result, created_at AS "createdAt" FROM tool_calls WHERE conversation_id = $1 ORDER BY created_at, call_id`,
+      [row.id],
+    ),
+    db.query(
+      `SELECT id, type, data, created_at AS "createdAt" FROM events
+        WHERE conversation_id = $1 AND type IN ('pending.opened', 'pending.closed', 'turn.stopped') ORDER BY id`,
+      [row.id],
+    ),
+  ]);
+  const { id, agent, title, workflowId, createdAt } = row;
+  return {
+    conversation: { id, agent, title, workflowId, createdAt },
+    exportedAt: new Date().toISOString(),
+    messages,
+    toolCalls: calls.rows,
+    decisions: decisions.rows,
+  };
+}
+
+const json = (value: unknown) => `\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``;
+
+/** The export as a document a person reads: each message in order, tool calls with their arguments and results. */
+export function toMarkdown(exported: ConversationExport): string {
+  const { conversation } = exported;
+  const lines = [
+    `# ${conversation.title}`,
+    '',
+    `Conversation ${conversation.id} with the ${conversation.agent} agent, started ${conversation.createdAt}; exported ${exported.exportedAt}.`,
+    '',
+  ];
+  const closed = new Map<string, Record<string, unknown>>();
+  for (const event of exported.decisions) {
+    const data = event.data as Record<string, unknown>;
+    if (event.type === 'pending.closed') closed.set(String(data.id), data);
+  }
+  for (const message of exported.messages) {
+    if (message.role === 'user') lines.push(`## User`, '', message.text, '');
+    else if (message.role === 'assistant') {
+      lines.push(`## Assistant${message.stopped ? ' (stopped)' : ''}`, '', message.text || '_(no text)_', '');
+      for (const call of message.toolCalls ?? []) lines.push(`Calls \`${call.name}\` (${call.id}):`, '', json(call.args), '');
+    } else {
+      lines.push(`### Tool result: ${message.tool ?? 'tool'} (${message.callId ?? message.id})`, '', json(message.result ?? message.text), '');
+    }
+  }
+  const opened = exported.decisions.filter((event) => event.type === 'pending.opened');
+  if (opened.length) {
+    lines.push('## Decisions', '');
+    for (const event of opened) {
+      const item = event.data as Record<string, unknown>;
+      const outcome = closed.get(String(item.id));
+      const how = outcome ? `${String(outcome.decision)} (${String(outcome.closedAs)}${outcome.reason ? `: ${String(outcome.reason)}` : ''})` : 'open';
+      lines.push(`- ${String(item.kind)} for \`${String(item.tool)}\` ${JSON.stringify(item.args)}: ${how}`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Removes the conversation's workflow executions from Temporal (DeleteWorkflowExecution): the current run
+ * (terminated first when it runs, which also ends its children under their parent close policy), the
+ * earlier runs it continued from, and its child workflows. Visibility lists runs eventually, so the
+ * current run is deleted by id whether listed or not; one already gone is fine.
+ */
+async function deleteExecutions(client: Client, namespace: string, workflowId: string, log: (line: string, error?: unknown) => void): Promise<void> {
+  const remove = async (execution: { workflowId: string; runId?: string }) => {
+    try {
+      await client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: execution });
+    } catch (error) {
+      if ((error as { code?: number }).code === 5) return; // NOT_FOUND: already gone
+      throw error;
+    }
+  };
+  const runs: { workflowId: string; runId: string }[] = [];
+  const quoted = workflowId.replace(/["\\]/g, '');
+  for (const query of [`WorkflowId = "${quoted}"`, `ParentWorkflowId = "${quoted}"`]) {
+    try {
+      for await (const run of client.workflow.list({ query })) runs.push({ workflowId: run.workflowId, runId: run.runId });
+    } catch (error) {
+      log(`Could not list executions for ${query}`, error);
+    }
+  }
+  await remove({ workflowId });
+  for (const run of runs) await remove(run);
+}

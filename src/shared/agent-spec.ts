@@ -1,0 +1,27 @@
+// What every process knows of an agent, the workflow included: plain data and pure functions (zod, no I/O),
+// so the workflow bundle can import it. The server side of an agent (routes, activities, tool
+// implementations) is its AgentServer (src/agent-server.ts). Both are listed in src/agents/.
+import type { AgentKernel } from './agent-kernel.ts';
+import type { PendingKindSpec } from './pending-kinds.ts';
+import type { ToolSpec } from './tool-spec.ts';
+
+export interface AgentSpec<Name extends string = string> {
+  name: Name;
+  tools: readonly ToolSpec[];
+  /** a token must carry this role to open a conversation with the agent */
+  requiredRole?: string;
+  /**
+   * A conversation with it is for a client (a bar): a token with a client opens it for that client; a
+   * token without one needs this role and names the client when it starts one.
+   */
+  clientRole?: string;
+  /** an agent that keeps state of its own and answers in JSON (sous) */
+  kernel?: AgentKernel;
+  /** kinds of pending item it opens besides the runtime's (approval, confirmation), and what they mean */
+  pendingKinds?: Readonly<Record<string, PendingKindSpec>>;
+  /** the event types it writes besides the runtime's (documentation, and a check that none is shared) */
+  events?: readonly string[];
+}
+
+// The name's literal type is kept: the registry makes AgentName from its list.
+export const defineAgent = <const Name extends string>(spec: AgentSpec<Name>): AgentSpec<Name> => spec;

@@ -1,0 +1,63 @@
+// What an agent's home (web/src/agents/<agent>/) may give the web client. Generic code asks the registry
+// (agents/registry.ts) for these by agent name, pending kind or card type, and renders something generic
+// when no home gives one; so the client never tests an agent's name or guesses another agent's shapes.
+import type { ComponentType } from 'react';
+import type { ConversationView, JsonSchema, PendingItem, PendingKind } from './types';
+
+/** Generative UI on a message, told apart by its `type`. */
+export type Card = Record<string, unknown>;
+
+/** Sends a decision on a pending item; rejects with the API's error. */
+export type Decide = (body: Record<string, unknown>) => Promise<void>;
+
+export interface PendingViewProps {
+  item: PendingItem;
+  onDecide: Decide;
+  /** the declared arguments of the item's tool, when the API lists them */
+  schema?: JsonSchema;
+}
+
+export interface PendingKindHome {
+  View: ComponentType<PendingViewProps>;
+  /** how the transcript names an item of this kind where it opened */
+  label: string;
+  /**
+   * false when a message does not answer an item of this kind, so a message held during a turn is sent
+   * while one waits (a PatchSet waits for review while the chat goes on); absent means it does.
+   */
+  answeredByMessage?: boolean;
+}
+
+export interface SidePanelProps {
+  view: ConversationView;
+  /** the agent's state changed from the panel: the page reloads the view */
+  onChanged: () => void;
+}
+
+/** Fields of the "Start a conversation" form only this agent asks for, and what they add to the request. */
+export interface AgentStart {
+  Fields: ComponentType<{ values: Record<string, string>; onChange: (values: Record<string, string>) => void }>;
+  body(values: Record<string, string>): Record<string, unknown>;
+}
+
+/** A page of the agent's own, linked from the top bar. */
+export interface AgentPage {
+  path: string;
+  navLabel: string;
+  Page: ComponentType;
+}
+
+export interface AgentHome {
+  /** the agent's name as people read it */
+  label: string;
+  /** shown beside the conversation */
+  SidePanel?: ComponentType<SidePanelProps>;
+  /** the pending kinds this agent opens and renders itself (approvals are generic: any agent's tool asks) */
+  pendingKinds?: Partial<Record<Exclude<PendingKind, 'approval'>, PendingKindHome>>;
+  /** renderers of the card types this agent attaches to messages */
+  cards?: Record<string, ComponentType<{ card: Card }>>;
+  start?: AgentStart;
+  pages?: AgentPage[];
+  /** event types after which the conversation's view (and so this agent's state) has changed */
+  refreshOn?: string[];
+}

@@ -1,0 +1,43 @@
+// Every agent's home in the web client, one line each. Generic code imports agents only through this file
+// and asks it by agent name, pending kind or card type; an agent of the API's missing here is a type error.
+import type { AgentHome, AgentPage, PendingKindHome } from '../agentHome';
+import type { AgentName } from '../types';
+import { beer } from './beer';
+import { recipes } from './recipes';
+import { sous } from './sous';
+import { support } from './support';
+
+const HOMES: Record<AgentName, AgentHome> = {
+  recipes,
+  sous,
+  beer,
+  support,
+};
+
+const homes = Object.values(HOMES);
+
+// Maps, not object literals: a card type like "constructor" must find nothing.
+function claims<T>(what: string, entries: [string, T][]): Map<string, T> {
+  const map = new Map<string, T>();
+  for (const [key, value] of entries) {
+    // two homes rendering the same kind or card type would make the winner depend on this file's order
+    if (map.has(key)) throw new Error(`Two agent homes claim the ${what} "${key}"`);
+    map.set(key, value);
+  }
+  return map;
+}
+
+const PENDING_KINDS = claims('pending kind', homes.flatMap((home) => Object.entries(home.pendingKinds ?? {}) as [string, PendingKindHome][]));
+const CARDS = claims('card type', homes.flatMap((home) => Object.entries(home.cards ?? {})));
+
+function homeOf(agent: string): AgentHome | undefined {
+  return Object.hasOwn(HOMES, agent) ? HOMES[agent as AgentName] : undefined;
+}
+
+export const agentLabel = (agent: string): string => homeOf(agent)?.label ?? agent;
+export const sidePanelFor = (agent: string) => homeOf(agent)?.SidePanel;
+export const startFor = (agent: string) => homeOf(agent)?.start;
+export const pendingKindFor = (kind: string): PendingKindHome | undefined => PENDING_KINDS.get(kind);
+export const cardRendererFor = (type: unknown) => (typeof type === 'string' ? CARDS.get(type) : undefined);
+export const AGENT_PAGES: readonly AgentPage[] = homes.flatMap((home) => home.pages ?? []);
+export const REFRESH_EVENTS: readonly string[] = homes.flatMap((home) => home.refreshOn ?? []);

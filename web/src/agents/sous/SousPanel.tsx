@@ -1,0 +1,69 @@
+// The recipe beside a sous conversation: version, ingredients, steps with todo/done (marked done from here),
+// the defaults, and a note while a PatchSet waits for review.
+import { useState } from 'react';
+import { ApiError, api, newIdempotencyKey } from '../../api';
+import type { SidePanelProps } from '../../agentHome';
+import { sousViewOf } from './sousView';
+
+export function SousPanel({ view, onChanged }: SidePanelProps) {
+  const { recipe, defaults, pendingPatchSet } = sousViewOf(view);
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState<string>();
+  if (!recipe) return <aside className="side-panel" aria-label="Recipe"><p className="muted">No recipe yet.</p></aside>;
+  const markDone = async (stepId: string) => {
+    setBusy(stepId);
+    setError(undefined);
+    try {
+      await api('POST', `/v1/conversations/${view.id}/steps/${encodeURIComponent(stepId)}/done`, undefined, { idempotencyKey: newIdempotencyKey() });
+    } catch (e) {
+      setError((e as ApiError).message);
+    } finally {
+      setBusy(undefined);
+      onChanged();
+    }
+  };
+  return (
+    <aside className="side-panel" aria-label="Recipe">
+      <h2>{recipe.title ?? 'Recipe'}</h2>
+      <p className="muted">
+        version {recipe.version ?? '?'}
+        {recipe.servings ? ` · ${recipe.servings} servings` : ''}
+      </p>
+      {pendingPatchSet ? <p className="banner">A proposed change waits for your review (in the conversation).</p> : null}
+      {error && <p role="alert" className="banner error">{error}</p>}
+      <h3>Ingredients</h3>
+      <ul className="ingredients">{recipe.ingredients?.map((i) => <li key={i.id}>{i.text}</li>)}</ul>
+      <h3>Steps</h3>
+      <ol className="steps">
+        {recipe.steps?.map((s) => (
+          <li key={s.id} className={s.status === 'done' ? 'done' : 'todo'} data-step-id={s.id}>
+            <span className="step-text">{s.text}</span>{' '}
+            {s.status === 'done' ? (
+              <span className="chip done">done</span>
+            ) : (
+              <button type="button" className="secondary small" disabled={busy === s.id} onClick={() => markDone(s.id)} aria-label={`Mark step ${s.id} done: ${s.text}`}>
+                Mark done
+              </button>
+            )}
+          </li>
+        ))}
+      </ol>
+      {recipe.notes && recipe.notes.length > 0 && (
+        <>
+          <h3>Notes</h3>
+          <ul>{recipe.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>
+        </>
+      )}
+      {defaults && (
+        <>
+          <h3>Your defaults</h3>
+          <dl className="facts">
+            {Object.entries(defaults).map(([k, v]) => (
+              <div key={k}><dt>{k}</dt><dd>{Array.isArray(v) ? v.join(', ') || '(none)' : String(v)}</dd></div>
+            ))}
+          </dl>
+        </>
+      )}
+    </aside>
+  );
+}

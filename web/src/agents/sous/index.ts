@@ -1,0 +1,14 @@
+// The sous chef: the recipe beside the chat, PatchSets reviewed in place, and where a conversation starts.
+import type { AgentHome } from '../../agentHome';
+import { PatchReview } from './PatchReview';
+import { SousPanel } from './SousPanel';
+import { sousStart } from './SousStart';
+
+export const sous: AgentHome = {
+  label: 'Sous chef',
+  SidePanel: SousPanel,
+  // the chat goes on while a PatchSet waits: a message does not answer it
+  pendingKinds: { patchset: { View: PatchReview, label: 'Proposed change (PatchSet)', answeredByMessage: false } },
+  start: sousStart,
+  refreshOn: ['patchset.decided', 'patchset.rejected'],
+};

@@ -1,0 +1,22 @@
+// What a sous conversation's view adds beside the generic fields (the API's SousViewFields, top level).
+import type { ConversationView } from '../../types';
+
+export interface SousRecipe {
+  title?: string;
+  version?: number;
+  servings?: number;
+  ingredients?: { id: string; text: string }[];
+  steps?: { id: string; text: string; status?: string }[];
+  notes?: string[];
+}
+
+export interface SousView {
+  recipe?: SousRecipe;
+  defaults?: Record<string, unknown>;
+  /** the PatchSet waiting for review, null when none waits */
+  pendingPatchSet?: unknown;
+}
+
+export function sousViewOf(view: ConversationView): SousView {
+  return { recipe: view.recipe as SousRecipe | undefined, defaults: view.defaults as Record<string, unknown> | undefined, pendingPatchSet: view.pendingPatchSet };
+}
