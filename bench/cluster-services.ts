@@ -1,5 +1,5 @@
-// The services of a benchmark run in the cluster shape (src/stack/cluster.ts): embedded PostgreSQL (fsync off,
-// like the dev-server run), a Temporal server built from source with 4 history shards (TEMPORAL_HISTORY_SHARDS),
+// The services of a benchmark run in the cluster shape (src/stack/cluster.ts): embedded PostgreSQL as
+// `npm run cluster` runs it (fsync on, like the dev-server run's), a Temporal server built from source with 4 history shards (TEMPORAL_HISTORY_SHARDS),
 // and BENCH_CLUSTER_WORKERS worker processes (default 1, the same count as the dev-server run's in-process
 // worker) with the offline model. The bench drives them through the client as it drives the dev server.
 import fs from 'node:fs/promises';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startCluster } from '../src/stack/cluster.ts';
 import type { BenchServices } from './services.ts';
 
-export async function startClusterServices(log: (line: string) => void): Promise<BenchServices> {
+export async function startClusterServices(log: (line: string) => void, modelEnv: Record<string, string> = {}): Promise<BenchServices> {
   const started = performance.now();
   const tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-bench-cluster-'));
   await fs.chmod(tmpDir, 0o755);
@@ -21,12 +21,13 @@ export async function startClusterServices(log: (line: string) => void): Promise
   try {
     cluster = await startCluster({
       dataDir: path.join(tmpDir, 'cluster'),
-      ephemeral: true,
+      // as `npm run cluster` (src/stack/cluster-main.ts): durable PostgreSQL for Temporal's history and Brigade's rows
+      ephemeral: false,
       workers,
       historyShards: shards,
       workflowBundlePath: bundlePath,
-      // the offline model, whatever the caller's environment holds
-      env: { GEMINI_API_KEY: '', LOG_LEVEL: 'warn' },
+      // the bench's model (its Gemini-wire server), or the offline model, whatever the caller's environment holds
+      env: { GEMINI_API_KEY: '', LOG_LEVEL: 'warn', ...modelEnv },
       log,
     });
   } catch (error) {
@@ -42,7 +43,7 @@ export async function startClusterServices(log: (line: string) => void): Promise
     taskQueue: cluster.taskQueue,
     processes,
     describe: {
-      postgres: 'embedded, fsync=off, synchronous_commit=off (cluster shape)',
+      postgres: 'embedded, as npm run cluster runs it (fsync on; Temporal persistence and Brigade in one server)',
       temporal: `temporal-server v1.29.1 on PostgreSQL, ${shards} history shards, ${workers} worker process(es), the app's dynamic config`,
     },
     startupMs: performance.now() - started,

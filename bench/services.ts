@@ -1,5 +1,7 @@
 // The services a benchmark run needs, in a temp dir and on free loopback ports: embedded PostgreSQL
-// (migrated), the Temporal dev server (headless, in memory) and the workflow bundle. BENCH_DATABASE_URL and
+// (migrated, with the settings `npm start` runs it with: fsync on), the Temporal dev server as `npm start`
+// configures it (startTemporalDevServer with a history file, so its SQLite pragmas; headless) and the workflow
+// bundle. BENCH_TEMPORAL_MEMORY=1 runs the dev server in memory instead (the tests' shape). BENCH_DATABASE_URL and
 // BENCH_TEMPORAL_ADDRESS use running ones instead; BENCH_TEMPORAL_DYNAMIC_CONFIG="key=value key=value" starts
 // the dev server with those dynamic config values (for experiments). Everything started here is stopped by stop().
 import fs from 'node:fs/promises';
@@ -11,7 +13,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/stack/embed
 import { freePort } from '../src/stack/ports.ts';
 import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../src/stack/search-attributes.ts';
 import { findTemporalBinary } from '../src/stack/temporal-binary.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../src/stack/temporal-dev-server.ts';
+import { SQLITE_PRAGMAS, startTemporalDevServer, type TemporalDevServer } from '../src/stack/temporal-dev-server.ts';
 import { WORKFLOWS_PATH, bundleWorkflows } from '../src/stack/bundle-workflows.ts';
 
 export interface BenchServices {
@@ -55,14 +57,15 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
       dataDir: path.join(tmpDir, 'pg'),
       port: await freePort(),
       database: 'brigade',
-      // fsync off, like the tests: this measures the runtime, not the disk
-      ephemeral: true,
+      // as `npm start` runs it (src/main.ts): durable commits, fsync on
       // per-statement figures for the report (bench/pg-statements.ts)
-      settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'],
+      // BENCH_PG_SETTINGS="name=value ...": further settings, for experiments (synchronous_commit=off, say)
+      settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', ...(process.env.BENCH_PG_SETTINGS ?? '').split(/\s+/).filter(Boolean)],
       log: (line) => log(line),
     });
     await migrate(postgres.url);
-    return { url: postgres.url, how: 'embedded, fsync=off, synchronous_commit=off' };
+    const extra = process.env.BENCH_PG_SETTINGS?.trim();
+    return { url: postgres.url, how: `embedded, as npm start runs it (fsync on, synchronous_commit on)${extra ? ` plus ${extra}` : ''}` };
   };
 
   const startTemporal = async () => {
@@ -86,18 +89,22 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
       await fs.writeFile(wrapper, `#!/bin/sh\nexec ${quote(binary)} "$@" ${flags}\n`, { mode: 0o755 });
       binary = wrapper;
     }
+    const inMemory = process.env.BENCH_TEMPORAL_MEMORY === '1';
     temporal = await startTemporalDevServer({
       binary,
       port: await freePort(),
       uiPort: 0,
       headless: true,
+      // as src/main.ts: a history file, which startTemporalDevServer opens with SQLITE_PRAGMAS
+      ...(inMemory ? {} : { dbFile: path.join(tmpDir, 'temporal.db') }),
       namespace: NAMESPACE,
       searchAttributes: SEARCH_ATTRIBUTES,
       log,
     });
     // startTemporalDevServer always applies the app's own values (faster task dispatch, eager activities).
     const extra = `; the app's dynamic config${dynamicConfig.length ? ` plus ${dynamicConfig.join(' ')}` : ''}`;
-    return { address: temporal.address, how: `dev server (in-memory SQLite, headless${extra})` };
+    const storage = inMemory ? 'in-memory SQLite' : `SQLite file as npm start runs it (${SQLITE_PRAGMAS.join(', ')})`;
+    return { address: temporal.address, how: `dev server (${storage}, headless${extra})` };
   };
 
   const bundle = async () => {

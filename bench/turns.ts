@@ -12,13 +12,20 @@
 //   BENCH_TIMEOUT_S=240      hard limit for the whole run
 //   BENCH_WORKER_OPTIONS='{"maxConcurrentActivityTaskPolls":4}'  extra Worker.create options (the bench then
 //                            builds the worker itself, with the same activities, instead of calling createWorker)
-//   BENCH_DATABASE_URL, BENCH_TEMPORAL_ADDRESS, BENCH_TEMPORAL_DYNAMIC_CONFIG, BENCH_WORKFLOWS_PATH: see services.ts
+//   BENCH_DATABASE_URL, BENCH_TEMPORAL_ADDRESS, BENCH_TEMPORAL_DYNAMIC_CONFIG, BENCH_WORKFLOWS_PATH,
+//   BENCH_TEMPORAL_MEMORY=1 (the dev server in memory instead of as npm start runs it): see services.ts
+//   BENCH_MODEL=gemini-wire  the model: @google/genai against a zero-latency Gemini-wire server in a process of
+//                            its own (bench/gemini-wire.ts), streaming as with Gemini; `offline` = the offline model
+//   BENCH_BASELINES=1        the bare-Temporal floor and the ai-sdk peer on the same server (bench/peers.ts); 0 skips
+//   BENCH_MEMORY_ROW=1       Brigade and the floor again on an in-memory dev server, as an extra row; 0 skips
 //
 // Two ways to load: closed loop (every conversation sends its next turn the moment the last one returns: the
 // most turns/s the stack can do, with latency = concurrency / throughput) and paced (turns start on a fixed
 // schedule adding up to BENCH_RATE per second: the latency a user sees at that load). Latency targets are
 // judged on the paced runs, throughput on the closed loop.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asyncLocalStorage, type Context } from '@temporalio/activity';
@@ -47,6 +54,10 @@ import { startClusterServices } from './cluster-services.ts';
 import { compareShapes } from './compare-shapes.ts';
 import { enableStatementStats, statementSnapshot, statementsBetween, type StatementUse } from './pg-statements.ts';
 import { startServices, type BenchServices } from './services.ts';
+import { startGeminiWire, type GeminiWire } from './gemini-wire.ts';
+import { startAiSdkPeer, startFloor, type Baseline } from './peers.ts';
+import { createGeminiModel } from '../src/model/gemini.ts';
+import type { ChatModel } from '../src/model/types.ts';
 import {
   countActivities,
   meanPhases,
@@ -90,6 +101,12 @@ const PG_POOL = intSetting('BENCH_PG_POOL', 10, 1, 200);
 const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 240, 10, 1800);
 const WORKER_OPTIONS = parseWorkerOptions(process.env.BENCH_WORKER_OPTIONS);
 const AGENT: AgentName = 'support';
+const MODEL_KIND = process.env.BENCH_MODEL ?? 'gemini-wire';
+if (MODEL_KIND !== 'gemini-wire' && MODEL_KIND !== 'offline') throw new Error('BENCH_MODEL must be gemini-wire or offline');
+const BASELINES = process.env.BENCH_BASELINES !== '0';
+const MEMORY_ROW = process.env.BENCH_MEMORY_ROW !== '0';
+/** lone turns of each baseline (the first is left out, as for Brigade's) */
+const LONE_TURNS = Math.min(LONG_TURNS, 30);
 /** as the workflow does by default (INLINE_TOOLS), so both sides run the same activity code */
 const INLINE = process.env.INLINE_TOOLS !== 'false';
 /** activities a lookup turn shows in its history (a local activity counts as one), to tell turns apart */
@@ -101,6 +118,8 @@ const SAMPLE = 5;
 
 // Issue 12's targets; the latency targets of the first bench (issue 3) are printed beside them.
 const TARGETS = { aloneRatio: 3, turnsPerSecond: 120, cpuMsPerLookup: 17, approvalP50Ms: 40, bytesDriftPct: 10 };
+// Issue 19's: ratios to the bare-Temporal floor and to the ai-sdk peer, measured on the same server in the same run.
+const RATIOS = { floorCapacity: 0.8, floorCpu: 1.25, floorLone: 1.5, peerCapacity: 1.5, peerLone: 1 };
 const EARLIER = { p50Ms: 25, p99Ms: 100 };
 
 // Turns from the offline model's phrasebook (src/model/offline-intents.ts).
@@ -373,6 +392,47 @@ async function approvalCycles(
   return { ...run, parkLatencies, toolResultLatencies };
 }
 
+// ---- the baselines: the same load on the bare-Temporal floor and the ai-sdk peer ----------------------------
+
+interface BaselineRuns {
+  lookupClosed: Run;
+  chatClosed: Run;
+  alone: Run;
+  capacity: number;
+}
+
+/**
+ * The load Brigade got, on a baseline, in two parts run right after Brigade's own (so that the three see the
+ * same load from the rest of the machine): warm-up and closed loop (lookup-shaped, then chat-shaped); alone.
+ */
+async function baselineClosed(
+  baseline: Baseline,
+  tally: Tally,
+): Promise<Omit<BaselineRuns, 'alone'> & { loneTurn(n: number): Promise<number | undefined>; finish(alone: Run): BaselineRuns }> {
+  baseline.run();
+  const handles = await baseline.open(CONVERSATIONS);
+  const [solo] = await baseline.open(1);
+  const turn = (handle: WorkflowHandle, text: string) =>
+    baseline.turn(handle, text).catch((error: unknown) => {
+      tally.note(`${baseline.name} turn "${text}": ${(error as Error).message}`, true);
+      return undefined;
+    });
+  if (WARMUP > 0) await runConcurrently(handles, WARMUP, (h, n) => turn(h, n % 2 === 0 ? lookupText(n) : CHAT_TEXT));
+  const lookupClosed = await runConcurrently(handles, TURNS, (h, n) => turn(h, lookupText(n)));
+  const chatClosed = await runConcurrently(handles, TURNS, (h) => turn(h, CHAT_TEXT));
+  const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
+  return {
+    lookupClosed,
+    chatClosed,
+    capacity,
+    /** one turn of the conversation alone, to interleave with Brigade's (see the long run) */
+    loneTurn: (n: number) => turn(solo!, lookupText(n)),
+    finish(alone: Run) {
+      return { lookupClosed, chatClosed, capacity, alone: { ...alone, latencies: alone.latencies.slice(1) } };
+    },
+  };
+}
+
 // ---- the same turns without Temporal ----------------------------------------------------------------
 
 // The activities read their context (heartbeats, the cancellation signal, info such as the heartbeat timeout):
@@ -526,7 +586,13 @@ function cpuLines(label: string, run: Run | undefined, samplesPerTurn = 1): stri
 async function main(): Promise<void> {
   const runStarted = performance.now();
   progress(CLUSTER_SHAPE ? 'starting the cluster shape (PostgreSQL, Temporal server, worker processes)...' : 'starting PostgreSQL, the Temporal dev server and the workflow bundle...');
-  const services: BenchServices = CLUSTER_SHAPE ? await startClusterServices(debug) : await startServices(debug);
+  let wire: GeminiWire | undefined;
+  if (MODEL_KIND === 'gemini-wire') {
+    wire = await startGeminiWire();
+    stops.push({ name: 'gemini-wire server', stop: () => wire!.stop() });
+  }
+  const modelEnv: Record<string, string> = wire ? { GEMINI_API_KEY: 'bench', GEMINI_BASE_URL: wire.baseUrl, GEMINI_MODEL: 'gemini-2.5-flash' } : {};
+  const services: BenchServices = CLUSTER_SHAPE ? await startClusterServices(debug, modelEnv) : await startServices(debug);
   stops.push({ name: 'services', stop: () => services.stop() });
   progress(`services ready in ${(services.startupMs / 1000).toFixed(1)} s`);
   readCpu = cpuProbe(
@@ -550,7 +616,9 @@ async function main(): Promise<void> {
   pool.on('error', (error) => void (stopping ? undefined : progress(`PostgreSQL connection lost: ${error.message}`)));
   stops.push({ name: 'pool', stop: () => pool.end() });
 
-  const model = createOfflineModel();
+  const model: ChatModel = wire
+    ? createGeminiModel({ apiKey: 'bench', baseUrl: wire.baseUrl, model: 'gemini-2.5-flash' })
+    : createOfflineModel();
   // In the cluster shape the workers are processes of their own; here only the client runs.
   if (!services.taskQueue) {
     const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
@@ -582,8 +650,22 @@ async function main(): Promise<void> {
   const deps = { client, pool, config };
   const tally = new Tally();
 
+  // The baselines' workers are built now (bundling is seconds of CPU) and run only in their phase.
+  const baselines: Baseline[] = [];
+  if (BASELINES) {
+    progress('bundling the baselines (bare-Temporal floor, ai-sdk peer)...');
+    const baseDeps = { client, address: services.temporalAddress, namespace: config.TEMPORAL_NAMESPACE };
+    baselines.push(await startFloor(baseDeps));
+    if (wire) baselines.push(await startAiSdkPeer({ ...baseDeps, pool, geminiBaseUrl: wire.baseUrl }));
+    for (const baseline of baselines) stops.push({ name: `${baseline.name} worker`, stop: () => baseline.stop() });
+  }
+
   progress(`opening ${CONVERSATIONS} conversations (+1 long one)...`);
-  const conversations = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => openConversation(deps, i)));
+  // A few at a time: 50 at once wait on a pool of 10 for longer than its connection timeout on a busy machine.
+  const conversations: Conversation[] = [];
+  for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
+    conversations.push(...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => openConversation(deps, i + j)))));
+  }
   const long = await openConversation(deps, CONVERSATIONS);
 
   if (WARMUP > 0) {
@@ -600,6 +682,11 @@ async function main(): Promise<void> {
   const pgLookup = statementsBetween(pgBefore, statsOn ? await statementSnapshot(services.databaseUrl) : undefined, lookupClosed.latencies.length);
   const chatClosed = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally));
   const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
+  const baselinesClosed: Awaited<ReturnType<typeof baselineClosed>>[] = [];
+  for (const baseline of baselines) {
+    progress(`baseline ${baseline.name}: the same closed loop...`);
+    baselinesClosed.push(await baselineClosed(baseline, tally));
+  }
   const paced = RATE === undefined ? Math.max(1, Math.round(capacity / 2)) : RATE > 0 ? RATE : undefined;
   let lookupPaced: Run | undefined;
   let chatPaced: Run | undefined;
@@ -613,8 +700,26 @@ async function main(): Promise<void> {
   stops.push({ name: 'tool result watch', stop: () => watch.stop() });
   const approvals = await approvalCycles(conversations, APPROVALS, tally, watch, paced ? paced / 2 : undefined);
 
-  progress(`one long conversation: ${LONG_TURNS} lookup turns, one at a time...`);
-  const longRun = await runConcurrently([long], LONG_TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(n), tally));
+  progress(`one long conversation: ${LONG_TURNS} lookup turns, one at a time${baselines.length ? `, each of the first ${LONE_TURNS} followed by a lone turn of each baseline` : ''}...`);
+  // Interleaved, so that Brigade's lone turns and the baselines' see the same machine (other work on it comes
+  // and goes within seconds): Brigade, floor, ai-sdk, Brigade, ... Only Brigade's are timed into longRun.
+  const lone = baselinesClosed.map(() => ({ latencies: [] as number[], started: performance.now(), wallMs: 0 }));
+  const longRun = await runConcurrently([long], LONG_TURNS, async (c, n) => {
+    const ms = await timedTurn(c, 'lookup', lookupText(n), tally);
+    if (n < LONE_TURNS) {
+      for (const [index, closed] of baselinesClosed.entries()) {
+        const other = await closed.loneTurn(n);
+        if (other !== undefined) lone[index]!.latencies.push(other);
+      }
+    }
+    return ms;
+  });
+  const baselineRuns = new Map<Baseline['name'], BaselineRuns>();
+  for (const [index, baseline] of baselines.entries()) {
+    const { latencies } = lone[index]!;
+    const run: Run = { latencies, byPosition: [latencies], wallMs: performance.now() - lone[index]!.started, startedAt: 0, endedAt: 0 };
+    baselineRuns.set(baseline.name, baselinesClosed[index]!.finish(run));
+  }
   const longEvents = (await long.handle.fetchHistory()).events ?? [];
   const longSlices = splitByUpdate(longEvents);
   const turnSize = (n: number) => {
@@ -640,7 +745,10 @@ async function main(): Promise<void> {
 
   progress('the same turns in-process, without Temporal...');
   const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() });
-  const bare = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => insertBareConversation(pool, i)));
+  const bare: BareConversation[] = [];
+  for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
+    bare.push(...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => insertBareConversation(pool, i + j)))));
+  }
   const ignored: ActivityTimes = { modelStep: [], runTool: [] };
   await runConcurrently(bare, WARMUP, (c, n) =>
     inProcessTurn(activities, c, n % 2 === 0 ? 'lookup' : 'chat', n % 2 === 0 ? lookupText(n) : CHAT_TEXT, ignored, tally),
@@ -657,6 +765,7 @@ async function main(): Promise<void> {
   const soloTimes: ActivityTimes = { modelStep: [], runTool: [] };
   const solo = await insertBareConversation(pool, CONVERSATIONS);
   const bareSolo = await runConcurrently([solo], LONG_TURNS, (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(n), soloTimes, tally));
+
 
   // ---- figures ----
   const s = (run: Run | undefined) => summarise(run?.latencies ?? []);
@@ -680,17 +789,67 @@ async function main(): Promise<void> {
   const aloneRatio = ratio(withoutFirst(longRun), withoutFirst(bareSolo));
 
   const halfCapacity = paced ? `paced at ${paced}/s, half of capacity` : 'closed loop';
+  const floorRuns = baselineRuns.get('floor');
+  const peerRuns = baselineRuns.get('ai-sdk');
+  const brigadeLone = s(withoutFirst(longRun)).p50;
+  /** CPU ms per turn of each process group in a run */
+  const cpuGroupsPerTurn = (run: Run | undefined): Record<string, number> =>
+    run?.cpu ? Object.fromEntries(Object.entries(run.cpu.groups).map(([name, pct]) => [name, (pct / 100) * (run.wallMs / run.latencies.length)])) : {};
+  const sides = [
+    { name: 'Brigade', capacity: throughput, cpu: lookupCpu, lone: brigadeLone, closedP50: s(lookupClosed).p50, groups: cpuGroupsPerTurn(lookupClosed) },
+    ...[floorRuns && { name: 'floor', runs: floorRuns }, peerRuns && { name: 'ai-sdk', runs: peerRuns }]
+      .filter((side): side is { name: string; runs: BaselineRuns } => Boolean(side))
+      .map(({ name, runs }) => ({
+        name,
+        capacity: runs.capacity,
+        cpu: cpuPerTurn(runs.lookupClosed),
+        lone: s(runs.alone).p50,
+        closedP50: s(runs.lookupClosed).p50,
+        groups: cpuGroupsPerTurn(runs.lookupClosed),
+      })),
+  ];
+  const x = (value: number) => `${fmt(value, 2)}x`;
+  const ratioTargets = [
+    ...(floorRuns
+      ? [
+          {
+            name: `capacity >= ${RATIOS.floorCapacity}x floor (closed loop, lookup + chat)`,
+            value: x(throughput / floorRuns.capacity),
+            met: throughput / floorRuns.capacity >= RATIOS.floorCapacity,
+          },
+          {
+            name: `CPU per lookup turn <= ${RATIOS.floorCpu}x floor's per turn (whole stack)`,
+            value: x(lookupCpu / cpuPerTurn(floorRuns.lookupClosed)),
+            met: lookupCpu / cpuPerTurn(floorRuns.lookupClosed) <= RATIOS.floorCpu,
+          },
+          {
+            name: `lone lookup turn p50 <= ${RATIOS.floorLone}x floor's lone turn`,
+            value: x(brigadeLone / s(floorRuns.alone).p50),
+            met: brigadeLone / s(floorRuns.alone).p50 <= RATIOS.floorLone,
+          },
+        ]
+      : []),
+    ...(peerRuns
+      ? [
+          {
+            name: `capacity >= ${RATIOS.peerCapacity}x ai-sdk peer's (closed loop, lookup + chat)`,
+            value: x(throughput / peerRuns.capacity),
+            met: throughput / peerRuns.capacity >= RATIOS.peerCapacity,
+          },
+          {
+            name: `lone lookup turn p50 <= ${RATIOS.peerLone}x ai-sdk peer's`,
+            value: x(brigadeLone / s(peerRuns.alone).p50),
+            met: brigadeLone / s(peerRuns.alone).p50 <= RATIOS.peerLone,
+          },
+        ]
+      : []),
+  ];
   const targets = [
+    ...ratioTargets,
     {
       name: `lone lookup turn <= ${TARGETS.aloneRatio}x in-process (p50)`,
       value: `${fmt(aloneRatio, 2)}x`,
       met: aloneRatio <= TARGETS.aloneRatio,
-    },
-    { name: `>= ${TARGETS.turnsPerSecond} turns/s (closed loop, lookup + chat)`, value: `${fmt(throughput)} /s`, met: throughput >= TARGETS.turnsPerSecond },
-    {
-      name: `<= ${TARGETS.cpuMsPerLookup} ms CPU per lookup turn (whole stack)`,
-      value: `${fmt(lookupCpu)} ms`,
-      met: lookupCpu <= TARGETS.cpuMsPerLookup,
     },
     {
       name: `approval -> tool result p50 <= ${TARGETS.approvalP50Ms} ms (${halfCapacity})`,
@@ -709,6 +868,12 @@ async function main(): Promise<void> {
     },
   ];
   const earlier = [
+    { name: `>= ${TARGETS.turnsPerSecond} turns/s (closed loop, lookup + chat)`, value: `${fmt(throughput)} /s`, met: throughput >= TARGETS.turnsPerSecond },
+    {
+      name: `<= ${TARGETS.cpuMsPerLookup} ms CPU per lookup turn (whole stack)`,
+      value: `${fmt(lookupCpu)} ms`,
+      met: lookupCpu <= TARGETS.cpuMsPerLookup,
+    },
     { name: `lookup turn p50 <= ${EARLIER.p50Ms} ms (${loadName})`, value: `${fmt(s(latencyLookup).p50)} ms`, met: s(latencyLookup).p50 <= EARLIER.p50Ms },
     { name: `lookup turn p99 <= ${EARLIER.p99Ms} ms (${loadName})`, value: `${fmt(s(latencyLookup).p99)} ms`, met: s(latencyLookup).p99 <= EARLIER.p99Ms },
     { name: `chat-only turn p50 <= ${EARLIER.p50Ms} ms (${loadName})`, value: `${fmt(s(latencyChat).p50)} ms`, met: s(latencyChat).p50 <= EARLIER.p50Ms },
@@ -721,7 +886,7 @@ async function main(): Promise<void> {
   say(`  machine      ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
   say(`  postgres     ${services.describe.postgres}; worker pool max ${PG_POOL}`);
   say(`  temporal     ${services.describe.temporal}`);
-  say(`  worker       ${services.taskQueue ? `separate processes (${Object.values(services.processes ?? {}).filter((name) => name.startsWith('worker')).length}, npm run worker)` : 'in-process'}, offline model, ${WORKER_OPTIONS ? `Worker.create + ${JSON.stringify(WORKER_OPTIONS)}` : 'createWorker() defaults'}${process.env.BENCH_WORKFLOWS_PATH ? `, workflows from ${process.env.BENCH_WORKFLOWS_PATH}` : ''}`);
+  say(`  worker       ${services.taskQueue ? `separate processes (${Object.values(services.processes ?? {}).filter((name) => name.startsWith('worker')).length}, npm run worker)` : 'in-process'}, ${MODEL_KIND === 'offline' ? 'offline model' : '@google/genai streaming from the Gemini-wire server (bench/gemini-wire.ts)'}, ${WORKER_OPTIONS ? `Worker.create + ${JSON.stringify(WORKER_OPTIONS)}` : 'createWorker() defaults'}${process.env.BENCH_WORKFLOWS_PATH ? `, workflows from ${process.env.BENCH_WORKFLOWS_PATH}` : ''}`);
   say(`  load         ${CONVERSATIONS} conversations x ${TURNS} turns per kind and run, after ${WARMUP} warmup turns each (excluded)`);
   say(
     `  turns        lookup = "status of order N": model step, get_order_by_id, model step (${INLINE ? 'one activity that runs the tool itself, 2 workflow tasks' : '2 activities and a local one, 3 workflow tasks; INLINE_TOOLS=false'})`,
@@ -808,7 +973,29 @@ async function main(): Promise<void> {
   if (lookupPaced) for (const line of cpuLines(`lookup, ${loadName}`, lookupPaced)) say(line);
   for (const line of cpuLines('lookup in-process, closed loop', bareLookupClosed)) say(line);
   say();
-  say(`Targets (issue 12; 2 cores, dev server, ${CONVERSATIONS} concurrent conversations)`);
+  if (sides.length > 1) {
+    say(`Same server, same run: Brigade beside the bare-Temporal floor${peerRuns ? ' and the ai-sdk peer' : ''} (${CONVERSATIONS} conversations; bench/peers.ts)`);
+    say('  floor  = a workflow whose Update runs one no-op activity and returns (bench/workflows/floor.ts)');
+    if (peerRuns) say('  ai-sdk = @temporalio/ai-sdk: generateText in the workflow, model and tool as activities (bench/workflows/peer.ts)');
+    const header = [padEnd('', 44), ...sides.map((side) => pad(side.name, 10)), ...sides.slice(1).map((side) => pad(`B/${side.name}`, 10))].join('');
+    say(header);
+    const row = (label: string, value: (side: (typeof sides)[number]) => number, digits = 1) =>
+      say(
+        [
+          padEnd(`  ${label}`, 44),
+          ...sides.map((side) => pad(fmt(value(side), digits), 10)),
+          ...sides.slice(1).map((side) => pad(x(value(sides[0]!) / value(side)), 10)),
+        ].join(''),
+      );
+    row('turns/s, closed loop (lookup + chat)', (side) => side.capacity);
+    row('lookup p50 ms, closed loop', (side) => side.closedP50);
+    row('lookup p50 ms, 1 conversation alone', (side) => side.lone);
+    row('CPU ms per lookup turn, whole stack', (side) => side.cpu, 2);
+    const groupNames = [...new Set(sides.flatMap((side) => Object.keys(side.groups)))].sort();
+    for (const group of groupNames) row(`  of which ${group}`, (side) => side.groups[group] ?? 0, 2);
+    say();
+  }
+  say(`Targets (issues 12 and 19; 2 cores, ${CLUSTER_SHAPE ? 'cluster shape' : 'dev server'}, ${CONVERSATIONS} concurrent conversations)`);
   for (const target of targets) say(`  ${padEnd(target.name, 66)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
   say('Earlier targets (issue 3), for comparison');
   for (const target of earlier) say(`  ${padEnd(target.name, 66)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
@@ -858,14 +1045,50 @@ async function main(): Promise<void> {
     targets: Object.fromEntries(targets.map((target) => [target.name, { value: target.value, met: target.met }])),
     earlierTargets: Object.fromEntries(earlier.map((target) => [target.name, { value: target.value, met: target.met }])),
     cpuMsPerLookupTurn: lookupCpu,
+    sideBySide: Object.fromEntries(sides.map((side) => [side.name, { turnsPerSecond: side.capacity, cpuMsPerLookupTurn: side.cpu, loneP50Ms: side.lone, closedLookupP50Ms: side.closedP50, cpuMsPerTurnByGroup: side.groups }])),
     problems: { errors: tally.errors, unexpected: tally.unexpected, first: tally.firstProblem ?? null },
   };
 
   progress('stopping...');
   await stopAll();
   clearTimeout(hardLimit);
+  if (MEMORY_ROW && !CLUSTER_SHAPE && !process.env.BENCH_TEMPORAL_ADDRESS) {
+    // The tests' shape (history in memory), as one extra row: a second run in a process of its own, after this
+    // one's services stopped, so the two do not share the machine.
+    progress('extra row: the same closed loop on an in-memory dev server (a second run)...');
+    const memory = await memoryShape();
+    const fields = (j: any) => j?.sideBySide ?? {};
+    const mem = fields(memory);
+    lines.push('');
+    lines.push('Extra row: the dev server with its history in memory (the tests\' shape; a second run, after this one, same settings)');
+    lines.push([padEnd('', 44), ...Object.keys(mem).map((name) => pad(name, 10))].join(''));
+    lines.push([padEnd('  turns/s, closed loop (lookup + chat)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.turnsPerSecond), 10))].join(''));
+    lines.push([padEnd('  lookup p50 ms, 1 conversation alone', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.loneP50Ms), 10))].join(''));
+    lines.push([padEnd('  CPU ms per lookup turn, whole stack', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.cpuMsPerLookupTurn, 2), 10))].join(''));
+    (json as Record<string, unknown>).inMemoryShape = memory ? { temporal: memory.settings?.temporal, sideBySide: mem, targets: memory.targets } : null;
+  }
   console.log(lines.join('\n'));
   console.log(JSON.stringify(json, (_key, value: unknown) => (typeof value === 'number' ? round(value, 2) : value)));
+}
+
+/** bench/turns.ts again with the dev server in memory and no approvals or paced runs; its JSON line, or undefined */
+function memoryShape(): Promise<any> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, BENCH_TEMPORAL_MEMORY: '1', BENCH_MEMORY_ROW: '0', BENCH_RATE: '0', BENCH_APPROVALS: '1', BENCH_LONG_TURNS: '30' },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', () => {
+      try {
+        resolve(JSON.parse(out.trimEnd().split('\n').at(-1) ?? ''));
+      } catch {
+        progress('the in-memory run printed no JSON line');
+        resolve(undefined);
+      }
+    });
+  });
 }
 
 if (process.argv.includes('--cluster')) {

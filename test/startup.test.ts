@@ -155,6 +155,15 @@ describe('npm start', { concurrency: true }, () => {
     const ui = await fetch(`http://127.0.0.1:${uiPort}/`, { signal: AbortSignal.timeout(5_000) });
     assert.equal(ui.status, 200, 'the Temporal Web UI answers');
 
+    // The dev server keeps its history file in write-ahead-log mode (src/stack/temporal-dev-server.ts,
+    // SQLITE_PRAGMAS): SQLite marks it in the file's header (read and write versions 2) and keeps a -wal file open.
+    const header = Buffer.alloc(20);
+    const db = await fs.open(path.join(dataDir, 'temporal.db'));
+    await db.read(header, 0, 20, 0);
+    await db.close();
+    assert.deepEqual([header[18], header[19]], [2, 2], 'temporal.db is in WAL mode');
+    await fs.access(path.join(dataDir, 'temporal.db-wal'));
+
     // Ctrl-C: everything stops, including the PostgreSQL and Temporal it started.
     const postgresPid = Number((await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
     assert.ok(isAlive(postgresPid));
