@@ -118,6 +118,16 @@ export const ConfigSchema = z.object({
   BEER_CONFIRMATION_TIMEOUT: duration.default(30_000),
   /** age after which a cached website summary is stale */
   SUMMARY_CACHE_TTL: duration.default(30 * 86_400_000),
+
+  // Operations (docs/operations.md). Tracing itself is configured by the standard OTEL_* variables.
+  /** record prompts and replies on model spans (they hold what users wrote); off by default */
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: z.stringbool().default(false),
+  /** serve GET /metrics (Prometheus text) on the API's port */
+  METRICS_ENABLED: z.stringbool().default(false),
+  /** serve GET /metrics on a port of its own (any process, the worker alone too); 0 = off */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** host of the METRICS_PORT listener */
+  METRICS_HOST: z.string().default('127.0.0.1'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -7,6 +7,8 @@ import { loadPrompt } from './model/prompts.ts';
 import { selectModel } from './model/select.ts';
 import type { ChatModel } from './model/types.ts';
 import { toolImplementations } from './tools/index.ts';
+import { instrumentModel, instrumentTools } from './telemetry/model.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from './telemetry/temporal.ts';
 
 export const WORKFLOWS_PATH = new URL('./workflows/index.ts', import.meta.url).pathname;
 
@@ -28,10 +30,11 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const activities = createActivities({
     config,
     pool,
-    model: options.model ?? selectModel(config),
+    model: instrumentModel(options.model ?? selectModel(config), { captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT }),
     systemPrompt: loadPrompt,
-    implementations: toolImplementations,
+    implementations: instrumentTools(toolImplementations),
   });
+  const telemetry = workerTelemetry();
   return Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -40,5 +43,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       ? { workflowBundle: { codePath: bundlePath } }
       : { workflowsPath: WORKFLOWS_PATH }),
     activities,
+    // a prebuilt bundle carries the workflow interceptor modules it was built with (bundle-workflows-main.ts)
+    interceptors: { activity: telemetry.activityInbound, workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
+    sinks: telemetry.sinks,
   });
 }

@@ -21,6 +21,7 @@ import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
+import { noteConversation } from './metrics.ts';
 import { CreateConversationBody, DecisionBody, MessageBody } from './schemas.ts';
 import { agentView, sousInit } from './sous.ts';
 
@@ -58,6 +59,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     const principal = principalOf(res);
     const row = await asUser(pool, principal.user, (db) => findConversation(db, String(req.params.id)));
     if (!row) throw notFound();
+    noteConversation(res, { conversationId: row.id, agent: row.agent, userId: principal.user });
     requireRole(principal, row.agent);
     return { principal, row, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession> };
   }
@@ -87,6 +89,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       ...(init ? { init } : {}),
     };
     const created = { id, agent: body.agent, workflowId };
+    noteConversation(res, { conversationId: id, agent: body.agent, userId: principal.user });
     // Start inside the row's transaction: a failed start rolls the row back (and the key's claim with it),
     // and the workflow writes nothing before the first message, by which time the row has committed.
     const earlier = await asUser(pool, principal.user, async (db) => {

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createLog, type Log } from './log.ts';
+import { TracingConfigError, initTracing } from '../telemetry/tracing.ts';
 
 export interface Lifecycle {
   config: Config;
@@ -28,6 +29,15 @@ export function runMain(start: (life: Lifecycle) => Promise<void>): void {
   }
   const log = createLog(config.LOG_LEVEL);
   const stops: { name: string; stop: () => Promise<unknown> | unknown }[] = [];
+  // OTEL_* (docs/operations.md): first, so the pg and express it patches are patched before any use; stopped last
+  try {
+    const tracing = initTracing();
+    if (tracing.enabled) stops.push({ name: 'tracing', stop: tracing.shutdown });
+  } catch (error) {
+    if (!(error instanceof TracingConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
   let stopping = false;
 
   const shutdown = async (code: number) => {

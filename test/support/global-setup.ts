@@ -12,6 +12,7 @@ import { freePort } from '../../src/stack/ports.ts';
 import { SEARCH_ATTRIBUTES } from '../../src/stack/search-attributes.ts';
 import { findTemporalBinary } from '../../src/stack/temporal-binary.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../../src/stack/temporal-dev-server.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/telemetry/temporal.ts';
 
 export const TEMPLATE_DATABASE = 'brigade_template';
 const WORKFLOWS_PATH = fileURLToPath(new URL('../../src/workflows/index.ts', import.meta.url));
@@ -101,7 +102,7 @@ async function startTemporal(): Promise<TemporalDevServer> {
 async function bundleWorkflows(dir: string): Promise<string> {
   // Imported here so that a file that only needs PostgreSQL does not pay for webpack.
   const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger() });
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietLogger() });
   const file = path.join(dir, 'workflow-bundle.js');
   await fs.writeFile(file, code);
   return file;
