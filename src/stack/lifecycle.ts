@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createLog, type Log } from './log.ts';
 import { TracingConfigError, initTracing } from '../telemetry/tracing.ts';
+import { TemporalTlsError, temporalSecurity } from './temporal-tls.ts';
 
 export interface Lifecycle {
   config: Config;
@@ -20,8 +21,12 @@ export function runMain(start: (life: Lifecycle) => Promise<void>): void {
   let config: Config;
   try {
     config = loadConfig();
+    // TLS / API key / profile file (temporal-tls.ts): read and checked now, so a bad certificate stops the start here
+    const profile = temporalSecurity();
+    if (!process.env.TEMPORAL_ADDRESS && profile.address) config.TEMPORAL_ADDRESS = profile.address;
+    if (!process.env.TEMPORAL_NAMESPACE && profile.namespace) config.TEMPORAL_NAMESPACE = profile.namespace;
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof TemporalTlsError) {
       console.error(error.message);
       process.exit(1);
     }
