@@ -71,6 +71,8 @@ describe('a turn with tracing and metrics on', () => {
     const request = receiver.spans.find(isTurnRequest)!;
     trace = receiver.spans.filter((span) => span.traceId === request.traceId);
     const names = trace.map((span) => span.name);
+    assert.equal(request.name, 'POST /v1/conversations/:id/messages');
+    assert.equal(request.attributes['http.route'], '/v1/conversations/:id/messages');
     const has = (what: string, predicate: (span: ReceivedSpan) => boolean) => {
       const span = trace.find(predicate);
       assert.ok(span, `the trace has no ${what}; it has: ${names.join(', ')}`);

@@ -3,6 +3,7 @@
 // from the route. The Temporal SDK's own metrics (its Runtime's Prometheus exporter) are appended.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { context, trace } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import { metrics, registry } from '../telemetry/metrics.ts';
 import { annotateActiveSpan } from '../telemetry/tracing.ts';
@@ -80,6 +81,17 @@ const EVENTS_ROUTE = /^\/v1\/conversations\/[^/]+\/events$/;
 export function requestMetrics() {
   return (req: Request, res: Response, next: NextFunction) => {
     const path = req.path;
+    // the HTTP server span gets the route that answered (low-cardinality name: POST /v1/conversations/:id/messages)
+    const span = trace.getSpan(context.active());
+    if (span?.isRecording()) {
+      res.on('finish', () => {
+        const route = req.route?.path;
+        if (typeof route !== 'string') return;
+        const full = `${req.baseUrl}${route}`;
+        span.setAttribute('http.route', full);
+        span.updateName(`${req.method} ${full}`);
+      });
+    }
     const turn = req.method === 'POST' ? TURN_ROUTE.exec(path) : null;
     if (turn) {
       const kind = turn[1] === 'messages' ? 'message' : 'decision';

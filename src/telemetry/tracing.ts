@@ -2,7 +2,9 @@
 // variables. With no exporter endpoint set nothing is installed: the global tracer stays the API's no-op,
 // no instrumentation patches anything, and the Temporal interceptors are left out (see temporal.ts).
 //
-// One turn is one trace: the HTTP request (http + express instrumentations), the Temporal client call
+// One turn is one trace: the HTTP request (http instrumentation; the route is named by api/metrics.ts, as
+// @opentelemetry/instrumentation-express supports Express 5 only in the OTel 2.x line, while
+// @temporalio/interceptors-opentelemetry 1.24 is on 1.x), the Temporal client call
 // (the client interceptor puts the context in the Update's headers), the workflow's Update and activity
 // scheduling (workflow-interceptors.ts, exported through a sink), the activities (activity interceptor),
 // the model span (model.ts, GenAI conventions), Gemini's and OpenBreweryDB's HTTP calls (undici: fetch)
@@ -12,7 +14,6 @@ import { context, trace, type Span, type Tracer } from '@opentelemetry/api';
 // Types only: the SDK, the exporters and the instrumentations load when tracing is switched on, so a process
 // without OTEL_* settings does not even read them.
 import type * as Http from '@opentelemetry/instrumentation-http';
-import type * as Express from '@opentelemetry/instrumentation-express';
 import type * as Pg from '@opentelemetry/instrumentation-pg';
 import type * as Undici from '@opentelemetry/instrumentation-undici';
 import type * as Instrumentation from '@opentelemetry/instrumentation';
@@ -55,7 +56,7 @@ export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean 
 
 /**
  * Installs tracing once per process (later calls return the first result). Call it before the app makes
- * its first pg client or HTTP server: instrumentations patch pg's and express's prototypes in place.
+ * its first pg client or HTTP server: instrumentations patch pg's and http's prototypes in place.
  */
 export function initTracing(env: NodeJS.ProcessEnv = process.env): Tracing {
   if (current) return current;
@@ -66,7 +67,6 @@ export function initTracing(env: NodeJS.ProcessEnv = process.env): Tracing {
   const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof TraceNode;
   const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof Instrumentation;
   const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof Http;
-  const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express') as typeof Express;
   const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici') as typeof Undici;
   const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof Pg;
 
@@ -85,7 +85,6 @@ export function initTracing(env: NodeJS.ProcessEnv = process.env): Tracing {
         // receiver in the same process, as in the tests, would trace its own exports)
         ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics|v1\/traces)\b/.test(req.url ?? ''),
       }),
-      new ExpressInstrumentation(),
       // fetch: Gemini (@google/genai) and OpenBreweryDB
       new UndiciInstrumentation(),
       new PgInstrumentation({ requireParentSpan: true }),
@@ -93,7 +92,7 @@ export function initTracing(env: NodeJS.ProcessEnv = process.env): Tracing {
   });
   // The app imports these CommonJS packages from ESM, which skips require hooks; requiring them once here
   // runs the hooks, which patch the shared prototypes that the ESM imports see too.
-  for (const name of ['http', 'https', 'pg', 'pg-pool', 'express', 'router']) {
+  for (const name of ['http', 'https', 'pg', 'pg-pool']) {
     try {
       require(name);
     } catch {
