@@ -7,6 +7,7 @@ import { createPool } from './db/pool.ts';
 import { checkPostgres, connectTemporal } from './stack/connect.ts';
 import { loadOrCreateDevToken } from './stack/dev-token.ts';
 import { requireSettings, runMain } from './stack/lifecycle.ts';
+import { startMetricsPort } from './stack/metrics-port.ts';
 
 runMain(async ({ config, log, onStop }) => {
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS'], 'npm run api');
@@ -26,6 +27,7 @@ runMain(async ({ config, log, onStop }) => {
     log.warn(`API_TOKENS is not set; serving one dev token (user "dev"), kept in ${path.join(dataDir, 'dev-token')}`);
   }
 
+  await startMetricsPort(config, onStop);
   const app = createApp({ config, client, pool, tokens, checkTemporal: temporalCheck(connection) });
   const server = await listen(app, config.PORT, config.HOST);
   onStop('API', () => closeServer(server));

@@ -115,6 +115,16 @@ export const ConfigSchema = z.object({
   STORAGE_EMULATOR_HOST: optionalUrl,
   // each agent's own settings, from its home
   ...AGENT_SETTINGS,
+
+  // Operations (docs/operations.md). Tracing itself is configured by the standard OTEL_* variables.
+  /** record prompts and replies on model spans (they hold what users wrote); off by default */
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: z.stringbool().default(false),
+  /** serve GET /metrics (Prometheus text) on the API's port */
+  METRICS_ENABLED: z.stringbool().default(false),
+  /** serve GET /metrics on a port of its own (any process, the worker alone too); 0 = off */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** host of the METRICS_PORT listener */
+  METRICS_HOST: z.string().default('127.0.0.1'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -9,6 +9,8 @@ import { loadPrompt } from './model/prompts.ts';
 import { selectModel } from './model/select.ts';
 import type { ChatModel } from './model/types.ts';
 import { startAgentsForWorker, toolImplementations } from './agents/server-registry.ts';
+import { instrumentModel, instrumentTools } from './telemetry/model.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from './telemetry/temporal.ts';
 
 import { WORKFLOWS_PATH } from './stack/bundle-workflows.ts';
 
@@ -35,12 +37,13 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     {
       config,
       pool,
-      model: options.model ?? selectModel(config),
+      model: instrumentModel(options.model ?? selectModel(config), { captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT }),
       systemPrompt: loadPrompt,
-      implementations: toolImplementations(),
+      implementations: instrumentTools(toolImplementations()),
     },
     mcp,
   );
+  const telemetry = workerTelemetry();
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -51,6 +54,9 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     activities,
     // Stop reaches a streaming model step in a heartbeat's answer: send them as often as the step beats.
     maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
+    // a prebuilt bundle carries the workflow interceptor modules it was built with (bundle-workflows-main.ts)
+    interceptors: { activity: telemetry.activityInbound, workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
+    sinks: telemetry.sinks,
   });
   const run = worker.run.bind(worker);
   worker.run = () => run().finally(() => mcp.close());

@@ -16,6 +16,7 @@ import { metaRoutes } from './meta.ts';
 import { HttpError, errorHandler } from './http-error.ts';
 import { openApiDocument } from './openapi.ts';
 import { requestId } from './request-id.ts';
+import { metricsHandler, requestMetrics } from './metrics.ts';
 import { webAppRoutes } from './web-app.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
@@ -40,6 +41,9 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   app.use(securityHeaders(config));
   app.use(cors(config.CORS_ORIGINS));
   app.use(healthRoutes({ pool, checkTemporal, log: (line) => logLine(line) }));
+  // unauthenticated like the health routes: serve it on a port only the scraper reaches (docs/operations.md)
+  if (config.METRICS_ENABLED) app.get('/metrics', metricsHandler());
+  app.use(requestMetrics());
   const document = openApiDocument();
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.use(fileRoutes(config, pool, [...AGENT_SERVERS.values()].flatMap((server) => (server.publicFiles ? [server.publicFiles] : []))));

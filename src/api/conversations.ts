@@ -26,6 +26,7 @@ import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
 import { DecisionBody, MessageBody, createConversationBody } from './schemas.ts';
 import { hasBudget, readBudgetView } from './budget-view.ts';
 import { mcpInput } from '../mcp/config.ts';
+import { noteConversation } from './metrics.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -51,6 +52,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     const principal = principalOf(res);
     const row = await asUser(pool, principal.user, (db) => findConversation(db, String(req.params.id)));
     if (!row) throw notFound();
+    noteConversation(res, { conversationId: row.id, agent: row.agent, userId: principal.user });
     requireRole(principal, row.agent);
     return { principal, row, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession> };
   }
@@ -83,6 +85,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       ...(init ? { init } : {}),
     };
     const created = { id, agent: body.agent, workflowId };
+    noteConversation(res, { conversationId: id, agent: body.agent, userId: principal.user });
     // Start inside the row's transaction: a failed start rolls the row back (and the key's claim with it),
     // and the workflow writes nothing before the first message, by which time the row has committed.
     const earlier = await asUser(pool, principal.user, async (db) => {

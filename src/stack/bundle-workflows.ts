@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../telemetry/temporal.ts';
 
 /** The app's workflows: chatSession and the agents' child workflows. */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -22,7 +23,8 @@ export async function bundleWorkflows({ outFile, workflowsPath = WORKFLOWS_PATH,
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const noop = () => undefined;
   const logger = { trace: noop, debug: noop, info: noop, log: noop, warn: (message: string) => log.warn(message), error: (message: string) => log.error(message) };
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger });
+  // the tracing interceptors go into every bundle, so one bundle serves with tracing on or off
+  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger });
   await fs.mkdir(path.dirname(path.resolve(outFile)), { recursive: true });
   await fs.writeFile(outFile, code);
   return code.length;

@@ -3,6 +3,8 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import pg from 'pg';
 import { describeSocketError, tcpProbe } from './ports.ts';
+import { clientInterceptors } from '../telemetry/temporal.ts';
+import { describeSecurity, temporalSecurity, type TemporalSecurity } from './temporal-tls.ts';
 
 // Services started next to us (docker compose, a PostgreSQL that is still booting) may take a few
 // seconds to answer, so a refused connection is retried; past the deadline it is the user's error.
@@ -17,6 +19,8 @@ interface ConnectOptions {
   /** The setting the address came from, named in the error so the user knows what to fix. */
   setting?: string;
   timeoutMs?: number;
+  /** TLS / API key; by default from the TEMPORAL_TLS_* / TEMPORAL_API_KEY environment and profile (temporal-tls.ts) */
+  security?: TemporalSecurity;
 }
 
 /** The URL without its password (also a `password` query parameter), fit for logs and errors. */
@@ -95,11 +99,13 @@ export async function connectTemporal(
   const setting = opts.setting ?? 'TEMPORAL_ADDRESS';
   const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   await waitForTemporalPort(address, setting, deadline);
+  const { tls, apiKey, metadata } = opts.security ?? temporalSecurity();
+  const secured = describeSecurity({ tls, apiKey });
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: Math.max(1_000, deadline - Date.now()) });
+    connection = await Connection.connect({ address, tls, apiKey, metadata, connectTimeout: Math.max(1_000, deadline - Date.now()) });
   } catch (error) {
-    throw new ServiceUnreachableError(`Temporal is not reachable at ${address} (${setting}): ${(error as Error).message}`);
+    throw new ServiceUnreachableError(`Temporal is not reachable at ${address} (${setting}, ${secured}): ${(error as Error).message}`);
   }
   try {
     await connection.workflowService.describeNamespace({ namespace });
@@ -108,9 +114,9 @@ export async function connectTemporal(
     if ((error as { code?: number }).code === 5 /* NOT_FOUND */) {
       throw new ServiceUnreachableError(`Temporal namespace "${namespace}" does not exist at ${address} (TEMPORAL_NAMESPACE)`);
     }
-    throw new ServiceUnreachableError(`Temporal at ${address} (${setting}) did not answer: ${(error as Error).message}`);
+    throw new ServiceUnreachableError(`Temporal at ${address} (${setting}, ${secured}) did not answer: ${(error as Error).message}`);
   }
-  return { connection, client: new Client({ connection, namespace }) };
+  return { connection, client: new Client({ connection, namespace, interceptors: clientInterceptors() }) };
 }
 
 /** The worker's (Rust core) connection, with the same reachability check and error shape. */
@@ -118,9 +124,10 @@ export async function connectTemporalWorker(address: string, opts: ConnectOption
   const setting = opts.setting ?? 'TEMPORAL_ADDRESS';
   const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   await waitForTemporalPort(address, setting, deadline);
+  const { tls, apiKey, metadata } = opts.security ?? temporalSecurity();
   try {
-    return await NativeConnection.connect({ address });
+    return await NativeConnection.connect({ address, tls, apiKey, metadata });
   } catch (error) {
-    throw new ServiceUnreachableError(`Temporal is not reachable at ${address} (${setting}): ${(error as Error).message}`);
+    throw new ServiceUnreachableError(`Temporal is not reachable at ${address} (${setting}, ${describeSecurity({ tls, apiKey })}): ${(error as Error).message}`);
   }
 }

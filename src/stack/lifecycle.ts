@@ -1,5 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createLog, type Log } from './log.ts';
+import { TracingConfigError, initTracing } from '../telemetry/tracing.ts';
+import { TemporalTlsError, temporalSecurity } from './temporal-tls.ts';
 
 export interface Lifecycle {
   config: Config;
@@ -19,8 +21,12 @@ export function runMain(start: (life: Lifecycle) => Promise<void>): void {
   let config: Config;
   try {
     config = loadConfig();
+    // TLS / API key / profile file (temporal-tls.ts): read and checked now, so a bad certificate stops the start here
+    const profile = temporalSecurity();
+    if (!process.env.TEMPORAL_ADDRESS && profile.address) config.TEMPORAL_ADDRESS = profile.address;
+    if (!process.env.TEMPORAL_NAMESPACE && profile.namespace) config.TEMPORAL_NAMESPACE = profile.namespace;
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof TemporalTlsError) {
       console.error(error.message);
       process.exit(1);
     }
@@ -28,6 +34,15 @@ export function runMain(start: (life: Lifecycle) => Promise<void>): void {
   }
   const log = createLog(config.LOG_LEVEL);
   const stops: { name: string; stop: () => Promise<unknown> | unknown }[] = [];
+  // OTEL_* (docs/operations.md): first, so the pg and express it patches are patched before any use; stopped last
+  try {
+    const tracing = initTracing();
+    if (tracing.enabled) stops.push({ name: 'tracing', stop: tracing.shutdown });
+  } catch (error) {
+    if (!(error instanceof TracingConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
   let stopping = false;
 
   const shutdown = async (code: number) => {

@@ -4,13 +4,19 @@ import { createWorker } from '../worker.ts';
 import { connectTemporalWorker } from './connect.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { installTemporalRuntime } from './temporal-runtime.ts';
+import { setSdkMetricsUrl } from '../api/metrics.ts';
+import { startMetricsPort } from './metrics-port.ts';
+import { freePort } from './ports.ts';
 
 /**
  * Runs the worker for the life of the process: a worker that stops on its own is a failure, and the
  * process's stop drains it before the connections and services behind it go away.
  */
 export async function runWorker(config: Config, address: string, pool: pg.Pool, { onStop, fail }: Pick<Lifecycle, 'onStop' | 'fail'>) {
-  installTemporalRuntime(config.LOG_LEVEL);
+  const prometheusPort = config.METRICS_ENABLED || config.METRICS_PORT ? await freePort() : undefined;
+  installTemporalRuntime(config.LOG_LEVEL, { prometheusPort });
+  if (prometheusPort) setSdkMetricsUrl(`http://127.0.0.1:${prometheusPort}/metrics`);
+  await startMetricsPort(config, onStop);
   const connection = await connectTemporalWorker(address);
   onStop('Temporal worker connection', () => connection.close());
   const worker = await createWorker({ config, connection, pool });

@@ -12,6 +12,7 @@ import { type Config, type TokenGrant, loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
 import type { ChatModel } from '../../src/model/types.ts';
 import { createWorker } from '../../src/worker.ts';
+import { clientInterceptors } from '../../src/telemetry/temporal.ts';
 import { freshDatabase, temporalAddress, uniqueTaskQueue, workflowBundlePath } from './harness.ts';
 
 // Activity retries and ignored signals log warnings by design; tests assert on them instead.
@@ -88,7 +89,7 @@ export async function startTestApp(
   });
   const pool = createPool(database.url);
   const connection = await Connection.connect({ address: temporalAddress() });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
   const { server, baseUrl } = await serveApi({ config, client, pool, connection, port: options.apiPort });
 
   let worker: Worker | undefined;
