@@ -188,7 +188,8 @@ describe('live deltas', () => {
     const final = events.find(isReply)!;
     assert.equal(final.data.data.text, `${big}The end.`);
     const live = deltas(events).filter((e) => e.id === undefined);
-    assert.ok(live.length >= 5, `${live.length} live deltas`);
+    // the big piece alone needs parts.length payloads; 'The end.' may ride with its last one when the publisher is slow
+    assert.ok(live.length >= parts.length, `${live.length} live deltas for a piece that needs ${parts.length}`);
     assertAtOffsets(events, final.data.data.text);
     assert.equal(draftsOf(live).drafts[final.data.data.id]?.text, final.data.data.text);
   });
