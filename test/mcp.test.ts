@@ -211,6 +211,11 @@ describe('MCP tools', () => {
     assert.equal(file.headers.get('content-type'), 'image/png');
     assert.deepEqual(Buffer.from(await file.arrayBuffer()), Buffer.from(ONE_PIXEL_PNG, 'base64'));
     assert.deepEqual(link, { type: 'resource_link', uri: 'https://kitchen.example/recipes/1', name: 'the recipe' });
+
+    // deleting the conversation erases its files from storage too
+    assert.equal((await app.call('DELETE', `/v1/conversations/${id}`)).status, 204);
+    assert.equal((await fetch(`${app.baseUrl}${new URL(image.url).pathname}`)).status, 404);
+    await assert.rejects(fs.promises.access(path.resolve(app.config.DATA_DIR, 'objects', 'mcp', id)), { code: 'ENOENT' });
   });
 
   test('a call whose arguments do not fit the server\'s schema goes back to the model without reaching the server', async () => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import proto from '@temporalio/proto';
+import { createObjectStore } from '../src/storage/index.ts';
 import { type FakeGcs, startFakeGcs } from './support/fake-gcs.ts';
 import { type HoldingProxy, startHoldingProxy } from './support/holding-proxy.ts';
 import { OLD_FASHIONED, adminQuery, fetchPng } from './support/recipes.ts';
@@ -115,4 +116,18 @@ test('a worker killed between the upload and the insert: a new worker finishes, 
   assert.deepEqual(attempts.insertRecipe, [1]);
   assert.ok(history.events!.some((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED));
   await killWorker(worker);
+});
+
+test("GCS: a conversation's folder of files is deleted whole, and only that folder", async () => {
+  const store = createObjectStore(app.config);
+  const png = new Uint8Array([137, 80, 78, 71]);
+  await store.put('mcp/conversation-a/call-1-0.png', png, 'image/png');
+  await store.put('mcp/conversation-a/call-2-0.png', png, 'image/png');
+  await store.put('mcp/conversation-b/call-1-0.png', png, 'image/png');
+  await store.deletePrefix('mcp/conversation-a/');
+  assert.equal(await store.get('mcp/conversation-a/call-1-0.png'), undefined);
+  assert.equal(await store.get('mcp/conversation-a/call-2-0.png'), undefined);
+  assert.deepEqual(await store.get('mcp/conversation-b/call-1-0.png'), Buffer.from(png));
+  await store.deletePrefix('mcp/conversation-a/'); // nothing left: fine
+  await assert.rejects(store.deletePrefix('mcp/conversation-b'), /Invalid object prefix/);
 });

@@ -5,6 +5,7 @@
 // idempotency key in `_meta` (`io.brigade/idempotency-key`: `<conversationId>:<callId>`, the same on every
 // attempt) for servers that honour one. A tool error (`isError`) or a protocol error is the tool's result for
 // the model; only an unreachable server is retried, and after the last attempt that too becomes a result.
+import { conversationFilesPrefix } from '../shared/conversation-files.ts';
 import { Context } from '@temporalio/activity';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -107,7 +108,7 @@ async function forModel(raw: CallToolResult, input: McpCallInput, objects: () =>
   const files: JsonObject[] = [];
   const store = async (index: number, data: string, mimeType: string) => {
     const extension = (mimeType.split('/')[1] ?? 'bin').replace(/[^a-z0-9]/gi, '').slice(0, 8) || 'bin';
-    const key = `mcp/${input.conversationId}/${input.callId}-${index}.${extension}`;
+    const key = `${conversationFilesPrefix(input.conversationId)}${input.callId}-${index}.${extension}`;
     await objects().put(key, Buffer.from(data, 'base64'), mimeType);
     return objects().publicUrl(key);
   };

@@ -1,5 +1,7 @@
 // A conversation's turn control and whole life, beside the routes that run its turns (conversations.ts):
 // Stop, delete and export. Generic: nothing here names an agent.
+import { conversationFilesPrefix } from '../shared/conversation-files.ts';
+import { createObjectStore } from '../storage/index.ts';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
@@ -65,6 +67,8 @@ export function lifecycleRoutes({ config, client, pool, log = () => undefined }:
     const { principal, row } = await owned(req, res);
     // Temporal first: a failure here leaves the conversation whole, and a retried DELETE finishes the job.
     await deleteExecutions(client, config.TEMPORAL_NAMESPACE, row.workflowId, log);
+    // its files before its rows: until the rows go, a retried DELETE still finds the conversation
+    await createObjectStore(config).deletePrefix(conversationFilesPrefix(row.id));
     await asUser(pool, principal.user, (db) => db.query('SELECT brigade_delete_conversation($1, $2)', [principal.user, row.id]));
     res.status(204).end();
   });

@@ -1,7 +1,7 @@
 // Objects in a GCS bucket through @google-cloud/storage. STORAGE_EMULATOR_HOST points it at an emulator
 // (fake-gcs-server in the tests). The client retries nothing: Temporal's activity retries own backoff.
 import { Storage } from '@google-cloud/storage';
-import { type ObjectStore, checkKey } from './object-store.ts';
+import { type ObjectStore, checkKey, checkPrefix } from './object-store.ts';
 
 export interface GcsStoreOptions {
   bucket: string;
@@ -36,6 +36,9 @@ export function createGcsStore({ bucket, emulatorHost }: GcsStoreOptions): Objec
     },
     async delete(key) {
       await objects.file(checkKey(key)).delete({ ignoreNotFound: true });
+    },
+    async deletePrefix(prefix) {
+      await objects.deleteFiles({ prefix: checkPrefix(prefix), force: true });
     },
     publicUrl(key) {
       checkKey(key);

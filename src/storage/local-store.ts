@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type ObjectStore, checkKey } from './object-store.ts';
+import { type ObjectStore, checkKey, checkPrefix } from './object-store.ts';
 
 export interface LocalStoreOptions {
   /** the folder that holds the objects (DATA_DIR/objects) */
@@ -33,6 +33,9 @@ export function createLocalStore({ root, publicBaseUrl }: LocalStoreOptions): Ob
     },
     async delete(key) {
       await fs.rm(localPath(root, key), { force: true });
+    },
+    async deletePrefix(prefix) {
+      await fs.rm(path.dirname(localPath(root, `${checkPrefix(prefix)}x`)), { recursive: true, force: true });
     },
     publicUrl(key) {
       return `${base}/files/${checkKey(key)}`;

@@ -11,6 +11,8 @@ export interface ObjectStore {
   get(key: string): Promise<Uint8Array | undefined>;
   /** removes the object; no error when it is already gone */
   delete(key: string): Promise<void>;
+  /** removes every object under `prefix` (a folder: `<a>/<b>/`); none there is fine */
+  deletePrefix(prefix: string): Promise<void>;
   /** the URL a browser loads the object from, without a bearer header */
   publicUrl(key: string): string;
 }
@@ -23,3 +25,10 @@ export function checkKey(key: string): string {
   return key;
 }
 
+
+/** A folder of keys (`<a>/<b>/`), checked like a key. */
+export function checkPrefix(prefix: string): string {
+  if (!prefix.endsWith('/')) throw new Error(`Invalid object prefix "${prefix.slice(0, 100)}"`);
+  checkKey(`${prefix}x`);
+  return prefix;
+}
