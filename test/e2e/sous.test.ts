@@ -99,7 +99,7 @@ test('a PatchSet reviewed in place and accepted; steps marked done; an expired P
     await side.getByText('3 tbsp olive oil').waitFor();
     assert.doesNotMatch(await side.innerText(), /parmesan/);
     await side.getByText(/version 3/).waitFor();
-    await page.locator('.msg.record', { hasText: /PatchSet.*accept/ }).waitFor();
+    await page.locator('.msg.record', { hasText: /You accepted: the proposed change/ }).waitFor();
 
     // a PatchSet waiting while a step is marked done no longer fits, expires, and the page says why
     fake.script(answer('Want some heat?', CHILI));
@@ -109,6 +109,6 @@ test('a PatchSet reviewed in place and accepted; steps marked done; an expired P
     await side.getByRole('button', { name: /Mark step s2 done/ }).click();
     await second.waitFor({ state: 'detached' });
     await page.getByText(/no longer fits the recipe and has expired/).waitFor();
-    await page.locator('.msg.record', { hasText: /expired/ }).waitFor();
+    await page.locator(".msg.record", { hasText: /No answer in time/ }).waitFor();
   });
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { ALICE, BOB, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { type Browser, buildWebClient, fullyInViewAboveComposer, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot } from './browser.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -52,10 +52,23 @@ describe('support in the web client', () => {
       assert.equal(await page.evaluate(() => sessionStorage.getItem('brigade.token')), ALICE);
 
       await startConversation(page, 'support', 'Phone change');
+      // an empty conversation suggests what to ask; a suggestion goes into the message box
+      const examples = page.getByRole('region', { name: /Not sure where to start/ });
+      await examples.getByRole('button', { name: 'status of order 24601' }).click();
+      assert.equal(await page.getByLabel('Message', { exact: true }).inputValue(), 'status of order 24601');
       await sendMessage(page, 'update 1213210 phone 555-123-4567');
 
       const card = page.getByRole('article', { name: /Approve update_user_contact/ });
       await card.waitFor();
+      // the view follows: the card is whole, above the composer, and has the focus
+      await page.waitForFunction(() => (globalThis as any).document.activeElement?.closest('.pending-card') !== null);
+      const inView = await fullyInViewAboveComposer(card);
+      assert.ok(inView.ok, `the approval card is in view above the composer: ${inView.detail}`);
+      assert.equal(await page.title(), '(1) Phone change — Brigade', 'the tab says something waits');
+      // the call in words, the raw arguments only behind a toggle
+      assert.match(await visibleTranscript(page), /Change the contact details of customer 1213210: phone 555-123-4567/);
+      assert.doesNotMatch(await visibleTranscript(page), /\{"/);
+
       await card.getByText(/Decide within: /).waitFor();
       await card.getByRole('button', { name: 'Edit arguments…' }).click();
       const phone = card.getByLabel(/^phone/);
@@ -72,17 +85,99 @@ describe('support in the web client', () => {
       await phone.fill('555-987-6543');
       await card.getByRole('button', { name: 'Run with these arguments' }).click();
       await card.waitFor({ state: 'detached' });
-      // the tool's result row, compact and expandable
-      const result = page.locator('.msg.tool', { hasText: 'update_user_contact' }).last();
+      // the result in words, the raw result behind its toggle
+      const result = page.locator('.msg.tool', { hasText: 'Contact details saved' }).last();
       await result.waitFor();
-      await result.locator('summary').click();
+      assert.match(await result.innerText(), /555-987-6543/);
+      await result.getByText('Details', { exact: true }).click();
       assert.match(await result.locator('pre').innerText(), /555-987-6543/);
-      await page.locator('.msg.record', { hasText: 'edit' }).waitFor();
+      // the edit is not lost: the call shows what ran, and what the person changed
+      const call = page.locator('.tool-call', { hasText: 'Change the contact details' }).last();
+      assert.match(await call.innerText(), /customer 1213210: phone 555-987-6543/);
+      assert.match(await call.locator('.changed').innerText(), /You changed phone: 555-123-4567\s*→?\s*(to)?\s*555-987-6543/);
+      await page.locator('.msg.record', { hasText: 'You approved with changes' }).waitFor();
       assert.equal(await customerPhone('1213210'), '555-987-6543');
+      // the decision's result has the focus, not the page body
+      assert.notEqual(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName), 'BODY');
+      await page.waitForFunction(() => (globalThis as any).document.title === 'Phone change — Brigade');
 
       // usage and the workflow link are on the page
       await page.getByText(/Estimated cost:/).waitFor();
       assert.match(await page.locator('.usage').innerText(), /tokens/);
+    });
+  });
+
+  test('a rejection is "you declined", not a failure; a reload opens at the pending card, also on a phone', async (t) => {
+    const { page } = browser;
+    await withScreenshot(t, import.meta.filename, page, async () => {
+      await page.setViewportSize({ width: 375, height: 740 });
+      try {
+        await signInByLink(page, app.baseUrl, ALICE);
+        await page.goto(`${app.baseUrl}/`);
+        await startConversation(page, 'support', 'Cancel request');
+        // enough history that the page scrolls
+        for (const ask of ['orders for 1213210', 'status of order 24601', 'look up john@gmail.com']) {
+          await sendMessage(page, ask);
+          await page.locator('.msg.tool').nth((await page.locator('.msg.tool').count())).waitFor();
+        }
+        // after a send, the newest reply is in view above the composer
+        const last = page.locator('ol.transcript > li').last();
+        await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Idle');
+        const replyInView = await fullyInViewAboveComposer(last);
+        assert.ok(replyInView.ok, `the newest reply is in view above the composer: ${replyInView.detail}`);
+        assert.equal(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth), true, 'no horizontal scroll at 375 px');
+
+        await sendMessage(page, 'cancel order 13579');
+        const card = page.getByRole('article', { name: /Approve cancel_order/ });
+        await card.waitFor();
+        const sent = await fullyInViewAboveComposer(card.getByRole('button', { name: 'Approve' }));
+        assert.ok(sent.ok, `on a phone the card's decision is in view after sending: ${sent.detail}`);
+
+        // a reload opens at the card, not at the top
+        await page.reload();
+        await card.waitFor();
+        await page.waitForFunction(() => (globalThis as any).document.activeElement?.closest('.pending-card') !== null);
+        const reloaded = await fullyInViewAboveComposer(card.getByRole('button', { name: 'Approve' }));
+        assert.ok(reloaded.ok, `after a reload the card is in view: ${reloaded.detail}`);
+        assert.ok((await page.evaluate(() => (globalThis as any).scrollY)) > 0, 'the page is not left at its top');
+
+        // keyboard only: Reject…, a reason, Enter on Reject
+        await card.getByRole('button', { name: 'Reject…' }).focus();
+        await page.keyboard.press('Enter');
+        await page.keyboard.type('the customer changed her mind');
+        await card.getByRole('button', { name: 'Reject', exact: true }).focus();
+        await page.keyboard.press('Enter');
+        await card.waitFor({ state: 'detached' });
+
+        const record = page.locator('.msg.record', { hasText: 'You declined' });
+        await record.waitFor();
+        assert.match(await record.innerText(), /You declined: cancel order 13579 \(the customer changed her mind\)/);
+        const result = page.locator('.msg.tool.declined').last();
+        await result.waitFor();
+        assert.match(await result.innerText(), /You declined: cancel order 13579 \(the customer changed her mind\)/);
+        const text = await visibleTranscript(page);
+        assert.doesNotMatch(text, /failed/i, 'a rejection is not a failure');
+        assert.doesNotMatch(text, /\{"/, 'no JSON in the transcript');
+        assert.doesNotMatch(text, /cancel_order|order_id/, 'no tool names in the transcript');
+        assert.equal(await page.locator('.msg.tool.failed').count(), 0);
+        assert.notEqual(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName), 'BODY', 'focus lands on what the decision did');
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 860 });
+      }
+    });
+  });
+
+  test('the sign-in link works in a tab that already shows the app, and leaves the address bar', async (t) => {
+    const { page } = browser;
+    await withScreenshot(t, import.meta.filename, page, async () => {
+      await signInByLink(page, app.baseUrl, ALICE);
+      await page.getByText(/Signed in as alice/).waitFor();
+      await page.evaluate((token) => { (globalThis as any).location.hash = `token=${token}`; }, BOB);
+      await page.getByText(/Signed in as bob/).waitFor();
+      assert.equal(new URL(page.url()).hash, '');
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('brigade.token')), BOB);
+      await page.evaluate((token) => { (globalThis as any).location.hash = `token=${token}`; }, ALICE);
+      await page.getByText(/Signed in as alice/).waitFor();
     });
   });
 
@@ -109,7 +204,7 @@ describe('support in the web client', () => {
       // a refused token is a message, not a blank page
       await page.getByLabel('Bearer token').fill('not-a-valid-token-at-all');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByText(/token was refused/).waitFor();
+      await page.getByText(/That token was refused: check it and try again/).waitFor();
     });
   });
 });

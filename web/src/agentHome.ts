@@ -47,6 +47,14 @@ export interface AgentPage {
   Page: ComponentType;
 }
 
+/** How the transcript words one of the agent's tools for a person (toolWords.ts words any other generically). */
+export interface ToolWords {
+  /** what the call does, as a short sentence: "Cancel order 13579" */
+  call?: (args: Record<string, unknown>) => string;
+  /** what came back, as a short sentence; undefined leaves it to the generic words */
+  result?: (result: any, args: Record<string, unknown>) => string | undefined;
+}
+
 export interface AgentHome {
   /** the agent's name as people read it */
   label: string;
@@ -58,6 +66,10 @@ export interface AgentHome {
   cards?: Record<string, ComponentType<{ card: Card }>>;
   start?: AgentStart;
   pages?: AgentPage[];
+  /** the agent's tools in words, by tool name */
+  tools?: Record<string, ToolWords>;
+  /** what a person might ask first, shown in an empty conversation (phrasings the offline model understands too) */
+  examples?: string[];
   /** event types after which the conversation's view (and so this agent's state) has changed */
   refreshOn?: string[];
 }

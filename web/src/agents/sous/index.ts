@@ -8,7 +8,7 @@ export const sous: AgentHome = {
   label: 'Sous chef',
   SidePanel: SousPanel,
   // the chat goes on while a PatchSet waits: a message does not answer it
-  pendingKinds: { patchset: { View: PatchReview, label: 'Proposed change (PatchSet)', answeredByMessage: false } },
+  pendingKinds: { patchset: { View: PatchReview, label: 'Proposed change', answeredByMessage: false } },
   start: sousStart,
   refreshOn: ['patchset.decided', 'patchset.rejected'],
 };
