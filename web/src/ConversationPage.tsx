@@ -175,11 +175,8 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
               {running ? 'Working…' : view.status === 'waiting' ? 'Waiting for you' : 'Idle'}
             </span>
             <span className={`stream stream-${stream}`} title="live updates">{stream === 'live' ? 'live' : stream === 'closed' ? 'not live' : 'reconnecting…'}</span>
-            {workflowUrl ? (
-              <a href={workflowUrl} target="_blank" rel="noreferrer">Workflow in Temporal Web UI</a>
-            ) : (
-              <span className="muted">workflow {view.workflowId}</span>
-            )}
+            {typeof view.client === 'string' && view.client && <span className="acting-for">for client {view.client}</span>}
+            {workflowUrl && <a href={workflowUrl} target="_blank" rel="noreferrer">Workflow in Temporal Web UI</a>}
           </div>
         </header>
         {loadError && <p role="alert" className="banner error">{loadError}</p>}
