@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { freePort } from '../../src/stack/ports.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
 import { ALICE, GUS_GREAT_LAKES, type TestApp, startTestApp } from '../support/test-app.ts';
 import { type Browser, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation } from './browser.ts';
@@ -21,7 +22,7 @@ before(async () => {
   if (SKIP) return;
   await buildWebClient();
   breweryDb = await startFakeOpenBreweryDb();
-  [app, browser] = await Promise.all([startTestApp({ env: { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, BEER_CONFIRMATION_TIMEOUT: '10m' } }), launchBrowser()]);
+  [app, browser] = await Promise.all([startTestApp({ apiPort: await freePort(), env: { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, BEER_CONFIRMATION_TIMEOUT: '10m' } }), launchBrowser()]);
   fs.mkdirSync(OUT, { recursive: true });
 });
 after(async () => {
@@ -55,7 +56,7 @@ test('support: a question, then an approval waiting', { skip: SKIP }, async () =
     await page.locator('.msg.tool').first().waitFor();
     await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Idle');
     await sendMessage(page, 'cancel order 13579');
-    await page.getByRole('article', { name: /Approve cancel_order/ }).waitFor();
+    await page.getByRole('article', { name: /Approve: Cancel order 13579/ }).waitFor();
   });
   fs.copyFileSync(path.join(OUT, 'support-1280.png'), path.join(DOCS, 'screenshot.png'));
 });
@@ -66,7 +67,7 @@ test('recipes: a recipe saved, its card', { skip: SKIP }, async () => {
     await page.goto(`${app.baseUrl}/`);
     await startConversation(page, 'recipes', `Cocktails ${Date.now() % 1000}`);
     await sendMessage(page, 'save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail.');
-    const card = page.getByRole('article', { name: /Approve save_recipe/ });
+    const card = page.getByRole('article', { name: /Approve: Save the recipe “Old Fashioned cocktail” to My recipes/ });
     await card.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('article', { name: 'Recipe: Old Fashioned' }).first().waitFor({ timeout: 60_000 });
   });

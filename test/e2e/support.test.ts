@@ -58,7 +58,7 @@ describe('support in the web client', () => {
       assert.equal(await page.getByLabel('Message', { exact: true }).inputValue(), 'status of order 24601');
       await sendMessage(page, 'update 1213210 phone 555-123-4567');
 
-      const card = page.getByRole('article', { name: /Approve update_user_contact/ });
+      const card = page.getByRole('article', { name: /Approve: Change the contact details of customer 1213210/ });
       await card.waitFor();
       // the view follows: the card is whole, above the composer, and has the focus
       await page.waitForFunction(() => (globalThis as any).document.activeElement?.closest('.pending-card') !== null);
@@ -71,7 +71,7 @@ describe('support in the web client', () => {
 
       await card.getByText(/Decide within: /).waitFor();
       await card.getByRole('button', { name: 'Edit arguments…' }).click();
-      const phone = card.getByLabel(/^phone/);
+      const phone = card.getByLabel(/^Phone/);
       assert.equal(await phone.inputValue(), '555-123-4567');
 
       await phone.fill('555-12');
@@ -128,7 +128,7 @@ describe('support in the web client', () => {
         assert.equal(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth), true, 'no horizontal scroll at 375 px');
 
         await sendMessage(page, 'cancel order 13579');
-        const card = page.getByRole('article', { name: /Approve cancel_order/ });
+        const card = page.getByRole('article', { name: /Approve: Cancel order 13579/ });
         await card.waitFor();
         const sent = await fullyInViewAboveComposer(card.getByRole('button', { name: 'Approve' }));
         assert.ok(sent.ok, `on a phone the card's decision is in view after sending: ${sent.detail}`);

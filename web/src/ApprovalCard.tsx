@@ -6,8 +6,9 @@ import { fieldErrorsOf, type FieldError } from './api';
 import { Countdown } from './Countdown';
 import type { JsonSchema } from './types';
 import { useDecision } from './useDecision';
+import { callSentence, humanName, plainValue } from './toolWords';
 
-export function ApprovalCard({ item, schema, onDecide }: PendingViewProps) {
+export function ApprovalCard({ item, schema, onDecide, agent = '' }: PendingViewProps) {
   const { busy, error, run } = useDecision(onDecide);
   const [mode, setMode] = useState<'view' | 'reject' | 'edit'>('view');
   const [reason, setReason] = useState('');
@@ -19,13 +20,13 @@ export function ApprovalCard({ item, schema, onDecide }: PendingViewProps) {
 
   return (
     <article className="pending-card approval" aria-labelledby={headingId}>
-      <h2 id={headingId}>Approve <code>{item.tool}</code>?</h2>
+      <h2 id={headingId}>Approve: {callSentence(agent, item.tool, item.args)}?</h2>
       {item.prompt && <p>{item.prompt}</p>}
       <dl className="args">
         {Object.entries(item.args).map(([k, v]) => (
           <div key={k}>
-            <dt>{k}</dt>
-            <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+            <dt>{humanName(k)}</dt>
+            <dd>{plainValue(v)}</dd>
           </div>
         ))}
       </dl>
@@ -50,7 +51,7 @@ export function ApprovalCard({ item, schema, onDecide }: PendingViewProps) {
       )}
       {mode === 'edit' && (
         <form
-          aria-label={`Edit the arguments of ${item.tool}`}
+          aria-label={`Edit: ${callSentence(agent, item.tool, item.args)}`}
           onSubmit={(e) => {
             e.preventDefault();
             run({ pendingId: item.id, decision: 'edit', args: argsFromForm(values, properties) });
@@ -69,7 +70,7 @@ export function ApprovalCard({ item, schema, onDecide }: PendingViewProps) {
             return (
               <div className={`field ${fieldError ? 'invalid' : ''}`} key={name}>
                 <label htmlFor={id}>
-                  {name}
+                  {humanName(name)}
                   {required ? ' (required)' : ''}
                 </label>
                 {enumValues && enumValues.length > 0 ? (

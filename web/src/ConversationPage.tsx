@@ -244,7 +244,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
             ref={composer}
             value={text}
             rows={2}
-            placeholder={view.pending.some((p) => p.kind === 'approval') ? 'A message now refuses the pending approval, with your message as the reason' : 'Write a message'}
+            placeholder={view.pending.some((p) => p.kind === 'approval') ? 'A message declines the approval above, as your reason' : 'Write a message'}
             onChange={(e) => setText(e.target.value)}
             onKeyDown={(e) => {
               if (e.key === 'Enter' && !e.shiftKey) {

@@ -11,7 +11,7 @@ export function PendingPanel({ pending, meta, agent, onDecide }: { pending: Pend
         const { View } = pendingKind(item.kind);
         return (
           <div key={item.id} className="pending-slot" data-pending-card={item.id}>
-            <View item={item} schema={meta?.agents.find((a) => a.name === agent)?.tools.find((t) => t.name === item.tool)?.parameters} onDecide={onDecide} />
+            <View item={item} agent={agent} schema={meta?.agents.find((a) => a.name === agent)?.tools.find((t) => t.name === item.tool)?.parameters} onDecide={onDecide} />
           </div>
         );
       })}

@@ -34,7 +34,7 @@ export function ProgressList({ progress }: { progress: Record<string, ProgressSt
               {steps.map((s) => (
                 <li key={s.index} className={`step-${s.state}`}>
                   {s.step ? humanName(s.step) : `Step ${s.index}`}: <strong>{STATE_WORDS[s.state] ?? s.state}</strong>
-                  {s.message && s.state !== 'failed' ? <span className="muted"> — {s.message}</span> : null}
+                  {s.message && s.state !== 'failed' && !/\bbytes\b|https?:\/\/|\bCLT-|workflow/i.test(s.message) ? <span className="muted"> — {s.message}</span> : null}
                 </li>
               ))}
             </ol>

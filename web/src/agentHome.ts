@@ -13,6 +13,8 @@ export type Decide = (body: Record<string, unknown>) => Promise<void>;
 export interface PendingViewProps {
   item: PendingItem;
   onDecide: Decide;
+  /** the agent whose item it is, so its home can word the tool */
+  agent?: string;
   /** the declared arguments of the item's tool, when the API lists them */
   schema?: JsonSchema;
 }
