@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
-import { ERIN_BEER_STAFF, type TestApp, startTestApp } from '../support/test-app.ts';
+import { ERIN_BEER_STAFF, GUS_GREAT_LAKES, type TestApp, startTestApp } from '../support/test-app.ts';
 import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
 
 const CLIENT = 'CLT-CCW784'; // a San Diego bar in the fixture
@@ -36,6 +36,9 @@ test('a brewery chosen within the countdown, then another run left to time out',
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app!.baseUrl, TOKEN);
     await startConversation(page, 'beer', 'New taps', { client: CLIENT });
+    // the conversation says which bar it acts for, by name
+    await page.locator('.conversation-head').getByText('Ballast Point Brewing Company').waitFor();
+    assert.doesNotMatch(await page.locator('.conversation-head').innerText(), /CLT-/);
 
     await sendMessage(page, 'Recommend some new breweries for my bar');
     const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
@@ -72,4 +75,13 @@ test('a brewery chosen within the countdown, then another run left to time out',
     await page.locator('.msg.record', { hasText: /expired|no answer in time/i }).waitFor();
     assert.equal(await page.locator('.pending-card').count(), 0);
   });
+});
+
+test("a bar's name is readable only by who may act for it", async () => {
+  const own = await app.call('GET', '/v1/beer/clients/CLT-XLX836', { token: GUS_GREAT_LAKES });
+  assert.equal(own.status, 200);
+  assert.deepEqual(own.body, { clientId: 'CLT-XLX836', name: 'Great Lakes Brewing Company', city: 'Cleveland', state: 'Ohio' });
+  assert.equal((await app.call('GET', '/v1/beer/clients/CLT-CCW784', { token: GUS_GREAT_LAKES })).status, 404, "another bar's name is not the token's to read");
+  assert.equal((await app.call('GET', '/v1/beer/clients/CLT-CCW784', { token: TOKEN })).body.name, 'Ballast Point Brewing Company');
+  assert.equal((await app.call('GET', '/v1/beer/clients/CLT-NOPE00', { token: TOKEN })).status, 404);
 });

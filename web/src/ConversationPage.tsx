@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, newIdempotencyKey } from './api';
-import { agentLabel, examplesFor, REFRESH_EVENTS, sidePanelFor } from './agents/registry';
+import { agentLabel, examplesFor, REFRESH_EVENTS, sidePanelFor, subtitleFor } from './agents/registry';
 import { compose, onCompose } from './compose';
 import { openEventStream, type StreamStatus } from './events';
 import { MessageRow, DraftRow, PendingRecord } from './Messages';
@@ -162,6 +162,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
   const workflowUrl = meta?.temporal.workflowUrlTemplate?.replace('{workflowId}', encodeURIComponent(view.workflowId));
   const SidePanel = sidePanelFor(view.agent);
   const examples = examplesFor(view.agent);
+  const Subtitle = subtitleFor(view.agent);
 
   return (
     <div className={`conversation-grid ${SidePanel ? 'with-side' : ''}`}>
@@ -175,7 +176,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
               {running ? 'Working…' : view.status === 'waiting' ? 'Waiting for you' : 'Idle'}
             </span>
             <span className={`stream stream-${stream}`} title="live updates">{stream === 'live' ? 'live' : stream === 'closed' ? 'not live' : 'reconnecting…'}</span>
-            {typeof view.client === 'string' && view.client && <span className="acting-for">for client {view.client}</span>}
+            {Subtitle ? <Subtitle view={view} /> : typeof view.client === 'string' && view.client && <span className="acting-for">for client {view.client}</span>}
             {workflowUrl && <a href={workflowUrl} target="_blank" rel="noreferrer">Workflow in Temporal Web UI</a>}
           </div>
         </header>

@@ -106,7 +106,8 @@ const DECIDED: Record<string, string> = {
 export function PendingRecord({ item, closed, agent }: { item: PendingItem; closed?: ClosedInfo; agent: string }) {
   const what = pendingKind(item.kind).label.toLowerCase();
   const sentence = item.kind === 'approval' ? callSentence(agent, item.tool, item.args) : '';
-  const about = sentence ? `${sentence[0]!.toLowerCase()}${sentence.slice(1)}` : `the ${what}`;
+  const prompt = item.prompt?.replace(/[.?!]+$/, '');
+  const about = sentence ? `${sentence[0]!.toLowerCase()}${sentence.slice(1)}` : `the ${what}${prompt ? ` (“${prompt}”)` : ''}`;
   let outcome: string;
   // a reason that only repeats how it closed ("expired") says nothing more
   const reason = closed?.reason && !/^(closed: )?(expired|superseded|decided)$/i.test(closed.reason.trim()) ? closed.reason : undefined;

@@ -60,6 +60,8 @@ export interface ToolWords {
 export interface AgentHome {
   /** the agent's name as people read it */
   label: string;
+  /** under the conversation's title: who or what it acts for, in words */
+  Subtitle?: ComponentType<{ view: ConversationView }>;
   /** shown beside the conversation */
   SidePanel?: ComponentType<SidePanelProps>;
   /** the pending kinds this agent opens and renders itself (approvals are generic: any agent's tool asks) */

@@ -36,6 +36,7 @@ function homeOf(agent: string): AgentHome | undefined {
 
 export const agentLabel = (agent: string): string => homeOf(agent)?.label ?? agent;
 export const sidePanelFor = (agent: string) => homeOf(agent)?.SidePanel;
+export const subtitleFor = (agent: string) => homeOf(agent)?.Subtitle;
 export const startFor = (agent: string) => homeOf(agent)?.start;
 export const pendingKindFor = (kind: string): PendingKindHome | undefined => PENDING_KINDS.get(kind);
 export const cardRendererFor = (type: unknown) => (typeof type === 'string' ? CARDS.get(type) : undefined);

@@ -1,11 +1,13 @@
 // The beer agent: breweries recommended for a bar, one chosen within a countdown, and its summary.
 import type { AgentHome } from '../../agentHome';
+import { BarName } from './BarName';
 import { BreweryCards } from './BreweryCards';
 import { BrewerySummary } from './BrewerySummary';
 import { ConfirmationCard } from './ConfirmationCard';
 
 export const beer: AgentHome = {
   label: 'Beer',
+  Subtitle: BarName,
   pendingKinds: { confirmation: { View: ConfirmationCard, label: 'Confirmation' } },
   cards: { breweries: BreweryCards, brewery_summary: BrewerySummary },
   examples: ['recommend breweries', 'my top beers', 'find breweries in San Diego, CA', 'best-selling beer in California'],
