@@ -77,11 +77,13 @@ test('a brewery chosen within the countdown, then another run left to time out',
   });
 });
 
-test("a bar's name is readable only by who may act for it", async () => {
-  const own = await app.call('GET', '/v1/beer/clients/CLT-XLX836', { token: GUS_GREAT_LAKES });
+test("a conversation's bar is readable by its owner only", async () => {
+  const created = await app.call('POST', '/v1/conversations', { token: GUS_GREAT_LAKES, body: { agent: 'beer', title: 'Taps' } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const own = await app.call('GET', `/v1/conversations/${created.body.id}/bar`, { token: GUS_GREAT_LAKES });
   assert.equal(own.status, 200);
   assert.deepEqual(own.body, { clientId: 'CLT-XLX836', name: 'Great Lakes Brewing Company', city: 'Cleveland', state: 'Ohio' });
-  assert.equal((await app.call('GET', '/v1/beer/clients/CLT-CCW784', { token: GUS_GREAT_LAKES })).status, 404, "another bar's name is not the token's to read");
-  assert.equal((await app.call('GET', '/v1/beer/clients/CLT-CCW784', { token: TOKEN })).body.name, 'Ballast Point Brewing Company');
-  assert.equal((await app.call('GET', '/v1/beer/clients/CLT-NOPE00', { token: TOKEN })).status, 404);
+  assert.equal((await app.call('GET', `/v1/conversations/${created.body.id}/bar`, { token: TOKEN })).status, 404, "another user's conversation");
+  const support = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+  assert.equal((await app.call('GET', `/v1/conversations/${support.body.id}/bar`)).status, 404, 'not a beer conversation');
 });

@@ -46,6 +46,10 @@ describe('support in the web client', () => {
 
   test('an approval: an edit the server refuses is shown at its field, the fixed edit runs', async (t) => {
     const { page } = browser;
+    const consoleErrors: string[] = [];
+    const onConsole = (message: { type(): string; text(): string }) => void (message.type() === 'error' && consoleErrors.push(message.text()));
+    page.on('console', onConsole);
+    t.after(() => void page.off('console', onConsole));
     await withScreenshot(t, import.meta.filename, page, async () => {
       await signInByLink(page, app.baseUrl, ALICE);
       assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
@@ -100,6 +104,8 @@ describe('support in the web client', () => {
       // the decision's result has the focus, not the page body
       assert.notEqual(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName), 'BODY');
       await page.waitForFunction(() => (globalThis as any).document.title === 'Phone change — Brigade');
+      // the refused edit is a 422 the browser logs as a failed request; nothing else may log an error
+      assert.deepEqual(consoleErrors.filter((text) => !/status of 422/.test(text)), [], 'no console errors');
 
       // usage and the workflow link are on the page
       await page.getByText(/Estimated cost:/).waitFor();
