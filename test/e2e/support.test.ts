@@ -82,7 +82,7 @@ describe('support in the web client', () => {
       await card.getByRole('button', { name: 'Run with these arguments' }).click();
       const fieldError = card.locator('#' + (await phone.getAttribute('id')) + '-error');
       await fieldError.waitFor();
-      assert.match(await fieldError.innerText(), /must be a phone number in format XXX-XXX-XXXX/);
+      assert.match(await fieldError.innerText(), /^Must be a phone number in format XXX-XXX-XXXX\.$/, 'a sentence at the field');
       assert.equal(await phone.getAttribute('aria-invalid'), 'true');
       assert.equal(await phone.inputValue(), '555-12', 'what was typed stays');
 
@@ -167,6 +167,22 @@ describe('support in the web client', () => {
         assert.doesNotMatch(text, /cancel_order|order_id/, 'no tool names in the transcript');
         assert.equal(await page.locator('.msg.tool.failed').count(), 0);
         assert.notEqual(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName), 'BODY', 'focus lands on what the decision did');
+
+        // scrolled up, a reply arriving (here from another client of the API) is announced, not jumped to
+        await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Idle');
+        await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+        const id = /\/c\/([^/]+)/.exec(page.url())![1]!;
+        const before = await page.locator('ol.transcript > li').count();
+        const posted = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'status of order 24601' }, headers: { 'idempotency-key': `e2e-${Date.now()}` } });
+        assert.ok(posted.status < 300, JSON.stringify(posted.body));
+        await page.locator('ol.transcript > li').nth(before).waitFor({ state: 'attached' });
+        const newBelow = page.getByRole('button', { name: /New messages/ });
+        await newBelow.waitFor();
+        assert.equal(await page.evaluate(() => (globalThis as any).scrollY), 0, 'the reader stays where they were');
+        await newBelow.click();
+        await newBelow.waitFor({ state: 'detached' });
+        const newest = await fullyInViewAboveComposer(page.locator('ol.transcript > li').last());
+        assert.ok(newest.ok, `"New messages" shows the newest above the composer: ${newest.detail}`);
       } finally {
         await page.setViewportSize({ width: 1280, height: 860 });
       }

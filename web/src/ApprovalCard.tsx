@@ -6,7 +6,7 @@ import { fieldErrorsOf, type FieldError } from './api';
 import { Countdown } from './Countdown';
 import type { JsonSchema } from './types';
 import { useDecision } from './useDecision';
-import { callSentence, humanName, plainValue } from './toolWords';
+import { callSentence, humanName, plainError, plainValue } from './toolWords';
 
 export function ApprovalCard({ item, schema, onDecide, agent = '' }: PendingViewProps) {
   const { busy, error, run } = useDecision(onDecide);
@@ -59,7 +59,7 @@ export function ApprovalCard({ item, schema, onDecide, agent = '' }: PendingView
         >
           {formLevel.length > 0 && (
             <p role="alert" className="field-error">
-              {formLevel.map((f) => `${f.field === '(arguments)' ? '' : `${f.field}: `}${f.message}`).join('; ')}
+              {formLevel.map((f) => `${f.field === '(arguments)' ? '' : `${humanName(f.field)}: `}${plainError(f.message)}`).join(' ')}
             </p>
           )}
           {Object.entries(properties).map(([name, prop]) => {
@@ -98,7 +98,7 @@ export function ApprovalCard({ item, schema, onDecide, agent = '' }: PendingView
                   />
                 )}
                 {prop.description && <small id={`${id}-help`}>{prop.description}</small>}
-                {fieldError && <p id={`${id}-error`} className="field-error" role="alert">{fieldError.message}</p>}
+                {fieldError && <p id={`${id}-error`} className="field-error" role="alert">{plainError(fieldError.message)}</p>}
               </div>
             );
           })}
