@@ -76,6 +76,21 @@ export function useFollow({ ready, content, pendingIds }: { ready: boolean; cont
     return () => window.removeEventListener('scroll', onScroll);
   }, [nearEnd]);
 
+  // the page changing size on its own (a header line, an image, a side panel loading) keeps a reader who
+  // follows at the end
+  useEffect(() => {
+    if (!ready) return;
+    let height = document.body.scrollHeight;
+    const observer = new ResizeObserver(() => {
+      const next = document.body.scrollHeight;
+      if (next === height) return;
+      height = next;
+      if (stick.current && opened.current) toEnd();
+    });
+    observer.observe(document.body);
+    return () => observer.disconnect();
+  }, [ready, toEnd]);
+
   const pendingKey = pendingIds.join(',');
   useLayoutEffect(() => {
     if (!ready) return;
