@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
-import { ERIN_BEER_STAFF, type TestApp, startTestApp } from '../support/test-app.ts';
+import { ERIN_BEER_STAFF, GUS_GREAT_LAKES, type TestApp, startTestApp } from '../support/test-app.ts';
 import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
 
 const CLIENT = 'CLT-CCW784'; // a San Diego bar in the fixture
@@ -36,6 +36,9 @@ test('a brewery chosen within the countdown, then another run left to time out',
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app!.baseUrl, TOKEN);
     await startConversation(page, 'beer', 'New taps', { client: CLIENT });
+    // the conversation says which bar it acts for, by name
+    await page.locator('.conversation-head').getByText('Ballast Point Brewing Company').waitFor();
+    assert.doesNotMatch(await page.locator('.conversation-head').innerText(), /CLT-/);
 
     await sendMessage(page, 'Recommend some new breweries for my bar');
     const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
@@ -59,7 +62,7 @@ test('a brewery chosen within the countdown, then another run left to time out',
 
     const summary = page.getByRole('article', { name: `Summary: ${chosenName}` });
     await summary.waitFor({ timeout: 20_000 });
-    assert.match(await summary.locator('.cache-line').innerText(), /CACHE_(MISS|HIT|STALE)/);
+    assert.match(await summary.locator('.cache-line').innerText(), /^(fresh fetched just now, not from the cache|cached from the cache \(fresh\)|stale from the cache \(stale: the source could not be reached\))/);
     assert.match(await summary.locator('.sources-line').innerText(), /^Sources:/);
     assert.ok((await page.locator('.brewery-cards .brewery-card').count()) >= 3, 'the presented breweries as cards');
     await page.locator('.msg.record', { hasText: `yes: ${chosenName}` }).waitFor();
@@ -69,7 +72,18 @@ test('a brewery chosen within the countdown, then another run left to time out',
     const again = page.getByRole('article', { name: 'Would you like details on any of them?' });
     await again.waitFor({ timeout: 20_000 });
     await again.waitFor({ state: 'detached', timeout: CONFIRMATION_MS + 10_000 });
-    await page.locator('.msg.record', { hasText: /expired|no answer in time/ }).waitFor();
+    await page.locator('.msg.record', { hasText: /expired|no answer in time/i }).waitFor();
     assert.equal(await page.locator('.pending-card').count(), 0);
   });
+});
+
+test("a conversation's bar is readable by its owner only", async () => {
+  const created = await app.call('POST', '/v1/conversations', { token: GUS_GREAT_LAKES, body: { agent: 'beer', title: 'Taps' } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const own = await app.call('GET', `/v1/conversations/${created.body.id}/bar`, { token: GUS_GREAT_LAKES });
+  assert.equal(own.status, 200);
+  assert.deepEqual(own.body, { clientId: 'CLT-XLX836', name: 'Great Lakes Brewing Company', city: 'Cleveland', state: 'Ohio' });
+  assert.equal((await app.call('GET', `/v1/conversations/${created.body.id}/bar`, { token: TOKEN })).status, 404, "another user's conversation");
+  const support = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+  assert.equal((await app.call('GET', `/v1/conversations/${support.body.id}/bar`)).status, 404, 'not a beer conversation');
 });

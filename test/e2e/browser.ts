@@ -162,3 +162,27 @@ export async function assertAgentFeature(baseUrl: string, token: string, agent: 
   assert.ok(info, `GET /v1/meta lists no ${agent} agent (it lists: ${meta.agents.map((a) => a.name).join(', ') || 'none'})`);
   assert.ok(has(info), `the ${agent} agent in GET /v1/meta lacks ${feature} (its tools: ${info.tools.map((t) => t.name).join(', ') || 'none'}; stateful: ${info.stateful})`);
 }
+
+/**
+ * Whether the element is wholly in the viewport and above the sticky composer (the composer never covers it).
+ * Returns the rectangles too, for the assertion's message.
+ */
+export async function fullyInViewAboveComposer(locator: import('playwright-core').Locator): Promise<{ ok: boolean; detail: string }> {
+  return locator.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const composer = (globalThis as any).document.querySelector('form.composer')?.getBoundingClientRect();
+    const limit = Math.min((globalThis as any).innerHeight, composer ? composer.top : (globalThis as any).innerHeight);
+    const ok = box.top >= -1 && box.bottom <= limit + 1 && box.height > 0;
+    return { ok, detail: `element ${Math.round(box.top)}..${Math.round(box.bottom)}, composer top ${Math.round(limit)}, viewport ${(globalThis as any).innerHeight}` };
+  });
+}
+
+/**
+ * The visible text of what the client words in the transcript (tool calls and results, decisions, progress;
+ * collapsed details excluded, as a person sees it). The agent's own replies are the model's words, not the
+ * client's: the offline model's "[offline model] Calling <tool> {...}" is left out.
+ */
+export async function visibleTranscript(page: Page): Promise<string> {
+  const parts = await page.locator('ol.transcript .tool-call, ol.transcript .msg.tool, ol.transcript .msg.record, ol.transcript .progress').allInnerTexts();
+  return parts.join('\n');
+}

@@ -38,7 +38,7 @@ test('a recipe is saved: approval, live progress, then its card with the image',
     const id = await startConversation(page, 'recipes', 'Cocktails');
     await sendMessage(page, `save this recipe: ${OLD_FASHIONED}`);
 
-    const card = page.getByRole('article', { name: /Approve save_recipe/ });
+    const card = page.getByRole('article', { name: /Approve: Save the recipe “Old Fashioned cocktail” to My recipes/ });
     await card.waitFor();
     assert.match(await card.locator('.args').innerText(), /Old Fashioned cocktail/);
     await card.getByRole('button', { name: 'Approve' }).click();

@@ -99,7 +99,7 @@ test('a PatchSet reviewed in place and accepted; steps marked done; an expired P
     await side.getByText('3 tbsp olive oil').waitFor();
     assert.doesNotMatch(await side.innerText(), /parmesan/);
     await side.getByText(/version 3/).waitFor();
-    await page.locator('.msg.record', { hasText: /PatchSet.*accept/ }).waitFor();
+    await page.locator('.msg.record', { hasText: /You accepted: the proposed change/ }).waitFor();
 
     // a PatchSet waiting while a step is marked done no longer fits, expires, and the page says why
     fake.script(answer('Want some heat?', CHILI));
@@ -109,6 +109,31 @@ test('a PatchSet reviewed in place and accepted; steps marked done; an expired P
     await side.getByRole('button', { name: /Mark step s2 done/ }).click();
     await second.waitFor({ state: 'detached' });
     await page.getByText(/no longer fits the recipe and has expired/).waitFor();
-    await page.locator('.msg.record', { hasText: /expired/ }).waitFor();
+    await page.locator(".msg.record", { hasText: /No answer in time/ }).waitFor();
+  });
+});
+
+test('a hard avoid the chef offers to override has its control: allowed for this recipe, end to end', async (t) => {
+  const { page } = browser;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    await page.getByLabel('Agent').selectOption('sous');
+    await page.getByLabel('Never use (comma separated)').fill('peanut, shellfish');
+    await page.getByLabel('Title (optional)').fill('No nuts');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('heading', { level: 1, name: /No nuts/ }).waitFor();
+    const id = /\/c\/([^/]+)/.exec(page.url())![1]!;
+
+    const side = page.getByRole('complementary', { name: 'Recipe' });
+    const defaults = side.getByRole('region', { name: 'Your defaults' });
+    await defaults.getByText('Never use:').waitFor();
+    assert.doesNotMatch(await side.innerText(), /hardAvoids/, 'no internal field names');
+    const allow = defaults.getByRole('button', { name: 'Allow peanut for this recipe' });
+    await allow.focus();
+    await page.keyboard.press('Enter');
+    await defaults.getByText('allowed for this recipe').waitFor();
+    await defaults.getByRole('button', { name: 'Allow shellfish for this recipe' }).waitFor();
+    const view = await app.call('GET', `/v1/conversations/${id}`);
+    assert.deepEqual(view.body.hardAvoidOverrides, ['peanut']);
   });
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { ALICE, BOB, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { type Browser, buildWebClient, fullyInViewAboveComposer, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot } from './browser.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -46,43 +46,160 @@ describe('support in the web client', () => {
 
   test('an approval: an edit the server refuses is shown at its field, the fixed edit runs', async (t) => {
     const { page } = browser;
+    const consoleErrors: string[] = [];
+    const onConsole = (message: { type(): string; text(): string }) => void (message.type() === 'error' && consoleErrors.push(message.text()));
+    page.on('console', onConsole);
+    t.after(() => void page.off('console', onConsole));
     await withScreenshot(t, import.meta.filename, page, async () => {
       await signInByLink(page, app.baseUrl, ALICE);
       assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
       assert.equal(await page.evaluate(() => sessionStorage.getItem('brigade.token')), ALICE);
 
       await startConversation(page, 'support', 'Phone change');
+      // an empty conversation suggests what to ask; a suggestion goes into the message box
+      const examples = page.getByRole('region', { name: /Not sure where to start/ });
+      await examples.getByRole('button', { name: 'status of order 24601' }).click();
+      assert.equal(await page.getByLabel('Message', { exact: true }).inputValue(), 'status of order 24601');
       await sendMessage(page, 'update 1213210 phone 555-123-4567');
 
-      const card = page.getByRole('article', { name: /Approve update_user_contact/ });
+      const card = page.getByRole('article', { name: /Approve: Change the contact details of customer 1213210/ });
       await card.waitFor();
+      // the view follows: the card is whole, above the composer, and has the focus
+      await page.waitForFunction(() => (globalThis as any).document.activeElement?.closest('.pending-card') !== null);
+      const inView = await fullyInViewAboveComposer(card);
+      assert.ok(inView.ok, `the approval card is in view above the composer: ${inView.detail}`);
+      assert.equal(await page.title(), '(1) Phone change — Brigade', 'the tab says something waits');
+      // the call in words, the raw arguments only behind a toggle
+      assert.match(await visibleTranscript(page), /Change the contact details of customer 1213210: phone 555-123-4567/);
+      assert.doesNotMatch(await visibleTranscript(page), /\{"/);
+
       await card.getByText(/Decide within: /).waitFor();
       await card.getByRole('button', { name: 'Edit arguments…' }).click();
-      const phone = card.getByLabel(/^phone/);
+      const phone = card.getByLabel(/^Phone/);
       assert.equal(await phone.inputValue(), '555-123-4567');
 
       await phone.fill('555-12');
       await card.getByRole('button', { name: 'Run with these arguments' }).click();
       const fieldError = card.locator('#' + (await phone.getAttribute('id')) + '-error');
       await fieldError.waitFor();
-      assert.match(await fieldError.innerText(), /must be a phone number in format XXX-XXX-XXXX/);
+      assert.match(await fieldError.innerText(), /^Must be a phone number in format XXX-XXX-XXXX\.$/, 'a sentence at the field');
       assert.equal(await phone.getAttribute('aria-invalid'), 'true');
       assert.equal(await phone.inputValue(), '555-12', 'what was typed stays');
 
       await phone.fill('555-987-6543');
       await card.getByRole('button', { name: 'Run with these arguments' }).click();
       await card.waitFor({ state: 'detached' });
-      // the tool's result row, compact and expandable
-      const result = page.locator('.msg.tool', { hasText: 'update_user_contact' }).last();
+      // the result in words, the raw result behind its toggle
+      const result = page.locator('.msg.tool', { hasText: 'Contact details saved' }).last();
       await result.waitFor();
-      await result.locator('summary').click();
+      assert.match(await result.innerText(), /555-987-6543/);
+      await result.getByText('Details', { exact: true }).click();
       assert.match(await result.locator('pre').innerText(), /555-987-6543/);
-      await page.locator('.msg.record', { hasText: 'edit' }).waitFor();
+      // the edit is not lost: the call shows what ran, and what the person changed
+      const call = page.locator('.tool-call', { hasText: 'Change the contact details' }).last();
+      assert.match(await call.innerText(), /customer 1213210: phone 555-987-6543/);
+      assert.match(await call.locator('.changed').innerText(), /You changed phone: 555-123-4567\s*→?\s*(to)?\s*555-987-6543/);
+      await page.locator('.msg.record', { hasText: 'You approved with changes' }).waitFor();
       assert.equal(await customerPhone('1213210'), '555-987-6543');
+      // the decision's result has the focus, not the page body
+      assert.notEqual(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName), 'BODY');
+      await page.waitForFunction(() => (globalThis as any).document.title === 'Phone change — Brigade');
+      // the refused edit is a 422 the browser logs as a failed request; nothing else may log an error
+      assert.deepEqual(consoleErrors.filter((text) => !/status of 422/.test(text)), [], 'no console errors');
 
       // usage and the workflow link are on the page
       await page.getByText(/Estimated cost:/).waitFor();
       assert.match(await page.locator('.usage').innerText(), /tokens/);
+    });
+  });
+
+  test('a rejection is "you declined", not a failure; a reload opens at the pending card, also on a phone', async (t) => {
+    const { page } = browser;
+    await withScreenshot(t, import.meta.filename, page, async () => {
+      await page.setViewportSize({ width: 375, height: 740 });
+      try {
+        await signInByLink(page, app.baseUrl, ALICE);
+        await page.goto(`${app.baseUrl}/`);
+        await startConversation(page, 'support', 'Cancel request');
+        // enough history that the page scrolls
+        for (const ask of ['orders for 1213210', 'status of order 24601', 'look up john@gmail.com']) {
+          await sendMessage(page, ask);
+          await page.locator('.msg.tool').nth((await page.locator('.msg.tool').count())).waitFor();
+        }
+        // after a send, the newest reply is in view above the composer
+        const last = page.locator('ol.transcript > li').last();
+        await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Idle');
+        const replyInView = await fullyInViewAboveComposer(last);
+        assert.ok(replyInView.ok, `the newest reply is in view above the composer: ${replyInView.detail}`);
+        assert.equal(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth), true, 'no horizontal scroll at 375 px');
+
+        await sendMessage(page, 'cancel order 13579');
+        const card = page.getByRole('article', { name: /Approve: Cancel order 13579/ });
+        await card.waitFor();
+        const sent = await fullyInViewAboveComposer(card.getByRole('button', { name: 'Approve' }));
+        assert.ok(sent.ok, `on a phone the card's decision is in view after sending: ${sent.detail}`);
+
+        // a reload opens at the card, not at the top
+        await page.reload();
+        await card.waitFor();
+        await page.waitForFunction(() => (globalThis as any).document.activeElement?.closest('.pending-card') !== null);
+        const reloaded = await fullyInViewAboveComposer(card.getByRole('button', { name: 'Approve' }));
+        assert.ok(reloaded.ok, `after a reload the card is in view: ${reloaded.detail}`);
+        assert.ok((await page.evaluate(() => (globalThis as any).scrollY)) > 0, 'the page is not left at its top');
+
+        // keyboard only: Reject…, a reason, Enter on Reject
+        await card.getByRole('button', { name: 'Reject…' }).focus();
+        await page.keyboard.press('Enter');
+        await page.keyboard.type('the customer changed her mind');
+        await card.getByRole('button', { name: 'Reject', exact: true }).focus();
+        await page.keyboard.press('Enter');
+        await card.waitFor({ state: 'detached' });
+
+        const record = page.locator('.msg.record', { hasText: 'You declined' });
+        await record.waitFor();
+        assert.match(await record.innerText(), /You declined: cancel order 13579 \(the customer changed her mind\)/);
+        const result = page.locator('.msg.tool.declined').last();
+        await result.waitFor();
+        assert.match(await result.innerText(), /You declined: cancel order 13579 \(the customer changed her mind\)/);
+        const text = await visibleTranscript(page);
+        assert.doesNotMatch(text, /failed/i, 'a rejection is not a failure');
+        assert.doesNotMatch(text, /\{"/, 'no JSON in the transcript');
+        assert.doesNotMatch(text, /cancel_order|order_id/, 'no tool names in the transcript');
+        assert.equal(await page.locator('.msg.tool.failed').count(), 0);
+        assert.notEqual(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName), 'BODY', 'focus lands on what the decision did');
+
+        // scrolled up, a reply arriving (here from another client of the API) is announced, not jumped to
+        await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Idle');
+        await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+        const id = /\/c\/([^/]+)/.exec(page.url())![1]!;
+        const before = await page.locator('ol.transcript > li').count();
+        const posted = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'status of order 24601' }, headers: { 'idempotency-key': `e2e-${Date.now()}` } });
+        assert.ok(posted.status < 300, JSON.stringify(posted.body));
+        await page.locator('ol.transcript > li').nth(before).waitFor({ state: 'attached' });
+        const newBelow = page.getByRole('button', { name: /New messages/ });
+        await newBelow.waitFor();
+        assert.equal(await page.evaluate(() => (globalThis as any).scrollY), 0, 'the reader stays where they were');
+        await newBelow.click();
+        await newBelow.waitFor({ state: 'detached' });
+        const newest = await fullyInViewAboveComposer(page.locator('ol.transcript > li').last());
+        assert.ok(newest.ok, `"New messages" shows the newest above the composer: ${newest.detail}`);
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 860 });
+      }
+    });
+  });
+
+  test('the sign-in link works in a tab that already shows the app, and leaves the address bar', async (t) => {
+    const { page } = browser;
+    await withScreenshot(t, import.meta.filename, page, async () => {
+      await signInByLink(page, app.baseUrl, ALICE);
+      await page.getByText(/Signed in as alice/).waitFor();
+      await page.evaluate((token) => { (globalThis as any).location.hash = `token=${token}`; }, BOB);
+      await page.getByText(/Signed in as bob/).waitFor();
+      assert.equal(new URL(page.url()).hash, '');
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('brigade.token')), BOB);
+      await page.evaluate((token) => { (globalThis as any).location.hash = `token=${token}`; }, ALICE);
+      await page.getByText(/Signed in as alice/).waitFor();
     });
   });
 
@@ -109,7 +226,7 @@ describe('support in the web client', () => {
       // a refused token is a message, not a blank page
       await page.getByLabel('Bearer token').fill('not-a-valid-token-at-all');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByText(/token was refused/).waitFor();
+      await page.getByText(/That token was refused: check it and try again/).waitFor();
     });
   });
 });

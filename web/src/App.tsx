@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState } from 'react';
-import { ApiError, api, setUnauthorizedHandler, tokenStore } from './api';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, api, setUnauthorizedHandler, takeTokenFromFragment, tokenStore } from './api';
 import { AGENT_PAGES } from './agents/registry';
 import { ConversationList } from './ConversationList';
 import { ConversationPage } from './ConversationPage';
@@ -14,7 +14,10 @@ export function App() {
   const [listVersion, setListVersion] = useState(0);
   const path = usePath();
 
+  // a token that worked once has expired or been revoked; one that never worked was mistyped
+  const signedIn = useRef(false);
   const signOut = useCallback((reason?: string) => {
+    signedIn.current = false;
     tokenStore.clear();
     setToken(null);
     setMeta(undefined);
@@ -23,17 +26,37 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    setUnauthorizedHandler(() => signOut('Your token was refused (401). Sign in again.'));
+    setUnauthorizedHandler(() =>
+      signOut(signedIn.current ? 'Your sign-in is not valid any more: the token was refused. Sign in again.' : 'That token was refused: check it and try again.'),
+    );
   }, [signOut]);
+
+  // the dev sign-in link opened in a tab that already shows the app: the fragment changes, nothing reloads
+  useEffect(() => {
+    const onHash = () => {
+      const next = takeTokenFromFragment();
+      if (!next) return;
+      signedIn.current = false;
+      setMeta(undefined);
+      setError(undefined);
+      setToken(next);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
 
   useEffect(() => {
     if (!token) return;
     api<Meta>('GET', '/v1/meta')
       .then((m) => {
+        signedIn.current = true;
         setMeta(m);
         setError(undefined);
       })
-      .catch((e: ApiError) => setError(e.message));
+      .catch((e: ApiError) => {
+        // a refused token has already signed out, with its own words
+        if (e.status !== 401) setError(e.message);
+      });
   }, [token]);
 
   if (!token) {

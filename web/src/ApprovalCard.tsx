@@ -7,8 +7,9 @@ import { Countdown } from './Countdown';
 import { mcpServerOf } from './McpQuestion';
 import type { JsonSchema } from './types';
 import { useDecision } from './useDecision';
+import { callSentence, humanName, plainError, plainValue } from './toolWords';
 
-export function ApprovalCard({ item, schema: declared, onDecide }: PendingViewProps) {
+export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: PendingViewProps) {
   // An MCP tool is not in the API's list of the agent's tools: its item carries its parameters.
   const schema = declared ?? (item.details?.schema as JsonSchema | undefined);
   const mcp = mcpServerOf(item);
@@ -23,16 +24,19 @@ export function ApprovalCard({ item, schema: declared, onDecide }: PendingViewPr
 
   return (
     <article className="pending-card approval" aria-labelledby={headingId}>
-      <h2 id={headingId}>
-        Approve <code>{mcp?.tool ?? item.tool}</code>
-        {mcp && <> from MCP server <strong data-testid="mcp-server">{mcp.server}</strong></>}?
-      </h2>
+      {mcp ? (
+        <h2 id={headingId}>
+          Approve <code>{mcp.tool}</code> from MCP server <strong data-testid="mcp-server">{mcp.server}</strong>?
+        </h2>
+      ) : (
+        <h2 id={headingId}>Approve: {callSentence(agent, item.tool, item.args)}?</h2>
+      )}
       {item.prompt && <p>{item.prompt}</p>}
       <dl className="args">
         {Object.entries(item.args).map(([k, v]) => (
           <div key={k}>
-            <dt>{k}</dt>
-            <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+            <dt>{humanName(k)}</dt>
+            <dd>{plainValue(v)}</dd>
           </div>
         ))}
       </dl>
@@ -57,7 +61,7 @@ export function ApprovalCard({ item, schema: declared, onDecide }: PendingViewPr
       )}
       {mode === 'edit' && (
         <form
-          aria-label={`Edit the arguments of ${item.tool}`}
+          aria-label={`Edit: ${callSentence(agent, item.tool, item.args)}`}
           onSubmit={(e) => {
             e.preventDefault();
             run({ pendingId: item.id, decision: 'edit', args: argsFromForm(values, properties) });
@@ -65,7 +69,7 @@ export function ApprovalCard({ item, schema: declared, onDecide }: PendingViewPr
         >
           {formLevel.length > 0 && (
             <p role="alert" className="field-error">
-              {formLevel.map((f) => `${f.field === '(arguments)' ? '' : `${f.field}: `}${f.message}`).join('; ')}
+              {formLevel.map((f) => `${f.field === '(arguments)' ? '' : `${humanName(f.field)}: `}${plainError(f.message)}`).join(' ')}
             </p>
           )}
           {Object.entries(properties).map(([name, prop]) => {
@@ -76,7 +80,7 @@ export function ApprovalCard({ item, schema: declared, onDecide }: PendingViewPr
             return (
               <div className={`field ${fieldError ? 'invalid' : ''}`} key={name}>
                 <label htmlFor={id}>
-                  {name}
+                  {humanName(name)}
                   {required ? ' (required)' : ''}
                 </label>
                 {enumValues && enumValues.length > 0 ? (
@@ -104,7 +108,7 @@ export function ApprovalCard({ item, schema: declared, onDecide }: PendingViewPr
                   />
                 )}
                 {prop.description && <small id={`${id}-help`}>{prop.description}</small>}
-                {fieldError && <p id={`${id}-error`} className="field-error" role="alert">{fieldError.message}</p>}
+                {fieldError && <p id={`${id}-error`} className="field-error" role="alert">{plainError(fieldError.message)}</p>}
               </div>
             );
           })}

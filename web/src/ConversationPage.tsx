@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, newIdempotencyKey } from './api';
-import { agentLabel, REFRESH_EVENTS, sidePanelFor } from './agents/registry';
-import { onCompose } from './compose';
+import { agentLabel, examplesFor, REFRESH_EVENTS, sidePanelFor, subtitleFor } from './agents/registry';
+import { compose, onCompose } from './compose';
 import { openEventStream, type StreamStatus } from './events';
 import { MessageRow, DraftRow, PendingRecord } from './Messages';
 import { PendingPanel } from './Pending';
@@ -11,6 +11,7 @@ import { UsagePanel } from './UsagePanel';
 import { addMessages, applyEvent, emptyTranscript, type Transcript } from './transcript';
 import type { ConversationView, Meta, StreamEvent, TurnResult } from './types';
 import { drafts } from './util';
+import { useFollow } from './useFollow';
 
 /** Events after which the server's view (status, pending items, usage, agent state) has changed. */
 const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', ...REFRESH_EVENTS, 'message', 'turn.stopped']);
@@ -75,11 +76,33 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
   );
 
   const running = sending || view?.status === 'running';
+  const follow = useFollow({ ready: !!view, content: [transcript.order.length, transcript.drafts, transcript.items, transcript.progress], pendingIds: view?.pending.map((p) => p.id) ?? [] });
+
+  // the tab names the conversation, and says when something waits for the person
+  const waitingCount = view?.pending.length ?? 0;
+  useEffect(() => {
+    if (!view) return;
+    document.title = `${waitingCount ? `(${waitingCount}) ` : ''}${view.title} — Brigade`;
+  }, [view?.title, waitingCount]);
+  useEffect(() => () => void (document.title = 'Brigade'), []);
+
+  // a call's arguments as asked, and as run after an edit, so each row can say what changed
+  const { callArgs, ranArgs } = useMemo(() => {
+    const asked: Record<string, Record<string, unknown>> = {};
+    const ran: Record<string, Record<string, unknown>> = {};
+    for (const mid of transcript.order) {
+      const m = transcript.messages[mid];
+      for (const call of m?.toolCalls ?? []) asked[call.id] = call.args;
+      if (m?.role === 'tool' && m.callId && m.args) ran[m.callId] = m.args;
+    }
+    return { callArgs: asked, ranArgs: ran };
+  }, [transcript.order, transcript.messages]);
 
   const send = useCallback(
     async (message: string) => {
       setSending(true);
       setError(undefined);
+      follow.stickNow();
       try {
         const result = await api<TurnResult>('POST', `/v1/conversations/${id}/messages`, { text: message }, { idempotencyKey: newIdempotencyKey() });
         setTranscript((t) => addMessages(t, result.messages));
@@ -129,6 +152,8 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
       setError(undefined);
       try {
         const result = await api<TurnResult>('POST', `/v1/conversations/${id}/decisions`, body, { idempotencyKey: newIdempotencyKey() });
+        // the decision's result takes the focus the card had, and the view follows what the agent does next
+        follow.focusAfterDecision(String(body.pendingId ?? ''));
         setTranscript((t) => addMessages(t, result.messages));
         onChanged();
       } finally {
@@ -138,10 +163,6 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
     [id, onChanged, refresh],
   );
 
-  const messagesEnd = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    messagesEnd.current?.scrollIntoView({ block: 'end' });
-  }, [transcript.order.length, transcript.drafts]);
 
   if (loadError && !view) {
     return (
@@ -154,6 +175,8 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
 
   const workflowUrl = meta?.temporal.workflowUrlTemplate?.replace('{workflowId}', encodeURIComponent(view.workflowId));
   const SidePanel = sidePanelFor(view.agent);
+  const examples = examplesFor(view.agent);
+  const Subtitle = subtitleFor(view.agent);
 
   return (
     <div className={`conversation-grid ${SidePanel ? 'with-side' : ''}`}>
@@ -167,11 +190,8 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
               {running ? 'Working…' : view.status === 'waiting' ? 'Waiting for you' : 'Idle'}
             </span>
             <span className={`stream stream-${stream}`} title="live updates">{stream === 'live' ? 'live' : stream === 'closed' ? 'not live' : 'reconnecting…'}</span>
-            {workflowUrl ? (
-              <a href={workflowUrl} target="_blank" rel="noreferrer">Workflow in Temporal Web UI</a>
-            ) : (
-              <span className="muted">workflow {view.workflowId}</span>
-            )}
+            {Subtitle ? <Subtitle view={view} /> : typeof view.client === 'string' && view.client && <span className="acting-for">for client {view.client}</span>}
+            {workflowUrl && <a href={workflowUrl} target="_blank" rel="noreferrer">Workflow in Temporal Web UI</a>}
           </div>
         </header>
         {loadError && <p role="alert" className="banner error">{loadError}</p>}
@@ -184,15 +204,27 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
             }
             if (mid.startsWith('pending:')) {
               const entry = transcript.items[mid.slice(8)];
-              return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} /> : null;
+              return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} agent={view.agent} /> : null;
             }
             const message = transcript.messages[mid];
-            return message ? <MessageRow key={mid} message={message} /> : <DraftRow key={mid} draft={transcript.drafts[mid]} />;
+            return message ? <MessageRow key={mid} message={message} agent={view.agent} callArgs={callArgs} ranArgs={ranArgs} /> : <DraftRow key={mid} draft={transcript.drafts[mid]} />;
           })}
         </ol>
-        <div ref={messagesEnd} />
+        {transcript.order.length === 0 && view.messages.length === 0 && examples.length > 0 && (
+          <section className="examples" aria-labelledby="examples-title">
+            <h2 id="examples-title">Not sure where to start? Try:</h2>
+            <ul>
+              {examples.map((example) => (
+                <li key={example}>
+                  <button type="button" className="secondary" onClick={() => compose(example)}>{example}</button>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
 
         <PendingPanel pending={view.pending} meta={meta} agent={view.agent} onDecide={decide} />
+        <div ref={follow.endRef} className="transcript-end" />
 
         {error && <p role="alert" className="banner error">{error}</p>}
         {held && (
@@ -205,6 +237,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
           </p>
         )}
         <form
+          ref={follow.composerRef}
           className="composer"
           onSubmit={(e) => {
             e.preventDefault();
@@ -215,13 +248,18 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
             else send(message);
           }}
         >
+          {follow.unseen && (
+            <button type="button" className="new-below" onClick={follow.toEnd}>
+              New messages <span aria-hidden="true">↓</span>
+            </button>
+          )}
           <label htmlFor="composer-text" className="visually-hidden">Message</label>
           <textarea
             id="composer-text"
             ref={composer}
             value={text}
             rows={2}
-            placeholder={view.pending.some((p) => p.kind === 'approval') ? 'A message now refuses the pending approval, with your message as the reason' : 'Write a message'}
+            placeholder={view.pending.some((p) => p.kind === 'approval') ? 'A message declines the approval above, as your reason' : 'Write a message'}
             onChange={(e) => setText(e.target.value)}
             onKeyDown={(e) => {
               if (e.key === 'Enter' && !e.shiftKey) {

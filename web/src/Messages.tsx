@@ -3,21 +3,51 @@ import { ResultExtras } from './ResultExtras';
 import { pendingKind } from './pendingKinds';
 import { draftText } from './transcript';
 import type { ClosedInfo, Draft } from './transcript';
+import { callSentence, changedArgs, resultKind, resultSentence } from './toolWords';
 import type { ChatMessage, PendingItem } from './types';
-import { shortJson } from './util';
 
-export function MessageRow({ message }: { message: ChatMessage }) {
+type Args = Record<string, unknown>;
+
+/** The raw arguments or result, for whoever wants them: behind a toggle, never the words. */
+function Raw({ label, value }: { label: string; value: unknown }) {
+  return (
+    <details className="raw">
+      <summary>{label}</summary>
+      <pre>{JSON.stringify(value, null, 2)}</pre>
+    </details>
+  );
+}
+
+function Changes({ changes }: { changes: [string, string, string][] }) {
+  if (changes.length === 0) return null;
+  return (
+    <p className="changed">
+      You changed {changes.map(([field, before, after], i) => (
+        <span key={field}>
+          {i > 0 ? ', ' : ''}
+          {field}: <del>{before}</del> <span aria-hidden="true">→</span><span className="visually-hidden"> to </span> <ins>{after}</ins>
+        </span>
+      ))}
+      {' '}before approving.
+    </p>
+  );
+}
+
+/**
+ * One message of the transcript in words. `agent` says whose tools these are; `callArgs` gives a result the
+ * arguments its call asked for, `ranArgs` gives a call the arguments it finally ran with (after an edit).
+ */
+export function MessageRow({ message, agent, callArgs, ranArgs }: { message: ChatMessage; agent: string; callArgs?: Record<string, Args>; ranArgs?: Record<string, Args> }) {
   if (message.role === 'tool') {
-    const failed = typeof message.result === 'object' && message.result !== null && 'error' in (message.result as object);
+    const kind = resultKind(message.result);
+    const args = message.args ?? {};
+    const tool = message.tool ?? 'tool';
     return (
-      <li className={`msg tool ${failed ? 'failed' : ''}`} data-message-id={message.id}>
-        <details>
-          <summary>
-            <span aria-hidden="true">←</span> <span className="visually-hidden">Tool result from </span>
-            <code>{message.tool}</code> {failed ? 'failed' : 'returned'} <span className="muted">{shortJson(message.result, 70)}</span>
-          </summary>
-          <pre>{JSON.stringify(message.result, null, 2)}</pre>
-        </details>
+      <li className={`msg tool ${kind}`} data-message-id={message.id} tabIndex={-1}>
+        <p className="tool-line">
+          <span aria-hidden="true">{kind === 'ok' ? '✓' : kind === 'declined' ? '✕' : '!'}</span> {resultSentence(agent, tool, message.result, args)}
+        </p>
+        <Raw label="Details" value={message.result} />
         {!message.cards?.length && <ResultExtras result={message.result} />}
         {message.cards && <Cards cards={message.cards} />}
       </li>
@@ -25,26 +55,31 @@ export function MessageRow({ message }: { message: ChatMessage }) {
   }
   if (message.role === 'user') {
     return (
-      <li className="msg user" data-message-id={message.id}>
+      <li className="msg user" data-message-id={message.id} tabIndex={-1}>
         <span className="visually-hidden">You: </span>
         <p>{message.text}</p>
       </li>
     );
   }
   return (
-    <li className="msg assistant" data-message-id={message.id}>
+    <li className="msg assistant" data-message-id={message.id} tabIndex={-1}>
       <span className="visually-hidden">Agent: </span>
       {message.text && <p>{message.text}</p>}
       {message.stopped && <p className="muted">(stopped)</p>}
-      {message.toolCalls?.map((call) => (
-        <details key={call.id} className="tool-call">
-          <summary>
-            <span aria-hidden="true">→</span> <span className="visually-hidden">Tool call </span>
-            <code>{call.name}</code> <span className="muted">{shortJson(call.args, 70)}</span>
-          </summary>
-          <pre>{JSON.stringify(call.args, null, 2)}</pre>
-        </details>
-      ))}
+      {message.toolCalls?.map((call) => {
+        const ran = ranArgs?.[call.id];
+        const changes = changedArgs(call.args, ran);
+        return (
+          <div key={call.id} className="tool-call">
+            <p className="tool-line">
+              <span aria-hidden="true">→</span> <span className="visually-hidden">The agent asks to: </span>
+              {callSentence(agent, call.name, changes.length ? ran! : call.args)}
+            </p>
+            <Changes changes={changes} />
+            <Raw label="Details" value={{ tool: call.name, args: call.args, ...(changes.length ? { ranWith: ran } : {}) }} />
+          </div>
+        );
+      })}
       {message.cards && <Cards cards={message.cards} />}
     </li>
   );
@@ -59,20 +94,34 @@ export function DraftRow({ draft }: { draft?: Draft }) {
   );
 }
 
+const DECIDED: Record<string, string> = {
+  approve: 'You approved',
+  reject: 'You declined',
+  edit: 'You approved with changes',
+  accept: 'You accepted',
+  yes: 'You said yes',
+  no: 'You said no',
+};
+
 /** A pending item in the place it opened: what it asked, and once closed, how it ended and why. */
-export function PendingRecord({ item, closed }: { item: PendingItem; closed?: ClosedInfo }) {
-  let outcome = 'waiting for you';
-  if (closed) {
-    if (closed.closedAs === 'expired' || closed.timedOut) outcome = `expired${closed.reason ? `: ${closed.reason}` : ' (no answer in time)'}`;
-    else if (closed.closedAs === 'superseded') outcome = `superseded${closed.reason ? `: ${closed.reason}` : ''}`;
-    else {
-      const option = closed.choice ? item.options?.find((o) => o.id === closed.choice)?.name ?? closed.choice : undefined;
-      outcome = `${closed.decision ?? 'decided'}${option ? `: ${option}` : ''}${closed.reason ? ` (${closed.reason})` : ''}`;
-    }
+export function PendingRecord({ item, closed, agent }: { item: PendingItem; closed?: ClosedInfo; agent: string }) {
+  const what = pendingKind(item.kind).label.toLowerCase();
+  const sentence = item.kind === 'approval' ? callSentence(agent, item.tool, item.args) : '';
+  const prompt = item.prompt?.replace(/[.?!]+$/, '');
+  const about = sentence ? `${sentence[0]!.toLowerCase()}${sentence.slice(1)}` : `the ${what}${prompt ? ` (“${prompt}”)` : ''}`;
+  let outcome: string;
+  // a reason that only repeats how it closed ("expired") says nothing more
+  const reason = closed?.reason && !/^(closed: )?(expired|superseded|decided)$/i.test(closed.reason.trim()) ? closed.reason : undefined;
+  if (!closed) outcome = `Waiting for you: ${about}.`;
+  else if (closed.closedAs === 'expired' || closed.timedOut) outcome = `No answer in time, so this ${what} ran out: ${about}.`;
+  else if (closed.closedAs === 'superseded') outcome = `Answered by your message instead: ${about}${reason ? ` (${reason})` : ''}.`;
+  else {
+    const option = closed.choice ? item.options?.find((o) => o.id === closed.choice)?.name ?? closed.choice : undefined;
+    outcome = `${DECIDED[closed.decision ?? ''] ?? 'You decided'}: ${option ?? about}${reason ? ` (${reason})` : ''}.`;
   }
   return (
-    <li className={`msg record ${closed ? `closed ${closed.closedAs ?? ''}` : 'open'}`} data-pending-id={item.id}>
-      <span aria-hidden="true">{closed ? '✓' : '•'}</span> {pendingKind(item.kind).label} <code>{item.tool}</code>: <strong>{outcome}</strong>
+    <li className={`msg record ${closed ? `closed ${closed.closedAs ?? ''} ${closed.decision ?? ''}` : 'open'}`} data-pending-id={item.id} tabIndex={-1}>
+      <span aria-hidden="true">{closed ? (closed.decision === 'reject' || closed.decision === 'no' ? '✕' : '✓') : '•'}</span> {outcome}
     </li>
   );
 }

@@ -9,7 +9,11 @@ export function PendingPanel({ pending, meta, agent, onDecide }: { pending: Pend
     <section className="pending" aria-label="Waiting for you">
       {pending.map((item) => {
         const { View } = pendingKind(item.kind);
-        return <View key={item.id} item={item} schema={meta?.agents.find((a) => a.name === agent)?.tools.find((t) => t.name === item.tool)?.parameters} onDecide={onDecide} />;
+        return (
+          <div key={item.id} className="pending-slot" data-pending-card={item.id}>
+            <View item={item} agent={agent} schema={meta?.agents.find((a) => a.name === agent)?.tools.find((t) => t.name === item.tool)?.parameters} onDecide={onDecide} />
+          </div>
+        );
       })}
     </section>
   );

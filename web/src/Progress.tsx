@@ -1,32 +1,40 @@
 import type { ProgressStep } from './transcript';
+import { humanName, plainError } from './toolWords';
+
+const STATE_WORDS: Record<string, string> = { started: 'in progress', done: 'done', failed: 'failed', skipped: 'skipped', todo: 'to do' };
 
 /**
  * A child workflow's steps as they happen (the recipe save, the brewery recommendation): `progress` events
- * of one shape (src/shared/progress.ts), index of `of`, state started, done, failed or skipped.
+ * of one shape (src/shared/progress.ts), index of `of`, state started, done, failed or skipped. Steps that
+ * never reported are shown too: to do while it runs, skipped once a step failed.
  */
 export function ProgressList({ progress }: { progress: Record<string, ProgressStep[]> }) {
   const runs = Object.entries(progress);
   if (runs.length === 0) return null;
   return (
     <>
-      {runs.map(([workflowId, steps]) => {
-        const of = steps[0]?.of ?? steps.length;
+      {runs.map(([workflowId, reported]) => {
+        const of = Math.max(reported[0]?.of ?? 0, ...reported.map((s) => s.index));
+        const failure = reported.find((s) => s.state === 'failed');
+        const steps: (ProgressStep | { index: number; step?: undefined; state: string; message?: undefined })[] = [];
+        for (let index = 1; index <= of; index += 1) steps.push(reported.find((s) => s.index === index) ?? { index, state: failure ? 'skipped' : 'todo' });
         const done = steps.filter((s) => s.state === 'done').length;
         const skipped = steps.filter((s) => s.state === 'skipped').length;
-        const failed = steps.some((s) => s.state === 'failed');
         return (
-          <section key={workflowId} className="progress" aria-label={`Progress of ${workflowId}`}>
+          <section key={workflowId} className="progress" aria-label="Progress">
             <p>
-              <strong>{failed ? 'Failed' : done + skipped >= of ? 'Done' : 'Working'}</strong>{' '}
+              <strong>{failure ? 'Stopped' : done + skipped >= of ? 'Done' : 'Working…'}</strong>{' '}
               <span>
                 {done} of {of} steps{skipped ? ` (${skipped} skipped)` : ''}
-              </span> <span className="muted">{workflowId}</span>
+              </span>
             </p>
+            {failure && <p className="progress-failure">{plainError(failure.message ?? `${humanName(failure.step)} failed`)}</p>}
             <progress max={of} value={done} aria-label={`${done} of ${of} steps done`} />
             <ol>
               {steps.map((s) => (
                 <li key={s.index} className={`step-${s.state}`}>
-                  {s.index}/{s.of} {s.step}: <strong>{s.state}</strong>{s.message ? <span className="muted"> — {s.message}</span> : null}
+                  {s.step ? humanName(s.step) : `Step ${s.index}`}: <strong>{STATE_WORDS[s.state] ?? s.state}</strong>
+                  {s.message && s.state !== 'failed' && !/\bbytes\b|https?:\/\/|\bCLT-|workflow/i.test(s.message) ? <span className="muted"> — {s.message}</span> : null}
                 </li>
               ))}
             </ol>

@@ -1,5 +1,5 @@
 import type { Card } from './agentHome';
-import { CACHE_TEXT } from './cacheStates';
+import { CACHE_CHIP, CACHE_TEXT } from './cacheStates';
 
 function findCacheState(value: unknown, depth = 0): string | undefined {
   if (depth > 3 || !value || typeof value !== 'object') return typeof value === 'string' && value in CACHE_TEXT ? value : undefined;
@@ -33,7 +33,7 @@ export function ResultExtras({ result }: { result: unknown }) {
       {summary && <p>{summary}</p>}
       {cache && (
         <p>
-          <span className={`chip cache ${cache.toLowerCase()}`}>{cache}</span> {CACHE_TEXT[cache]}
+          <span className={`chip cache ${cache.toLowerCase()}`}>{CACHE_CHIP[cache] ?? 'cache'}</span> {CACHE_TEXT[cache]}
         </p>
       )}
       {sources && sources.length > 0 && (

@@ -13,6 +13,8 @@ export type Decide = (body: Record<string, unknown>) => Promise<void>;
 export interface PendingViewProps {
   item: PendingItem;
   onDecide: Decide;
+  /** the agent whose item it is, so its home can word the tool */
+  agent?: string;
   /** the declared arguments of the item's tool, when the API lists them */
   schema?: JsonSchema;
 }
@@ -47,9 +49,19 @@ export interface AgentPage {
   Page: ComponentType;
 }
 
+/** How the transcript words one of the agent's tools for a person (toolWords.ts words any other generically). */
+export interface ToolWords {
+  /** what the call does, as a short sentence: "Cancel order 13579" */
+  call?: (args: Record<string, unknown>) => string;
+  /** what came back, as a short sentence; undefined leaves it to the generic words */
+  result?: (result: any, args: Record<string, unknown>) => string | undefined;
+}
+
 export interface AgentHome {
   /** the agent's name as people read it */
   label: string;
+  /** under the conversation's title: who or what it acts for, in words */
+  Subtitle?: ComponentType<{ view: ConversationView }>;
   /** shown beside the conversation */
   SidePanel?: ComponentType<SidePanelProps>;
   /** the pending kinds this agent opens and renders itself (approvals are generic: any agent's tool asks) */
@@ -58,6 +70,10 @@ export interface AgentHome {
   cards?: Record<string, ComponentType<{ card: Card }>>;
   start?: AgentStart;
   pages?: AgentPage[];
+  /** the agent's tools in words, by tool name */
+  tools?: Record<string, ToolWords>;
+  /** what a person might ask first, shown in an empty conversation (phrasings the offline model understands too) */
+  examples?: string[];
   /** event types after which the conversation's view (and so this agent's state) has changed */
   refreshOn?: string[];
 }

@@ -8,11 +8,13 @@ export const tokenStore = {
 };
 
 /** `#token=...` from the dev sign-in link: taken into session storage and removed from the address bar. */
-export function takeTokenFromFragment(): void {
+export function takeTokenFromFragment(): string | undefined {
   const match = /(?:^#|&)token=([^&]+)/.exec(window.location.hash);
-  if (!match) return;
-  tokenStore.set(decodeURIComponent(match[1]!));
+  if (!match) return undefined;
+  const token = decodeURIComponent(match[1]!);
+  tokenStore.set(token);
   history.replaceState(null, '', window.location.pathname + window.location.search);
+  return token;
 }
 
 export interface FieldError {
@@ -42,7 +44,7 @@ export function humanize(status: number, message: string, retryAfter?: number): 
     case 400:
       return `That was not accepted: ${message}`;
     case 401:
-      return 'Your sign-in is not valid any more (the token was refused). Sign in again with a valid token.';
+      return 'The token was refused. Sign in again with a valid token.';
     case 403:
       return `Your token may not do that: ${message}. Ask an administrator for the role.`;
     case 404:

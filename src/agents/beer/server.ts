@@ -7,6 +7,7 @@ import { setBeerMinClients } from './clients-db.ts';
 import { ConversationMetricsView } from './definitions.ts';
 import { beerImplementations } from './implementations.ts';
 import { beerMetricsPaths, beerMetricsRoutes } from './metrics-routes.ts';
+import { BeerClientView, beerClientPaths, beerClientRoutes } from './client-routes.ts';
 import { beerOfflineChat } from './offline-chat.ts';
 import { beerReadings } from './offline-readings.ts';
 import { webSummaryOffline } from './offline-finder.ts';
@@ -16,7 +17,7 @@ export const beerServer = defineAgentServer({
   name: 'beer',
   implementations: beerImplementations,
   activities: (services) => createBeerActivities(services, beerProfileSource),
-  routes: ({ client, pool }) => beerMetricsRoutes({ client, pool }),
+  routes: ({ client, pool }) => beerMetricsRoutes({ client, pool }).use(beerClientRoutes({ pool })),
   create: {
     authorize: ({ pool, principal, body }) => requireBeerClient(pool, principal, body.client),
   },
@@ -28,5 +29,5 @@ export const beerServer = defineAgentServer({
   // k of the aggregate views lives in the database, where the views read it
   onWorkerStart: ({ config, pool }) => setBeerMinClients(pool, config.BEER_MIN_CLIENTS),
   settings: (config) => ({ beerConfirmationTimeoutMs: config.BEER_CONFIRMATION_TIMEOUT }),
-  openapi: { schemas: { ConversationMetrics: ConversationMetricsView }, paths: beerMetricsPaths },
+  openapi: { schemas: { ConversationMetrics: ConversationMetricsView, BeerClient: BeerClientView }, paths: (helpers) => ({ ...beerMetricsPaths(helpers), ...beerClientPaths(helpers) }) },
 });

@@ -165,7 +165,7 @@ export const sousKernel: AgentKernel<SousState> = {
           state: rest,
           close: expired.map((id) => ({ id, reason: 'expired' as const })),
           events: [event(ctx, 'state.changed', { change: 'step.done', stepId, version, expired })],
-          ...(expired.length ? { say: [`Step ${stepId} is done, so the change waiting for review no longer fits the recipe and has expired. Ask again if you still want it.`] } : {}),
+          ...(expired.length ? { say: [`Step ${state.recipe.steps.indexOf(step) + 1} (“${step.text}”) is done, so the change waiting for review no longer fits the recipe and has expired. Ask again if you still want it.`] } : {}),
         };
       },
     },

@@ -1,6 +1,6 @@
 // Every agent's home in the web client, one line each. Generic code imports agents only through this file
 // and asks it by agent name, pending kind or card type; an agent of the API's missing here is a type error.
-import type { AgentHome, AgentPage, PendingKindHome } from '../agentHome';
+import type { AgentHome, AgentPage, PendingKindHome, ToolWords } from '../agentHome';
 import type { AgentName } from '../types';
 import { beer } from './beer';
 import { recipes } from './recipes';
@@ -36,8 +36,14 @@ function homeOf(agent: string): AgentHome | undefined {
 
 export const agentLabel = (agent: string): string => homeOf(agent)?.label ?? agent;
 export const sidePanelFor = (agent: string) => homeOf(agent)?.SidePanel;
+export const subtitleFor = (agent: string) => homeOf(agent)?.Subtitle;
 export const startFor = (agent: string) => homeOf(agent)?.start;
 export const pendingKindFor = (kind: string): PendingKindHome | undefined => PENDING_KINDS.get(kind);
 export const cardRendererFor = (type: unknown) => (typeof type === 'string' ? CARDS.get(type) : undefined);
 export const AGENT_PAGES: readonly AgentPage[] = homes.flatMap((home) => home.pages ?? []);
 export const REFRESH_EVENTS: readonly string[] = homes.flatMap((home) => home.refreshOn ?? []);
+export const toolWordsFor = (agent: string, tool: string): ToolWords | undefined => {
+  const tools = homeOf(agent)?.tools;
+  return tools && Object.hasOwn(tools, tool) ? tools[tool] : undefined;
+};
+export const examplesFor = (agent: string): readonly string[] => homeOf(agent)?.examples ?? [];

@@ -1,5 +1,5 @@
 import type { Card } from '../../agentHome';
-import { CACHE_TEXT } from '../../cacheStates';
+import { CACHE_CHIP, CACHE_TEXT } from '../../cacheStates';
 
 /** The chosen brewery's summary: the text, where it came from (its website, grounded search) and the cache. */
 export function BrewerySummary({ card }: { card: Card }) {
@@ -11,7 +11,7 @@ export function BrewerySummary({ card }: { card: Card }) {
       {typeof card.summary === 'string' && card.summary ? <p>{card.summary}</p> : <p className="muted">No summary ({String(card.status ?? 'unavailable')}).</p>}
       {cache && (
         <p className="cache-line">
-          <span className={`chip cache ${cache.toLowerCase()}`}>{cache}</span> {CACHE_TEXT[cache] ?? ''}
+          <span className={`chip cache ${cache.toLowerCase()}`}>{CACHE_CHIP[cache] ?? 'cache'}</span> {CACHE_TEXT[cache] ?? ''}
           {typeof card.cached_at === 'string' && <span className="muted"> · cached {new Date(card.cached_at).toLocaleString()}</span>}
         </p>
       )}

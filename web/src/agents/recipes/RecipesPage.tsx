@@ -97,7 +97,7 @@ export function RecipesPage() {
               <div className="card-body">
                 <h2>{r.name}</h2>
                 <p className="muted">
-                  {[r.recipe_type, r.prep_time != null ? `${r.prep_time} min prep` : '', r.servings ? `${r.servings} servings` : '', r.is_deleted ? 'deleted' : '']
+                  {[r.recipe_type, r.prep_time != null ? `${r.prep_time} min prep` : '', r.servings ? `${r.servings} ${r.servings === 1 ? 'serving' : 'servings'}` : '', r.is_deleted ? 'deleted' : '']
                     .filter(Boolean)
                     .join(' · ')}
                 </p>

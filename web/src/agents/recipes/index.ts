@@ -3,8 +3,26 @@ import type { AgentHome } from '../../agentHome';
 import { RecipeCard } from './RecipeCard';
 import { RecipesPage } from './RecipesPage';
 
+/** "Old Fashioned cocktail. Ingredients: …" → "Old Fashioned cocktail" */
+const recipeName = (raw: string): string => {
+  const name = raw.split(/[.:\n]/)[0]!.trim();
+  return name.length > 60 ? `${name.slice(0, 59)}…` : name || 'recipe';
+};
+
 export const recipes: AgentHome = {
   label: 'Recipes',
   cards: { recipe_card: RecipeCard },
+  examples: ['list my recipes', 'find recipes with bourbon', 'save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail.'],
+  tools: {
+    save_recipe: {
+      call: (a) => `Save the recipe “${recipeName(String(a.raw_recipe_data ?? ''))}” to My recipes`,
+      result: (r: Record<string, unknown>) => (r.status === 'saved' ? `Saved “${String(r.recipe_name ?? 'the recipe')}” to My recipes.` : undefined),
+    },
+    execute_recipe_sql: {
+      call: () => 'Look in My recipes',
+      result: (r: Record<string, unknown>) =>
+        Array.isArray(r.rows) ? (r.rows.length === 1 ? 'Found 1 recipe.' : `Found ${r.rows.length} recipes.`) : typeof r.message === 'string' ? r.message : undefined,
+    },
+  },
   pages: [{ path: '/recipes', navLabel: 'My recipes', Page: RecipesPage }],
 };

@@ -123,7 +123,7 @@ export function PatchReview({ item, onDecide }: PendingViewProps) {
         <div role="tabpanel" className="end-state">
           {review.endState ? (
             <>
-              <h3>{review.endState.title} <span className="muted">(version {(review.endState.version ?? 0)}{review.endState.servings ? `, ${review.endState.servings} servings` : ''})</span></h3>
+              <h3>{review.endState.title} <span className="muted">(version {(review.endState.version ?? 0)}{review.endState.servings ? `, ${review.endState.servings} ${review.endState.servings === 1 ? 'serving' : 'servings'}` : ''})</span></h3>
               <h4>Ingredients</h4>
               <ul>{review.endState.ingredients.map((i) => <li key={i.id}>{i.text}</li>)}</ul>
               <h4>Steps</h4>

@@ -6,7 +6,7 @@ import type { SidePanelProps } from '../../agentHome';
 import { sousViewOf } from './sousView';
 
 export function SousPanel({ view, onChanged }: SidePanelProps) {
-  const { recipe, defaults, pendingPatchSet } = sousViewOf(view);
+  const { recipe, defaults, pendingPatchSet, hardAvoidOverrides = [] } = sousViewOf(view);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState<string>();
   if (!recipe) return <aside className="side-panel" aria-label="Recipe"><p className="muted">No recipe yet.</p></aside>;
@@ -22,12 +22,26 @@ export function SousPanel({ view, onChanged }: SidePanelProps) {
       onChanged();
     }
   };
+  const allow = async (hardAvoid: string) => {
+    setBusy(`avoid:${hardAvoid}`);
+    setError(undefined);
+    try {
+      await api('POST', `/v1/conversations/${view.id}/overrides`, { hardAvoid }, { idempotencyKey: newIdempotencyKey() });
+    } catch (e) {
+      setError((e as ApiError).message);
+    } finally {
+      setBusy(undefined);
+      onChanged();
+    }
+  };
+  const avoids = Array.isArray(defaults?.hardAvoids) ? (defaults.hardAvoids as string[]) : [];
+  const portions = typeof defaults?.portions === 'number' ? defaults.portions : undefined;
   return (
     <aside className="side-panel" aria-label="Recipe">
       <h2>{recipe.title ?? 'Recipe'}</h2>
       <p className="muted">
         version {recipe.version ?? '?'}
-        {recipe.servings ? ` · ${recipe.servings} servings` : ''}
+        {recipe.servings ? ` · ${recipe.servings} ${recipe.servings === 1 ? 'serving' : 'servings'}` : ''}
       </p>
       {pendingPatchSet ? <p className="banner">A proposed change waits for your review (in the conversation).</p> : null}
       {error && <p role="alert" className="banner error">{error}</p>}
@@ -55,14 +69,30 @@ export function SousPanel({ view, onChanged }: SidePanelProps) {
         </>
       )}
       {defaults && (
-        <>
-          <h3>Your defaults</h3>
-          <dl className="facts">
-            {Object.entries(defaults).map(([k, v]) => (
-              <div key={k}><dt>{k}</dt><dd>{Array.isArray(v) ? v.join(', ') || '(none)' : String(v)}</dd></div>
-            ))}
-          </dl>
-        </>
+        <section aria-labelledby="sous-defaults">
+          <h3 id="sous-defaults">Your defaults</h3>
+          {portions !== undefined && <p>Portions: {portions}</p>}
+          <p>{avoids.length ? 'Never use:' : 'Nothing you never use.'}</p>
+          {avoids.length > 0 && (
+            <ul className="avoids">
+              {avoids.map((avoid) => {
+                const lifted = hardAvoidOverrides.includes(avoid);
+                return (
+                  <li key={avoid}>
+                    <span>{avoid}</span>{' '}
+                    {lifted ? (
+                      <span className="chip">allowed for this recipe</span>
+                    ) : (
+                      <button type="button" className="secondary small" disabled={busy === `avoid:${avoid}`} onClick={() => allow(avoid)}>
+                        Allow {avoid} for this recipe
+                      </button>
+                    )}
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+        </section>
       )}
     </aside>
   );

@@ -13,10 +13,12 @@ export interface SousRecipe {
 export interface SousView {
   recipe?: SousRecipe;
   defaults?: Record<string, unknown>;
+  /** hard avoids the person lifted for this recipe in this conversation */
+  hardAvoidOverrides?: string[];
   /** the PatchSet waiting for review, null when none waits */
   pendingPatchSet?: unknown;
 }
 
 export function sousViewOf(view: ConversationView): SousView {
-  return { recipe: view.recipe as SousRecipe | undefined, defaults: view.defaults as Record<string, unknown> | undefined, pendingPatchSet: view.pendingPatchSet };
+  return { recipe: view.recipe as SousRecipe | undefined, defaults: view.defaults as Record<string, unknown> | undefined, pendingPatchSet: view.pendingPatchSet, hardAvoidOverrides: Array.isArray(view.hardAvoidOverrides) ? (view.hardAvoidOverrides as string[]) : [] };
 }

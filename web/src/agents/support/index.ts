@@ -1,4 +1,30 @@
-// Support: its tools' approvals are the generic approval card, so a label is all it adds.
+// Support: its tools' approvals are the generic approval card; it adds its tools in words and what to ask first.
 import type { AgentHome } from '../../agentHome';
 
-export const support: AgentHome = { label: 'Support' };
+type Args = Record<string, unknown>;
+const s = (v: unknown) => String(v ?? '');
+const customer = (r: Args) => `${s(r.name) || 'the customer'}${r.id ? ` (customer ${s(r.id)})` : ''}${r.email ? `, ${s(r.email)}` : ''}${r.phone ? `, ${s(r.phone)}` : ''}`;
+const order = (r: Args) => `Order ${s(r.id)}: ${s(r.quantity) || '1'} × ${s(r.product)}, ${s(r.status).toLowerCase()}`;
+
+export const support: AgentHome = {
+  label: 'Support',
+  examples: ['look up john@gmail.com', 'orders for 1213210', 'status of order 24601', 'cancel order 13579', 'update 1213210 phone 555-123-4567'],
+  tools: {
+    get_user: { call: (a) => `Look up the customer with username ${s(a.value)}`, result: (r) => (r.id ? `Found ${customer(r)}.` : undefined) },
+    get_user_info: { call: (a) => `Look up the customer with ${s(a.key)} ${s(a.value)}`, result: (r) => (r.id ? `Found ${customer(r)}.` : undefined) },
+    get_order_by_id: { call: (a) => `Look up order ${s(a.order_id)}`, result: (r) => (r.id ? `${order(r)}.` : undefined) },
+    get_customer_orders: {
+      call: (a) => `List the orders of customer ${s(a.customer_id)}`,
+      result: (r) => {
+        const orders = Array.isArray(r) ? (r as Args[]) : Array.isArray(r.orders) ? (r.orders as Args[]) : undefined;
+        if (!orders) return undefined;
+        return orders.length === 0 ? 'No orders.' : `${orders.length === 1 ? '1 order' : `${orders.length} orders`}: ${orders.map((o) => `${s(o.id)} (${s(o.product)}, ${s(o.status).toLowerCase()})`).join('; ')}.`;
+      },
+    },
+    cancel_order: { call: (a) => `Cancel order ${s(a.order_id)}`, result: (r, a) => (r.status === 'Cancelled' ? `Order ${s(a.order_id)} is cancelled.` : undefined) },
+    update_user_contact: {
+      call: (a) => `Change the contact details of customer ${s(a.user_id)}: ${[a.email ? `email ${s(a.email)}` : '', a.phone ? `phone ${s(a.phone)}` : ''].filter(Boolean).join(', ')}`,
+      result: (r) => (r.id ? `Contact details saved: ${customer(r)}.` : undefined),
+    },
+  },
+};

@@ -1,0 +1,48 @@
+// GET /v1/conversations/:id/bar: the bar a beer conversation acts for, by name, so a person reads
+// "Great Lakes Brewing Company" rather than CLT-XLX836. Only the conversation's owner reads it (its client
+// was authorized when the conversation was opened: the token's own, or any for beer staff), and it is read
+// as that client, so row-level security shows no one else's row. Anything else is a 404.
+import { Router } from 'express';
+import type pg from 'pg';
+import { z } from 'zod';
+import { findConversation } from '../../db/conversations.ts';
+import { asUser } from '../../db/pool.ts';
+import type { OpenApiHelpers } from '../../agent-server.ts';
+import { principalOf } from '../../api/auth.ts';
+import { notFound } from '../../api/http-error.ts';
+import { setBeerClient } from './clients-db.ts';
+
+export const BeerClientView = z.object({ clientId: z.string(), name: z.string(), city: z.string().nullable(), state: z.string().nullable() });
+
+export function beerClientRoutes({ pool }: { pool: pg.Pool }): Router {
+  const router = Router();
+  router.get('/conversations/:id/bar', async (req, res) => {
+    const principal = principalOf(res);
+    const bar = await asUser(pool, principal.user, async (db) => {
+      // the owner's conversation only (row-level security); its client was checked when it was opened
+      const row = await findConversation(db, String(req.params.id));
+      if (!row || row.agent !== 'beer' || !row.client) return undefined;
+      await setBeerClient(db, row.client);
+      const { rows } = await db.query<{ client_id: string; name: string; city: string | null; state: string | null }>(
+        'SELECT client_id, client_name AS name, client_city AS city, client_state AS state FROM beer.customers WHERE client_id = $1',
+        [row.client],
+      );
+      return rows[0];
+    });
+    if (!bar) throw notFound();
+    res.json({ clientId: bar.client_id, name: bar.name, city: bar.city, state: bar.state });
+  });
+  return router;
+}
+
+export function beerClientPaths({ json, errors, idParam }: OpenApiHelpers): Record<string, unknown> {
+  return {
+    '/v1/conversations/{id}/bar': {
+      get: {
+        summary: 'Beer: the bar (client) this conversation acts for, by name; 404 for a conversation that is not your beer conversation',
+        parameters: [idParam],
+        responses: { 200: json('The bar', 'BeerClient'), ...errors(401, 404, 503) },
+      },
+    },
+  };
+}
