@@ -48,7 +48,8 @@ function decide(request: ModelRequest): Pick<ModelReply, 'text' | 'toolCalls'> {
   if (last?.role === 'user') {
     const intent = matchIntent(last.text, tools);
     if (intent) {
-      return { text: `${PREFIX}Calling ${intent.name} ${JSON.stringify(intent.args)}.`, toolCalls: [intent] };
+      // the call's arguments are shown with the call itself; the reply stays in words
+      return { text: `${PREFIX}Calling ${intent.name}.`, toolCalls: [intent] };
     }
     // A message that answered an open item ("yes, Stone Brewing") enters the transcript after the results
     // it led to: read those results rather than the answer.

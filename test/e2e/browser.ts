@@ -179,10 +179,11 @@ export async function fullyInViewAboveComposer(locator: import('playwright-core'
 
 /**
  * The visible text of what the client words in the transcript (tool calls and results, decisions, progress;
- * collapsed details excluded, as a person sees it). The agent's own replies are the model's words, not the
- * client's: the offline model's "[offline model] Calling <tool> {...}" is left out.
+ * collapsed details excluded, as a person sees it), or with `replies` the agent's replies too. The offline
+ * model names the tool it calls in its reply ("Calling cancel_order."), which is the model's wording.
  */
-export async function visibleTranscript(page: Page): Promise<string> {
-  const parts = await page.locator('ol.transcript .tool-call, ol.transcript .msg.tool, ol.transcript .msg.record, ol.transcript .progress').allInnerTexts();
+export async function visibleTranscript(page: Page, { replies = false } = {}): Promise<string> {
+  const client = 'ol.transcript .tool-call, ol.transcript .msg.tool, ol.transcript .msg.record, ol.transcript .progress';
+  const parts = await page.locator(replies ? `ol.transcript .msg.assistant > p, ${client}` : client).allInnerTexts();
   return parts.join('\n');
 }
