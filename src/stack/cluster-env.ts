@@ -17,9 +17,25 @@ export const TOPOLOGY_VARIABLES: Record<ClusterRole, readonly string[]> = {
 };
 
 /** Passed through from the operator's environment when set (compose: `${NAME:-}`). */
+// A secured Temporal (Cloud's API key or mTLS files), traces and metrics, in both processes alike.
+const OPERATIONS = [
+  'TEMPORAL_API_KEY',
+  'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  'TEMPORAL_TLS_CLIENT_KEY_PATH',
+  'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+  'TEMPORAL_TLS_SERVER_NAME',
+  'METRICS_PORT',
+  'METRICS_HOST',
+  'OTEL_SERVICE_NAME',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_TRACES_SAMPLER_ARG',
+] as const;
+
 export const PASSED_THROUGH_VARIABLES: Record<ClusterRole, readonly string[]> = {
-  worker: ['GEMINI_API_KEY', 'GCS_BUCKET_NAME'],
-  api: ['GEMINI_API_KEY', 'GCS_BUCKET_NAME', 'API_TOKENS'],
+  worker: ['GEMINI_API_KEY', 'GCS_BUCKET_NAME', ...OPERATIONS],
+  api: ['GEMINI_API_KEY', 'GCS_BUCKET_NAME', 'API_TOKENS', ...OPERATIONS],
 };
 
 /** KEY=value lines; `#` comments and blank lines ignored; no quoting or interpolation (as docker-compose v1 reads it). */
