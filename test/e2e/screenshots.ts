@@ -1,6 +1,5 @@
 // Screenshots of each agent's main flow at 1280 px and 375 px, for docs/screenshots/ and the README's
-// docs/screenshot.png. Skipped unless SCREENSHOTS=1 (they write into docs/):
-//   SCREENSHOTS=1 node --test --test-concurrency=1 --test-timeout=600000 --test-global-setup=test/support/global-setup.ts test/e2e/screenshots.test.ts
+// docs/screenshot.png. Not part of the suite (it writes into docs/): `npm run screenshots`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -10,7 +9,6 @@ import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-
 import { ALICE, GUS_GREAT_LAKES, type TestApp, startTestApp } from '../support/test-app.ts';
 import { type Browser, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation } from './browser.ts';
 
-const SKIP = process.env.SCREENSHOTS !== '1';
 const DOCS = path.resolve(import.meta.dirname, '../../docs');
 const OUT = path.join(DOCS, 'screenshots');
 
@@ -19,7 +17,6 @@ let browser: Browser;
 let breweryDb: FakeOpenBreweryDb;
 
 before(async () => {
-  if (SKIP) return;
   await buildWebClient();
   breweryDb = await startFakeOpenBreweryDb();
   [app, browser] = await Promise.all([startTestApp({ apiPort: await freePort(), env: { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, BEER_CONFIRMATION_TIMEOUT: '10m' } }), launchBrowser()]);
@@ -47,7 +44,7 @@ async function both(name: string, flow: (page: Page, width: number) => Promise<v
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 
-test('support: a question, then an approval waiting', { skip: SKIP }, async () => {
+test('support: a question, then an approval waiting', async () => {
   await both('support', async (page, width) => {
     await signInByLink(page, app.baseUrl, ALICE);
     if (width < 800) await page.goto(`${app.baseUrl}/`);
@@ -61,7 +58,7 @@ test('support: a question, then an approval waiting', { skip: SKIP }, async () =
   fs.copyFileSync(path.join(OUT, 'support-1280.png'), path.join(DOCS, 'screenshot.png'));
 });
 
-test('recipes: a recipe saved, its card', { skip: SKIP }, async () => {
+test('recipes: a recipe saved, its card', async () => {
   await both('recipes', async (page) => {
     await signInByLink(page, app.baseUrl, ALICE);
     await page.goto(`${app.baseUrl}/`);
@@ -76,7 +73,7 @@ test('recipes: a recipe saved, its card', { skip: SKIP }, async () => {
   await shoot(browser.page, 'my-recipes-1280.png');
 });
 
-test('sous: the recipe beside the chat, hard avoids with their control', { skip: SKIP }, async () => {
+test('sous: the recipe beside the chat, hard avoids with their control', async () => {
   await both('sous', async (page) => {
     await signInByLink(page, app.baseUrl, ALICE);
     await page.goto(`${app.baseUrl}/`);
@@ -88,7 +85,7 @@ test('sous: the recipe beside the chat, hard avoids with their control', { skip:
   });
 });
 
-test('beer: recommendations for the bar, one to choose', { skip: SKIP }, async () => {
+test('beer: recommendations for the bar, one to choose', async () => {
   await both('beer', async (page) => {
     await signInByLink(page, app.baseUrl, GUS_GREAT_LAKES);
     await page.goto(`${app.baseUrl}/`);
