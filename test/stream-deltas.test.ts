@@ -182,7 +182,11 @@ describe('live deltas', () => {
 
     const id = await conversation();
     fake.script(reply.text([big, 'The end.'], { intervalMs: 50 }));
-    const stream = readSse(eventsUrl(id), { token: ALICE, live: true, until: (events) => events.some((e) => e.event === 'turn.ended') });
+    // the whole piece goes live at once, so the stream must be listening before the turn starts
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const stream = readSse(eventsUrl(id), { token: ALICE, live: true, onOpen: opened, until: (events) => events.some((e) => e.event === 'turn.ended') });
+    await open;
     assert.equal((await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'a long one' } })).status, 200);
     const events = await stream;
     const final = events.find(isReply)!;

@@ -24,14 +24,6 @@ export async function streamEvents(
   const header = req.header('Last-Event-ID') ?? (typeof req.query.lastEventId === 'string' ? req.query.lastEventId : '0');
   let lastId = await resumeAfter(header, deps);
 
-  res.writeHead(200, {
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache, no-transform',
-    Connection: 'keep-alive',
-    'X-Accel-Buffering': 'no',
-  });
-  res.write('retry: 2000\n\n');
-
   let wake: (() => void) | undefined;
   // Set by a notification that lands while we read, so it is not lost before we wait.
   let dirty = false;
@@ -55,6 +47,14 @@ export async function streamEvents(
       else res.write(liveFrame(delta));
     },
   });
+  // Headers only once subscribed: a client that has its 200 misses no live delta sent after it.
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  res.write('retry: 2000\n\n');
   req.on('close', () => {
     closed = true;
     wake?.();
