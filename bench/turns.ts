@@ -302,7 +302,8 @@ class ToolResultWatch {
 
   private constructor(client: pg.Client) {
     this.client = client;
-    client.on('notification', (message) => void this.notified(message.payload ?? '', performance.now()));
+    // the payload is "<conversation>:<newest event id>" (migration 021)
+    client.on('notification', (message) => void this.notified((message.payload ?? '').split(':')[0] ?? '', performance.now()));
   }
 
   static async start(url: string): Promise<ToolResultWatch> {

@@ -3,7 +3,8 @@ import { LIVE_DELTA_CHANNEL, type LiveDelta, parseLiveDelta } from '../db/live-d
 
 /** What a conversation's event stream is told: its table has new rows, or a live delta came. */
 export interface EventListener {
-  wake(): void;
+  /** `upTo`: the newest event id the wake-up is for (absent after a reconnect: read whatever there is) */
+  wake(upTo?: number): void;
   delta(delta: LiveDelta): void;
 }
 
@@ -55,7 +56,10 @@ export class EventNotifier {
       for (const listener of this.listeners.get(delta.conversationId) ?? []) listener.delta(delta);
       return;
     }
-    for (const listener of this.listeners.get(message.payload ?? '') ?? []) listener.wake();
+    // "<conversation>:<newest event id>" (migration 021); a bare conversation id from an older trigger
+    const [conversationId = '', newest] = (message.payload ?? '').split(':');
+    const upTo = newest === undefined ? undefined : Number(newest);
+    for (const listener of this.listeners.get(conversationId) ?? []) listener.wake(Number.isSafeInteger(upTo) ? upTo : undefined);
   }
 
   private connect(): Promise<pg.PoolClient> {

@@ -32,18 +32,31 @@ export async function streamEvents(
   // asked for (or the replay) is owed, live deltas wait for it: the client gets what was committed before a
   // delta (the user's message that started the step) before the delta, as it happened.
   let owed = true;
-  let held: string[] = [];
+  // A held delta goes out among the read's events just before the first one committed after it: the newest
+  // event id that wake-ups had named when it came. Before any wake-up that is unknown, so it waits for the
+  // whole first read.
+  let notifiedUpTo = Number.POSITIVE_INFINITY;
+  let held: { frame: string; upTo: number }[] = [];
+  /** the held deltas that came before event `before` (all of them: 'all') */
+  const writeHeld = (before: number | 'all') => {
+    const isDue = (entry: { upTo: number }) => before === 'all' || entry.upTo < before;
+    const due = held.filter(isDue);
+    if (!due.length) return;
+    res.write(due.map((entry) => entry.frame).join(''));
+    held = held.filter((entry) => !isDue(entry));
+  };
   const unsubscribe = await deps.notifier.subscribe(deps.conversationId, {
-    wake: () => {
+    wake: (upTo) => {
       dirty = true;
       owed = true;
+      if (upTo !== undefined) notifiedUpTo = notifiedUpTo === Number.POSITIVE_INFINITY ? upTo : Math.max(notifiedUpTo, upTo);
       wake?.();
     },
     // Written as it comes, with no table read. The stream checked ownership when it opened and listens to this
     // conversation alone; the delta names its user as well, and another user's is never written.
     delta: (delta) => {
       if (closed || delta.userId !== deps.userId) return;
-      if (owed) held.push(liveFrame(delta));
+      if (owed) held.push({ frame: liveFrame(delta), upTo: notifiedUpTo });
       else res.write(liveFrame(delta));
     },
   });
@@ -65,6 +78,7 @@ export async function streamEvents(
       dirty = false;
       const events = await asUser(deps.pool, deps.userId, (db) => readEventsAfter(db, deps.conversationId, lastId, PAGE));
       for (const event of events) {
+        writeHeld(Number(event.id));
         res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
         lastId = event.id;
       }
@@ -78,10 +92,7 @@ export async function streamEvents(
       // a notification that landed during that check must not wait for the next one
       if (dirty) continue;
       owed = false;
-      if (held.length) {
-        res.write(held.join(''));
-        held = [];
-      }
+      writeHeld('all');
       const woken = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), KEEPALIVE_MS);
         wake = () => {
