@@ -54,8 +54,9 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     activities,
     // Stop reaches a streaming model step in a heartbeat's answer: send them as often as the step beats.
     maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
-    // a prebuilt bundle carries the workflow interceptor modules it was built with (bundle-workflows-main.ts)
-    interceptors: { activity: telemetry.activityInbound, workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
+    // A prebuilt bundle carries the workflow interceptor modules it was built with (bundle-workflows-main.ts);
+    // naming them again beside it only makes the SDK warn at every start that it ignores them.
+    interceptors: { activity: telemetry.activityInbound, ...(bundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }) },
     sinks: telemetry.sinks,
   });
   const run = worker.run.bind(worker);
