@@ -144,6 +144,18 @@ for (const role of [RECIPES, BEER]) {
       });
     });
 
+    test('cannot write messages into the WAL, flushed or not (migration 023)', async () => {
+      await asModelRole(role, async (tryStatement) => {
+        for (const sql of [
+          "SELECT pg_logical_emit_message(false, 'brigade', 'flush', true)",
+          "SELECT pg_catalog.pg_logical_emit_message(true, 'x', repeat('y', 1000000))",
+          "SELECT pg_logical_emit_message(false, 'x', '\\x00'::bytea)",
+        ]) {
+          assert.equal(await tryStatement(sql), '42501', `refused: ${sql}`);
+        }
+      });
+    });
+
     test('cannot NOTIFY the live-delta or event channels: a listener hears nothing', async () => {
       const listener = new pg.Client({ connectionString: database.adminUrl });
       await listener.connect();

@@ -15,6 +15,8 @@ export interface DeltaWriterOptions {
   attempt?: number;
   persistMs?: number;
   liveMs?: number;
+  /** the step's final write (durable) follows every batch: they need not wait for the log's flush */
+  deferCommit?: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export class DeltaWriter {
   private readonly attempt: number;
   private readonly persistMs: number;
   private readonly liveMs: number;
+  private readonly deferCommit: boolean;
 
   constructor(pool: pg.Pool, step: Pick<ModelStepInput, 'conversationId' | 'userId' | 'stepId'>, options: DeltaWriterOptions = {}) {
     this.pool = pool;
@@ -50,6 +53,7 @@ export class DeltaWriter {
     this.attempt = options.attempt ?? 1;
     this.persistMs = options.persistMs ?? PERSIST_MS;
     this.liveMs = options.liveMs ?? LIVE_MS;
+    this.deferCommit = options.deferCommit ?? false;
   }
 
   /** the reply so far, as clients were sent it (what a stopped reply keeps) */
@@ -127,7 +131,7 @@ export class DeltaWriter {
     const { conversationId, userId } = this.step;
     // Deltas are a courtesy to live viewers; the final message is the record, so a failed write is dropped.
     this.writing = this.writing
-      .then(async () => void (await writeBatch(this.pool, { conversationId, userId }, { events: [event] })))
+      .then(async () => void (await writeBatch(this.pool, { conversationId, userId }, { events: [event] }, { deferCommit: this.deferCommit })))
       .catch(() => undefined);
   }
 }

@@ -2,7 +2,8 @@ import { CancelledFailure, Context } from '@temporalio/activity';
 import { type BudgetExceeded, STEP_STOPPED, type StoppedStep, budgetLimits } from '../shared/turn-control.ts';
 import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
-import { writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
+import { type WriteOptions, writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
+import { StepCommits } from '../db/commit-durability.ts';
 import { asUser } from '../db/pool.ts';
 import { toolDeclarations } from '../model/declarations.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
@@ -22,7 +23,7 @@ export interface ModelStepDeps {
   systemPrompt: (agent: AgentName) => Promise<string>;
   config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'> & Partial<Pick<Config, 'TOKEN_BUDGET_PER_CONVERSATION' | 'TOKEN_BUDGET_PER_USER_PER_DAY'>>;
   /** the runTool activity's function: exactly once by call id, so a tool run here is never run twice */
-  runTool: (input: RunToolInput) => Promise<unknown>;
+  runTool: (input: RunToolInput, options?: WriteOptions) => Promise<unknown>;
 }
 
 type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context' | 'mcpTools'>;
@@ -40,15 +41,24 @@ const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
  * again with their results, so a lookup turn costs one activity instead of two plus a local one.
  */
 export function createModelStep({ pool, model, systemPrompt, config, runTool }: ModelStepDeps) {
-  /** A reply for `step`: the one a previous attempt already wrote (its answer lost on the way), or a new one. */
-  async function answer(step: Step, transcript: ChatMessage[], context: Context): Promise<{ message: ChatMessage; usage: StepUsage }> {
+  /**
+   * A reply for `step`: the one a previous attempt already wrote (its answer lost on the way), or a new one.
+   * Its write commits deferred when `goesOn` says the step will write again after it.
+   */
+  async function answer(
+    step: Step,
+    transcript: ChatMessage[],
+    context: Context,
+    commits: StepCommits,
+    goesOn: (message: ChatMessage) => boolean,
+  ): Promise<{ message: ChatMessage; usage: StepUsage }> {
     const { conversationId, userId, agent, stepId } = step;
     const earlier = transcript.find((message) => message.id === stepId);
     if (earlier) return { message: earlier, usage: await readUsage(pool, step) };
 
     const kernel = AGENT_SPECS[agent].kernel;
     const system = await systemPrompt(agent);
-    const deltas = new DeltaWriter(pool, step, { attempt: context.info.attempt });
+    const deltas = new DeltaWriter(pool, step, { attempt: context.info.attempt, deferCommit: await commits.defer() });
     let reply: ModelReply;
     let structured: unknown;
     /** what the stream reported so far: a stopped reply's tokens were paid for and count against budgets */
@@ -100,6 +110,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
         events: [...tailEvents, ...(used ? [{ key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }] : [])],
         ...(used ? { usage: used } : {}),
       });
+      commits.flushed();
       throw new StepStopped(partial);
     } finally {
       tail = await deltas.close();
@@ -118,19 +129,28 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     }
     const usage = { model: reply.model, ...reply.usage };
     const ended = message.toolCalls ? [] : [{ key: `turn-ended:${stepId}`, type: 'turn.ended' as const, data: { messageId: stepId } }];
-    await writeBatch(pool, { conversationId, userId }, {
-      messages: [message],
-      events: [...tail, { key: `usage:${stepId}`, type: 'usage', data: { stepId, ...usage } }, ...ended],
-      usage: { stepId, ...usage },
-    });
+    const deferCommit = goesOn(message) && (await commits.defer());
+    await writeBatch(
+      pool,
+      { conversationId, userId },
+      {
+        messages: [message],
+        events: [...tail, { key: `usage:${stepId}`, type: 'usage', data: { stepId, ...usage } }, ...ended],
+        usage: { stepId, ...usage },
+      },
+      { deferCommit },
+    );
+    if (!deferCommit) commits.flushed();
     return { message, usage };
   }
 
   /** Runs every call of a reply, or none: a tool that fails hands the whole reply to the workflow, whose retries it gets. */
-  async function runCalls(input: ModelStepInput, message: ChatMessage): Promise<ChatMessage[] | undefined> {
+  async function runCalls(input: ModelStepInput, message: ChatMessage, commits: StepCommits): Promise<ChatMessage[] | undefined> {
     const calls = message.toolCalls ?? [];
     const args = inlineArgs(input.agent, calls);
     if (!args) return undefined;
+    // the next model call's answer (or settle) makes the tools' transactions durable
+    const options = { deferCommit: await commits.defer() };
     const results: ChatMessage[] = [];
     try {
       for (const [index, call] of calls.entries()) {
@@ -142,7 +162,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
           callId: call.id,
           tool: call.name,
           args: args[index]!,
-        });
+        }, options);
         results.push(toolMessage(call, args[index]!, result));
       }
     } catch {
@@ -153,7 +173,14 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
 
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
     const { conversationId, userId } = input;
-    const transcript = await writeBatchReadTranscript(pool, { conversationId, userId }, { messages: input.messages, events: input.events });
+    // Every path below that completes the activity ends with a durable write or settles: deferred until then.
+    const commits = new StepCommits(pool);
+    const transcript = await writeBatchReadTranscript(
+      pool,
+      { conversationId, userId },
+      { messages: input.messages, events: input.events },
+      { deferCommit: await commits.defer() },
+    );
 
     // Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive,
     // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.
@@ -175,16 +202,22 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
           const over = await overBudget(pool, step, limits);
           if (over) {
             const none: ChatMessage = { id: step.stepId, role: 'assistant', text: '' };
+            await commits.settle();
             return { message: none, overBudget: over, usage: total, ...(before.length ? { before } : {}) };
           }
         }
-        const { message, usage } = await answer(step, transcript, context);
+        const inlineNext = n <= (input.inline?.extraSteps ?? 0);
+        const goesOn = (message: ChatMessage) => inlineNext && !!message.toolCalls?.length && inlineArgs(input.agent, message.toolCalls) !== undefined;
+        const { message, usage } = await answer(step, transcript, context, commits, goesOn);
         total.model = usage.model;
         total.inputTokens += usage.inputTokens;
         total.outputTokens += usage.outputTokens;
         total.totalTokens += usage.totalTokens;
-        const results = n <= (input.inline?.extraSteps ?? 0) ? await runCalls(input, message) : undefined;
-        if (!results) return { message, usage: total, ...(before.length ? { before } : {}) };
+        const results = inlineNext ? await runCalls(input, message, commits) : undefined;
+        if (!results) {
+          await commits.settle();
+          return { message, usage: total, ...(before.length ? { before } : {}) };
+        }
         before.push(message, ...results);
         transcript.push(message, ...results);
         // Stopped between two calls: what is written stays, and no further model call is paid for.
@@ -193,6 +226,8 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     } catch (error) {
       // The workflow learns what the step wrote before it let go, in the cancellation's details.
       if (error instanceof StepStopped) {
+        // the workflow keeps what the step wrote before it let go: that must outlive a PostgreSQL crash
+        await commits.settle();
         const stopped: StoppedStep = { before, ...(error.partial ? { partial: error.partial } : {}) };
         throw new CancelledFailure(STEP_STOPPED, [stopped]);
       }

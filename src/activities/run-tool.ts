@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import type { TaskModel } from '../model/task-model.ts';
+import type { WriteOptions } from '../db/batch.ts';
 import { recordToolCall, withToolCall } from '../db/tool-calls.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import type { ToolImplementation } from './tool-context.ts';
@@ -19,7 +20,8 @@ export interface RunToolDeps {
  * one transaction, and a retry that finds the record returns its result instead of acting again.
  */
 export function createRunTool({ pool, implementations, config, taskModel }: RunToolDeps) {
-  return async function runTool(input: RunToolInput): Promise<unknown> {
+  /** `options` only from a model step that runs the tool inline and makes its commit durable itself */
+  return async function runTool(input: RunToolInput, options: WriteOptions = {}): Promise<unknown> {
     const { conversationId, userId, callId, tool, args } = input;
     const implementation = implementations[tool];
     if (!implementation) throw new Error(`No implementation for tool ${tool}`);
@@ -40,7 +42,7 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
       );
       await recordToolCall(db, ref, { tool, args, result });
       return result;
-    });
+    }, options);
   };
 }
 

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { ChatMessage, JsonObject, NewEvent } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { type MessageRow, rowToMessage } from './message-row.ts';
+import { DEFER_COMMIT_SQL } from './commit-durability.ts';
 
 export interface ConversationKey {
   conversationId: string;
@@ -69,28 +70,55 @@ function parameters({ conversationId, userId }: ConversationKey, batch: Batch) {
 }
 
 const WRITE_BATCH = { name: 'brigade.write_batch', text: 'SELECT brigade_write_batch($1, $2, $3, $4, $5, $6) AS inserted' };
+const WRITE_BATCH_DEFERRED = {
+  name: 'brigade.write_batch_deferred',
+  text: `SELECT brigade_write_batch($1, $2, $3, $4, $5, $6) AS inserted, ${DEFER_COMMIT_SQL}`,
+};
 const WRITE_THEN_READ = {
   name: 'brigade.write_batch_read_transcript',
   text: 'SELECT * FROM brigade_write_batch_read_transcript($1, $2, $3, $4)',
 };
+const WRITE_THEN_READ_DEFERRED = {
+  name: 'brigade.write_batch_read_transcript_deferred',
+  // the function's rows keep their order (the transcript's) beside the one-row set_config
+  text: `SELECT transcript.* FROM ${DEFER_COMMIT_SQL} AS deferred,
+           brigade_write_batch_read_transcript($1, $2, $3, $4) WITH ORDINALITY AS transcript
+         ORDER BY transcript.ordinality`,
+};
+
+export interface WriteOptions {
+  /**
+   * Commit without waiting for the log's flush (src/db/commit-durability.ts): only for a write that a later
+   * durable one, or StepCommits.settle, makes durable before anyone relies on it. On a client inside a
+   * transaction it applies to that whole transaction.
+   */
+  deferCommit?: boolean;
+}
 
 /**
  * Writes the batch on `db`: a pool (its own transaction, one round trip) or a client in a transaction
  * that acts for the same user. Returns the messages it inserted (none on a retry that finds them written).
  * A conversation that is not the user's is refused (insufficient_privilege).
  */
-export async function writeBatch(db: pg.Pool | pg.ClientBase, key: ConversationKey, batch: Batch): Promise<ChatMessage[]> {
+export async function writeBatch(db: pg.Pool | pg.ClientBase, key: ConversationKey, batch: Batch, options: WriteOptions = {}): Promise<ChatMessage[]> {
   const messages = batch.messages ?? [];
   if (!messages.length && !batch.events?.length && !batch.usage && !batch.toolCall) return [];
-  const { rows } = await db.query<{ inserted: string[] }>({ ...WRITE_BATCH, values: parameters(key, batch) });
+  const statement = options.deferCommit ? WRITE_BATCH_DEFERRED : WRITE_BATCH;
+  const { rows } = await db.query<{ inserted: string[] }>({ ...statement, values: parameters(key, batch) });
   const inserted = new Set(rows[0]!.inserted);
   return messages.filter((message) => inserted.has(message.id));
 }
 
 /** Writes the batch, then reads the whole transcript with it, in one transaction and one round trip. */
-export async function writeBatchReadTranscript(db: pg.Pool | pg.ClientBase, key: ConversationKey, batch: Batch): Promise<ChatMessage[]> {
+export async function writeBatchReadTranscript(
+  db: pg.Pool | pg.ClientBase,
+  key: ConversationKey,
+  batch: Batch,
+  options: WriteOptions = {},
+): Promise<ChatMessage[]> {
   const [userId, conversationId, messages, events] = parameters(key, batch);
-  const { rows } = await db.query<MessageRow>({ ...WRITE_THEN_READ, values: [userId, conversationId, messages, events] });
+  const statement = options.deferCommit ? WRITE_THEN_READ_DEFERRED : WRITE_THEN_READ;
+  const { rows } = await db.query<MessageRow>({ ...statement, values: [userId, conversationId, messages, events] });
   return rows.map(rowToMessage);
 }
 

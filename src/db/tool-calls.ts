@@ -3,7 +3,8 @@
 import type pg from 'pg';
 import type { JsonObject } from '../shared/messages.ts';
 import { toolMessage } from '../shared/tool-message.ts';
-import { type ConversationKey, writeBatch } from './batch.ts';
+import { type ConversationKey, type WriteOptions, writeBatch } from './batch.ts';
+import { DEFER_COMMIT_SQL } from './commit-durability.ts';
 import { inTransaction } from './pool.ts';
 
 export interface ToolCallRef extends ConversationKey {
@@ -11,6 +12,7 @@ export interface ToolCallRef extends ConversationKey {
 }
 
 const FIND_RESULT = { name: 'brigade.tool_call_result', text: 'SELECT result FROM brigade_tool_call_result($1, $2, $3)' };
+const DEFER_COMMIT = { name: 'brigade.defer_commit', text: `SELECT ${DEFER_COMMIT_SQL}` };
 
 /**
  * A transaction acting for the user, opened with the call's record looked up in the same round trip:
@@ -20,8 +22,10 @@ export function withToolCall<T>(
   pool: pg.Pool,
   { conversationId, userId, callId }: ToolCallRef,
   fn: (db: pg.PoolClient, earlier: { result: unknown } | undefined) => Promise<T>,
+  options: WriteOptions = {},
 ): Promise<T> {
   return inTransaction(pool, async (db) => {
+    if (options.deferCommit) await db.query(DEFER_COMMIT);
     const { rows } = await db.query<{ result: unknown }>({ ...FIND_RESULT, values: [userId, conversationId, callId] });
     return fn(db, rows[0]);
   });
