@@ -30,9 +30,9 @@ describe('GET /v1/bars', () => {
   test('beer staff without a client: every bar, by name, with nothing but the directory columns', async () => {
     const all = await app.call('GET', '/v1/bars', { token: ERIN_BEER_STAFF });
     assert.equal(all.status, 200, JSON.stringify(all.body));
-    const [{ count }] = await app.adminQuery<{ count: number }>('SELECT count(*)::int AS count FROM beer.customers');
-    assert.equal(all.body.bars.length, count);
-    assert.equal(count, 20);
+    const [customers] = await app.adminQuery<{ count: number }>('SELECT count(*)::int AS count FROM beer.customers');
+    assert.equal(customers?.count, 20);
+    assert.equal(all.body.bars.length, 20);
     const names = all.body.bars.map((bar: { name: string }) => bar.name);
     assert.deepEqual(names, [...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
     assert.deepEqual(all.body.bars[0], { clientId: 'CLT-CFY747', name: '10 Barrel Brewing Co', city: 'Bend', state: 'Oregon' });
