@@ -52,10 +52,10 @@ describe('who a beer conversation acts for', () => {
   test('a client that is not in beer.customers: 400 naming it, from the token or from the body', async () => {
     const fromToken = await open(HAL_UNKNOWN_BAR, {});
     assert.equal(fromToken.status, 400);
-    assert.match(fromToken.body.error, /client: no client "CLT-NOSUCH"/);
+    assert.match(fromToken.body.error, /^The bar this token acts for \("CLT-NOSUCH"\) does not exist\./);
     const fromBody = await open(ERIN_BEER_STAFF, { client: 'CLT-NOPE99' });
     assert.equal(fromBody.status, 400);
-    assert.match(fromBody.body.error, /CLT-NOPE99/);
+    assert.equal(fromBody.body.error, 'No bar with the id "CLT-NOPE99". Pick a bar from the list.');
   });
 
   test('other agents are not affected by the beer rule', async () => {

@@ -1,6 +1,8 @@
 // The beer agent through the web client: a bar's recommendations come as a choice with a visible countdown;
 // one run is answered within it (then the summary shows its cache state and sources), another is left to
 // time out. OpenBreweryDB is the local fake over the fixture dataset; the model is the offline one.
+// Staff choose the bar by name from the bars they may act for; the header and the tab title name it, and
+// an id that is no bar is refused in a sentence. An empty list still leaves a way to start.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
@@ -87,3 +89,106 @@ test("a conversation's bar is readable by its owner only", async () => {
   const support = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
   assert.equal((await app.call('GET', `/v1/conversations/${support.body.id}/bar`)).status, 404, 'not a beer conversation');
 });
+
+test('staff choose the bar by name from the bars they may act for; header and tab title name it', async (t) => {
+  const { page } = browser;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    const allowed = await app.call('GET', '/v1/bars', { token: TOKEN });
+    assert.equal(allowed.status, 200);
+    await signInByLink(page, app.baseUrl, TOKEN);
+    await page.getByLabel('Agent').selectOption('beer');
+    const picker = page.getByRole('combobox', { name: 'Bar', exact: true });
+    await picker.locator('option', { hasText: 'Great Lakes Brewing Company' }).waitFor({ state: 'attached' });
+    // exactly the bars this token may act for, by name with their place, and no id to read
+    const options = await picker.locator('option').allInnerTexts();
+    assert.equal(options[0], 'Choose a bar…');
+    assert.deepEqual(
+      options.slice(1),
+      allowed.body.bars.map((bar: { name: string; city: string; state: string }) => `${bar.name} — ${bar.city}, ${bar.state}`),
+    );
+    assert.ok(!options.some((text) => /CLT-/.test(text)));
+    assert.match(await page.locator('#new-client-detail').innerText(), /^20 bars you may act for\.$/);
+
+    // by keyboard: focus, type the start of the name (the select's own type-ahead)
+    await picker.focus();
+    await page.keyboard.type('Great', { delay: 50 });
+    assert.equal(await picker.inputValue(), 'CLT-XLX836');
+    assert.equal(await page.locator('#new-client-detail').innerText(), 'Cleveland, Ohio · CLT-XLX836');
+
+    await page.getByLabel('Title (optional)').fill('Cleveland taps');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('heading', { level: 1, name: /Cleveland taps/ }).waitFor();
+    const id = /\/c\/([^/]+)/.exec(page.url())![1]!;
+    await page.locator('.conversation-head').getByText('Great Lakes Brewing Company').waitFor();
+    await page.waitForFunction(() => (globalThis as any).document.title.includes('Great Lakes Brewing Company'));
+    assert.equal(await page.title(), 'Cleveland taps · Great Lakes Brewing Company — Brigade');
+
+    // and it acts for that bar: its profile is Great Lakes'
+    await sendMessage(page, 'my profile');
+    await waitFor(async () => {
+      const view = await app.call('GET', `/v1/conversations/${id}`, { token: TOKEN });
+      return view.body.messages.some((message: any) => message.role === 'tool' && message.result?.client_id === 'CLT-XLX836');
+    }, 'the profile tool ran for CLT-XLX836');
+  });
+});
+
+test('an id that is no bar: refused in a sentence, and the list is one click away', async (t) => {
+  const { page } = browser;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await page.goto('about:blank');
+    await signInByLink(page, app.baseUrl, TOKEN);
+    await page.getByLabel('Agent').selectOption('beer');
+    await page.getByRole('button', { name: "Type a bar's id instead" }).click();
+    const typed = page.getByLabel('Bar id (CLT-…)');
+    await typed.fill('CLT-NOPE00');
+    await page.getByRole('button', { name: 'Start' }).click();
+    const alert = page.getByRole('form', { name: 'Start a conversation' }).getByRole('alert');
+    await alert.waitFor();
+    const said = await alert.innerText();
+    assert.match(said, /No bar with the id "CLT-NOPE00"\. Pick a bar from the list\.$/);
+    assert.doesNotMatch(said, /beer\.customers|client:/);
+    assert.equal(await typed.inputValue(), 'CLT-NOPE00', 'what was typed stays');
+    await page.getByRole('button', { name: 'Pick the bar from the list instead' }).click();
+    await page.getByRole('combobox', { name: 'Bar', exact: true }).waitFor();
+  });
+});
+
+test("a bar's own token is not asked for a bar: it acts for its own", async (t) => {
+  const { page } = browser;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await page.goto('about:blank');
+    await signInByLink(page, app.baseUrl, GUS_GREAT_LAKES);
+    await page.getByLabel('Agent').selectOption('beer');
+    assert.equal(await page.getByLabel(/^Bar/).count(), 0, 'neither a list nor a field for the bar');
+    await startConversation(page, 'beer', 'Own taps');
+    await page.locator('.conversation-head').getByText('Great Lakes Brewing Company').waitFor();
+    await page.waitForFunction(() => (globalThis as any).document.title === 'Own taps · Great Lakes Brewing Company — Brigade');
+  });
+});
+
+// Last: it empties the bars of this test's database.
+test('no bar to list: a sentence says so, and an id can still be typed', async (t) => {
+  const { page } = browser;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await app.adminQuery('DELETE FROM beer.purchases');
+    await app.adminQuery('DELETE FROM beer.customers');
+    assert.deepEqual((await app.call('GET', '/v1/bars', { token: TOKEN })).body, { bars: [] });
+    // a fresh load: the picker asks for the bars once, when it first shows
+    await page.goto('about:blank');
+    await signInByLink(page, app.baseUrl, TOKEN);
+    await page.getByLabel('Agent').selectOption('beer');
+    const typed = page.getByLabel('Bar id (CLT-…)');
+    await typed.waitFor();
+    assert.equal(await page.locator('#new-client-why').innerText(), "No bars are listed for you. If you know the bar's id, type it here.");
+    assert.equal(await typed.getAttribute('aria-describedby'), 'new-client-why');
+    assert.equal(await page.getByRole('combobox', { name: 'Bar', exact: true }).count(), 0);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

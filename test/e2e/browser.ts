@@ -78,10 +78,10 @@ export async function signInByLink(page: Page, baseUrl: string, token: string): 
   await page.getByText('Signed in as').waitFor();
 }
 
-/** Starts a conversation from the sidebar form and waits for its page. */
+/** Starts a conversation from the sidebar form and waits for its page; `client` is a bar's id, chosen from the beer picker. */
 export async function startConversation(page: Page, agent: string, title: string, extra: { client?: string } = {}): Promise<string> {
   await page.getByLabel('Agent').selectOption(agent);
-  if (extra.client) await page.getByLabel(/^Client/).fill(extra.client);
+  if (extra.client) await page.getByLabel('Bar', { exact: true }).selectOption(extra.client);
   await page.getByLabel('Title (optional)').fill(title);
   await page.getByRole('button', { name: 'Start' }).click();
   await page.getByRole('heading', { level: 1, name: new RegExp(title) }).waitFor();

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { ApiError, api, newIdempotencyKey } from './api';
-import { agentLabel, startFor } from './agents/registry';
+import { agentLabel, clientPickerFor, startFor } from './agents/registry';
 import { navigate } from './router';
 import type { AgentName, ConversationSummary, ConversationView, Meta } from './types';
 
@@ -84,6 +84,7 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
   const chosen = agent || allowed[0]?.name || '';
   const info = meta?.agents.find((a) => a.name === chosen);
   const start = startFor(chosen);
+  const ClientPicker = clientPickerFor(chosen);
   const startValues = starts[chosen] ?? {};
 
   return (
@@ -126,7 +127,8 @@ function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: str
           </option>
         ))}
       </select>
-      {info?.asksForClient && info.allowed && (
+      {info?.asksForClient && info.allowed && ClientPicker && <ClientPicker value={client} onChange={setClient} />}
+      {info?.asksForClient && info.allowed && !ClientPicker && (
         <>
           <label htmlFor="new-client">Client (the bar, e.g. CLT-…)</label>
           <input id="new-client" value={client} onChange={(e) => setClient(e.target.value)} placeholder="CLT-…" required />

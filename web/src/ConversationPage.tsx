@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, newIdempotencyKey } from './api';
-import { agentLabel, examplesFor, REFRESH_EVENTS, sidePanelFor, subtitleFor } from './agents/registry';
+import { agentLabel, examplesFor, REFRESH_EVENTS, sidePanelFor, subtitleFor, tabNameFor } from './agents/registry';
 import { compose, onCompose } from './compose';
 import { openEventStream, type StreamStatus } from './events';
 import { MessageRow, DraftRow, PendingRecord } from './Messages';
@@ -80,10 +80,23 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
 
   // the tab names the conversation, and says when something waits for the person
   const waitingCount = view?.pending.length ?? 0;
+  // and, when its agent says, who it acts for (a bar's name), so tabs of one agent tell themselves apart
+  const [tabName, setTabName] = useState<{ id: string; name?: string }>();
   useEffect(() => {
     if (!view) return;
-    document.title = `${waitingCount ? `(${waitingCount}) ` : ''}${view.title} — Brigade`;
-  }, [view?.title, waitingCount]);
+    let live = true;
+    tabNameFor(view.agent)?.(view)
+      .then((name) => live && setTabName({ id: view.id, name }))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [view?.id, view?.agent]);
+  const named = tabName?.id === view?.id ? tabName?.name : undefined;
+  useEffect(() => {
+    if (!view) return;
+    document.title = `${waitingCount ? `(${waitingCount}) ` : ''}${view.title}${named ? ` · ${named}` : ''} — Brigade`;
+  }, [view?.title, waitingCount, named]);
   useEffect(() => () => void (document.title = 'Brigade'), []);
 
   // a call's arguments as asked, and as run after an edit, so each row can say what changed

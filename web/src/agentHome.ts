@@ -42,6 +42,12 @@ export interface AgentStart {
   body(values: Record<string, string>): Record<string, unknown>;
 }
 
+/**
+ * How a person chooses the client (a bar) a new conversation acts for, where the token has none of its own:
+ * it renders its own labelled control and reports the client's id (the generic form offers a text field).
+ */
+export type ClientPicker = ComponentType<{ value: string; onChange: (client: string) => void }>;
+
 /** A page of the agent's own, linked from the top bar. */
 export interface AgentPage {
   path: string;
@@ -69,6 +75,9 @@ export interface AgentHome {
   /** renderers of the card types this agent attaches to messages */
   cards?: Record<string, ComponentType<{ card: Card }>>;
   start?: AgentStart;
+  clientPicker?: ClientPicker;
+  /** what the tab title adds to the conversation's title: who it acts for, in words (undefined: nothing) */
+  tabName?: (view: ConversationView) => Promise<string | undefined>;
   pages?: AgentPage[];
   /** the agent's tools in words, by tool name */
   tools?: Record<string, ToolWords>;

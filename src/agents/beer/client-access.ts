@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { beerClientExists } from './clients-db.ts';
 import { BEER_STAFF_ROLE } from './spec.ts';
 import type { Principal } from '../../api/auth.ts';
-import { HttpError } from '../../api/http-error.ts';
+import { HttpError, echo } from '../../api/http-error.ts';
 
 
 export async function requireBeerClient(pool: pg.Pool, principal: Principal, bodyClient: string | undefined): Promise<void> {
@@ -23,6 +23,21 @@ export async function requireBeerClient(pool: pg.Pool, principal: Principal, bod
     }
   }
   if (!(await beerClientExists(pool, principal.user, client!))) {
-    throw new HttpError(400, `client: no client "${client}" in beer.customers`);
+    // Read by a person in the web client's form, so a sentence that says what to do, not where we looked.
+    if (principal.client) {
+      throw new HttpError(400, `The bar this token acts for ("${echo(client!)}") does not exist. Ask whoever gave you the token to correct it.`);
+    }
+    const message = `No bar with the id "${echo(client!)}". Pick a bar from the list.`;
+    throw new HttpError(400, message, { fields: [{ field: 'client', message }] });
   }
+}
+
+/**
+ * The bars a token may act for, as beer.bars_for takes them: its own client, or every bar (null) for beer
+ * staff without one, who may name any bar when they open a conversation. Anyone else may act for none.
+ */
+export function barsScope(principal: Principal): string | null {
+  if (principal.client) return principal.client;
+  if (principal.roles.includes(BEER_STAFF_ROLE)) return null;
+  throw new HttpError(403, `This token has no bar (client) of its own, and only the "${BEER_STAFF_ROLE}" role may act for any bar`);
 }

@@ -20,6 +20,24 @@ export function beerClientExists(pool: pg.Pool, userId: string, clientId: string
   });
 }
 
+export interface BarRow {
+  client_id: string;
+  name: string;
+  city: string;
+  state: string;
+}
+
+/**
+ * The bars of `scope` by name (beer.bars_for, which reads past row-level security): that one client, or
+ * every bar for null. The caller decides the scope from the token (barsScope), never from a request.
+ */
+export function barsFor(pool: pg.Pool, userId: string, scope: string | null): Promise<BarRow[]> {
+  return asUser(pool, userId, async (db) => {
+    const { rows } = await db.query<BarRow>('SELECT client_id, name, city, state FROM beer.bars_for($1)', [scope]);
+    return rows;
+  });
+}
+
 /** Makes `minClients` the k of the aggregate views (read by beer.published_purchases on every query). */
 export async function setBeerMinClients(pool: pg.Pool, minClients: number): Promise<void> {
   await pool.query('UPDATE beer.privacy SET min_clients = $1 WHERE min_clients IS DISTINCT FROM $1', [minClients]);

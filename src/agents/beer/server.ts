@@ -1,5 +1,6 @@
 // The beer agent in the server processes: its tools, the recommendation's activities, who may open a
-// conversation for which client, the confirmation timeout, and GET /v1/conversations/:id/metrics.
+// conversation for which client, the confirmation timeout, GET /v1/conversations/:id/metrics and the bars
+// (GET /v1/bars, GET /v1/conversations/:id/bar).
 import { defineAgentServer } from '../../agent-server.ts';
 import { beerProfileSource, createBeerActivities } from './activities.ts';
 import { requireBeerClient } from './client-access.ts';
@@ -7,7 +8,7 @@ import { setBeerMinClients } from './clients-db.ts';
 import { ConversationMetricsView } from './definitions.ts';
 import { beerImplementations } from './implementations.ts';
 import { beerMetricsPaths, beerMetricsRoutes } from './metrics-routes.ts';
-import { BeerClientView, beerClientPaths, beerClientRoutes } from './client-routes.ts';
+import { BeerBarList, BeerClientView, beerClientPaths, beerClientRoutes } from './client-routes.ts';
 import { beerOfflineChat } from './offline-chat.ts';
 import { beerReadings } from './offline-readings.ts';
 import { webSummaryOffline } from './offline-finder.ts';
@@ -29,5 +30,5 @@ export const beerServer = defineAgentServer({
   // k of the aggregate views lives in the database, where the views read it
   onWorkerStart: ({ config, pool }) => setBeerMinClients(pool, config.BEER_MIN_CLIENTS),
   settings: (config) => ({ beerConfirmationTimeoutMs: config.BEER_CONFIRMATION_TIMEOUT }),
-  openapi: { schemas: { ConversationMetrics: ConversationMetricsView, BeerClient: BeerClientView }, paths: (helpers) => ({ ...beerMetricsPaths(helpers), ...beerClientPaths(helpers) }) },
+  openapi: { schemas: { ConversationMetrics: ConversationMetricsView, BeerClient: BeerClientView, BeerBarList }, paths: (helpers) => ({ ...beerMetricsPaths(helpers), ...beerClientPaths(helpers) }) },
 });

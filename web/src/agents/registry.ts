@@ -38,6 +38,8 @@ export const agentLabel = (agent: string): string => homeOf(agent)?.label ?? age
 export const sidePanelFor = (agent: string) => homeOf(agent)?.SidePanel;
 export const subtitleFor = (agent: string) => homeOf(agent)?.Subtitle;
 export const startFor = (agent: string) => homeOf(agent)?.start;
+export const clientPickerFor = (agent: string) => homeOf(agent)?.clientPicker;
+export const tabNameFor = (agent: string) => homeOf(agent)?.tabName;
 export const pendingKindFor = (kind: string): PendingKindHome | undefined => PENDING_KINDS.get(kind);
 export const cardRendererFor = (type: unknown) => (typeof type === 'string' ? CARDS.get(type) : undefined);
 export const AGENT_PAGES: readonly AgentPage[] = homes.flatMap((home) => home.pages ?? []);

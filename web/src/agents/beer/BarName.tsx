@@ -1,13 +1,13 @@
 // Which bar a beer conversation acts for, by its name (GET /v1/conversations/:id/bar), not its CLT- id.
 import { useEffect, useState } from 'react';
-import { api } from '../../api';
 import type { ConversationView } from '../../types';
+import { type Bar, barOf, placeOf } from './bars';
 
 export function BarName({ view }: { view: ConversationView }) {
-  const [bar, setBar] = useState<{ name: string; city?: string | null; state?: string | null }>();
+  const [bar, setBar] = useState<Bar>();
   useEffect(() => {
     let live = true;
-    api<{ name: string; city: string | null; state: string | null }>('GET', `/v1/conversations/${encodeURIComponent(view.id)}/bar`)
+    barOf(view.id)
       .then((found) => live && setBar(found))
       .catch(() => undefined);
     return () => {
@@ -15,10 +15,14 @@ export function BarName({ view }: { view: ConversationView }) {
     };
   }, [view.id]);
   if (!bar) return null;
+  const place = placeOf(bar);
   return (
     <span className="acting-for">
       for <strong>{bar.name}</strong>
-      {bar.city ? `, ${bar.city}${bar.state ? `, ${bar.state}` : ''}` : ''}
+      {place ? `, ${place}` : ''}
     </span>
   );
 }
+
+/** The tab title's part: the bar's name. */
+export const barTabName = (view: ConversationView): Promise<string | undefined> => barOf(view.id).then((bar) => bar.name);

@@ -1,6 +1,8 @@
-// The beer agent: breweries recommended for a bar, one chosen within a countdown, and its summary.
+// The beer agent: breweries recommended for a bar, one chosen within a countdown, and its summary; the bar
+// chosen by name when a conversation starts, and named in its header and its tab's title.
 import type { AgentHome } from '../../agentHome';
-import { BarName } from './BarName';
+import { BarName, barTabName } from './BarName';
+import { BarPicker } from './BarPicker';
 import { BreweryCards } from './BreweryCards';
 import { BrewerySummary } from './BrewerySummary';
 import { ConfirmationCard } from './ConfirmationCard';
@@ -8,6 +10,8 @@ import { ConfirmationCard } from './ConfirmationCard';
 export const beer: AgentHome = {
   label: 'Beer',
   Subtitle: BarName,
+  tabName: barTabName,
+  clientPicker: BarPicker,
   pendingKinds: { confirmation: { View: ConfirmationCard, label: 'Confirmation' } },
   cards: { breweries: BreweryCards, brewery_summary: BrewerySummary },
   examples: ['recommend breweries', 'my top beers', 'find breweries in San Diego, CA', 'best-selling beer in California'],
