@@ -12,6 +12,8 @@ export function App() {
   const [meta, setMeta] = useState<Meta>();
   const [error, setError] = useState<string>();
   const [listVersion, setListVersion] = useState(0);
+  // bumped by each sign-in link: the same token again must still ask who it is, or the page waits forever
+  const [signIns, setSignIns] = useState(0);
   const path = usePath();
 
   // a token that worked once has expired or been revoked; one that never worked was mistyped
@@ -40,6 +42,7 @@ export function App() {
       setMeta(undefined);
       setError(undefined);
       setToken(next);
+      setSignIns((n) => n + 1);
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
@@ -57,7 +60,7 @@ export function App() {
         // a refused token has already signed out, with its own words
         if (e.status !== 401) setError(e.message);
       });
-  }, [token]);
+  }, [token, signIns]);
 
   if (!token) {
     return (
