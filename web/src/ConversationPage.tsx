@@ -188,6 +188,9 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
 
   return (
     <div className={`conversation-grid ${SidePanel ? 'with-side' : ''}`}>
+      {/* first in the page's order: on a phone, what the conversation is about comes before the chat (the CSS
+          puts it in the right-hand column on a wide screen) */}
+      {SidePanel && <SidePanel view={view} onChanged={refresh} />}
       <section className="conversation" aria-labelledby="conversation-title">
         <header className="conversation-head">
           <h1 id="conversation-title">
@@ -285,7 +288,6 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
         </form>
         <UsagePanel usage={view.usage} model={meta?.model} budget={view.budget} />
       </section>
-      {SidePanel && <SidePanel view={view} onChanged={refresh} />}
     </div>
   );
 }
