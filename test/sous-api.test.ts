@@ -352,3 +352,109 @@ describe('the model answer', () => {
     assert.match(both.body.error, /either recipe or recipeId/);
   });
 });
+
+describe('saving the changed recipe to My recipes', () => {
+  const saveVersion = (id: string, body: unknown = {}, token?: string) => app.call('POST', `/v1/conversations/${id}/recipe/save`, { body, ...(token ? { token } : {}) });
+
+  test('a new recipe beside the original, only after an accepted change; the same content is the same recipe', async () => {
+    const id = await open();
+    const before = await saveVersion(id);
+    assert.equal(before.status, 409);
+    assert.match(before.body.error, /nothing new to save/);
+
+    fake.script(answer('Here is the swap.', SWAP));
+    const turn = await say(id, 'Swap the butter for olive oil');
+    assert.equal((await decide(id, { pendingId: turn.body.pending[0].id, decision: 'accept' })).status, 200);
+    assert.equal((await view(id)).acceptedChanges, 1);
+
+    const first = await saveVersion(id);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.deepEqual({ ...first.body, recipeId: undefined }, { recipeId: undefined, name: 'Pancakes (changed)', version: 2, created: true });
+    const stored = (await app.call('GET', `/v1/recipes/${first.body.recipeId}`)).body;
+    assert.deepEqual(
+      { type: stored.recipe_type, servings: stored.servings, conversation: stored.conversation_id, steps: stored.instructions.length },
+      { type: 'food', servings: 2, conversation: id, steps: 4 },
+    );
+    assert.deepEqual(stored.ingredients, [
+      { name: 'flour', quantity: '200', unit: 'g', notes: null },
+      { name: 'milk', quantity: '300', unit: 'ml', notes: null },
+      { name: 'eggs', quantity: '2', unit: null, notes: null },
+      { name: 'olive oil', quantity: '2', unit: 'tbsp', notes: null },
+    ]);
+
+    // a double click: both answer the one recipe
+    const [a, b] = await Promise.all([saveVersion(id), saveVersion(id)]);
+    assert.deepEqual([a.status, b.status, a.body.recipeId, b.body.recipeId], [200, 200, first.body.recipeId, first.body.recipeId]);
+    assert.equal(a.body.created, false);
+
+    // once that copy is deleted, saving again makes a new one; a name of the cook's own is another content
+    await app.adminQuery('UPDATE saved_recipes SET is_deleted = true WHERE id = $1', [first.body.recipeId]);
+    const again = await saveVersion(id);
+    assert.equal(again.status, 201);
+    assert.notEqual(again.body.recipeId, first.body.recipeId);
+    const named = await saveVersion(id, { name: 'Olive oil pancakes' });
+    assert.deepEqual([named.status, named.body.name], [201, 'Olive oil pancakes']);
+    assert.equal((await saveVersion(id, { name: '' })).status, 400);
+
+    // someone else's conversation, or one that is not a sous conversation, is not found
+    assert.equal((await saveVersion(id, {}, BOB)).status, 404);
+    const rows = await app.adminQuery<{ n: number }>("SELECT count(*)::int AS n FROM saved_recipes WHERE conversation_id = $1 AND user_id = 'alice'", [id]);
+    assert.equal(rows[0]!.n, 3);
+  });
+
+  test('a copy of a saved recipe keeps its type, times and tags, and its ingredients as they were stored', async () => {
+    const original = randomUUID();
+    await asUser(app.pool, 'alice', (db) =>
+      db.query(
+        `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time, servings, tags)
+         VALUES ($1, 'alice', 'Sweet pancakes', 'dessert', $2, $3, 5, 15, 2, '["brunch"]')`,
+        [
+          original,
+          JSON.stringify([{ name: 'flour', quantity: '200', unit: 'g', notes: 'sifted' }, { name: 'butter', quantity: '30', unit: 'g', notes: null }]),
+          JSON.stringify(['Whisk the batter with the butter.', 'Fry.']),
+        ],
+      ),
+    );
+    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipeId: original } });
+    const id = created.body.id as string;
+    assert.equal((await view(id)).savedRecipeId, original);
+    fake.script(
+      answer('Oil it is.', {
+        patchSetId: 'oil',
+        patches: [
+          { op: 'update_ingredient', id: 'i2', text: '2 tbsp sunflower oil' },
+          { op: 'update_step', step_id: 's1', text: 'Whisk the batter with the oil.' },
+        ],
+      }),
+    );
+    const turn = await say(id, 'use oil');
+    await decide(id, { pendingId: turn.body.pending[0].id, decision: 'accept' });
+    const saved = await saveVersion(id);
+    assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    assert.equal(saved.body.name, 'Sweet pancakes (changed)');
+    const copy = (await app.call('GET', `/v1/recipes/${saved.body.recipeId}`)).body;
+    assert.deepEqual(
+      { type: copy.recipe_type, prep: copy.prep_time, cook: copy.cook_time, tags: copy.tags, ingredients: copy.ingredients, image: copy.image_url },
+      {
+        type: 'dessert',
+        prep: 5,
+        cook: 15,
+        tags: ['brunch'],
+        ingredients: [{ name: 'flour', quantity: '200', unit: 'g', notes: 'sifted' }, { name: 'sunflower oil', quantity: '2', unit: 'tbsp', notes: null }],
+        image: null,
+      },
+    );
+    const kept = (await app.call('GET', `/v1/recipes/${original}`)).body;
+    assert.deepEqual([kept.name, kept.ingredients[1].name, kept.is_deleted], ['Sweet pancakes', 'butter', false]);
+  });
+
+  test('the OpenAPI document describes the route', async () => {
+    const doc = await app.call('GET', '/openapi.json', { token: '' });
+    const post = doc.body.paths['/v1/conversations/{id}/recipe/save']?.post;
+    assert.ok(post, 'the route is in the document');
+    assert.deepEqual(Object.keys(post.responses).filter((s) => s.startsWith('2')).sort(), ['200', '201']);
+    assert.ok(doc.body.components.schemas.SavedVersion.properties.recipeId);
+    assert.ok(doc.body.components.schemas.SaveVersionBody.properties.name);
+    assert.ok(doc.body.components.schemas.SousState.properties.acceptedChanges);
+  });
+});

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { ALICE, BOB, type TestApp, startTestApp } from '../support/test-app.ts';
+import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot } from './browser.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
@@ -135,5 +135,125 @@ test('a hard avoid the chef offers to override has its control: allowed for this
     await defaults.getByRole('button', { name: 'Allow shellfish for this recipe' }).waitFor();
     const view = await app.call('GET', `/v1/conversations/${id}`);
     assert.deepEqual(view.body.hardAvoidOverrides, ['peanut']);
+  });
+});
+
+test('the changed recipe saved to My recipes as a new recipe beside the one it was cooked from', async (t) => {
+  const { page } = browser;
+  const consoleErrors: string[] = [];
+  const onConsole = (message: { type(): string; text(): string }) => void (message.type() === 'error' && consoleErrors.push(message.text()));
+  page.on('console', onConsole);
+  t.after(() => void page.off('console', onConsole));
+  // a saved recipe of Alice's, as the recipes agent stores one
+  const [original] = await app.adminQuery<{ id: string }>(
+    `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time, servings, tags)
+     VALUES (gen_random_uuid(), 'alice', 'Buttered noodles', 'food', $1::jsonb, $2::jsonb, 5, 10, 2, '["quick"]'::jsonb) RETURNING id`,
+    [
+      JSON.stringify([{ name: 'egg noodles', quantity: '200', unit: 'g', notes: null }, { name: 'butter', quantity: '3', unit: 'tbsp', notes: 'soft' }, { name: 'salt', quantity: '1', unit: 'pinch', notes: null }]),
+      JSON.stringify(['Boil the noodles for 6 minutes.', 'Toss them with the butter and the salt.']),
+    ],
+  );
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    await page.getByRole('link', { name: 'My recipes', exact: true }).click();
+    await page.locator('.recipe-grid .recipe-card', { hasText: 'Buttered noodles' }).getByRole('button', { name: 'Cook it with Sous' }).click();
+    const side = page.getByRole('complementary', { name: 'Recipe' });
+    await side.getByRole('heading', { name: 'Buttered noodles' }).waitFor();
+    // nothing accepted yet: nothing new to save
+    assert.equal(await side.getByRole('button', { name: 'Save this version to My recipes' }).count(), 0);
+
+    fake.script(
+      answer('Olive oil instead of butter, and some parsley.', {
+        patchSetId: 'oil',
+        patches: [
+          { op: 'update_ingredient', id: 'i2', text: '3 tbsp olive oil, warmed' },
+          { op: 'add_ingredient', text: '1 handful parsley, chopped' },
+          { op: 'update_step', step_id: 's2', text: 'Toss them with the olive oil, the parsley and the salt.' },
+        ],
+        summary: { title: 'Olive oil' },
+      }),
+    );
+    await sendMessage(page, 'use olive oil instead of butter');
+    const review = page.getByRole('article', { name: /Review the proposed change: Olive oil/ });
+    await review.getByRole('button', { name: 'Accept changes' }).click();
+    await side.getByText('3 tbsp olive oil, warmed').waitFor();
+
+    await side.getByRole('button', { name: 'Save this version to My recipes' }).click();
+    const saved = side.getByRole('status');
+    await saved.getByText(/Saved version 2 to My recipes as “Buttered noodles \(changed\)”, a new recipe; the recipe you started from is unchanged\./).waitFor();
+    assert.equal(await side.getByRole('button', { name: 'Save this version to My recipes' }).count(), 0, 'this version is saved');
+    assert.doesNotMatch(await visibleTranscript(page, { replies: true }), /\{"/, 'no JSON in the transcript, replies included');
+
+    await saved.getByRole('link', { name: 'Open “Buttered noodles (changed)” in My recipes' }).click();
+    const copy = page.locator('.recipe-grid .recipe-card', { has: page.getByRole('heading', { name: 'Buttered noodles (changed)', exact: true }) });
+    const detail = copy.locator('.recipe-detail');
+    await detail.waitFor();
+    assert.match(await detail.innerText(), /200 g egg noodles[\s\S]*3 tbsp olive oil[\s\S]*1 pinch salt[\s\S]*1 handful parsley[\s\S]*Toss them with the olive oil, the parsley and the salt\./);
+    assert.doesNotMatch(await detail.innerText(), /butter/);
+    assert.match(await copy.innerText(), /food · 5 min prep · 2 servings/);
+    // the original is still there, unchanged
+    await page.getByRole('heading', { name: 'Buttered noodles', exact: true }).waitFor();
+    const kept = await app.call('GET', `/v1/recipes/${original!.id}`);
+    assert.deepEqual(kept.body.ingredients.map((i: { name: string }) => i.name), ['egg noodles', 'butter', 'salt']);
+
+    // the API: the saved copy's fields, and the same content saved again is the same recipe
+    const conversationId = (await app.adminQuery<{ conversation_id: string }>("SELECT conversation_id FROM saved_recipes WHERE name = 'Buttered noodles (changed)'"))[0]!.conversation_id;
+    const again = await app.call('POST', `/v1/conversations/${conversationId}/recipe/save`, { body: {} });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.created, false);
+    const stored = await app.call('GET', `/v1/recipes/${again.body.recipeId}`);
+    assert.deepEqual(
+      { type: stored.body.recipe_type, tags: stored.body.tags, cook: stored.body.cook_time, oil: stored.body.ingredients[1], image: stored.body.image_url },
+      { type: 'food', tags: ['quick'], cook: 10, oil: { name: 'olive oil', quantity: '3', unit: 'tbsp', notes: 'warmed' }, image: null },
+    );
+    // another user's conversation is not found
+    assert.equal((await app.call('POST', `/v1/conversations/${conversationId}/recipe/save`, { token: BOB, body: {} })).status, 404);
+    assert.deepEqual(consoleErrors, [], 'no console errors');
+  });
+});
+
+test('on a phone (375 px) the recipe comes before the chat, and nothing scrolls sideways', async (t) => {
+  const phone = await launchBrowser({ width: 375, height: 740 });
+  t.after(() => phone.close());
+  const { page } = phone;
+  const consoleErrors: string[] = [];
+  page.on('console', (message) => void (message.type() === 'error' && consoleErrors.push(message.text())));
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    await startConversation(page, 'sous', 'Phone dinner');
+    const side = page.getByRole('complementary', { name: 'Recipe' });
+    await side.getByRole('heading', { name: 'Lemon garlic spaghetti' }).waitFor();
+    fake.script(answer('Want some heat?', CHILI));
+    await sendMessage(page, 'add some chili');
+    const review = page.getByRole('article', { name: /Review the proposed change: Add some heat/ });
+    await review.waitFor();
+
+    // first in the page's order (what a screen reader and the Tab key follow) and first on the screen
+    const order = await page.evaluate(() => {
+      const d = (globalThis as any).document;
+      const panel = d.querySelector('aside.side-panel');
+      const chat = d.querySelector('section.conversation');
+      return {
+        panelFirst: Boolean(panel.compareDocumentPosition(chat) & 4),
+        panelBottom: panel.getBoundingClientRect().bottom,
+        chatTop: chat.getBoundingClientRect().top,
+        scrollWidth: d.documentElement.scrollWidth,
+      };
+    });
+    assert.ok(order.panelFirst, 'the recipe panel comes before the chat in the document');
+    assert.ok(order.panelBottom <= order.chatTop, `the recipe panel is above the chat (${order.panelBottom} > ${order.chatTop})`);
+    assert.ok(order.scrollWidth <= 375, `no horizontal scroll (scrollWidth ${order.scrollWidth})`);
+
+    // the panel leads to the review below the chat
+    await side.getByRole('button', { name: 'Go to the review' }).click();
+    await page.waitForFunction(() => {
+      const box = (globalThis as any).document.querySelector('article.patch-review h2').getBoundingClientRect();
+      return box.top >= 0 && box.top < (globalThis as any).innerHeight;
+    });
+    await review.getByRole('button', { name: 'Accept changes' }).click();
+    await side.getByText('1 tsp chili flakes').waitFor();
+    await side.getByRole('button', { name: 'Save this version to My recipes' }).waitFor();
+    assert.ok((await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)) <= 375, 'no horizontal scroll after accepting');
+    assert.deepEqual(consoleErrors, [], 'no console errors');
   });
 });

@@ -15,12 +15,27 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
   const mcp = mcpServerOf(item);
   const { busy, error, run } = useDecision(onDecide);
   const [mode, setMode] = useState<'view' | 'reject' | 'edit'>('view');
+  // approved here: the tool runs now (a save pipeline can take a while), so the card stops asking
+  const [approved, setApproved] = useState<'approve' | 'edit'>();
+  const approve = async (body: Record<string, unknown> & { decision: 'approve' | 'edit' }) => {
+    setApproved(body.decision);
+    if (!(await run(body))) setApproved(undefined);
+  };
   const [reason, setReason] = useState('');
   const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(Object.entries(item.args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])));
   const fieldErrors: FieldError[] = error && (error.status === 422 || error.status === 400) ? fieldErrorsOf(error) : [];
   const properties = schema?.properties ?? Object.fromEntries(Object.keys(item.args).map((k) => [k, { type: 'string' } as JsonSchema]));
   const formLevel = fieldErrors.filter((f) => !(f.field in properties));
   const headingId = `approval-${item.id}`;
+
+  if (approved) {
+    return (
+      <article className="pending-card approval approved" aria-labelledby={headingId}>
+        <h2 id={headingId}>{approved === 'edit' ? 'Approved with your changes' : 'Approved'}: {mcp ? <code>{mcp.tool}</code> : callSentence(agent, item.tool, item.args)}</h2>
+        <p role="status">{busy ? 'Working on it now; its steps show in the conversation as they run.' : 'Done; the result is in the conversation.'}</p>
+      </article>
+    );
+  }
 
   return (
     <article className="pending-card approval" aria-labelledby={headingId}>
@@ -44,7 +59,7 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
       {error && (fieldErrors.length === 0 || error.status !== 422) && <p role="alert" className="banner error">{error.message}</p>}
       {mode === 'view' && (
         <div className="actions">
-          {item.decisions.includes('approve') && <button type="button" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'approve' })}>Approve</button>}
+          {item.decisions.includes('approve') && <button type="button" disabled={busy} onClick={() => approve({ pendingId: item.id, decision: 'approve' })}>Approve</button>}
           {item.decisions.includes('reject') && <button type="button" className="danger" disabled={busy} onClick={() => setMode('reject')}>Reject…</button>}
           {item.decisions.includes('edit') && <button type="button" className="secondary" disabled={busy} onClick={() => setMode('edit')}>Edit arguments…</button>}
         </div>
@@ -64,7 +79,7 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
           aria-label={`Edit: ${callSentence(agent, item.tool, item.args)}`}
           onSubmit={(e) => {
             e.preventDefault();
-            run({ pendingId: item.id, decision: 'edit', args: argsFromForm(values, properties) });
+            approve({ pendingId: item.id, decision: 'edit', args: argsFromForm(values, properties) });
           }}
         >
           {formLevel.length > 0 && (

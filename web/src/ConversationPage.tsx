@@ -14,7 +14,8 @@ import { drafts } from './util';
 import { useFollow } from './useFollow';
 
 /** Events after which the server's view (status, pending items, usage, agent state) has changed. */
-const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', ...REFRESH_EVENTS, 'message', 'turn.stopped']);
+// `progress`: a tool runs after an approval, which no longer waits (another tab that approved, a reload).
+const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', ...REFRESH_EVENTS, 'message', 'turn.stopped', 'progress']);
 
 export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: Meta; onChanged: () => void }) {
   const [view, setView] = useState<ConversationView>();
@@ -25,6 +26,9 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
   const [text, setText] = useState(() => drafts.get(id));
   const [held, setHeld] = useState<string>();
   const [sending, setSending] = useState(false);
+  // decisions sent from this page and not answered yet, by pending id: the turn goes on (a save pipeline
+  // runs) and the item's record says so, not "waiting for you", until the item closes
+  const [deciding, setDeciding] = useState<Record<string, string>>({});
   const refreshTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const listChanged = useRef(onChanged);
   listChanged.current = onChanged;
@@ -75,7 +79,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
     [],
   );
 
-  const running = sending || view?.status === 'running';
+  const running = sending || view?.status === 'running' || Object.keys(deciding).length > 0;
   const follow = useFollow({ ready: !!view, content: [transcript.order.length, transcript.drafts, transcript.items, transcript.progress], pendingIds: view?.pending.map((p) => p.id) ?? [] });
 
   // the tab names the conversation, and says when something waits for the person
@@ -163,6 +167,8 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
   const decide = useCallback(
     async (body: Record<string, unknown>) => {
       setError(undefined);
+      const pendingId = String(body.pendingId ?? '');
+      setDeciding((d) => ({ ...d, [pendingId]: String(body.decision ?? '') }));
       try {
         const result = await api<TurnResult>('POST', `/v1/conversations/${id}/decisions`, body, { idempotencyKey: newIdempotencyKey() });
         // the decision's result takes the focus the card had, and the view follows what the agent does next
@@ -170,7 +176,9 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
         setTranscript((t) => addMessages(t, result.messages));
         onChanged();
       } finally {
-        refresh();
+        // the view that was read before the decision still says "waiting": the fresh one replaces it first
+        await refresh();
+        setDeciding(({ [pendingId]: _, ...rest }) => rest);
       }
     },
     [id, onChanged, refresh],
@@ -193,6 +201,9 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
 
   return (
     <div className={`conversation-grid ${SidePanel ? 'with-side' : ''}`}>
+      {/* first in the page's order: on a phone, what the conversation is about comes before the chat (the CSS
+          puts it in the right-hand column on a wide screen) */}
+      {SidePanel && <SidePanel view={view} onChanged={refresh} />}
       <section className="conversation" aria-labelledby="conversation-title">
         <header className="conversation-head">
           <h1 id="conversation-title">
@@ -217,7 +228,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
             }
             if (mid.startsWith('pending:')) {
               const entry = transcript.items[mid.slice(8)];
-              return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} agent={view.agent} /> : null;
+              return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} agent={view.agent} deciding={deciding[entry.item.id]} /> : null;
             }
             const message = transcript.messages[mid];
             return message ? <MessageRow key={mid} message={message} agent={view.agent} callArgs={callArgs} ranArgs={ranArgs} /> : <DraftRow key={mid} draft={transcript.drafts[mid]} />;
@@ -290,7 +301,6 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
         </form>
         <UsagePanel usage={view.usage} model={meta?.model} budget={view.budget} />
       </section>
-      {SidePanel && <SidePanel view={view} onChanged={refresh} />}
     </div>
   );
 }

@@ -103,8 +103,11 @@ const DECIDED: Record<string, string> = {
   no: 'You said no',
 };
 
-/** A pending item in the place it opened: what it asked, and once closed, how it ended and why. */
-export function PendingRecord({ item, closed, agent }: { item: PendingItem; closed?: ClosedInfo; agent: string }) {
+/**
+ * A pending item in the place it opened: what it asked, and once closed, how it ended and why. `deciding`: the
+ * decision this page sent, while the turn it resumed still runs (the item closes when its tool is done).
+ */
+export function PendingRecord({ item, closed, agent, deciding }: { item: PendingItem; closed?: ClosedInfo; agent: string; deciding?: string }) {
   const what = pendingKind(item.kind).label.toLowerCase();
   const sentence = item.kind === 'approval' ? callSentence(agent, item.tool, item.args) : '';
   const prompt = item.prompt?.replace(/[.?!]+$/, '');
@@ -112,7 +115,8 @@ export function PendingRecord({ item, closed, agent }: { item: PendingItem; clos
   let outcome: string;
   // a reason that only repeats how it closed ("expired") says nothing more
   const reason = closed?.reason && !/^(closed: )?(expired|superseded|decided)$/i.test(closed.reason.trim()) ? closed.reason : undefined;
-  if (!closed) outcome = `Waiting for you: ${about}.`;
+  if (!closed && deciding) outcome = `${DECIDED[deciding] ?? 'You decided'}: ${about}. Working on it…`;
+  else if (!closed) outcome = `Waiting for you: ${about}.`;
   else if (closed.closedAs === 'expired' || closed.timedOut) outcome = `No answer in time, so this ${what} ran out: ${about}.`;
   else if (closed.closedAs === 'superseded') outcome = `Answered by your message instead: ${about}${reason ? ` (${reason})` : ''}.`;
   else {

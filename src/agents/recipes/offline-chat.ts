@@ -21,6 +21,9 @@ export const RECIPES_OFFLINE_PHRASES: readonly OfflinePhrase[] = [
       `delete recipe ${EXAMPLE_ID}`,
       `restore recipe ${EXAMPLE_ID}`,
       `set servings of ${EXAMPLE_ID} to 4`,
+      // what a recipe card's Delete and Modify write into the message box (web/src/agents/recipes/RecipeCard.tsx)
+      `Delete my recipe "Old Fashioned" (id ${EXAMPLE_ID})`,
+      `Modify my recipe "Old Fashioned" (id ${EXAMPLE_ID}): set servings to 2`,
     ],
   },
 ];
@@ -42,11 +45,14 @@ export function matchRecipesSql(text: string): JsonObject | undefined {
 
   const id = new RegExp(UUID, 'i').exec(text)?.[1]?.toLowerCase();
   if (id) {
-    if (/\b(?:delete|remove)\s+(?:the\s+)?recipe\b/i.test(text)) return query(`UPDATE saved_recipes SET is_deleted = true WHERE id = '${id}'`);
-    if (/\b(?:restore|undelete|recover)\s+(?:the\s+)?recipe\b/i.test(text)) return query(`UPDATE saved_recipes SET is_deleted = false WHERE id = '${id}'`);
-    const set = /\bset\s+(servings|prep[ _]time|cook[ _]time)\s+(?:of|for)\s+(?:recipe\s+)?\S+\s+to\s+(\d{1,5})\b/i.exec(text);
+    // A recipe's quoted name is the user's words ("Delete me later" cake): only the text around it says what to do.
+    const said = text.replace(/"[^"]*"|“[^”]*”/g, '""');
+    if (/\b(?:delete|remove)\s+(?:the\s+|my\s+)?recipe\b/i.test(said)) return query(`UPDATE saved_recipes SET is_deleted = true WHERE id = '${id}'`);
+    if (/\b(?:restore|undelete|recover)\s+(?:the\s+|my\s+)?recipe\b/i.test(said)) return query(`UPDATE saved_recipes SET is_deleted = false WHERE id = '${id}'`);
+    // "set servings of <id> to 4", or after a card's "Modify my recipe "…" (id <id>):" just "set servings to 4"
+    const set = /\bset\s+(servings|prep[ _]time|cook[ _]time)\s+(?:(?:of|for)\s+(?:recipe\s+)?\S+\s+)?to\s+(\d{1,5})\b/i.exec(said);
     if (set) return query(`UPDATE saved_recipes SET ${COLUMNS[set[1]!.toLowerCase().replace('_', ' ')] ?? 'servings'} = ${Number(set[2])} WHERE id = '${id}'`);
-    if (/\b(?:show|open|get|read)\s+(?:me\s+)?(?:the\s+)?recipe\b/i.test(text)) return query(`SELECT * FROM saved_recipes WHERE id = '${id}'`);
+    if (/\b(?:show|open|get|read)\s+(?:me\s+)?(?:the\s+|my\s+)?recipe\b/i.test(said)) return query(`SELECT * FROM saved_recipes WHERE id = '${id}'`);
   }
 
   const find = /\b(?:find|search(?:\s+for)?|which)\s+(?:my\s+)?(?:saved\s+)?recipes?\s+(?:with|containing|using|for|that\s+use)\s+(.+?)\s*[?.!]*$/i.exec(text);

@@ -51,8 +51,13 @@ export function sousView(state: SousState, openItems: readonly PendingItem[]): J
     hardAvoidOverrides: state.overrides,
     decisions: state.decisions.slice(-10),
     pendingPatchSet: item ? { pendingId: item.id, ...detailsOf(item) } : null,
+    acceptedChanges: acceptedCount(state),
+    ...(state.savedRecipeId ? { savedRecipeId: state.savedRecipeId } : {}),
   };
 }
+
+/** Conversations begun before the count was kept count their kept decisions instead. */
+const acceptedCount = (state: SousState): number => state.accepted ?? state.decisions.filter((d) => d.decision === 'accepted').length;
 
 export function onSousAnswer(state: SousState, raw: unknown, ctx: KernelContext): KernelEffects<SousState> {
   const answer = SousAnswer.parse(raw);
@@ -130,6 +135,7 @@ export function onSousDecision(state: SousState, item: PendingItem, decision: De
     state: {
       ...settled,
       recipe,
+      accepted: acceptedCount(state) + (record.decision === 'accepted' ? 1 : 0),
       decisions: [...state.decisions, record].slice(-DECISIONS_KEPT),
       lastPatchDecision: { patchSetId: record.patchSetId, decision: record.decision, ...(record.summary ? { summary: record.summary } : {}) },
     },

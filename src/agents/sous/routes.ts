@@ -1,5 +1,6 @@
 // The sous agent's routes: a step marked done and a hard avoid lifted for this recipe, each an `agentAction`
-// Update on the conversation's workflow; and where a sous conversation starts from (ChatSessionInput.init).
+// Update on the conversation's workflow; the changed recipe saved to My recipes; and where a sous
+// conversation starts from (ChatSessionInput.init).
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { Router, type Request, type Response } from 'express';
 import type { OpenApiHelpers } from '../../agent-server.ts';
@@ -7,13 +8,14 @@ import type pg from 'pg';
 import { findConversation } from '../../db/conversations.ts';
 import { asUser } from '../../db/pool.ts';
 import { AGENT_SPECS } from '../registry.ts';
-import { agentActionUpdate } from '../../shared/definitions.ts';
+import { agentActionUpdate, stateQuery } from '../../shared/definitions.ts';
 import type { ConversationState, JsonObject } from '../../shared/messages.ts';
-import type { RecipeInput } from './schemas.ts';
+import { Recipe, type RecipeInput } from './schemas.ts';
 import type { chatSession } from '../../workflows/chat-session.ts';
 import { principalOf } from '../../api/auth.ts';
 import { HttpError, notFound, parseBody } from '../../api/http-error.ts';
-import { OverrideBody } from './api-schemas.ts';
+import { OverrideBody, SaveVersionBody, SousViewFields } from './api-schemas.ts';
+import { readOrigin, saveCopy, savedCopy } from './save-version.ts';
 
 export interface SousDeps {
   client: Client;
@@ -26,13 +28,15 @@ const agentView = (state: ConversationState): JsonObject => state.agentState ?? 
 export function sousRoutes({ client, pool }: SousDeps): Router {
   const router = Router();
 
-  async function ownedSous(req: Request, res: Response) {
+  async function ownedConversation(req: Request, res: Response) {
     const principal = principalOf(res);
     const row = await asUser(pool, principal.user, (db) => findConversation(db, String(req.params.id)));
     if (!row) throw notFound();
     if (!AGENT_SPECS[row.agent].kernel) throw new HttpError(404, `A ${row.agent} conversation has no recipe`);
-    return client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession>;
+    return { row, userId: principal.user, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession> };
   }
+
+  const ownedSous = async (req: Request, res: Response) => (await ownedConversation(req, res)).handle;
 
   async function act(handle: WorkflowHandle<typeof chatSession>, name: string, args: JsonObject, res: Response) {
     const state = await handle.executeUpdate(agentActionUpdate, { args: [{ name, args }] });
@@ -52,6 +56,24 @@ export function sousRoutes({ client, pool }: SousDeps): Router {
     await act(handle, 'overrideHardAvoid', { hardAvoid: body.hardAvoid }, res);
   });
 
+  // A new recipe in My recipes, "<title> (changed)", beside the one the cook started from, which stays as it
+  // was. Idempotent: the same content saved again answers the same recipe (200 instead of 201).
+  router.post('/conversations/:id/recipe/save', async (req, res) => {
+    const { row, userId, handle } = await ownedConversation(req, res);
+    const body = parseBody(SaveVersionBody, req.body ?? {});
+    const state = await client.withDeadline(Date.now() + 5_000, () => handle.query(stateQuery));
+    const view = SousViewFields.parse(state.agentState ?? {});
+    const recipe = Recipe.safeParse(view.recipe);
+    if (!recipe.success) throw new HttpError(404, `A ${row.agent} conversation has no recipe`);
+    if (!view.acceptedChanges) {
+      throw new HttpError(409, 'No change to the recipe has been accepted in this conversation yet, so there is nothing new to save.');
+    }
+    const origin = view.savedRecipeId ? await readOrigin(pool, userId, view.savedRecipeId) : undefined;
+    const copy = savedCopy(recipe.data, origin, body.name);
+    const saved = await saveCopy(pool, userId, row.id, copy);
+    res.status(saved.created ? 201 : 200).json({ recipeId: saved.recipeId, name: copy.name, version: recipe.data.version, created: saved.created });
+  });
+
   return router;
 }
 
@@ -62,7 +84,11 @@ export async function sousInit(
   body: { recipe?: RecipeInput; recipeId?: string; defaults?: JsonObject },
 ): Promise<JsonObject | undefined> {
   const recipe = body.recipeId ? await savedRecipe(pool, userId, body.recipeId) : body.recipe;
-  return { ...(recipe ? { recipe } : {}), ...(body.defaults ? { defaults: body.defaults } : {}) };
+  return {
+    ...(recipe ? { recipe } : {}),
+    ...(body.defaults ? { defaults: body.defaults } : {}),
+    ...(body.recipeId ? { savedRecipeId: body.recipeId } : {}),
+  };
 }
 
 interface SavedRow {
@@ -114,6 +140,19 @@ export function sousPaths({ json, errors, idParam }: OpenApiHelpers): Record<str
         parameters: [idParam],
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/HardAvoidOverride' } } } },
         responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(400, 401, 403, 404, 503) },
+      },
+    },
+    '/v1/conversations/{id}/recipe/save': {
+      post: {
+        summary:
+          'Sous: save the recipe as it is now (after accepted changes) to My recipes as a new recipe, "<title> (changed)" unless named; the saved recipe it started from is left as it was. Idempotent: the same content again answers the same recipe',
+        parameters: [idParam],
+        requestBody: { required: false, content: { 'application/json': { schema: { $ref: '#/components/schemas/SaveVersionBody' } } } },
+        responses: {
+          201: json('Saved: the new recipe in My recipes', 'SavedVersion'),
+          200: json('This content was saved before: that recipe', 'SavedVersion'),
+          ...errors(400, 401, 404, 409, 503),
+        },
       },
     },
   };

@@ -178,5 +178,7 @@ export type DefaultsInput = z.infer<typeof DefaultsInput>;
 export const SousInit = z.object({
   recipe: RecipeInput.optional(),
   defaults: DefaultsInput.optional(),
+  /** the caller's saved recipe (recipes agent) the recipe was loaded from, when it was */
+  savedRecipeId: z.uuid().optional(),
 });
 export type SousInit = z.infer<typeof SousInit>;

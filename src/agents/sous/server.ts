@@ -1,7 +1,7 @@
 // The sous agent in the server processes: where a conversation starts from (a recipe, a saved one or the
-// demo, and the cook's defaults), what its view adds, and its two routes.
+// demo, and the cook's defaults), what its view adds, and its routes.
 import { defineAgentServer } from '../../agent-server.ts';
-import { OverrideBody, SousCreateFields, SousStateView, SousViewFields } from './api-schemas.ts';
+import { OverrideBody, SaveVersionBody, SavedVersion, SousCreateFields, SousStateView, SousViewFields } from './api-schemas.ts';
 import { offlineSous } from './offline.ts';
 import { sousInit, sousPaths, sousRoutes } from './routes.ts';
 
@@ -16,5 +16,5 @@ export const sousServer = defineAgentServer({
   },
   view: SousViewFields,
   offline: { structured: offlineSous },
-  openapi: { schemas: { SousState: SousStateView }, inputs: { HardAvoidOverride: OverrideBody }, paths: sousPaths },
+  openapi: { schemas: { SousState: SousStateView, SavedVersion }, inputs: { HardAvoidOverride: OverrideBody, SaveVersionBody }, paths: sousPaths },
 });

@@ -12,6 +12,10 @@ export const SousState = z.object({
   lastPatchDecision: LastPatchDecision.optional(),
   /** hard avoids the user overrode for this recipe in this conversation */
   overrides: z.array(z.string()),
+  /** the saved recipe the conversation started from: a saved changed version takes its type, times and tags */
+  savedRecipeId: z.uuid().optional(),
+  /** PatchSets accepted over the whole conversation (decisions keeps only the newest) */
+  accepted: z.number().int().nonnegative().optional(),
   /**
    * What the last context shown to the model was made from: the version a PatchSet is stamped with and
    * whether lastPatchDecision went out. Written by context() (see kernel.ts for why).
@@ -65,5 +69,6 @@ export function initialState(raw: unknown): SousState {
     defaults: { hardAvoids: init.defaults?.hardAvoids ?? [], portions: init.defaults?.portions ?? recipe.servings },
     decisions: [],
     overrides: [],
+    ...(init.savedRecipeId ? { savedRecipeId: init.savedRecipeId } : {}),
   };
 }

@@ -22,8 +22,10 @@ export function RecipeCard({ card }: { card: Card }) {
             {actions.map((action, i) => {
               const a = (typeof action === 'object' && action ? action : { name: String(action) }) as Card;
               const verb = String(a.label ?? a.name ?? a.type ?? 'open');
-              // An action is a request to the agent, written into the message box for the person to send.
-              const text = `${verb[0]!.toUpperCase()}${verb.slice(1)} my recipe "${name}"${/modify|edit|change/i.test(verb) ? ': ' : ''}`;
+              // An action is a request to the agent, written into the message box for the person to send. It
+              // names the recipe by id too: a name can match several recipes, and the offline model reads ids.
+              const id = card.recipe_id != null ? ` (id ${String(card.recipe_id)})` : '';
+              const text = `${verb[0]!.toUpperCase()}${verb.slice(1)} my recipe "${name}"${id}${/modify|edit|change/i.test(verb) ? ': ' : ''}`;
               return (
                 <button key={i} type="button" className="secondary small" onClick={() => compose(text)}>
                   {verb[0]!.toUpperCase()}{verb.slice(1)}

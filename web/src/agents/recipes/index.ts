@@ -9,6 +9,15 @@ const recipeName = (raw: string): string => {
   return name.length > 60 ? `${name.slice(0, 59)}…` : name || 'recipe';
 };
 
+/** What a query of execute_recipe_sql does, in the words a person uses (the soft delete is an UPDATE). */
+function sqlAction(args: Record<string, unknown>): 'delete' | 'restore' | 'change' | 'look' {
+  const query = typeof args.query === 'string' ? args.query : '';
+  if (!/^\s*update\b/i.test(query)) return 'look';
+  if (/\bis_deleted\s*=\s*true\b/i.test(query)) return 'delete';
+  if (/\bis_deleted\s*=\s*false\b/i.test(query)) return 'restore';
+  return 'change';
+}
+
 export const recipes: AgentHome = {
   label: 'Recipes',
   cards: { recipe_card: RecipeCard },
@@ -19,9 +28,15 @@ export const recipes: AgentHome = {
       result: (r: Record<string, unknown>) => (r.status === 'saved' ? `Saved “${String(r.recipe_name ?? 'the recipe')}” to My recipes.` : undefined),
     },
     execute_recipe_sql: {
-      call: () => 'Look in My recipes',
-      result: (r: Record<string, unknown>) =>
-        Array.isArray(r.rows) ? (r.rows.length === 1 ? 'Found 1 recipe.' : `Found ${r.rows.length} recipes.`) : typeof r.message === 'string' ? r.message : undefined,
+      call: (a) => ({ delete: 'Delete a recipe from My recipes', restore: 'Restore a deleted recipe to My recipes', change: 'Change a recipe in My recipes', look: 'Look in My recipes' })[sqlAction(a)],
+      result: (r: Record<string, unknown>, a) => {
+        if (Array.isArray(r.rows)) return r.rows.length === 1 ? 'Found 1 recipe.' : `Found ${r.rows.length} recipes.`;
+        const action = sqlAction(a);
+        if (r.rows_affected === 1 && action === 'delete') return 'Deleted the recipe from My recipes (it can be restored).';
+        if (r.rows_affected === 1 && action === 'restore') return 'Restored the recipe to My recipes.';
+        if (r.rows_affected === 1 && action === 'change') return 'Changed the recipe in My recipes.';
+        return typeof r.message === 'string' ? r.message : undefined;
+      },
     },
   },
   pages: [{ path: '/recipes', navLabel: 'My recipes', Page: RecipesPage }],

@@ -17,8 +17,10 @@ export interface SousView {
   hardAvoidOverrides?: string[];
   /** the PatchSet waiting for review, null when none waits */
   pendingPatchSet?: unknown;
+  /** PatchSets accepted in this conversation: above 0, the recipe can be saved as a changed version */
+  acceptedChanges: number;
 }
 
 export function sousViewOf(view: ConversationView): SousView {
-  return { recipe: view.recipe as SousRecipe | undefined, defaults: view.defaults as Record<string, unknown> | undefined, pendingPatchSet: view.pendingPatchSet, hardAvoidOverrides: Array.isArray(view.hardAvoidOverrides) ? (view.hardAvoidOverrides as string[]) : [] };
+  return { recipe: view.recipe as SousRecipe | undefined, defaults: view.defaults as Record<string, unknown> | undefined, pendingPatchSet: view.pendingPatchSet, hardAvoidOverrides: Array.isArray(view.hardAvoidOverrides) ? (view.hardAvoidOverrides as string[]) : [], acceptedChanges: typeof view.acceptedChanges === 'number' ? view.acceptedChanges : 0 };
 }
