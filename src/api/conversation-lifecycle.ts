@@ -91,18 +91,17 @@ export function lifecycleRoutes({ config, client, pool, log = () => undefined }:
 }
 
 async function readExport(db: pg.ClientBase, row: ConversationRow): Promise<ConversationExport> {
-  const [messages, calls, decisions] = await Promise.all([
-    readTranscript(db, row.id),
-    db.query(
-      `SELECT call_id AS "callId", tool, args, result, created_at AS "createdAt" FROM tool_calls WHERE conversation_id = $1 ORDER BY created_at, call_id`,
-      [row.id],
-    ),
-    db.query(
-      `SELECT id, type, data, created_at AS "createdAt" FROM events
-        WHERE conversation_id = $1 AND type IN ('pending.opened', 'pending.closed', 'turn.stopped') ORDER BY id`,
-      [row.id],
-    ),
-  ]);
+  // One after another: a connection runs one query at a time (pg queues them, and pg 9 will refuse to).
+  const messages = await readTranscript(db, row.id);
+  const calls = await db.query(
+    `SELECT call_id AS "callId", tool, args, result, created_at AS "createdAt" FROM tool_calls WHERE conversation_id = $1 ORDER BY created_at, call_id`,
+    [row.id],
+  );
+  const decisions = await db.query(
+    `SELECT id, type, data, created_at AS "createdAt" FROM events
+      WHERE conversation_id = $1 AND type IN ('pending.opened', 'pending.closed', 'turn.stopped') ORDER BY id`,
+    [row.id],
+  );
   const { id, agent, title, workflowId, createdAt } = row;
   return {
     conversation: { id, agent, title, workflowId, createdAt },
