@@ -150,7 +150,14 @@ test('approve: the pipeline runs with progress events over SSE, the card comes b
     ...['structure', 'image_prompt', 'image', 'upload', 'insert'].flatMap((step) => [`${step}:started`, `${step}:done`]),
   ]);
   const first = all.find((event) => event.event === 'progress')!.data.data;
-  assert.deepEqual(first, { workflowId: `save-recipe-${recipeId}`, step: 'structure', index: 1, of: 5, state: 'started' });
+  assert.deepEqual(first, {
+    workflowId: `save-recipe-${recipeId}`,
+    step: 'structure',
+    index: 1,
+    of: 5,
+    state: 'started',
+    steps: ['structure', 'image_prompt', 'image', 'upload', 'insert'],
+  });
 
   // what the model calls looked like
   const [structuring] = requestsOf('structure');

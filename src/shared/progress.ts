@@ -14,5 +14,7 @@ export const Progress = z.object({
   state: ProgressState,
   /** what came of the step, or why it failed or was skipped */
   message: z.string().optional(),
+  /** every step's name in order, so a client names the steps that have not reported yet */
+  steps: z.array(z.string()).optional(),
 });
 export type Progress = z.infer<typeof Progress>;

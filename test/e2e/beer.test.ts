@@ -55,6 +55,10 @@ test('a brewery chosen within the countdown, then another run left to time out',
       return el;
     }));
     assert.match(await countdown.innerText(), /^\d s$/, 'the countdown ticks');
+    // a step that has not reported yet is named, not numbered
+    const progress = page.getByRole('region', { name: 'Progress' }).last();
+    await progress.getByText('Summary: to do').waitFor();
+    assert.doesNotMatch(await progress.innerText(), /Step \d/);
 
     const second = choice.locator('label.option').nth(1);
     const chosenName = await second.locator('.option-name').innerText();

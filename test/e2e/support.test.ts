@@ -200,6 +200,11 @@ describe('support in the web client', () => {
       assert.equal(await page.evaluate(() => sessionStorage.getItem('brigade.token')), BOB);
       await page.evaluate((token) => { (globalThis as any).location.hash = `token=${token}`; }, ALICE);
       await page.getByText(/Signed in as alice/).waitFor();
+      // the same link again (a second click on it): still signed in, not left waiting on "Signing in…"
+      await page.evaluate((token) => { (globalThis as any).location.hash = `token=${token}`; }, ALICE);
+      await page.waitForFunction(() => (globalThis as any).location.hash === '');
+      await page.getByText(/Signed in as alice/).waitFor({ timeout: 5_000 });
+      assert.equal(await page.getByText('Signing in…').count(), 0);
     });
   });
 

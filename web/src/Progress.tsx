@@ -16,6 +16,7 @@ export function ProgressList({ progress }: { progress: Record<string, ProgressSt
       {runs.map(([workflowId, reported]) => {
         const of = Math.max(reported[0]?.of ?? 0, ...reported.map((s) => s.index));
         const failure = reported.find((s) => s.state === 'failed');
+        const names = reported.find((s) => s.steps)?.steps ?? [];
         const steps: (ProgressStep | { index: number; step?: undefined; state: string; message?: undefined })[] = [];
         for (let index = 1; index <= of; index += 1) steps.push(reported.find((s) => s.index === index) ?? { index, state: failure ? 'skipped' : 'todo' });
         const done = steps.filter((s) => s.state === 'done').length;
@@ -33,7 +34,7 @@ export function ProgressList({ progress }: { progress: Record<string, ProgressSt
             <ol>
               {steps.map((s) => (
                 <li key={s.index} className={`step-${s.state}`}>
-                  {s.step ? humanName(s.step) : `Step ${s.index}`}: <strong>{STATE_WORDS[s.state] ?? s.state}</strong>
+                  {humanName(s.step ?? names[s.index - 1] ?? `step ${s.index}`)}: <strong>{STATE_WORDS[s.state] ?? s.state}</strong>
                   {s.message && s.state !== 'failed' && !/\bbytes\b|https?:\/\/|\bCLT-|workflow/i.test(s.message) ? <span className="muted"> — {s.message}</span> : null}
                 </li>
               ))}

@@ -15,6 +15,8 @@ export interface ProgressStep {
   of: number;
   state: string;
   message?: string;
+  /** every step's name in order (absent from events written before it was added) */
+  steps?: string[];
 }
 
 export interface Transcript {
