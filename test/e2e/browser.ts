@@ -58,6 +58,15 @@ export async function launchBrowser(options: { width?: number; height?: number }
 }
 
 /** Runs a test's body; when it fails, a screenshot of the page goes to test-results/<file>/<test>.png. */
+/** The page's console errors from now until the test ends (the page is shared by a file's tests). */
+export function consoleErrorsDuring(t: TestContext, page: Page): string[] {
+  const errors: string[] = [];
+  const onConsole = (message: { type(): string; text(): string }) => void (message.type() === 'error' && errors.push(message.text()));
+  page.on('console', onConsole);
+  t.after(() => void page.off('console', onConsole));
+  return errors;
+}
+
 export async function withScreenshot(t: TestContext, file: string, page: Page, body: () => Promise<void>): Promise<void> {
   try {
     await body();

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { freePort } from '../../src/stack/ports.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
 import type { Page } from 'playwright-core';
-import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot } from './browser.ts';
+import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot, consoleErrorsDuring } from './browser.ts';
 
 const OLD_FASHIONED =
   'Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. ' +
@@ -96,10 +96,7 @@ test('a recipe is saved: approval, live progress, then its card with the image',
 
 test("a recipe card's Modify and Delete work end to end with the offline model", async (t) => {
   const { page } = browser;
-  const consoleErrors: string[] = [];
-  const onConsole = (message: { type(): string; text(): string }) => void (message.type() === 'error' && consoleErrors.push(message.text()));
-  page.on('console', onConsole);
-  t.after(() => void page.off('console', onConsole));
+  const consoleErrors = consoleErrorsDuring(t, page);
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app.baseUrl, ALICE);
     await startConversation(page, 'recipes', 'Puddings');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { ALICE, BOB, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot } from './browser.ts';
+import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot, consoleErrorsDuring } from './browser.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
@@ -140,10 +140,7 @@ test('a hard avoid the chef offers to override has its control: allowed for this
 
 test('the changed recipe saved to My recipes as a new recipe beside the one it was cooked from', async (t) => {
   const { page } = browser;
-  const consoleErrors: string[] = [];
-  const onConsole = (message: { type(): string; text(): string }) => void (message.type() === 'error' && consoleErrors.push(message.text()));
-  page.on('console', onConsole);
-  t.after(() => void page.off('console', onConsole));
+  const consoleErrors = consoleErrorsDuring(t, page);
   // a saved recipe of Alice's, as the recipes agent stores one
   const [original] = await app.adminQuery<{ id: string }>(
     `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time, servings, tags)
@@ -216,8 +213,7 @@ test('on a phone (375 px) the recipe comes before the chat, and nothing scrolls 
   const phone = await launchBrowser({ width: 375, height: 740 });
   t.after(() => phone.close());
   const { page } = phone;
-  const consoleErrors: string[] = [];
-  page.on('console', (message) => void (message.type() === 'error' && consoleErrors.push(message.text())));
+  const consoleErrors = consoleErrorsDuring(t, page);
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app.baseUrl, ALICE);
     await startConversation(page, 'sous', 'Phone dinner');

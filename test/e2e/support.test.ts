@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { ALICE, BOB, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, fullyInViewAboveComposer, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot } from './browser.ts';
+import { type Browser, buildWebClient, fullyInViewAboveComposer, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot, consoleErrorsDuring } from './browser.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -46,10 +46,7 @@ describe('support in the web client', () => {
 
   test('an approval: an edit the server refuses is shown at its field, the fixed edit runs', async (t) => {
     const { page } = browser;
-    const consoleErrors: string[] = [];
-    const onConsole = (message: { type(): string; text(): string }) => void (message.type() === 'error' && consoleErrors.push(message.text()));
-    page.on('console', onConsole);
-    t.after(() => void page.off('console', onConsole));
+    const consoleErrors = consoleErrorsDuring(t, page);
     await withScreenshot(t, import.meta.filename, page, async () => {
       await signInByLink(page, app.baseUrl, ALICE);
       assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
