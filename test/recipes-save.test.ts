@@ -110,7 +110,7 @@ test('approve: the pipeline runs with progress events over SSE, the card comes b
     recipe_id: recipeId,
     recipe_name: 'Old Fashioned',
     image_url: `${app.baseUrl}/files/recipes/${recipeId}.png`,
-    message: `Saved 'Old Fashioned' to your collection. Image: ${app.baseUrl}/files/recipes/${recipeId}.png`,
+    message: `Saved 'Old Fashioned' to your collection, with its image.`,
   });
   assert.deepEqual(tool.cards, [
     {

@@ -133,7 +133,8 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
   setCurrentDetails(`Saved recipe ${recipeId} (${recipe.name})${imageUrl ? '' : ' without an image'}.`);
 
   const message = imageUrl
-    ? `Saved '${recipe.name}' to your collection. Image: ${imageUrl}`
+    ? // the address is in image_url (and on the card); a sentence a person may be shown carries none
+      `Saved '${recipe.name}' to your collection, with its image.`
     : `Saved '${recipe.name}' to your collection without an image: ${imageProblem ?? 'no image was made'}.`;
   const result: SaveRecipeResult = { status: 'saved', recipe_id: recipeId, recipe_name: recipe.name, image_url: imageUrl, message };
   const card = RecipeCardMessage.parse({
