@@ -55,4 +55,6 @@ test('a worker alone serves brigade_* and temporal_* metrics on METRICS_PORT', {
   assert.equal((await fetch(`http://127.0.0.1:${port}/other`)).status, 404);
   worker.kill('SIGTERM');
   assert.equal(await exited, 0, output);
+  // a prebuilt bundle carries its workflow interceptor modules: naming them again only made the SDK warn
+  assert.doesNotMatch(output, /Ignoring WorkerOptions\.interceptors\.workflowModules/);
 });
