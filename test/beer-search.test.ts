@@ -1,6 +1,7 @@
 // The OpenBreweryDB client and search_breweries_tool against a local OpenBreweryDB serving the fixture
 // dataset: filters, history filtering by simplified name, statuses, retries, the timeout and API_ERROR.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { SearchBreweriesArgs, searchPlan } from '../src/agents/beer/definitions.ts';
 import { simplifyBreweryName, stateName } from '../src/agents/beer/names.ts';
@@ -112,6 +113,25 @@ describe('search_breweries_tool', () => {
     assert.equal(api.requests.length, 3);
     assert.match(result.error!, /HTTP 503.*after 3 attempts/);
     assert.deepEqual(result.breweries, []);
+  });
+
+  test('a network failure is said in words for people, its code kept in the metadata for operators', async () => {
+    api.failAlways('drop');
+    const dropped = await search({ city: 'Bend', state: 'OR' });
+    assert.equal(dropped.status, 'API_ERROR');
+    assert.match(dropped.error!, /^OpenBreweryDB could not be reached: the connection was closed before an answer \(after 3 attempts\)$/);
+    assert.equal(dropped.metadata.failure, 'UND_ERR_SOCKET');
+
+    const closed = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const refused = await searchBreweries(SearchBreweriesArgs.parse({ state: 'OR' }), { ...options(), baseUrl: `http://127.0.0.1:${closed}`, maxAttempts: 1 });
+    assert.equal(refused.error, 'OpenBreweryDB could not be reached: the connection was refused (after 1 attempt)');
+    assert.equal(refused.metadata.failure, 'ECONNREFUSED');
+    assert.doesNotMatch(`${dropped.error} ${refused.error}`, /[A-Z]{4,}_|E[A-Z]{5,}/, 'no error codes in the sentence');
   });
 
   test('a request that hangs times out and counts as an attempt', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
 import { ERIN_BEER_STAFF, GUS_GREAT_LAKES, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot } from './browser.ts';
 
 const CLIENT = 'CLT-CCW784'; // a San Diego bar in the fixture
 const CONFIRMATION_MS = 6_000;
@@ -80,6 +80,26 @@ test('a brewery chosen within the countdown, then another run left to time out',
     await again.waitFor({ state: 'detached', timeout: CONFIRMATION_MS + 10_000 });
     await page.locator('.msg.record', { hasText: /expired|no answer in time/i }).waitFor();
     assert.equal(await page.locator('.pending-card').count(), 0);
+  });
+});
+
+test('OpenBreweryDB down: the failure reads as a sentence, and the steps it kept from running show as skipped', async (t) => {
+  const { page } = browser;
+  breweryDb.failAlways('drop');
+  t.after(() => breweryDb.failAlways(undefined));
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app!.baseUrl, TOKEN);
+    await startConversation(page, 'beer', 'Taps while the source is down', { client: CLIENT });
+    await sendMessage(page, 'Recommend some new breweries for my bar');
+    const progress = page.getByRole('region', { name: 'Progress' }).last();
+    await progress.getByText('Stopped').waitFor({ timeout: 30_000 });
+    const card = await progress.innerText();
+    assert.match(card, /OpenBreweryDB could not be reached: the connection was closed before an answer\./);
+    for (const step of ['Presentation', 'Confirmation', 'Summary']) assert.match(card, new RegExp(`${step}: skipped`));
+    await page.locator('ol.transcript > li').filter({ hasText: '[offline model]' }).last().waitFor();
+    const shown = await visibleTranscript(page, { replies: true });
+    assert.doesNotMatch(shown, /API_ERROR|UND_ERR|ENOTFOUND|is unavailable: OpenBreweryDB|\{"/);
+    assert.match(shown, /Could not recommend new breweries for your bar: OpenBreweryDB could not be reached/);
   });
 });
 

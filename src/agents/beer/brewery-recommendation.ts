@@ -109,7 +109,8 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
   presented = picks.length;
   const clientView = { client_id: profile.client_id, client_name: profile.client_name, city: profile.city, state: profile.state };
   if (picks.length === 0) {
-    await progress('search', 'failed', apiError ? 'API_ERROR' : 'no new breweries');
+    // the step's message is read by people (the progress card) and operators (the Web UI's details)
+    await progress('search', 'failed', apiError ? (apiError.error ?? 'OpenBreweryDB is unavailable') : 'no new breweries');
     if (apiError) return done({ status: 'API_ERROR', client: clientView, error: apiError.error ?? 'OpenBreweryDB is unavailable', searches });
     return done({ status: 'NO_NEW_BREWERIES', client: clientView, message: `No new breweries found in ${profile.city}, ${profile.state} or elsewhere in the state.`, searches });
   }

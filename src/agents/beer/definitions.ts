@@ -82,6 +82,8 @@ export interface SearchResult {
     returned: number;
     attempts: number;
     elapsed_ms: number;
+    /** API_ERROR: what failed, for operators (a network error's code, an HTTP status) */
+    failure?: string;
   };
 }
 

@@ -46,10 +46,13 @@ export class OpenBreweryDbError extends Error {
   override name = 'OpenBreweryDbError';
   readonly attempts: number;
   readonly status: number | undefined;
-  constructor(message: string, attempts: number, status?: number) {
+  /** the network error's code (ENOTFOUND, ...), for operators: the message says it in words */
+  readonly code: string | undefined;
+  constructor(message: string, attempts: number, status?: number, code?: string) {
     super(message);
     this.attempts = attempts;
     this.status = status;
+    this.code = code;
   }
 }
 
@@ -61,10 +64,12 @@ export interface BreweryList {
 class Retryable extends Error {
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
-  constructor(message: string, status?: number, retryAfterMs?: number) {
+  readonly code: string | undefined;
+  constructor(message: string, status?: number, retryAfterMs?: number, code?: string) {
     super(message);
     this.status = status;
     this.retryAfterMs = retryAfterMs;
+    this.code = code;
   }
 }
 
@@ -89,7 +94,7 @@ export async function listBreweries(query: BreweryQuery, options: OpenBreweryDbO
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
-  throw new OpenBreweryDbError(`${last?.message ?? 'OpenBreweryDB failed'} (after ${options.maxAttempts} attempts)`, options.maxAttempts, last?.status);
+  throw new OpenBreweryDbError(`${last?.message ?? 'OpenBreweryDB failed'} (after ${options.maxAttempts} attempt${options.maxAttempts === 1 ? '' : 's'})`, options.maxAttempts, last?.status, last?.code);
 }
 
 async function once(url: URL, timeoutMs: number): Promise<ApiBrewery[]> {
@@ -100,7 +105,9 @@ async function once(url: URL, timeoutMs: number): Promise<ApiBrewery[]> {
     body = await response.text();
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    throw new Retryable(timedOut ? `OpenBreweryDB did not answer within ${timeoutMs} ms` : `OpenBreweryDB unreachable: ${describe(error)}`);
+    if (timedOut) throw new Retryable(`OpenBreweryDB did not answer within ${timeoutMs} ms`);
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    throw new Retryable(`OpenBreweryDB could not be reached: ${describe(error, code)}`, undefined, undefined, code);
   }
   if (response.status === 429 || response.status >= 500) {
     const retryAfter = Number(response.headers.get('retry-after'));
@@ -118,7 +125,19 @@ async function once(url: URL, timeoutMs: number): Promise<ApiBrewery[]> {
   return list.data;
 }
 
-function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+// The message reaches the model and, through it, people (the offline model repeats it): network failures in
+// words. The code an operator searches for travels beside it (OpenBreweryDbError.code, the result's metadata).
+const NETWORK_WORDS: Record<string, string> = {
+  ENOTFOUND: 'its host name does not resolve',
+  EAI_AGAIN: 'its host name does not resolve',
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was reset',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_SOCKET: 'the connection was closed before an answer',
+};
+
+function describe(error: unknown, code: string | undefined): string {
+  if (code) return NETWORK_WORDS[code] ?? 'the connection failed';
+  const cause = (error as { cause?: { message?: string } }).cause;
+  return cause?.message ?? (error instanceof Error ? error.message : String(error));
 }

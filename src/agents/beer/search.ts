@@ -40,7 +40,11 @@ export async function searchBreweries(args: SearchBreweriesArgs, client: OpenBre
     const failure = error instanceof OpenBreweryDbError ? error : new OpenBreweryDbError(String(error), 1);
     metadata.attempts = failure.attempts;
     metadata.elapsed_ms = Math.round(performance.now() - started);
-    return { status: 'API_ERROR', breweries: [], error: `OpenBreweryDB is unavailable: ${failure.message}`, metadata };
+    const failed = failure.code ?? (failure.status ? `HTTP ${failure.status}` : undefined);
+    if (failed) metadata.failure = failed;
+    // the failure's message names OpenBreweryDB already ("OpenBreweryDB could not be reached: ...")
+    const said = failure.message.startsWith('OpenBreweryDB') ? failure.message : `OpenBreweryDB is unavailable: ${failure.message}`;
+    return { status: 'API_ERROR', breweries: [], error: said, metadata };
   }
 
   const history = historySet(args.brewery_history);
