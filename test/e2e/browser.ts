@@ -87,10 +87,14 @@ export async function signInByLink(page: Page, baseUrl: string, token: string): 
   await page.getByText('Signed in as').waitFor();
 }
 
-/** Starts a conversation from the sidebar form and waits for its page; `client` is a bar's id, chosen from the beer picker. */
-export async function startConversation(page: Page, agent: string, title: string, extra: { client?: string } = {}): Promise<string> {
+/**
+ * Starts a conversation from the sidebar form and waits for its page; `client` is a bar's id, chosen from the
+ * beer picker, `recipe` a saved recipe's name, chosen from the sous picker.
+ */
+export async function startConversation(page: Page, agent: string, title: string, extra: { client?: string; recipe?: string } = {}): Promise<string> {
   await page.getByLabel('Agent').selectOption(agent);
   if (extra.client) await page.getByLabel('Bar', { exact: true }).selectOption(extra.client);
+  if (extra.recipe) await page.getByLabel('Recipe', { exact: true }).selectOption({ label: extra.recipe });
   await page.getByLabel('Title (optional)').fill(title);
   await page.getByRole('button', { name: 'Start' }).click();
   await page.getByRole('heading', { level: 1, name: new RegExp(title) }).waitFor();

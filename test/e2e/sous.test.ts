@@ -209,6 +209,31 @@ test('the changed recipe saved to My recipes as a new recipe beside the one it w
   });
 });
 
+test('a saved recipe is chosen by name to start cooking, not typed as an id', async (t) => {
+  const { page } = browser;
+  const consoleErrors = consoleErrorsDuring(t, page);
+  await app.adminQuery(
+    `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, servings)
+     VALUES (gen_random_uuid(), 'alice', 'Tomato soup', 'food', $1::jsonb, $2::jsonb, 3),
+            (gen_random_uuid(), 'bob', 'Bob''s secret chili', 'food', $1::jsonb, $2::jsonb, 3)`,
+    [JSON.stringify([{ name: 'tomatoes', quantity: '6', unit: null, notes: null }]), JSON.stringify(['Simmer the tomatoes for 20 minutes.'])],
+  );
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    await page.getByLabel('Agent').selectOption('sous');
+    const picker = page.getByLabel('Recipe', { exact: true });
+    await picker.locator('option', { hasText: 'Tomato soup (food)' }).waitFor({ state: 'attached' });
+    const offered = await picker.locator('option').allInnerTexts();
+    assert.equal(offered[0], 'The demo recipe (lemon garlic spaghetti)');
+    assert.ok(!offered.some((name) => /chili/.test(name)), 'only her own recipes');
+    await startConversation(page, 'sous', 'Soup night', { recipe: 'Tomato soup (food)' });
+    const side = page.getByRole('complementary', { name: 'Recipe' });
+    await side.getByRole('heading', { name: 'Tomato soup' }).waitFor();
+    await side.getByText('Simmer the tomatoes for 20 minutes.').waitFor();
+    assert.deepEqual(consoleErrors, [], 'no console errors');
+  });
+});
+
 test('on a phone (375 px) the recipe comes before the chat, and nothing scrolls sideways', async (t) => {
   const phone = await launchBrowser({ width: 375, height: 740 });
   t.after(() => phone.close());
