@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { normalizeClientId } from './shared/client-id.ts';
 import { AGENT_SETTINGS } from './agents/settings.ts';
 import { duration } from './shared/duration.ts';
+import { parseModelPrices } from './model/prices.ts';
 import { optionalUrl, positiveInt } from './shared/setting-schemas.ts';
 
 const port = (fallback: number) =>
@@ -98,6 +99,17 @@ export const ConfigSchema = z.object({
   /** attempts at a structured (response-schema) model answer that fails its zod schema before it is reported */
   MODEL_SCHEMA_ATTEMPTS: positiveInt(3),
   GEMINI_IMAGE_MODEL: z.string().default('gemini-3-pro-image-preview'),
+  /** per-model prices over the defaults in src/model/prices.ts: {"<model>": {"input": 0.3, "output": 2.5, "currency": "USD"}} per million tokens */
+  MODEL_PRICES: z
+    .preprocess(emptyAsUndefined, z.string().optional())
+    .transform((text, ctx) => {
+      try {
+        return parseModelPrices(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^MODEL_PRICES:? ?/, '') });
+        return z.NEVER;
+      }
+    }),
 
   /** where browsers reach the API, for absolute URLs (local recipe images); default http://HOST:PORT */
   PUBLIC_URL: optionalUrl,
