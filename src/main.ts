@@ -6,6 +6,7 @@ import { temporalCheck } from './api/health.ts';
 import { closeServer, listen } from './api/listen.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
+import { dataConverter, payloadCodec, withDevPayloadKey } from './protection/data-converter.ts';
 import { checkPostgres, connectTemporal } from './stack/connect.ts';
 import { loadOrCreateDevToken } from './stack/dev-token.ts';
 import { runMain } from './stack/lifecycle.ts';
@@ -16,9 +17,11 @@ import { startTemporalDevServer } from './stack/temporal-dev-server.ts';
 import { runWorker } from './stack/run-worker.ts';
 import { ensureWebBuild } from './stack/web-build.ts';
 
-runMain(async ({ config, log, onStop, fail }) => {
+runMain(async ({ config: settings, log, onStop, fail }) => {
   const started = Date.now();
-  const dataDir = path.resolve(config.DATA_DIR);
+  const dataDir = path.resolve(settings.DATA_DIR);
+  // nothing configured: a dev key in DATA_DIR/payload-key, so the dev server's history is encrypted too
+  const config = await withDevPayloadKey(settings, dataDir);
 
   let databaseUrl = config.DATABASE_URL;
   if (databaseUrl) {
@@ -56,7 +59,7 @@ runMain(async ({ config, log, onStop, fail }) => {
     temporalAddress = server.address;
     uiUrl ??= server.uiUrl;
   }
-  const { connection, client } = await connectTemporal(temporalAddress, config.TEMPORAL_NAMESPACE);
+  const { connection, client } = await connectTemporal(temporalAddress, config.TEMPORAL_NAMESPACE, { dataConverter: dataConverter(config) });
   onStop('Temporal client connection', () => connection.close());
   const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);
@@ -75,7 +78,7 @@ runMain(async ({ config, log, onStop, fail }) => {
   const devToken = config.API_TOKENS ? undefined : await loadOrCreateDevToken(dataDir);
   const tokens = config.API_TOKENS ?? devToken!.tokens;
   await ensureWebBuild(log.info);
-  const app = createApp({ config, client, pool: apiPool, tokens, checkTemporal: temporalCheck(connection), temporalUiUrl: uiUrl });
+  const app = createApp({ config, client, pool: apiPool, tokens, checkTemporal: temporalCheck(connection), temporalUiUrl: uiUrl, codec: payloadCodec(config) });
   const server = await listen(app, config.PORT, config.HOST);
   onStop('API', () => closeServer(server));
 

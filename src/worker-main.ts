@@ -2,6 +2,7 @@
 // It migrates first (serialised by an advisory lock), so it can be the first thing deployed.
 import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
+import { dataConverter } from './protection/data-converter.ts';
 import { checkPostgres, connectTemporal, redactDatabaseUrl } from './stack/connect.ts';
 import { requireSettings, runMain } from './stack/lifecycle.ts';
 import { ensureSearchAttributes } from './stack/search-attributes.ts';
@@ -13,7 +14,7 @@ runMain(async ({ config, log, onStop, fail }) => {
   const { applied } = await migrate(config.DATABASE_URL, { log: log.debug });
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
 
-  const { connection } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  const { connection } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, { dataConverter: dataConverter(config) });
   onStop('Temporal client connection', () => connection.close());
   const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);

@@ -4,6 +4,7 @@ import { createActivities } from './activities/index.ts';
 import { STOP_HEARTBEAT_MS } from './activities/model-step.ts';
 import type { Config } from './config.ts';
 import { McpConnections } from './mcp/connections.ts';
+import { dataConverter } from './protection/data-converter.ts';
 import { loadMcpConfig } from './mcp/config.ts';
 import { loadPrompt } from './model/prompts.ts';
 import { selectModel } from './model/select.ts';
@@ -52,6 +53,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       ? { workflowBundle: { codePath: bundlePath } }
       : { workflowsPath: WORKFLOWS_PATH }),
     activities,
+    // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way
+    dataConverter: dataConverter(config),
     // Stop reaches a streaming model step in a heartbeat's answer: send them as often as the step beats.
     maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
     // A prebuilt bundle carries the workflow interceptor modules it was built with (bundle-workflows-main.ts);

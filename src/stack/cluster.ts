@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { withClient } from '../db/with-client.ts';
 import { loadOrCreateDevToken } from './dev-token.ts';
+import { DEV_KEY_ID, loadOrCreatePayloadKey } from '../protection/data-converter.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { ManagedProcess, pollUntil } from './cluster-process.ts';
 import { processEnv, sharedEnv } from './cluster-env.ts';
@@ -165,7 +166,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
 
     const appDataDir = path.join(dataDir, 'app');
     const devToken = opts.env?.API_TOKENS || process.env.API_TOKENS ? undefined : (await loadOrCreateDevToken(appDataDir)).token;
-    const image = { WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: appDataDir };
+    // Without keys of the operator's, one kept in the data dir (as the dev token is): the processes run with
+    // production settings, which refuse to start without encryption keys.
+    const given = { ...process.env, ...opts.env };
+    const keyEnv = given.PAYLOAD_ENCRYPTION === 'off' || given.PAYLOAD_ENCRYPTION_KEYS
+      ? {}
+      : { PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ [DEV_KEY_ID]: (await loadOrCreatePayloadKey(appDataDir)).toString('base64') }), PAYLOAD_ENCRYPTION_KEY_ID: DEV_KEY_ID };
+    const image = { WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: appDataDir, ...keyEnv };
     const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
     const topology = { DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporalAddress };
     const nodeProcess = (name: string, main: string, role: 'worker' | 'api', extraTopology: Record<string, string>, ready: Readiness) =>
