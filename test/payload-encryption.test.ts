@@ -3,13 +3,14 @@
 // reads the conversation through it; a new key leaves older conversations readable.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
 import { EncryptionCodec, StaticKeyProvider, sealedWith } from '../src/protection/payload-codec.ts';
 import { dataConverter, keyProvider, payloadCodec } from '../src/protection/data-converter.ts';
@@ -21,13 +22,14 @@ const run = promisify(execFile);
 const newKey = () => randomBytes(32).toString('base64');
 const K1 = newKey();
 const K2 = newKey();
+const UI = 'http://127.0.0.1:8233';
 
 // What a lookup of priya123 shows: the customer's name and e-mail, and her username in the user's own words.
 const SECRETS = ['priya@candy.com', 'Priya Patel', 'priya123'];
 
 let app: TestApp;
 before(async () => {
-  app = await startTestApp({ env: { PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1 }), PAYLOAD_ENCRYPTION_KEY_ID: 'k1' } });
+  app = await startTestApp({ env: { PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1 }), PAYLOAD_ENCRYPTION_KEY_ID: 'k1', TEMPORAL_UI_URL: UI } });
 });
 after(async () => app?.stop());
 
@@ -121,23 +123,43 @@ describe('a support lookup with the codec on', () => {
         method: 'OPTIONS',
         headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,x-namespace' },
       });
-    // the test app's settings name no UI: another origin is refused before any token is read
+    const ui = await preflight(UI);
+    assert.equal(ui.status, 204);
+    assert.equal(ui.headers.get('access-control-allow-origin'), UI);
+    assert.match(ui.headers.get('access-control-allow-headers') ?? '', /Authorization.*X-Namespace/);
+    // another origin is refused before any token is read
     const refused = await preflight('http://evil.example');
     assert.equal(refused.status, 403);
     assert.equal(refused.headers.get('access-control-allow-origin'), null);
   });
 
   test('`temporal workflow show` reads the conversation through the codec server with an operator token only', async () => {
-    const cli = (...extra: string[]) =>
-      run(temporalCliPath(), ['workflow', 'show', '--address', temporalAddress(), '--namespace', 'default', '--workflow-id', workflowId, '--output', 'json', ...extra], { maxBuffer: 64 * 1024 * 1024 });
+    // --output json keeps payloads as protos: their data is base64, decoded here to read what the CLI holds
+    const cli = async (...extra: string[]) => {
+      const out = await run(temporalCliPath(), ['workflow', 'show', '--address', temporalAddress(), '--namespace', 'default', '--workflow-id', workflowId, '--output', 'json', ...extra], { maxBuffer: 64 * 1024 * 1024 }).then(
+        ({ stdout }) => stdout,
+        (error: { stdout?: string }) => error.stdout ?? '',
+      );
+      const texts: string[] = [out];
+      const walk = (value: unknown) => {
+        if (!value || typeof value !== 'object') return;
+        const record = value as Record<string, unknown>;
+        if (typeof record.data === 'string' && record.metadata) texts.push(Buffer.from(record.data, 'base64').toString());
+        for (const child of Object.values(record)) walk(child);
+      };
+      try {
+        walk(JSON.parse(out));
+      } catch {
+        // not JSON: the text itself is what it shows
+      }
+      return texts.join('\n');
+    };
     const without = await cli();
-    assert.ok(!without.stdout.includes('priya@candy.com'), 'without the codec the CLI shows ciphertext');
+    assert.ok(without.includes('binary/encrypted') || without.includes(Buffer.from('binary/encrypted').toString('base64')), 'the CLI showed the history');
+    assert.ok(!without.includes('priya@candy.com'), 'without the codec the CLI shows ciphertext');
     const withCodec = await cli('--codec-endpoint', `${app.baseUrl}/codec`, '--codec-auth', `Bearer ${OLGA_OPERATOR}`);
-    assert.ok(withCodec.stdout.includes('priya@candy.com'), 'through the codec server the operator reads the e-mail');
-    const refused = await cli('--codec-endpoint', `${app.baseUrl}/codec`, '--codec-auth', `Bearer ${BOB}`).then(
-      (out) => out.stdout,
-      (error: { stdout?: string }) => error.stdout ?? '',
-    );
+    assert.ok(withCodec.includes('priya@candy.com'), 'through the codec server the operator reads the e-mail');
+    const refused = await cli('--codec-endpoint', `${app.baseUrl}/codec`, '--codec-auth', `Bearer ${BOB}`);
     assert.ok(!refused.includes('priya@candy.com'), 'a token without the operator role reads nothing');
   });
 });
@@ -162,8 +184,9 @@ test('a key rotation leaves old conversations readable, and seals new payloads w
     // the old conversation goes on: the new worker replays its k1 history, and answers sealed with k2
     const turn = await call('POST', `/v1/conversations/${conversationId}/messages`, { text: 'Look up john@gmail.com' });
     assert.equal(turn.status, 200, JSON.stringify(turn.body));
-    assert.ok(JSON.stringify(turn.body.messages).includes('priya@candy.com'), 'the earlier turn reads back');
     assert.ok(JSON.stringify(turn.body.messages).includes('john@gmail.com'));
+    const whole = await call('GET', `/v1/conversations/${conversationId}`);
+    assert.ok(JSON.stringify(whole.body).includes('priya@candy.com'), 'the earlier turn reads back');
     const { payloads, bytes } = await rawHistory(workflowId);
     const ids = new Set(payloads.map(sealedWith).filter(Boolean));
     assert.deepEqual([...ids].sort(), ['k1', 'k2'], 'old payloads stay under k1, new ones under k2');
@@ -203,6 +226,13 @@ describe('the codec', () => {
     await assert.rejects(both.decode([relabelled]), 'the key id is bound to the ciphertext');
     const other = new EncryptionCodec(new StaticKeyProvider({ c: Buffer.from(K2, 'base64') }, 'c'));
     await assert.rejects(other.decode([sealed!]), /no payload encryption key "a"/);
+  });
+
+  test('a recorded (unencrypted) history replays on a worker with the codec', async () => {
+    const bytes = await fs.readFile(new URL('./histories/lookup-and-chat.binpb', import.meta.url));
+    const history = proto.temporal.api.history.v1.History.decode(bytes);
+    const config = loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1 }) });
+    await Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath() }, dataConverter: dataConverter(config) }, history, 'conversation-recorded');
   });
 
   test('production settings without keys are an error that names the fix; PAYLOAD_ENCRYPTION=off or dev settings are not', () => {
