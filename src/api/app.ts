@@ -22,6 +22,7 @@ import { metricsHandler, requestMetrics } from './metrics.ts';
 import { webAppRoutes } from './web-app.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
+import { personalDataRoutes } from './personal-data-routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -63,6 +64,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
     metaRoutes({ config, temporalUiUrl }),
     conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
     lifecycleRoutes({ config, client, pool, log: logLine }),
+    personalDataRoutes({ config, client, pool, log: logLine }),
     // each agent's own routes, in registry order
     ...[...AGENT_SERVERS.values()].flatMap((server) => (server.routes ? [server.routes({ config, client, pool })] : [])),
   );

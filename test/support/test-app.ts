@@ -40,12 +40,12 @@ export const HAL_UNKNOWN_BAR = 'token-hal-unknown-bar-0000000000';
 export const OLGA_OPERATOR = 'token-olga-operator-000000000000';
 
 /** The Express API on a free loopback port with the test tokens, as `npm start` serves it. */
-export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection; port?: number; codec?: PayloadCodec }): Promise<{ server: Server; baseUrl: string }> {
+export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection; port?: number; codec?: PayloadCodec; tokens?: Record<string, TokenGrant> }): Promise<{ server: Server; baseUrl: string }> {
   const app = createApp({
     config: deps.config,
     client: deps.client,
     pool: deps.pool,
-    tokens: TOKENS,
+    tokens: { ...TOKENS, ...deps.tokens },
     checkTemporal: temporalCheck(deps.connection),
     log: () => undefined,
     codec: deps.codec,
@@ -80,6 +80,8 @@ export async function startTestApp(
     worker?: boolean;
     /** serve the API on this port (and tell the config, so absolute URLs such as local images point at it) */
     apiPort?: number;
+    /** tokens besides TOKENS (a user no other test file has, where Temporal's shared server is searched by user) */
+    tokens?: Record<string, TokenGrant>;
     /** another workflow bundle than the suite's (one whose entry registers a test agent) */
     workflowBundlePath?: string;
   } = {},
@@ -98,7 +100,7 @@ export async function startTestApp(
   const pool = createPool(database.url);
   const connection = await Connection.connect({ address: temporalAddress() });
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: clientInterceptors(), dataConverter: dataConverter(config) });
-  const { server, baseUrl } = await serveApi({ config, client, pool, connection, port: options.apiPort, codec: payloadCodec(config) });
+  const { server, baseUrl } = await serveApi({ config, client, pool, connection, port: options.apiPort, codec: payloadCodec(config), tokens: options.tokens });
 
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
