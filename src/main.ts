@@ -15,6 +15,7 @@ import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from './stack/search-attrib
 import { findTemporalBinary } from './stack/temporal-binary.ts';
 import { startTemporalDevServer } from './stack/temporal-dev-server.ts';
 import { runWorker } from './stack/run-worker.ts';
+import { namespaceRetentionMs, setNamespaceRetention } from './protection/retention.ts';
 import { ensureWebBuild } from './stack/web-build.ts';
 
 runMain(async ({ config: settings, log, onStop, fail }) => {
@@ -41,6 +42,7 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
 
   let temporalAddress = config.TEMPORAL_ADDRESS;
+  let startedTemporal = false;
   let uiUrl = config.TEMPORAL_UI_URL;
   if (!temporalAddress) {
     const binary = await findTemporalBinary({ cliPath: config.TEMPORAL_CLI_PATH, log: log.info });
@@ -57,12 +59,16 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
     });
     onStop('Temporal dev server', server.stop);
     temporalAddress = server.address;
+    startedTemporal = true;
     uiUrl ??= server.uiUrl;
   }
   const { connection, client } = await connectTemporal(temporalAddress, config.TEMPORAL_NAMESPACE, { dataConverter: dataConverter(config) });
   onStop('Temporal client connection', () => connection.close());
   const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);
+  // the namespace is Brigade's when it started the dev server: closed executions go when conversations do
+  const retention = namespaceRetentionMs(config);
+  if (startedTemporal && retention) await setNamespaceRetention(connection, config.TEMPORAL_NAMESPACE, retention);
 
   // Separate pools, so that busy activities cannot starve API requests of connections.
   const workerPool = createPool(databaseUrl);
@@ -73,7 +79,7 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
     onStop('PostgreSQL pool', () => pool.end());
   }
 
-  await runWorker(config, temporalAddress, workerPool, { onStop, fail });
+  await runWorker(config, temporalAddress, workerPool, { onStop, fail }, client);
 
   const devToken = config.API_TOKENS ? undefined : await loadOrCreateDevToken(dataDir);
   const tokens = config.API_TOKENS ?? devToken!.tokens;

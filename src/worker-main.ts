@@ -14,7 +14,7 @@ runMain(async ({ config, log, onStop, fail }) => {
   const { applied } = await migrate(config.DATABASE_URL, { log: log.debug });
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
 
-  const { connection } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, { dataConverter: dataConverter(config) });
+  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, { dataConverter: dataConverter(config) });
   onStop('Temporal client connection', () => connection.close());
   const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);
@@ -23,7 +23,7 @@ runMain(async ({ config, log, onStop, fail }) => {
   pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
   onStop('PostgreSQL pool', () => pool.end());
 
-  await runWorker(config, config.TEMPORAL_ADDRESS, pool, { onStop, fail });
+  await runWorker(config, config.TEMPORAL_ADDRESS, pool, { onStop, fail }, client);
   log.info(
     `Brigade worker is polling task queue "${config.TEMPORAL_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS} ` +
       `(namespace ${config.TEMPORAL_NAMESPACE}; database ${redactDatabaseUrl(config.DATABASE_URL)}).`,

@@ -35,6 +35,9 @@ const OPERATIONS = [
   'PAYLOAD_ENCRYPTION',
   'PAYLOAD_ENCRYPTION_KEYS',
   'PAYLOAD_ENCRYPTION_KEY_ID',
+  // retention (docs/security.md): the worker sweeps by them
+  'RETENTION_CONVERSATIONS',
+  'RETENTION_USAGE',
 ] as const;
 
 export const PASSED_THROUGH_VARIABLES: Record<ClusterRole, readonly string[]> = {

@@ -5,6 +5,8 @@ import { Connection } from '@temporalio/client';
 import { withClient } from '../db/with-client.ts';
 import { loadOrCreateDevToken } from './dev-token.ts';
 import { DEV_KEY_ID, loadOrCreatePayloadKey } from '../protection/data-converter.ts';
+import { namespaceRetentionMs } from '../protection/retention.ts';
+import { duration } from '../shared/duration.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { ManagedProcess, pollUntil } from './cluster-process.ts';
 import { processEnv, sharedEnv } from './cluster-env.ts';
@@ -149,7 +151,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     await timed('temporal', () => temporal.start());
     stops.push({ name: 'Temporal server', stop: () => temporal.stop() });
     const temporalAddress = `${HOST}:${ports.frontend}`;
-    const { addedAttributes } = await timed('namespace', () => ensureNamespace(temporalAddress, namespace, { log }));
+    const { addedAttributes } = await timed('namespace', () => ensureNamespace(temporalAddress, namespace, { log, retentionDays: clusterRetentionDays(opts.env) }));
     if (addedAttributes.length) log(`cluster: registered search attributes ${addedAttributes.join(', ')}`);
 
     const apiUrl = `http://${HOST}:${ports.api}`;
@@ -361,4 +363,12 @@ async function bundleWorkflows(dataDir: string): Promise<string> {
     ),
   );
   return file;
+}
+
+/** The namespace's retention in days when RETENTION_CONVERSATIONS is set for the cluster (at least one). */
+function clusterRetentionDays(env: Record<string, string> | undefined): number | undefined {
+  const text = env?.RETENTION_CONVERSATIONS ?? process.env.RETENTION_CONVERSATIONS;
+  if (!text) return undefined;
+  const ms = namespaceRetentionMs({ RETENTION_CONVERSATIONS: duration.parse(text) });
+  return ms === undefined ? undefined : Math.ceil(ms / 86_400_000);
 }

@@ -116,7 +116,7 @@ export async function startTestApp(
     taskQueue,
     async startWorker() {
       workerConnection ??= await NativeConnection.connect({ address: temporalAddress() });
-      worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: options.workflowBundlePath ?? workflowBundlePath(), model: options.model });
+      worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: options.workflowBundlePath ?? workflowBundlePath(), model: options.model, client });
       running = worker.run();
     },
     async stopWorker() {
