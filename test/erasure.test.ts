@@ -156,3 +156,9 @@ test("an operator erases a given user's data; nobody else may", async () => {
   assert.equal(erased.body.erased.savedRecipes, 1);
   assert.deepEqual(await rowsOf(OTHER), {});
 });
+
+test('the OpenAPI document lists the export, the erasures and the codec server', async () => {
+  const { paths } = (await app.call('GET', '/openapi.json', { token: '' })).body;
+  assert.ok(paths['/v1/me'].delete && paths['/v1/me/export'].get && paths['/v1/users/{user}'].delete && paths['/v1/users/{user}/export'].get);
+  assert.ok(paths['/codec/decode'].post && paths['/codec/encode'].post);
+});
