@@ -2,7 +2,7 @@
 // It migrates first (serialised by an advisory lock), so it can be the first thing deployed.
 import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
-import { dataConverter } from './protection/data-converter.ts';
+import { dataConverter, keyProvider } from './protection/data-converter.ts';
 import { checkPostgres, connectTemporal, redactDatabaseUrl } from './stack/connect.ts';
 import { requireSettings, runMain } from './stack/lifecycle.ts';
 import { ensureSearchAttributes } from './stack/search-attributes.ts';
@@ -10,6 +10,8 @@ import { runWorker } from './stack/run-worker.ts';
 
 runMain(async ({ config, log, onStop, fail }) => {
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS'], 'npm run worker');
+  // payload encryption's keys (docs/security.md): production settings without them stop the start here
+  keyProvider(config);
   await checkPostgres(config.DATABASE_URL);
   const { applied } = await migrate(config.DATABASE_URL, { log: log.debug });
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);

@@ -51,7 +51,8 @@ export function dataConverter(config: EncryptionSettings): DataConverter {
  * server's history is encrypted too and restarts can read what earlier runs wrote. Returns the settings with it.
  */
 export async function withDevPayloadKey<C extends EncryptionSettings>(config: C, dataDir: string): Promise<C> {
-  if (config.PAYLOAD_ENCRYPTION === 'off' || config.PAYLOAD_ENCRYPTION_KEYS) return config;
+  // production settings without keys stop here, before anything starts
+  if (config.PAYLOAD_ENCRYPTION === 'off' || keyProvider(config)) return config;
   const key = await loadOrCreatePayloadKey(dataDir);
   return { ...config, PAYLOAD_ENCRYPTION_KEYS: { [DEV_KEY_ID]: new Uint8Array(key) }, PAYLOAD_ENCRYPTION_KEY_ID: DEV_KEY_ID };
 }

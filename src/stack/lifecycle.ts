@@ -1,6 +1,5 @@
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createLog, type Log } from './log.ts';
-import { keyProvider } from '../protection/data-converter.ts';
 import { TracingConfigError, initTracing } from '../telemetry/tracing.ts';
 import { TemporalTlsError, temporalSecurity } from './temporal-tls.ts';
 
@@ -26,8 +25,6 @@ export function runMain(start: (life: Lifecycle) => Promise<void>): void {
     const profile = temporalSecurity();
     if (!process.env.TEMPORAL_ADDRESS && profile.address) config.TEMPORAL_ADDRESS = profile.address;
     if (!process.env.TEMPORAL_NAMESPACE && profile.namespace) config.TEMPORAL_NAMESPACE = profile.namespace;
-    // payload encryption's keys (docs/security.md): production settings without them stop the start here
-    keyProvider(config);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof TemporalTlsError) {
       console.error(error.message);
