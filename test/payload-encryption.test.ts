@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -13,7 +15,7 @@ import proto from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
 import { EncryptionCodec, StaticKeyProvider, sealedWith } from '../src/protection/payload-codec.ts';
-import { dataConverter, keyProvider, payloadCodec } from '../src/protection/data-converter.ts';
+import { dataConverter, keyProvider, payloadCodec, withDevPayloadKey } from '../src/protection/data-converter.ts';
 import { createWorker } from '../src/worker.ts';
 import { temporalAddress, temporalCliPath, workflowBundlePath } from './support/harness.ts';
 import { ALICE, BOB, OLGA_OPERATOR, type TestApp, serveApi, startTestApp } from './support/test-app.ts';
@@ -233,6 +235,25 @@ describe('the codec', () => {
     const history = proto.temporal.api.history.v1.History.decode(bytes);
     const config = loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1 }) });
     await Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath() }, dataConverter: dataConverter(config) }, history, 'conversation-recorded');
+  });
+
+  test('npm start alone keeps one dev key in DATA_DIR/payload-key (0600), the same across restarts', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-devkey-'));
+    try {
+      const first = await withDevPayloadKey(loadConfig({}), dir);
+      const second = await withDevPayloadKey(loadConfig({}), dir);
+      assert.equal(first.PAYLOAD_ENCRYPTION_KEY_ID, 'dev');
+      assert.deepEqual(second.PAYLOAD_ENCRYPTION_KEYS, first.PAYLOAD_ENCRYPTION_KEYS);
+      assert.equal((await fs.stat(path.join(dir, 'payload-key'))).mode & 0o777, 0o600);
+      const [sealed] = await payloadCodec(first)!.encode([{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"x"') }]);
+      assert.equal(Buffer.from((await payloadCodec(second)!.decode([sealed!]))[0]!.data!).toString(), '"x"');
+      assert.equal((await withDevPayloadKey(loadConfig({ PAYLOAD_ENCRYPTION: 'off' }), dir)).PAYLOAD_ENCRYPTION_KEYS, undefined);
+      await assert.rejects(withDevPayloadKey(loadConfig({ DATABASE_URL: 'postgres://x/y' }), dir), /PAYLOAD_ENCRYPTION_KEYS: required/);
+      await fs.writeFile(path.join(dir, 'payload-key'), 'damaged');
+      await assert.rejects(withDevPayloadKey(loadConfig({}), dir), /does not hold a base64 256-bit key/, 'a damaged key is not silently replaced');
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('production settings without keys are an error that names the fix; PAYLOAD_ENCRYPTION=off or dev settings are not', () => {
