@@ -36,7 +36,8 @@ before(async () => {
 after(async () => app?.stop());
 
 async function lookup(target: TestApp | { call: TestApp['call'] }): Promise<string> {
-  const created = await target.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+  // the title travels too (memo, the workflow's summary): it names her
+  const created = await target.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'Help for Priya Patel' } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const turn = await target.call('POST', `/v1/conversations/${created.body.id}/messages`, { body: { text: 'Show me everything about customer priya123' } });
   assert.equal(turn.status, 200, JSON.stringify(turn.body));
@@ -46,8 +47,8 @@ async function lookup(target: TestApp | { call: TestApp['call'] }): Promise<stri
 }
 
 /** The history as Temporal stores and serves it, without any codec: the raw service call, as bytes. */
-async function rawHistory(workflowId: string): Promise<{ bytes: Buffer; payloads: Payload[] }> {
-  const response = await app.client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId } });
+async function rawHistory(workflowId: string, client = app.client): Promise<{ bytes: Buffer; payloads: Payload[] }> {
+  const response = await client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId } });
   const history = response.history!;
   const payloads: Payload[] = [];
   const walk = (value: unknown) => {
@@ -164,6 +165,17 @@ describe('a support lookup with the codec on', () => {
     const refused = await cli('--codec-endpoint', `${app.baseUrl}/codec`, '--codec-auth', `Bearer ${BOB}`);
     assert.ok(!refused.includes('priya@candy.com'), 'a token without the operator role reads nothing');
   });
+});
+
+test('control: with PAYLOAD_ENCRYPTION=off (as before issue 35) the same check finds her e-mail and name in the history', async () => {
+  const plain = await startTestApp({ env: { PAYLOAD_ENCRYPTION: 'off' } });
+  try {
+    const { bytes, payloads } = await rawHistory(await lookup(plain), plain.client);
+    assert.ok(bytes.includes('priya@candy.com') && bytes.includes('Priya Patel'), 'the check sees plain text where there is some');
+    assert.equal(payloads.filter((payload) => sealedWith(payload)).length, 0);
+  } finally {
+    await plain.stop();
+  }
 });
 
 test('a key rotation leaves old conversations readable, and seals new payloads with the new key', async () => {
