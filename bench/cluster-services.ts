@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startCluster } from '../src/stack/cluster.ts';
 import type { BenchServices } from './services.ts';
+import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
 
 export async function startClusterServices(log: (line: string) => void, modelEnv: Record<string, string> = {}): Promise<BenchServices> {
   const started = performance.now();
@@ -27,7 +28,7 @@ export async function startClusterServices(log: (line: string) => void, modelEnv
       historyShards: shards,
       workflowBundlePath: bundlePath,
       // the bench's model (its Gemini-wire server), or the offline model, whatever the caller's environment holds
-      env: { GEMINI_API_KEY: '', LOG_LEVEL: 'warn', ...modelEnv },
+      env: { GEMINI_API_KEY: '', LOG_LEVEL: 'warn', ...BENCH_PAYLOAD_ENV, ...modelEnv },
       log,
     });
   } catch (error) {

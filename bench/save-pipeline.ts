@@ -23,6 +23,8 @@ import { installTemporalRuntime } from '../src/stack/temporal-runtime.ts';
 import { createWorker } from '../src/worker.ts';
 import { startServices } from './services.ts';
 import { round, summarise, type Summary } from './stats.ts';
+import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
+import { dataConverter } from '../src/protection/data-converter.ts';
 
 const EventType = protoModule.temporal.api.enums.v1.EventType;
 type HistoryEvent = protoModule.temporal.api.history.v1.IHistoryEvent;
@@ -54,6 +56,7 @@ const config = loadConfig({
   TEMPORAL_TASK_QUEUE: taskQueue,
   DATA_DIR: dataDir,
   LOG_LEVEL: 'warn',
+  ...BENCH_PAYLOAD_ENV,
 });
 const pool = createPool(services.databaseUrl);
 // PostgreSQL stops with the services; a connection it closes then is no failure of the bench.
@@ -62,7 +65,7 @@ const nativeConnection = await NativeConnection.connect({ address: services.temp
 const worker = await createWorker({ config, connection: nativeConnection, pool, workflowBundlePath: services.bundlePath, taskQueue });
 const running = worker.run();
 const connection = await Connection.connect({ address: services.temporalAddress });
-const client = new Client({ connection });
+const client = new Client({ connection, dataConverter: dataConverter(config) });
 
 const userId = 'bench';
 const conversationId = randomUUID();

@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 40);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -43,10 +44,11 @@ async function child(mode: 'off' | 'on') {
   const { createApp } = await import('../src/api/app.ts');
   const { clientInterceptors } = await import('../src/telemetry/temporal.ts');
   const taskQueue = `bench-tracing-${process.pid}`;
-  const config = loadConfig({ DATABASE_URL: process.env.BENCH_DB!, TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL!, TEMPORAL_TASK_QUEUE: taskQueue });
+  const config = loadConfig({ DATABASE_URL: process.env.BENCH_DB!, TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL!, TEMPORAL_TASK_QUEUE: taskQueue, ...BENCH_PAYLOAD_ENV });
   const pool = createPool(config.DATABASE_URL!);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
-  const client = new Client({ connection, interceptors: clientInterceptors() });
+  const { dataConverter } = await import('../src/protection/data-converter.ts');
+  const client = new Client({ connection, interceptors: clientInterceptors(), dataConverter: dataConverter(config) });
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   const worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: process.env.BENCH_BUNDLE! });
   const running = worker.run();

@@ -70,6 +70,8 @@ import {
   type Summary,
   type TurnSlice,
 } from './stats.ts';
+import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
+import { dataConverter } from '../src/protection/data-converter.ts';
 
 // ---- settings ---------------------------------------------------------------------------------
 
@@ -612,6 +614,7 @@ async function main(): Promise<void> {
     TEMPORAL_TASK_QUEUE: taskQueue,
     LOG_LEVEL: 'warn',
     INLINE_TOOLS: String(INLINE),
+    ...BENCH_PAYLOAD_ENV,
   });
   const pool = createPool(services.databaseUrl, { max: PG_POOL });
   pool.on('error', (error) => void (stopping ? undefined : progress(`PostgreSQL connection lost: ${error.message}`)));
@@ -630,6 +633,7 @@ async function main(): Promise<void> {
           namespace: config.TEMPORAL_NAMESPACE,
           taskQueue,
           workflowBundle: { codePath: services.bundlePath },
+          dataConverter: dataConverter(config),
           activities: createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() }),
           ...WORKER_OPTIONS,
         })
@@ -647,7 +651,7 @@ async function main(): Promise<void> {
 
   const connection = await Connection.connect({ address: services.temporalAddress });
   stops.push({ name: 'client connection', stop: () => connection.close() });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverter(config) });
   const deps = { client, pool, config };
   const tally = new Tally();
 

@@ -10,6 +10,8 @@ import proto from '@temporalio/proto';
 import pg from 'pg';
 import type { ManagedProcess } from '../src/stack/cluster-process.ts';
 import { startCluster, type Cluster } from '../src/stack/cluster.ts';
+import { loadConfig } from '../src/config.ts';
+import { dataConverter, withDevPayloadKey } from '../src/protection/data-converter.ts';
 import { placeholderPng } from '../src/agents/recipes/offline-save.ts';
 import { chatSessionWorkflowId } from '../src/shared/definitions.ts';
 import { endsWithToolResults, lastContent, reply, startFakeGemini, type FakeGemini, type FakeReply, type RecordedRequest } from '../test/support/fake-gemini.ts';
@@ -272,7 +274,9 @@ export async function startDrillCluster(opts: { workers?: number; log?: (line: s
   const withClient = async <T>(fn: (client: Client) => Promise<T>): Promise<T> => {
     const connection = await Connection.connect({ address: cluster.temporalAddress });
     try {
-      return await fn(new Client({ connection, namespace: cluster.namespace }));
+      // the cluster's processes seal payloads with the key it keeps in its app data dir
+      const converter = dataConverter(await withDevPayloadKey(loadConfig({}), path.join(dataDir, 'app')));
+      return await fn(new Client({ connection, namespace: cluster.namespace, dataConverter: converter }));
     } finally {
       await connection.close();
     }

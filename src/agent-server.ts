@@ -10,6 +10,7 @@ import type { ToolImplementation } from './activities/tool-context.ts';
 import type { Principal } from './api/auth.ts';
 import type { Config } from './config.ts';
 import type { AgentOffline } from './model/offline-types.ts';
+import type { PersonalDataKind } from './protection/personal-data.ts';
 import type { AgentName, JsonObject } from './shared/messages.ts';
 
 export interface RouteDeps {
@@ -65,6 +66,8 @@ export interface AgentServer<Name extends string = string> {
   prompts?: URL;
   /** what a worker does once at start for it, before it polls (database settings its tools read) */
   onWorkerStart?(deps: { config: Config; pool: pg.Pool }): Promise<void>;
+  /** what it keeps of a user beyond conversations (saved recipes): exported by GET /v1/me/export, erased by DELETE /v1/me */
+  personalData?: PersonalDataKind[];
   /** agent-specific durations for SessionSettings.agent, read by its child workflows */
   settings?(config: Config): Record<string, number>;
   /** its part of the OpenAPI document */

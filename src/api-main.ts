@@ -4,6 +4,7 @@ import { createApp } from './api/app.ts';
 import { temporalCheck } from './api/health.ts';
 import { closeServer, listen } from './api/listen.ts';
 import { createPool } from './db/pool.ts';
+import { dataConverter, keyProvider, payloadCodec } from './protection/data-converter.ts';
 import { checkPostgres, connectTemporal } from './stack/connect.ts';
 import { loadOrCreateDevToken } from './stack/dev-token.ts';
 import { requireSettings, runMain } from './stack/lifecycle.ts';
@@ -11,8 +12,10 @@ import { startMetricsPort } from './stack/metrics-port.ts';
 
 runMain(async ({ config, log, onStop }) => {
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS'], 'npm run api');
+  // payload encryption's keys (docs/security.md): production settings without them stop the start here
+  keyProvider(config);
   await checkPostgres(config.DATABASE_URL);
-  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, { dataConverter: dataConverter(config) });
   onStop('Temporal client connection', () => connection.close());
 
   const pool = createPool(config.DATABASE_URL);
@@ -28,7 +31,7 @@ runMain(async ({ config, log, onStop }) => {
   }
 
   await startMetricsPort(config, onStop);
-  const app = createApp({ config, client, pool, tokens, checkTemporal: temporalCheck(connection) });
+  const app = createApp({ config, client, pool, tokens, checkTemporal: temporalCheck(connection), codec: payloadCodec(config) });
   const server = await listen(app, config.PORT, config.HOST);
   onStop('API', () => closeServer(server));
   log.info(`Brigade API listening on http://${config.HOST}:${config.PORT} (Temporal ${config.TEMPORAL_ADDRESS}).`);

@@ -44,6 +44,32 @@ const apiTokens = z
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
+// Checked without naming a key's value: an issue that quoted it would print the secret at start-up.
+const payloadKeys = z
+  .string()
+  .transform((text, ctx) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<key id>": "<base64 of 32 bytes>"}' });
+      return z.NEVER;
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.keys(parsed).length === 0) {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object with at least one key id' });
+      return z.NEVER;
+    }
+    const keys: Record<string, Uint8Array> = {};
+    for (const [id, value] of Object.entries(parsed as Record<string, unknown>)) {
+      const bytes = typeof value === 'string' && /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64') : undefined;
+      if (!/^[\w.-]{1,100}$/.test(id)) ctx.addIssue({ code: 'custom', message: 'key ids are letters, digits, ".", "-" and "_"' });
+      else if (!bytes || bytes.length !== 32) ctx.addIssue({ code: 'custom', message: `key "${id}" must be the base64 of 32 random bytes (openssl rand -base64 32)` });
+      else keys[id] = new Uint8Array(bytes);
+    }
+    return keys;
+  })
+  .optional();
+
 export const ConfigSchema = z.object({
   PORT: port(3000),
   HOST: z.string().default('127.0.0.1'),
@@ -122,6 +148,23 @@ export const ConfigSchema = z.object({
 
   /** statement_timeout of SQL that a model writes (recipes, beer) */
   SQL_STATEMENT_TIMEOUT: duration.default(5_000),
+
+  /**
+   * Payload encryption (src/protection/, docs/security.md): `off` sends Temporal plain JSON. Otherwise every
+   * payload is sealed with AES-256-GCM; with DATABASE_URL or TEMPORAL_ADDRESS set, missing keys stop the start.
+   */
+  PAYLOAD_ENCRYPTION: z.enum(['on', 'off']).default('on'),
+  /** {"<key id>": "<base64 of 32 random bytes>", ...}: every key payloads may be sealed with (old ones stay for reading) */
+  PAYLOAD_ENCRYPTION_KEYS: payloadKeys,
+  /** the key new payloads are sealed with; optional when there is one key */
+  PAYLOAD_ENCRYPTION_KEY_ID: z.string().min(1).max(100).optional(),
+
+  /** how long a conversation (and its files) is kept after its last event; unset: kept until deleted */
+  RETENTION_CONVERSATIONS: duration.optional(),
+  /** how long per-call usage rows (model, tokens, conversation) are kept; budgets keep anonymous daily totals */
+  RETENTION_USAGE: duration.optional(),
+  /** how often the retention sweep runs (a Temporal Schedule) */
+  RETENTION_SWEEP_EVERY: duration.default(3600_000),
 
   GCS_BUCKET_NAME: z.string().optional(),
   STORAGE_EMULATOR_HOST: optionalUrl,

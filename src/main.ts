@@ -6,6 +6,7 @@ import { temporalCheck } from './api/health.ts';
 import { closeServer, listen } from './api/listen.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
+import { dataConverter, payloadCodec, withDevPayloadKey } from './protection/data-converter.ts';
 import { checkPostgres, connectTemporal } from './stack/connect.ts';
 import { loadOrCreateDevToken } from './stack/dev-token.ts';
 import { runMain } from './stack/lifecycle.ts';
@@ -14,11 +15,14 @@ import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from './stack/search-attrib
 import { findTemporalBinary } from './stack/temporal-binary.ts';
 import { startTemporalDevServer } from './stack/temporal-dev-server.ts';
 import { runWorker } from './stack/run-worker.ts';
+import { namespaceRetentionMs, setNamespaceRetention } from './protection/retention.ts';
 import { ensureWebBuild } from './stack/web-build.ts';
 
-runMain(async ({ config, log, onStop, fail }) => {
+runMain(async ({ config: settings, log, onStop, fail }) => {
   const started = Date.now();
-  const dataDir = path.resolve(config.DATA_DIR);
+  const dataDir = path.resolve(settings.DATA_DIR);
+  // nothing configured: a dev key in DATA_DIR/payload-key, so the dev server's history is encrypted too
+  const config = await withDevPayloadKey(settings, dataDir);
 
   let databaseUrl = config.DATABASE_URL;
   if (databaseUrl) {
@@ -38,6 +42,7 @@ runMain(async ({ config, log, onStop, fail }) => {
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
 
   let temporalAddress = config.TEMPORAL_ADDRESS;
+  let startedTemporal = false;
   let uiUrl = config.TEMPORAL_UI_URL;
   if (!temporalAddress) {
     const binary = await findTemporalBinary({ cliPath: config.TEMPORAL_CLI_PATH, log: log.info });
@@ -54,12 +59,16 @@ runMain(async ({ config, log, onStop, fail }) => {
     });
     onStop('Temporal dev server', server.stop);
     temporalAddress = server.address;
+    startedTemporal = true;
     uiUrl ??= server.uiUrl;
   }
-  const { connection, client } = await connectTemporal(temporalAddress, config.TEMPORAL_NAMESPACE);
+  const { connection, client } = await connectTemporal(temporalAddress, config.TEMPORAL_NAMESPACE, { dataConverter: dataConverter(config) });
   onStop('Temporal client connection', () => connection.close());
   const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);
+  // the namespace is Brigade's when it started the dev server: closed executions go when conversations do
+  const retention = namespaceRetentionMs(config);
+  if (startedTemporal && retention) await setNamespaceRetention(connection, config.TEMPORAL_NAMESPACE, retention);
 
   // Separate pools, so that busy activities cannot starve API requests of connections.
   const workerPool = createPool(databaseUrl);
@@ -70,12 +79,12 @@ runMain(async ({ config, log, onStop, fail }) => {
     onStop('PostgreSQL pool', () => pool.end());
   }
 
-  await runWorker(config, temporalAddress, workerPool, { onStop, fail });
+  await runWorker(config, temporalAddress, workerPool, { onStop, fail }, client);
 
   const devToken = config.API_TOKENS ? undefined : await loadOrCreateDevToken(dataDir);
   const tokens = config.API_TOKENS ?? devToken!.tokens;
   await ensureWebBuild(log.info);
-  const app = createApp({ config, client, pool: apiPool, tokens, checkTemporal: temporalCheck(connection), temporalUiUrl: uiUrl });
+  const app = createApp({ config, client, pool: apiPool, tokens, checkTemporal: temporalCheck(connection), temporalUiUrl: uiUrl, codec: payloadCodec(config) });
   const server = await listen(app, config.PORT, config.HOST);
   onStop('API', () => closeServer(server));
 

@@ -4,6 +4,9 @@ import { createActivities } from './activities/index.ts';
 import { STOP_HEARTBEAT_MS } from './activities/model-step.ts';
 import type { Config } from './config.ts';
 import { McpConnections } from './mcp/connections.ts';
+import { dataConverter } from './protection/data-converter.ts';
+import { createRetentionActivities } from './protection/retention.ts';
+import type { Client } from '@temporalio/client';
 import { loadMcpConfig } from './mcp/config.ts';
 import { loadPrompt } from './model/prompts.ts';
 import { selectModel } from './model/select.ts';
@@ -25,6 +28,8 @@ export interface WorkerOptions {
   /** defaults to the model the config selects */
   model?: ChatModel;
   taskQueue?: string;
+  /** for the retention sweep's activity, which deletes Temporal executions; without it the worker runs no sweep */
+  client?: Client;
 }
 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
@@ -51,7 +56,9 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     ...(bundlePath
       ? { workflowBundle: { codePath: bundlePath } }
       : { workflowsPath: WORKFLOWS_PATH }),
-    activities,
+    activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
+    // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way
+    dataConverter: dataConverter(config),
     // Stop reaches a streaming model step in a heartbeat's answer: send them as often as the step beats.
     maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
     // A prebuilt bundle carries the workflow interceptor modules it was built with (bundle-workflows-main.ts);

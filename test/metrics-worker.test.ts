@@ -2,6 +2,7 @@
 // Temporal SDK's own (the worker Runtime's Prometheus exporter), for a worker that runs without an API.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
 import { freePort } from '../src/stack/ports.ts';
 import { freshDatabase, temporalAddress, uniqueTaskQueue, workflowBundlePath } from './support/harness.ts';
@@ -24,6 +25,7 @@ test('a worker alone serves brigade_* and temporal_* metrics on METRICS_PORT', {
       WORKFLOW_BUNDLE_PATH: workflowBundlePath(),
       METRICS_PORT: String(port),
       LOG_LEVEL: 'warn',
+      PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: randomBytes(32).toString('base64') }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

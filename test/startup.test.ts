@@ -3,6 +3,7 @@
 import { after, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -29,9 +30,12 @@ function baseEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([key]) => !(key in ConfigSchema.shape)));
 }
 
+const RUN_KEYS = JSON.stringify({ run: randomBytes(32).toString('base64') });
+
 function run(script: string, env: Record<string, string>): Running {
   // The CLI the run already found: a child must not go looking (or building) on its own.
-  const fullEnv = { ...baseEnv(), TEMPORAL_CLI_PATH: temporalCliPath(), ...env };
+  // production settings need payload encryption keys (docs/security.md): one for the run, unless a test says otherwise
+  const fullEnv = { ...baseEnv(), TEMPORAL_CLI_PATH: temporalCliPath(), PAYLOAD_ENCRYPTION_KEYS: RUN_KEYS, ...env };
   const child = spawn(process.execPath, [script], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let output = '';
@@ -308,6 +312,17 @@ describe('npm start', { concurrency: true }, () => {
       const { code, output } = await exitOf(run(script, { DATABASE_URL: 'postgres://u@127.0.0.1:1/db' }), 30_000);
       assert.equal(code, 1);
       assert.match(output, new RegExp(`${command} runs against existing services and needs DATABASE_URL and TEMPORAL_ADDRESS; not set: TEMPORAL_ADDRESS`));
+    }
+  });
+
+  test('production settings without payload encryption keys stop every entry point, naming the setting and the way out', { timeout: 100_000 }, async () => {
+    const services = { DATABASE_URL: 'postgres://u@127.0.0.1:1/db', TEMPORAL_ADDRESS: '127.0.0.1:1', PAYLOAD_ENCRYPTION_KEYS: '' };
+    for (const script of ['src/worker-main.ts', 'src/api-main.ts', 'src/main.ts']) {
+      const { code, output } = await exitOf(run(script, services), 30_000);
+      assert.equal(code, 1, script);
+      assert.match(output, /PAYLOAD_ENCRYPTION_KEYS: required with DATABASE_URL or TEMPORAL_ADDRESS/, script);
+      assert.match(output, /PAYLOAD_ENCRYPTION=off/);
+      assert.doesNotMatch(output, /not reachable/, `${script} stops before it connects to anything`);
     }
   });
 });

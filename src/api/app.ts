@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import express from 'express';
 import type pg from 'pg';
 import type { Config, TokenGrant } from '../config.ts';
@@ -6,6 +7,7 @@ import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import { bearerAuth } from './auth.ts';
 import { jsonBody } from './body.ts';
 import { cors } from './cors.ts';
+import { codecServerRoutes } from './codec-server.ts';
 import { conversationRoutes } from './conversations.ts';
 import { lifecycleRoutes } from './conversation-lifecycle.ts';
 import { EventNotifier } from './event-notifier.ts';
@@ -20,6 +22,7 @@ import { metricsHandler, requestMetrics } from './metrics.ts';
 import { webAppRoutes } from './web-app.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
+import { personalDataRoutes } from './personal-data-routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -30,15 +33,20 @@ export interface AppDeps {
   log?: (line: string, error?: unknown) => void;
   /** the Temporal Web UI's address, for links from the web client (GET /v1/meta) */
   temporalUiUrl?: string;
+  /** the payload codec the Temporal clients use, for the codec server (/codec); none when encryption is off */
+  codec?: PayloadCodec;
 }
 
-export function createApp({ config, client, pool, tokens, checkTemporal, log, temporalUiUrl }: AppDeps): express.Express {
+export function createApp({ config, client, pool, tokens, checkTemporal, log, temporalUiUrl, codec }: AppDeps): express.Express {
   loadMcpConfig(config.BRIGADE_MCP_CONFIG); // a bad file stops the start, not a conversation
   const app = express();
   app.disable('x-powered-by');
   const logLine = log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error));
   app.use(requestId());
   app.use(securityHeaders(config));
+  // before the API's CORS: the codec server answers the Web UI's origin, which the web client's list need not hold
+  const uiUrl = temporalUiUrl ?? config.TEMPORAL_UI_URL;
+  app.use('/codec', codecServerRoutes({ codec, tokens, uiOrigins: uiUrl ? [uiUrl] : [], namespace: config.TEMPORAL_NAMESPACE }));
   app.use(cors(config.CORS_ORIGINS));
   app.use(healthRoutes({ pool, checkTemporal, log: (line) => logLine(line) }));
   // unauthenticated like the health routes: serve it on a port only the scraper reaches (docs/operations.md)
@@ -56,6 +64,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
     metaRoutes({ config, temporalUiUrl }),
     conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
     lifecycleRoutes({ config, client, pool, log: logLine }),
+    personalDataRoutes({ config, client, pool, log: logLine }),
     // each agent's own routes, in registry order
     ...[...AGENT_SERVERS.values()].flatMap((server) => (server.routes ? [server.routes({ config, client, pool })] : [])),
   );

@@ -14,6 +14,7 @@ import { stopUpdate } from '../shared/definitions.ts';
 import { type ChatMessage, ChatMessage as ChatMessageSchema } from '../shared/messages.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
 import { principalOf } from './auth.ts';
+import { deleteExecutions } from '../protection/temporal-executions.ts';
 import { notFound, parseBody } from './http-error.ts';
 
 export interface LifecycleDeps {
@@ -90,7 +91,7 @@ export function lifecycleRoutes({ config, client, pool, log = () => undefined }:
   return router;
 }
 
-async function readExport(db: pg.ClientBase, row: ConversationRow): Promise<ConversationExport> {
+export async function readExport(db: pg.ClientBase, row: ConversationRow): Promise<ConversationExport> {
   // One after another: a connection runs one query at a time (pg queues them, and pg 9 will refuse to).
   const messages = await readTranscript(db, row.id);
   const calls = await db.query(
@@ -149,32 +150,4 @@ export function toMarkdown(exported: ConversationExport): string {
     lines.push('');
   }
   return lines.join('\n');
-}
-
-/**
- * Removes the conversation's workflow executions from Temporal (DeleteWorkflowExecution): the current run
- * (terminated first when it runs, which also ends its children under their parent close policy), the
- * earlier runs it continued from, and its child workflows. Visibility lists runs eventually, so the
- * current run is deleted by id whether listed or not; one already gone is fine.
- */
-async function deleteExecutions(client: Client, namespace: string, workflowId: string, log: (line: string, error?: unknown) => void): Promise<void> {
-  const remove = async (execution: { workflowId: string; runId?: string }) => {
-    try {
-      await client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: execution });
-    } catch (error) {
-      if ((error as { code?: number }).code === 5) return; // NOT_FOUND: already gone
-      throw error;
-    }
-  };
-  const runs: { workflowId: string; runId: string }[] = [];
-  const quoted = workflowId.replace(/["\\]/g, '');
-  for (const query of [`WorkflowId = "${quoted}"`, `ParentWorkflowId = "${quoted}"`]) {
-    try {
-      for await (const run of client.workflow.list({ query })) runs.push({ workflowId: run.workflowId, runId: run.runId });
-    } catch (error) {
-      log(`Could not list executions for ${query}`, error);
-    }
-  }
-  await remove({ workflowId });
-  for (const run of runs) await remove(run);
 }

@@ -14,6 +14,8 @@ import {
   createdConversation,
 } from './schemas.ts';
 import { ExportBody, ExportQuery, StopResultBody } from './conversation-lifecycle.ts';
+import { CodecBody } from './codec-server.ts';
+import { ErasureReport, PersonalExport } from './personal-data-routes.ts';
 
 const schema = (type: z.ZodType, io: 'input' | 'output' = 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -142,6 +144,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       ...lifecyclePaths(),
+      ...protectionPaths(),
       '/v1/conversations/{id}/messages': {
         post: {
           summary: 'A user turn; answers when the turn ends or parks on a pending item',
@@ -237,5 +240,52 @@ function lifecyclePaths(): Record<string, unknown> {
         },
       },
     },
+  };
+}
+
+/** A person's data (issue 35) and the codec server the Temporal Web UI and CLI use. */
+function protectionPaths(): Record<string, unknown> {
+  const userParam = { name: 'user', in: 'path', required: true, description: 'the user id of their tokens', schema: { type: 'string', maxLength: 200 } };
+  const exportResponse = { description: 'The export', content: { 'application/json': { schema: schema(PersonalExport) } } };
+  const codec = (action: string, summary: string) => ({
+    post: {
+      summary,
+      parameters: [{ name: 'X-Namespace', in: 'header', required: false, description: 'the Temporal namespace (another than Brigade\'s is 404)', schema: { type: 'string' } }],
+      requestBody: { required: true, content: { 'application/json': { schema: schema(CodecBody, 'input') } } },
+      responses: {
+        200: { description: `The payloads, ${action}d, in order`, content: { 'application/json': { schema: schema(CodecBody) } } },
+        ...errors(400, 401, 403, 404, 413, 415),
+      },
+    },
+  });
+  return {
+    '/v1/me/export': {
+      get: {
+        summary:
+          'Everything Brigade holds of the caller, as one JSON download: every conversation (as GET /v1/conversations/{id}/export), usage rows, ' +
+          'and what each agent keeps (savedRecipes).',
+        responses: { 200: exportResponse, ...errors(401, 503) },
+      },
+    },
+    '/v1/me': {
+      delete: {
+        summary:
+          "Erase everything of the caller: conversations with their files and Temporal executions (deleted, children too), saved recipes with their " +
+          'images, usage rows (kept only as anonymous daily totals) and idempotency keys. Answers 204 when done; repeating it is harmless.',
+        responses: { 204: { description: 'Erased' }, ...errors(401, 503) },
+      },
+    },
+    '/v1/users/{user}/export': {
+      get: { summary: "An operator's GET /v1/me/export for a given user (role operator)", parameters: [userParam], responses: { 200: exportResponse, ...errors(401, 403, 503) } },
+    },
+    '/v1/users/{user}': {
+      delete: {
+        summary: "An operator's DELETE /v1/me for a given user (role operator); answers what was erased, by kind",
+        parameters: [userParam],
+        responses: { 200: { description: 'Erased', content: { 'application/json': { schema: schema(ErasureReport) } } }, ...errors(401, 403, 503) },
+      },
+    },
+    '/codec/decode': codec('decode', "Temporal's codec server protocol: decrypt payloads for the Web UI or `temporal --codec-endpoint` (bearer token with the operator role)"),
+    '/codec/encode': codec('encode', "Temporal's codec server protocol: encrypt payloads the Web UI or CLI sends (bearer token with the operator role)"),
   };
 }

@@ -31,6 +31,13 @@ const OPERATIONS = [
   'OTEL_EXPORTER_OTLP_PROTOCOL',
   'OTEL_TRACES_SAMPLER',
   'OTEL_TRACES_SAMPLER_ARG',
+  // payload encryption (docs/security.md): both processes seal and open the same payloads
+  'PAYLOAD_ENCRYPTION',
+  'PAYLOAD_ENCRYPTION_KEYS',
+  'PAYLOAD_ENCRYPTION_KEY_ID',
+  // retention (docs/security.md): the worker sweeps by them
+  'RETENTION_CONVERSATIONS',
+  'RETENTION_USAGE',
 ] as const;
 
 export const PASSED_THROUGH_VARIABLES: Record<ClusterRole, readonly string[]> = {

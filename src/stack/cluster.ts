@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { withClient } from '../db/with-client.ts';
 import { loadOrCreateDevToken } from './dev-token.ts';
+import { DEV_KEY_ID, loadOrCreatePayloadKey } from '../protection/data-converter.ts';
+import { namespaceRetentionMs } from '../protection/retention.ts';
+import { duration } from '../shared/duration.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { ManagedProcess, pollUntil } from './cluster-process.ts';
 import { processEnv, sharedEnv } from './cluster-env.ts';
@@ -148,7 +151,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     await timed('temporal', () => temporal.start());
     stops.push({ name: 'Temporal server', stop: () => temporal.stop() });
     const temporalAddress = `${HOST}:${ports.frontend}`;
-    const { addedAttributes } = await timed('namespace', () => ensureNamespace(temporalAddress, namespace, { log }));
+    const { addedAttributes } = await timed('namespace', () => ensureNamespace(temporalAddress, namespace, { log, retentionDays: clusterRetentionDays(opts.env) }));
     if (addedAttributes.length) log(`cluster: registered search attributes ${addedAttributes.join(', ')}`);
 
     const apiUrl = `http://${HOST}:${ports.api}`;
@@ -165,7 +168,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
 
     const appDataDir = path.join(dataDir, 'app');
     const devToken = opts.env?.API_TOKENS || process.env.API_TOKENS ? undefined : (await loadOrCreateDevToken(appDataDir)).token;
-    const image = { WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: appDataDir };
+    // Without keys of the operator's, one kept in the data dir (as the dev token is): the processes run with
+    // production settings, which refuse to start without encryption keys.
+    const given = { ...process.env, ...opts.env };
+    const keyEnv = given.PAYLOAD_ENCRYPTION === 'off' || given.PAYLOAD_ENCRYPTION_KEYS
+      ? {}
+      : { PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ [DEV_KEY_ID]: (await loadOrCreatePayloadKey(appDataDir)).toString('base64') }), PAYLOAD_ENCRYPTION_KEY_ID: DEV_KEY_ID };
+    const image = { WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: appDataDir, ...keyEnv };
     const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
     const topology = { DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporalAddress };
     const nodeProcess = (name: string, main: string, role: 'worker' | 'api', extraTopology: Record<string, string>, ready: Readiness) =>
@@ -354,4 +363,12 @@ async function bundleWorkflows(dataDir: string): Promise<string> {
     ),
   );
   return file;
+}
+
+/** The namespace's retention in days when RETENTION_CONVERSATIONS is set for the cluster (at least one). */
+function clusterRetentionDays(env: Record<string, string> | undefined): number | undefined {
+  const text = env?.RETENTION_CONVERSATIONS ?? process.env.RETENTION_CONVERSATIONS;
+  if (!text) return undefined;
+  const ms = namespaceRetentionMs({ RETENTION_CONVERSATIONS: duration.parse(text) });
+  return ms === undefined ? undefined : Math.ceil(ms / 86_400_000);
 }

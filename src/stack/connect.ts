@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import pg from 'pg';
 import { describeSocketError, tcpProbe } from './ports.ts';
@@ -21,6 +22,8 @@ interface ConnectOptions {
   timeoutMs?: number;
   /** TLS / API key; by default from the TEMPORAL_TLS_* / TEMPORAL_API_KEY environment and profile (temporal-tls.ts) */
   security?: TemporalSecurity;
+  /** the payload codec (src/protection/data-converter.ts); required of every Brigade client */
+  dataConverter?: DataConverter;
 }
 
 /** The URL without its password (also a `password` query parameter), fit for logs and errors. */
@@ -116,7 +119,7 @@ export async function connectTemporal(
     }
     throw new ServiceUnreachableError(`Temporal at ${address} (${setting}, ${secured}) did not answer: ${(error as Error).message}`);
   }
-  return { connection, client: new Client({ connection, namespace, interceptors: clientInterceptors() }) };
+  return { connection, client: new Client({ connection, namespace, interceptors: clientInterceptors(), dataConverter: opts.dataConverter }) };
 }
 
 /** The worker's (Rust core) connection, with the same reachability check and error shape. */

@@ -24,5 +24,6 @@ export async function loadOrCreateDevToken(dataDir: string): Promise<{ token: st
   }
   // A file from an older run may have looser permissions than we would create.
   await fs.chmod(file, 0o600);
-  return { token, tokens: { [token]: { user: 'dev', roles: agentRoles() } } };
+  // the one person of a dev install is its operator too: the codec server (temporal workflow show --codec-auth)
+  return { token, tokens: { [token]: { user: 'dev', roles: [...agentRoles(), 'operator'] } } };
 }

@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import type { Client } from '@temporalio/client';
+import { ensureRetentionSchedule } from '../protection/retention.ts';
 import type { Config } from '../config.ts';
 import { createWorker } from '../worker.ts';
 import { connectTemporalWorker } from './connect.ts';
@@ -12,14 +14,16 @@ import { freePort } from './ports.ts';
  * Runs the worker for the life of the process: a worker that stops on its own is a failure, and the
  * process's stop drains it before the connections and services behind it go away.
  */
-export async function runWorker(config: Config, address: string, pool: pg.Pool, { onStop, fail }: Pick<Lifecycle, 'onStop' | 'fail'>) {
+export async function runWorker(config: Config, address: string, pool: pg.Pool, { onStop, fail }: Pick<Lifecycle, 'onStop' | 'fail'>, client?: Client) {
   const prometheusPort = config.METRICS_ENABLED || config.METRICS_PORT ? await freePort() : undefined;
   installTemporalRuntime(config.LOG_LEVEL, { prometheusPort });
   if (prometheusPort) setSdkMetricsUrl(`http://127.0.0.1:${prometheusPort}/metrics`);
   await startMetricsPort(config, onStop);
   const connection = await connectTemporalWorker(address);
   onStop('Temporal worker connection', () => connection.close());
-  const worker = await createWorker({ config, connection, pool });
+  const worker = await createWorker({ config, connection, pool, client });
+  // the retention sweep's schedule follows the settings (removed when no retention is set)
+  if (client) await ensureRetentionSchedule(client, config);
   const running = worker.run();
   running.then(
     () => fail(new Error('The Temporal worker stopped unexpectedly')),

@@ -81,6 +81,17 @@ export const metrics = {
     help: 'Event streams (GET /v1/conversations/:id/events) connected now',
     registers: [registry],
   }),
+  retentionSweeps: new client.Counter({
+    name: 'brigade_retention_sweeps_total',
+    help: 'Retention sweeps finished (RETENTION_CONVERSATIONS, RETENTION_USAGE)',
+    registers: [registry],
+  }),
+  retentionErased: new client.Counter({
+    name: 'brigade_retention_erased_total',
+    help: 'What retention sweeps erased: kind=conversation (with its files and Temporal executions) or usage_row (kept as anonymous totals)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  }),
 };
 
 let defaultsCollected = false;

@@ -1,2 +1,3 @@
 export { chatSession } from './chat-session.ts';
 export * from '../agents/workflows.ts';
+export { retentionSweep } from './retention-sweep.ts';

@@ -12,6 +12,8 @@ import { type Config, type TokenGrant, loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
 import type { ChatModel } from '../../src/model/types.ts';
 import { createWorker } from '../../src/worker.ts';
+import { dataConverter, payloadCodec } from '../../src/protection/data-converter.ts';
+import type { PayloadCodec } from '@temporalio/common';
 import { clientInterceptors } from '../../src/telemetry/temporal.ts';
 import { freshDatabase, temporalAddress, uniqueTaskQueue, workflowBundlePath } from './harness.ts';
 
@@ -26,6 +28,8 @@ export const TOKENS: Record<string, TokenGrant> = {
   'token-gus-great-lakes-0000000000': { user: 'gus', roles: [], client: 'CLT-XLX836' },
   'token-erin-beer-staff-0000000000': { user: 'erin', roles: ['beer-staff'] },
   'token-hal-unknown-bar-0000000000': { user: 'hal', roles: [], client: 'CLT-NOSUCH' },
+  // an operator: the codec server, erasing a given user's data
+  'token-olga-operator-000000000000': { user: 'olga', roles: ['operator'] },
 };
 export const ALICE = 'token-alice-support-0000000000';
 export const BOB = 'token-bob-plain-000000000000000';
@@ -33,16 +37,18 @@ export const CAROL = 'token-carol-support-00000000000';
 export const GUS_GREAT_LAKES = 'token-gus-great-lakes-0000000000';
 export const ERIN_BEER_STAFF = 'token-erin-beer-staff-0000000000';
 export const HAL_UNKNOWN_BAR = 'token-hal-unknown-bar-0000000000';
+export const OLGA_OPERATOR = 'token-olga-operator-000000000000';
 
 /** The Express API on a free loopback port with the test tokens, as `npm start` serves it. */
-export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection; port?: number }): Promise<{ server: Server; baseUrl: string }> {
+export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection; port?: number; codec?: PayloadCodec; tokens?: Record<string, TokenGrant> }): Promise<{ server: Server; baseUrl: string }> {
   const app = createApp({
     config: deps.config,
     client: deps.client,
     pool: deps.pool,
-    tokens: TOKENS,
+    tokens: { ...TOKENS, ...deps.tokens },
     checkTemporal: temporalCheck(deps.connection),
     log: () => undefined,
+    codec: deps.codec,
   });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(deps.port ?? 0, '127.0.0.1', () => resolve(listening));
@@ -74,6 +80,8 @@ export async function startTestApp(
     worker?: boolean;
     /** serve the API on this port (and tell the config, so absolute URLs such as local images point at it) */
     apiPort?: number;
+    /** tokens besides TOKENS (a user no other test file has, where Temporal's shared server is searched by user) */
+    tokens?: Record<string, TokenGrant>;
     /** another workflow bundle than the suite's (one whose entry registers a test agent) */
     workflowBundlePath?: string;
   } = {},
@@ -85,12 +93,14 @@ export async function startTestApp(
     TEMPORAL_ADDRESS: temporalAddress(),
     TEMPORAL_TASK_QUEUE: taskQueue,
     ...(options.apiPort ? { PORT: String(options.apiPort) } : {}),
+    // Off unless a test gives keys: many tests read histories raw, and replay.test.ts records them unencrypted.
+    ...(options.env?.PAYLOAD_ENCRYPTION_KEYS ? {} : { PAYLOAD_ENCRYPTION: 'off' }),
     ...options.env,
   });
   const pool = createPool(database.url);
   const connection = await Connection.connect({ address: temporalAddress() });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
-  const { server, baseUrl } = await serveApi({ config, client, pool, connection, port: options.apiPort });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: clientInterceptors(), dataConverter: dataConverter(config) });
+  const { server, baseUrl } = await serveApi({ config, client, pool, connection, port: options.apiPort, codec: payloadCodec(config), tokens: options.tokens });
 
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
@@ -106,7 +116,7 @@ export async function startTestApp(
     taskQueue,
     async startWorker() {
       workerConnection ??= await NativeConnection.connect({ address: temporalAddress() });
-      worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: options.workflowBundlePath ?? workflowBundlePath(), model: options.model });
+      worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: options.workflowBundlePath ?? workflowBundlePath(), model: options.model, client });
       running = worker.run();
     },
     async stopWorker() {

@@ -24,6 +24,8 @@ export async function startWorkerProcess(app: Pick<TestApp, 'databaseUrl' | 'tas
       TEMPORAL_TASK_QUEUE: app.taskQueue,
       WORKFLOW_BUNDLE_PATH: workflowBundlePath(),
       LOG_LEVEL: 'info',
+      // as the test app (test-app.ts): payloads in the clear unless a test gives keys
+      PAYLOAD_ENCRYPTION: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,6 +4,7 @@ import { defineAgentServer } from '../../agent-server.ts';
 import { createRecipeActivities } from './activities.ts';
 import { recipesImplementations } from './implementations.ts';
 import { recipesOffline } from './offline-chat.ts';
+import { savedRecipesData } from './personal-data.ts';
 import { recipeImageFiles, recipeImagePaths } from './public-images.ts';
 import { RecipeCardMessage, SavedRecipe } from './recipe.ts';
 import { RecipeList, recipePaths, recipeRoutes } from './routes.ts';
@@ -15,6 +16,7 @@ export const recipesServer = defineAgentServer({
   activities: (services) => createRecipeActivities(services),
   routes: ({ pool, config }) => recipeRoutes({ pool, config }),
   publicFiles: recipeImageFiles,
+  personalData: [savedRecipesData],
   offline: recipesOffline,
   openapi: {
     schemas: {

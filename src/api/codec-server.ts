@@ -1,0 +1,91 @@
+// Temporal's codec server protocol on the API's port (docs/operations.md): the Web UI and `temporal workflow
+// show --codec-endpoint` POST the payloads they hold to /codec/decode (and /codec/encode, for what they send)
+// and show what comes back. Decoding reveals conversations, so only a bearer token with the `operator` role
+// may; the Web UI's origin alone gets CORS, and its preflight (which carries no token) is answered first.
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { TokenGrant } from '../config.ts';
+import { bearerAuth, principalOf } from './auth.ts';
+import { jsonBody } from './body.ts';
+import { HttpError, parseBody } from './http-error.ts';
+
+export const OPERATOR_ROLE = 'operator';
+/** a Web UI page of history asks for many payloads at once; each is at most what Temporal accepts (2 MB by default) */
+export const CODEC_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+const base64 = z.string().max(CODEC_BODY_LIMIT_BYTES).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+export const CodecBody = z.object({
+  payloads: z.array(z.object({ metadata: z.record(z.string().max(200), base64).optional(), data: base64.optional() })).max(10_000),
+});
+type CodecBody = z.infer<typeof CodecBody>;
+
+const fromJson = (payload: CodecBody['payloads'][number]): Payload => ({
+  metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([name, value]) => [name, Buffer.from(value, 'base64')])),
+  data: Buffer.from(payload.data ?? '', 'base64'),
+});
+const toJson = (payload: Payload) => ({
+  metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([name, value]) => [name, Buffer.from(value ?? new Uint8Array()).toString('base64')])),
+  data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
+});
+
+/** CORS for the Web UI's origin only: it sends Authorization (its access token), X-Namespace and a JSON body. */
+function codecCors(origins: readonly string[]) {
+  const allowed = new Set(origins.map((origin) => new URL(origin).origin));
+  return (req: Request, res: Response, next: NextFunction) => {
+    const origin = req.header('Origin');
+    if (!origin) return next();
+    res.vary('Origin');
+    const permitted = allowed.has(origin);
+    if (permitted) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      // the UI's "include cross-origin credentials" option; Brigade reads no cookie, only the bearer token
+      res.setHeader('Access-Control-Allow-Credentials', 'true');
+    }
+    if (req.method !== 'OPTIONS') return next();
+    if (!permitted) return next(new HttpError(403, 'This origin may not call the codec server; set TEMPORAL_UI_URL to the Web UI\'s address'));
+    res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+    res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace');
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.status(204).end();
+  };
+}
+
+export interface CodecServerDeps {
+  /** undefined when PAYLOAD_ENCRYPTION=off: the routes say so instead of passing payloads through */
+  codec: PayloadCodec | undefined;
+  tokens: Record<string, TokenGrant>;
+  /** the Web UI's origins (TEMPORAL_UI_URL, or the dev server's UI) */
+  uiOrigins: readonly string[];
+  /** the namespace Brigade's payloads live in; another (X-Namespace) is refused */
+  namespace: string;
+}
+
+export function codecServerRoutes({ codec, tokens, uiOrigins, namespace }: CodecServerDeps): Router {
+  const router = Router();
+  router.use(codecCors(uiOrigins));
+  router.use(bearerAuth(tokens));
+  router.use((_req, res, next) => {
+    if (!principalOf(res).roles.includes(OPERATOR_ROLE)) return next(new HttpError(403, `The codec server is for operators: the token needs the "${OPERATOR_ROLE}" role`));
+    next();
+  });
+  router.use(jsonBody(CODEC_BODY_LIMIT_BYTES));
+  for (const action of ['decode', 'encode'] as const) {
+    router.post(`/${action}`, async (req, res) => {
+      const asked = req.header('X-Namespace');
+      if (asked && asked !== namespace) throw new HttpError(404, `No payloads of namespace "${asked.slice(0, 100)}" here (this is ${namespace})`);
+      if (!codec) throw new HttpError(404, 'Payload encryption is off (PAYLOAD_ENCRYPTION=off): there is nothing to decode');
+      const { payloads } = parseBody(CodecBody, req.body);
+      let out: Payload[];
+      try {
+        out = await codec[action](payloads.map(fromJson));
+      } catch (error) {
+        // a wrong key id or a tampered payload: the caller's input, said without the key material
+        throw new HttpError(400, `The payloads could not be ${action}d: ${(error as Error).message}`);
+      }
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ payloads: out.map(toJson) });
+    });
+  }
+  return router;
+}

@@ -1,0 +1,148 @@
+// Encrypts every payload Brigade hands Temporal (workflow and activity inputs and results, Updates, Signals,
+// queries, memos) with AES-256-GCM before it leaves the process, so that the server's history (the dev
+// server's file, a cluster's tables, Temporal Cloud) holds ciphertext. The key id travels in each payload's
+// metadata, so a new key can be rolled in while payloads sealed with an old one stay readable. Payloads
+// without this codec's encoding (histories recorded before it, or written with encryption off) pass through.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+
+export const ENCRYPTED_ENCODING = 'binary/encrypted';
+const METADATA_ENCODING_KEY = 'encoding';
+const METADATA_KEY_ID = 'encryption-key-id';
+const ALGORITHM = 'aes-256-gcm';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+export const KEY_BYTES = 32;
+
+const utf8 = (text: string) => new TextEncoder().encode(text);
+const text = (bytes: Uint8Array | null | undefined) => (bytes ? new TextDecoder().decode(bytes) : undefined);
+
+/**
+ * Where keys come from. Settings implement it (StaticKeyProvider); a KMS can too: `currentKeyId` names the
+ * key new payloads use, `key(id)` returns the raw 256-bit key (a KMS provider unwraps data keys and caches
+ * them), and an unknown id is an error, never a silent pass-through.
+ */
+export interface KeyProvider {
+  currentKeyId(): string;
+  key(id: string): Promise<Uint8Array>;
+}
+
+export class UnknownKeyError extends Error {
+  override name = 'UnknownKeyError';
+}
+
+export class StaticKeyProvider implements KeyProvider {
+  private readonly keys: Map<string, Uint8Array>;
+  private readonly current: string;
+  constructor(keys: Record<string, Uint8Array>, currentKeyId: string) {
+    this.keys = new Map(Object.entries(keys));
+    for (const [id, key] of this.keys) {
+      if (key.length !== KEY_BYTES) throw new Error(`payload encryption key "${id}" is ${key.length} bytes; AES-256 needs ${KEY_BYTES}`);
+    }
+    if (!this.keys.has(currentKeyId)) throw new Error(`payload encryption key id "${currentKeyId}" is not among the keys`);
+    this.current = currentKeyId;
+  }
+  currentKeyId(): string {
+    return this.current;
+  }
+  async key(id: string): Promise<Uint8Array> {
+    const key = this.keys.get(id);
+    if (!key) throw new UnknownKeyError(`no payload encryption key "${id}" (PAYLOAD_ENCRYPTION_KEYS): was it removed while payloads sealed with it remain?`);
+    return key;
+  }
+}
+
+/**
+ * The sealed form: data = iv (12 bytes) ‖ ciphertext ‖ tag (16 bytes) of the whole original payload
+ * (its metadata and data, as the proto's JSON-free binary encoding), metadata = encoding and key id only, so
+ * the original encoding (json/plain, binary/null...) is hidden too. The key id is bound as associated
+ * data, so a payload cannot be relabelled to another key.
+ */
+export class EncryptionCodec implements PayloadCodec {
+  private readonly keys: KeyProvider;
+  constructor(keys: KeyProvider) {
+    this.keys = keys;
+  }
+
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    const id = this.keys.currentKeyId();
+    const key = await this.keys.key(id);
+    return payloads.map((payload) => {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv(ALGORITHM, key, iv);
+      cipher.setAAD(utf8(id));
+      const sealed = Buffer.concat([cipher.update(serialize(payload)), cipher.final()]);
+      return {
+        metadata: { [METADATA_ENCODING_KEY]: utf8(ENCRYPTED_ENCODING), [METADATA_KEY_ID]: utf8(id) },
+        data: Buffer.concat([iv, sealed, cipher.getAuthTag()]),
+      };
+    });
+  }
+
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    return Promise.all(
+      payloads.map(async (payload) => {
+        if (text(payload.metadata?.[METADATA_ENCODING_KEY]) !== ENCRYPTED_ENCODING) return payload;
+        const id = text(payload.metadata?.[METADATA_KEY_ID]);
+        if (!id) throw new Error('an encrypted payload names no key id');
+        const key = await this.keys.key(id);
+        const data = payload.data ?? new Uint8Array();
+        if (data.length < IV_BYTES + TAG_BYTES) throw new Error('an encrypted payload is too short');
+        const decipher = createDecipheriv(ALGORITHM, key, data.subarray(0, IV_BYTES));
+        decipher.setAAD(utf8(id));
+        decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
+        const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+        return deserialize(plain);
+      }),
+    );
+  }
+}
+
+/** Which key sealed a payload (undefined when it is not sealed): for rotation reports and tests. */
+export function sealedWith(payload: Payload): string | undefined {
+  if (text(payload.metadata?.[METADATA_ENCODING_KEY]) !== ENCRYPTED_ENCODING) return undefined;
+  return text(payload.metadata?.[METADATA_KEY_ID]);
+}
+
+// A payload as bytes: a count of metadata entries, each as length-prefixed name and value, then the data.
+// Written here rather than with the proto classes so the codec depends on nothing but node:crypto.
+function serialize(payload: Payload): Buffer {
+  const parts: Buffer[] = [];
+  const entries = Object.entries(payload.metadata ?? {});
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32BE(n);
+    return b;
+  };
+  parts.push(u32(entries.length));
+  for (const [name, value] of entries) {
+    const nameBytes = Buffer.from(name, 'utf8');
+    const valueBytes = Buffer.from(value ?? new Uint8Array());
+    parts.push(u32(nameBytes.length), nameBytes, u32(valueBytes.length), valueBytes);
+  }
+  parts.push(Buffer.from(payload.data ?? new Uint8Array()));
+  return Buffer.concat(parts);
+}
+
+function deserialize(bytes: Buffer): Payload {
+  let at = 0;
+  const u32 = () => {
+    if (at + 4 > bytes.length) throw new Error('a decrypted payload is malformed');
+    const n = bytes.readUInt32BE(at);
+    at += 4;
+    return n;
+  };
+  const take = (n: number) => {
+    if (at + n > bytes.length) throw new Error('a decrypted payload is malformed');
+    const slice = bytes.subarray(at, at + n);
+    at += n;
+    return slice;
+  };
+  const metadata: Record<string, Uint8Array> = {};
+  const count = u32();
+  for (let i = 0; i < count; i++) {
+    const name = take(u32()).toString('utf8');
+    metadata[name] = new Uint8Array(take(u32()));
+  }
+  return { metadata, data: new Uint8Array(bytes.subarray(at)) };
+}
