@@ -9,6 +9,10 @@ import fs from 'node:fs/promises';
 import { bundleWorkflows } from './bundle-workflows.ts';
 import { connectTemporal } from './connect.ts';
 import { type GateHistory, liveHistories, recordedHistories, replayAll } from './replay-gate.ts';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+
+// Each replay starts and stops a worker; its state changes are not news here.
+Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const { values } = parseArgs({
   options: {
