@@ -214,7 +214,9 @@ function drillModel(fake: FakeGemini): DrillModel {
   };
 }
 
-export async function startDrillCluster(opts: { workers?: number; log?: (line: string) => void; processLog?: (name: string, line: string) => void } = {}): Promise<DrillCluster> {
+export async function startDrillCluster(
+  opts: { workers?: number; log?: (line: string) => void; processLog?: (name: string, line: string) => void; env?: Record<string, string> } = {},
+): Promise<DrillCluster> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-drill-'));
   // As root, PostgreSQL runs as the `postgres` user, who must be able to enter this directory.
   await fs.chmod(dataDir, 0o755);
@@ -239,6 +241,7 @@ export async function startDrillCluster(opts: { workers?: number; log?: (line: s
         // beer-staff: a token without a client may open a beer conversation naming one (drill 4)
         API_TOKENS: JSON.stringify({ [DRILL_TOKEN]: { user: 'drill', roles: ['support', 'beer-staff'] } }),
         LOG_LEVEL: 'warn',
+        ...opts.env,
       },
     });
   } catch (error) {

@@ -3,8 +3,20 @@
 //   npm run drill            every drill
 //   npm run drill -- 1 3     drills 1 and 3
 //   DRILL_DEBUG=1            print the cluster processes' output
+//   npm run drill -- upgrade the upgrade drill (drill/upgrade.ts), on a cluster of its own
 import { DRILLS, type DrillOutcome } from './drills.ts';
 import { startDrillCluster } from './harness.ts';
+import { upgradeDrill } from './upgrade.ts';
+
+if (process.argv.includes('upgrade')) {
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const outcome = await upgradeDrill(say, process.env.DRILL_DEBUG ? (name, line) => say(`[${name}] ${line}`) : undefined);
+  console.log(`upgrade drill: ${outcome.v1} -> ${outcome.v2}`);
+  for (const row of outcome.conversations) console.log(`  ${row.name.padEnd(10)} ${row.runs} run(s), now on ${row.finishedOn}`);
+  for (const note of outcome.notes) console.log(`  ${note}`);
+  for (const line of outcome.wrong) console.log(`  WRONG: ${line}`);
+  process.exit(outcome.wrong.length ? 1 : 0);
+}
 
 const wanted = process.argv.slice(2).map(Number).filter(Number.isInteger);
 const drills = wanted.length ? DRILLS.filter((drill) => wanted.includes(drill.id)) : DRILLS;

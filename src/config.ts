@@ -94,6 +94,23 @@ export const ConfigSchema = z.object({
   TEMPORAL_UI_URL: optionalUrl,
   /** a workflow bundle built ahead of time (images, tests); without it the worker bundles at start */
   WORKFLOW_BUNDLE_PATH: z.string().optional(),
+  /**
+   * Worker Deployment Versioning (docs/operations.md#upgrades): the deployment this worker belongs to. Unset, the
+   * worker is unversioned (the tests); npm start, the cluster and docker-compose set it.
+   */
+  WORKER_DEPLOYMENT_NAME: z.preprocess(emptyAsUndefined, z.string().min(1).max(200).regex(/^[^:\s]+$/, 'no spaces or colons').optional()),
+  /** this worker's build id; default: the package version and a hash of the workflow bundle, so new workflow code is a new version */
+  WORKER_BUILD_ID: z.preprocess(emptyAsUndefined, z.string().min(1).max(200).regex(/^[^:\s]+$/, 'no spaces or colons').optional()),
+  /**
+   * pinned: a conversation stays on the version it started on until it continues as new (production: the old
+   * version drains); auto-upgrade: it moves at its next workflow task (npm start, where the old worker is gone)
+   */
+  WORKER_VERSIONING_BEHAVIOR: z.enum(['pinned', 'auto-upgrade']).default('pinned'),
+  /**
+   * once it polls, make this worker's version the current one: always (npm start), if-none (only the first
+   * deploy; later ones follow the handbook's ramp), never
+   */
+  WORKER_SET_CURRENT: z.enum(['always', 'if-none', 'never']).default('if-none'),
   /** a JSON file of MCP servers whose tools agents may use (docs/agents/mcp.md) */
   BRIGADE_MCP_CONFIG: z.preprocess(emptyAsUndefined, z.string().optional()),
 

@@ -79,7 +79,15 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
     onStop('PostgreSQL pool', () => pool.end());
   }
 
-  await runWorker(config, temporalAddress, workerPool, { onStop, fail }, client);
+  // One worker that restarts with the code: versioned, current from its start, and conversations move with it
+  // (auto-upgrade), since the old version's worker is gone once the process restarts. The cluster pins instead.
+  const workerConfig = {
+    ...config,
+    WORKER_DEPLOYMENT_NAME: config.WORKER_DEPLOYMENT_NAME ?? 'brigade',
+    WORKER_VERSIONING_BEHAVIOR: process.env.WORKER_VERSIONING_BEHAVIOR ? config.WORKER_VERSIONING_BEHAVIOR : ('auto-upgrade' as const),
+    WORKER_SET_CURRENT: process.env.WORKER_SET_CURRENT ? config.WORKER_SET_CURRENT : ('always' as const),
+  };
+  await runWorker(workerConfig, temporalAddress, workerPool, { onStop, fail }, { client, log: log.debug });
 
   const devToken = config.API_TOKENS ? undefined : await loadOrCreateDevToken(dataDir);
   const tokens = config.API_TOKENS ?? devToken!.tokens;

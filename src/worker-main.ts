@@ -25,7 +25,7 @@ runMain(async ({ config, log, onStop, fail }) => {
   pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
   onStop('PostgreSQL pool', () => pool.end());
 
-  await runWorker(config, config.TEMPORAL_ADDRESS, pool, { onStop, fail }, client);
+  await runWorker(config, config.TEMPORAL_ADDRESS, pool, { onStop, fail }, { client, log: log.info });
   log.info(
     `Brigade worker is polling task queue "${config.TEMPORAL_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS} ` +
       `(namespace ${config.TEMPORAL_NAMESPACE}; database ${redactDatabaseUrl(config.DATABASE_URL)}).`,

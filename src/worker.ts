@@ -15,7 +15,9 @@ import { startAgentsForWorker, toolImplementations } from './agents/server-regis
 import { instrumentModel, instrumentTools } from './telemetry/model.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from './telemetry/temporal.ts';
 
-import { WORKFLOWS_PATH } from './stack/bundle-workflows.ts';
+import { readFile } from 'node:fs/promises';
+import { WORKFLOWS_PATH, workflowBundleCode } from './stack/bundle-workflows.ts';
+import { deploymentOptions } from './worker-deployment.ts';
 
 export { WORKFLOWS_PATH };
 
@@ -49,13 +51,16 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     mcp,
   );
   const telemetry = workerTelemetry();
+  // A versioned worker's build id is the hash of its bundle, so it bundles (or reads the bundle) first.
+  const code = config.WORKER_DEPLOYMENT_NAME ? (bundlePath ? await readFile(bundlePath, 'utf8') : await workflowBundleCode()) : undefined;
+  const workerDeployment = deploymentOptions(config, () => code!);
+  const prebuilt = bundlePath !== undefined || code !== undefined;
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: options.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
-    ...(bundlePath
-      ? { workflowBundle: { codePath: bundlePath } }
-      : { workflowsPath: WORKFLOWS_PATH }),
+    ...(code ? { workflowBundle: { code } } : bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(workerDeployment ? { workerDeploymentOptions: workerDeployment } : {}),
     activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
     // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way
     dataConverter: dataConverter(config),
@@ -63,7 +68,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
     // A prebuilt bundle carries the workflow interceptor modules it was built with (bundle-workflows-main.ts);
     // naming them again beside it only makes the SDK warn at every start that it ignores them.
-    interceptors: { activity: telemetry.activityInbound, ...(bundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }) },
+    interceptors: { activity: telemetry.activityInbound, ...(prebuilt ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }) },
     sinks: telemetry.sinks,
   });
   const run = worker.run.bind(worker);

@@ -2,8 +2,9 @@
 // user sees: a ready API, or one clear sentence naming the service, the address and the setting.
 import { after, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -158,6 +159,22 @@ describe('npm start', { concurrency: true }, () => {
     assert.equal((await get(`${api}/v1/conversations`)).status, 401);
     const ui = await fetch(`http://127.0.0.1:${uiPort}/`, { signal: AbortSignal.timeout(5_000) });
     assert.equal(ui.status, 200, 'the Temporal Web UI answers');
+
+    // Worker Deployment Versioning: the worker is a version of the `brigade` deployment (build id: the package's
+    // version and the bundle's hash), current from its start, and a conversation runs on it, auto-upgrading.
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${api}/v1/conversations`, { method: 'POST', headers: auth, body: JSON.stringify({ agent: 'support' }) });
+    assert.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: string };
+    const said = await fetch(`${api}/v1/conversations/${id}/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'hello' }) });
+    assert.equal(said.status, 200);
+    const cli = (...args: string[]) =>
+      promisify(execFile)(temporalCliPath(), [...args, '--address', `127.0.0.1:${temporalPort}`, '-o', 'json']).then(({ stdout }) => JSON.parse(stdout));
+    const deployments = JSON.stringify(await cli('worker', 'deployment', 'list'));
+    assert.match(deployments, /"brigade"/, `temporal worker deployment list shows Brigade's deployment: ${deployments}`);
+    const described = JSON.stringify(await cli('workflow', 'describe', '--workflow-id', `conversation-${id}`));
+    assert.match(described, /"buildId":\s*"0\.1\.0-[0-9a-f]{12}"/, `the conversation's version: ${described.slice(0, 2000)}`);
+    assert.match(described, /AUTO_UPGRADE|AutoUpgrade/, 'its behaviour');
 
     // The dev server keeps its history file in write-ahead-log mode (src/stack/temporal-dev-server.ts,
     // SQLITE_PRAGMAS): SQLite marks it in the file's header (read and write versions 2) and keeps a -wal file open.

@@ -402,6 +402,14 @@ describe('history and continue-as-new', () => {
     assert.equal(mayContinueAsNew({ ...base, turnsThisRun: 3, turnActive: true }), false);
     assert.equal(mayContinueAsNew({ ...base, turnsThisRun: 3, allHandlersFinished: () => false }), false);
   });
+
+  test('a run pinned to an old worker version goes once a newer one is current, but never mid-turn', () => {
+    const base = { turnActive: false, allHandlersFinished: () => true, suggested: () => false, turnsThisRun: 0, afterTurns: 0 };
+    assert.equal(mayContinueAsNew({ ...base, upgradable: () => false }), false);
+    assert.equal(mayContinueAsNew({ ...base, upgradable: () => true }), true);
+    assert.equal(mayContinueAsNew({ ...base, upgradable: () => true, turnActive: true }), false, 'a parked turn finishes on its version');
+    assert.equal(mayContinueAsNew({ ...base, upgradable: () => true, allHandlersFinished: () => false }), false);
+  });
 });
 
 // ---- the turn loop -------------------------------------------------------------------------------

@@ -19,6 +19,11 @@ export const stopUpdate = defineUpdate<StopResult, []>('stop');
 /** Stop from the Temporal Web UI or CLI (no payload needed; any payload is ignored). */
 export const stopSignal = defineSignal<[unknown?]>('stop');
 export const stateQuery = defineQuery<ConversationState>('state');
+/**
+ * Wakes an idle conversation so that it sees a new current worker version and continues as new on it (the
+ * deploy's drain step sends it to every conversation pinned to the old version). No payload.
+ */
+export const upgradeSignal = defineSignal<[unknown?]>('upgrade');
 
 /** An action on a stateful agent's state outside a turn ({"name": "markStepDone", "args": {"stepId": "s2"}}). */
 export const agentActionUpdate = defineUpdate<ConversationState, [{ name: string; args: JsonObject }]>('agentAction');

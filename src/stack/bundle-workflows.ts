@@ -17,14 +17,20 @@ export interface BundleOptions {
   log?: { warn(message: string): void; error(message: string): void };
 }
 
-/** Bundles the workflows into `outFile`; answers its size in bytes. */
-export async function bundleWorkflows({ outFile, workflowsPath = WORKFLOWS_PATH, log = console }: BundleOptions): Promise<number> {
+/** The bundle's code, in memory (a versioned worker hashes it for its build id). */
+export async function workflowBundleCode({ workflowsPath = WORKFLOWS_PATH, log = console }: Omit<BundleOptions, 'outFile'> = {}): Promise<string> {
   // Imported here so that a process that only loads a bundle does not pay for webpack.
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const noop = () => undefined;
   const logger = { trace: noop, debug: noop, info: noop, log: noop, warn: (message: string) => log.warn(message), error: (message: string) => log.error(message) };
   // the tracing interceptors go into every bundle, so one bundle serves with tracing on or off
   const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger });
+  return code;
+}
+
+/** Bundles the workflows into `outFile`; answers its size in bytes. */
+export async function bundleWorkflows({ outFile, workflowsPath = WORKFLOWS_PATH, log = console }: BundleOptions): Promise<number> {
+  const code = await workflowBundleCode({ workflowsPath, log });
   await fs.mkdir(path.dirname(path.resolve(outFile)), { recursive: true });
   await fs.writeFile(outFile, code);
   return code.length;

@@ -73,6 +73,11 @@ export interface Cluster {
   ui: ManagedProcess;
   workers: ManagedProcess[];
   api: ManagedProcess;
+  /**
+   * Starts one more worker, e.g. a new version beside the old one (the upgrade drill): its environment is the
+   * others' with `env` over it (WORKFLOW_BUNDLE_PATH, WORKER_SET_CURRENT). Stopped with the cluster.
+   */
+  addWorker(name: string, env: Record<string, string>): Promise<ManagedProcess>;
   /** ms each step of the start took */
   timings: Record<string, number>;
   stop(): Promise<void>;
@@ -177,12 +182,12 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     const image = { WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: appDataDir, ...keyEnv };
     const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
     const topology = { DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporalAddress };
-    const nodeProcess = (name: string, main: string, role: 'worker' | 'api', extraTopology: Record<string, string>, ready: Readiness) =>
+    const nodeProcess = (name: string, main: string, role: 'worker' | 'api', extraTopology: Record<string, string>, ready: Readiness, env: Record<string, string> = {}) =>
       new ManagedProcess({
         name,
         command: process.execPath,
         args: [main],
-        env: { ...base, ...image, ...processEnv(role, { ...topology, ...extraTopology }, { extra: opts.env }) },
+        env: { ...base, ...image, ...processEnv(role, { ...topology, ...extraTopology }, { extra: opts.env }), ...env },
         cwd: REPO,
         log: processLog(name),
         onUnexpectedExit: (reason) => {
@@ -236,6 +241,14 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       ui,
       workers,
       api,
+      async addWorker(name, env) {
+        const worker = nodeProcess(name, WORKER_MAIN, 'worker', {}, { kind: 'poller', address: temporalAddress, namespace, taskQueue }, env);
+        all.set(name, worker);
+        await worker.start();
+        stops.push({ name, stop: () => worker.stop() });
+        workers.push(worker);
+        return worker;
+      },
       timings,
       stop: stopAll,
     };

@@ -9,12 +9,19 @@ import { installTemporalRuntime } from './temporal-runtime.ts';
 import { setSdkMetricsUrl } from '../api/metrics.ts';
 import { startMetricsPort } from './metrics-port.ts';
 import { freePort } from './ports.ts';
+import { promoteWhenPolling } from '../worker-deployment.ts';
 
 /**
  * Runs the worker for the life of the process: a worker that stops on its own is a failure, and the
  * process's stop drains it before the connections and services behind it go away.
  */
-export async function runWorker(config: Config, address: string, pool: pg.Pool, { onStop, fail }: Pick<Lifecycle, 'onStop' | 'fail'>, client?: Client) {
+export async function runWorker(
+  config: Config,
+  address: string,
+  pool: pg.Pool,
+  { onStop, fail }: Pick<Lifecycle, 'onStop' | 'fail'>,
+  { client, log = () => undefined }: { client?: Client; log?: (line: string) => void } = {},
+) {
   const prometheusPort = config.METRICS_ENABLED || config.METRICS_PORT ? await freePort() : undefined;
   installTemporalRuntime(config.LOG_LEVEL, { prometheusPort });
   if (prometheusPort) setSdkMetricsUrl(`http://127.0.0.1:${prometheusPort}/metrics`);
@@ -33,4 +40,10 @@ export async function runWorker(config: Config, address: string, pool: pg.Pool, 
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running.catch(() => undefined);
   });
+  const deployment = worker.options.workerDeploymentOptions;
+  if (deployment?.useWorkerVersioning) {
+    const { deploymentName, buildId } = deployment.version;
+    const done = await promoteWhenPolling(connection, config.TEMPORAL_NAMESPACE, { deploymentName, buildId }, config.WORKER_SET_CURRENT);
+    log(`Worker version ${deploymentName}:${buildId} (${deployment.defaultVersioningBehavior.toLowerCase().replace('_', '-')}): ${done}`);
+  }
 }

@@ -18,15 +18,23 @@ export function brigadeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache'), 'brigade');
 }
 
+/** Fetches a prebuilt CLI into `target`; rejects with the reason when it cannot (no package, no network). */
+export type CliDownload = (binDir: string, target: string, log: (line: string) => void) => Promise<string>;
+
+/** How long a download may take before the Go build is tried instead (a network that hangs rather than refuses). */
+export const DOWNLOAD_TIMEOUT_MS = 120_000;
+
 /**
- * Finds the `temporal` CLI (which runs the dev server), cheapest source first: the configured
- * path, the PATH, our cache, a Go build into the cache, and last a download by `@temporalio/testing`.
+ * Finds the `temporal` CLI (which runs the dev server), cheapest source first: the configured path, the
+ * PATH, our cache, a prebuilt download by `@temporalio/testing` (seconds, where the internet is there),
+ * and last a Go build into the cache (minutes, from the Go module proxy).
  */
 export async function findTemporalBinary(
-  opts: { cliPath?: string; log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
+  opts: { cliPath?: string; log?: (line: string) => void; env?: NodeJS.ProcessEnv; download?: CliDownload } = {},
 ): Promise<string> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? (() => undefined);
+  const download = opts.download ?? downloadWithTestingPackage;
 
   if (opts.cliPath) {
     const configured = path.resolve(opts.cliPath);
@@ -43,6 +51,12 @@ export async function findTemporalBinary(
 
   const tried: string[] = [`TEMPORAL_CLI_PATH (unset)`, `"temporal" on the PATH (absent)`, `${cached} (absent)`];
 
+  try {
+    return await withTimeout(download(binDir, cached, log), DOWNLOAD_TIMEOUT_MS, 'the download did not finish');
+  } catch (error) {
+    tried.push(`downloading with @temporalio/testing (${(error as Error).message})`);
+  }
+
   const go = await whichOnPath(`go${EXE}`, env);
   if (go) {
     log(`temporal: building the Temporal CLI with Go into ${binDir} (first run only; takes a few minutes)`);
@@ -57,37 +71,34 @@ export async function findTemporalBinary(
     tried.push('building with Go (go is not on the PATH)');
   }
 
-  try {
-    return await downloadWithTestingPackage(binDir, cached, log);
-  } catch (error) {
-    tried.push(`downloading with @temporalio/testing (${(error as Error).message})`);
-  }
-
   throw new TemporalBinaryError(
     [
       'The Temporal CLI (which runs the local Temporal dev server) was not found. Tried:',
       ...tried.map((line) => `  - ${line}`),
       'Fix one of: install the temporal CLI (https://docs.temporal.io/cli) and put it on the PATH or set TEMPORAL_CLI_PATH;',
-      `install Go and run npm start again; run "npm install --no-save @temporalio/testing" on a machine with internet;`,
+      `install Go and run npm start again; reinstall with optional dependencies (npm ci --include=optional) on a machine with internet;`,
       'or point TEMPORAL_ADDRESS at a running Temporal server.',
     ].join('\n'),
   );
 }
 
+/** The CLI version a download asks for: the one the Go build makes, so both paths run the same dev server. */
+export const TEMPORAL_CLI_VERSION = TEMPORAL_CLI_MODULE.split('@v')[1]!;
+
 /** The SDK's test package downloads the CLI when it starts a dev server; we start one once and keep the file. */
 async function downloadWithTestingPackage(binDir: string, target: string, log: (line: string) => void): Promise<string> {
-  const moduleName = '@temporalio/testing'; // not a dependency: a variable keeps the import optional
+  const moduleName = '@temporalio/testing'; // an optional dependency: a variable keeps the import optional
   let testing: { TestWorkflowEnvironment: { createLocal(options: unknown): Promise<{ teardown(): Promise<void> }> } };
   try {
     testing = await import(moduleName);
   } catch {
-    throw new Error('the package is not installed; run "npm install --no-save @temporalio/testing"');
+    throw new Error('the optional package is not installed; npm ci --include=optional installs it');
   }
   const downloadDir = path.join(binDir, 'download');
   await fs.mkdir(downloadDir, { recursive: true });
   log(`temporal: downloading the Temporal CLI with @temporalio/testing into ${downloadDir}`);
   const environment = await testing.TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'cached-download', downloadDir } },
+    server: { executable: { type: 'cached-download', downloadDir, version: TEMPORAL_CLI_VERSION } },
   });
   await environment.teardown();
   for (const name of await fs.readdir(downloadDir)) {
@@ -99,4 +110,13 @@ async function downloadWithTestingPackage(binDir: string, target: string, log: (
     }
   }
   throw new Error(`the download finished but no executable appeared in ${downloadDir}`);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -6,7 +6,9 @@ import { brigadeCacheDir } from './temporal-binary.ts';
 // The cluster shape's native parts, built from source with Go the way the `temporal` CLI is (temporal-binary.ts)
 // and cached next to it in ~/.cache/brigade/bin. The server and its schema tool must be the same version, and the
 // PostgreSQL schema files come from that version's module. Nothing of this lands in the repository.
-export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
+// v1.32: Worker Deployment Versioning with upgrade on continue-as-new, which the upgrade procedure relies on
+// (docs/operations.md#upgrades). v1.32.2's go.mod asks for Go 1.26.10; .1 builds with the 1.26.8 here.
+export const TEMPORAL_SERVER_VERSION = 'v1.32.1';
 export const UI_SERVER_VERSION = 'v2.42.1';
 
 export interface ClusterBinarySpec {
@@ -18,9 +20,10 @@ export interface ClusterBinarySpec {
 }
 
 export const CLUSTER_BINARIES = {
-  server: { name: 'temporal-server', module: `go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`, what: 'the Temporal server' },
-  sqlTool: { name: 'temporal-sql-tool', module: `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`, what: "the Temporal server's SQL schema tool" },
-  ui: { name: 'temporal-ui-server', module: `github.com/temporalio/ui-server/v2/cmd/server@${UI_SERVER_VERSION}`, what: 'the Temporal Web UI server' },
+  // The version is in the file name, so that a cache holding an older build is never taken for this one.
+  server: { name: `temporal-server-${TEMPORAL_SERVER_VERSION}`, module: `go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`, what: 'the Temporal server' },
+  sqlTool: { name: `temporal-sql-tool-${TEMPORAL_SERVER_VERSION}`, module: `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`, what: "the Temporal server's SQL schema tool" },
+  ui: { name: `temporal-ui-server-${UI_SERVER_VERSION}`, module: `github.com/temporalio/ui-server/v2/cmd/server@${UI_SERVER_VERSION}`, what: 'the Temporal Web UI server' },
 } as const satisfies Record<string, ClusterBinarySpec>;
 
 export interface ClusterBinaries {

@@ -15,6 +15,7 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   log,
+  makeContinueAsNewFunc,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -37,6 +38,7 @@ import {
   stateQuery,
   stopSignal,
   stopUpdate,
+  upgradeSignal,
 } from '../shared/definitions.ts';
 import {
   type ChatMessage,
@@ -308,6 +310,17 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     },
   );
 
+  setHandler(
+    upgradeSignal,
+    // Nothing to do: the signal's workflow task carries the server's word that the target version changed,
+    // and the wait below reads it.
+    () => undefined,
+    {
+      description:
+        'Wake this conversation so that it moves to the current worker version: once no turn runs it continues as new there (no payload; any payload is ignored). A conversation already on the current version does nothing.',
+    },
+  );
+
   setHandler(stateQuery, state, { description: 'The conversation now: idle, running or waiting, its open items, counters and agent state.' });
 
   loop.idleDetails();
@@ -319,10 +332,15 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       suggested: () => workflowInfo().continueAsNewSuggested,
       turnsThisRun: loop.turnsThisRun,
       afterTurns: settings.continueAsNewAfterTurns,
+      upgradable: () => workflowInfo().targetWorkerDeploymentVersionChanged,
     }),
   );
   await events.flush();
-  await continueAsNew<typeof chatSession>({
+  // A pinned run would hand its pin on to the next one: moving to the current version is asked for explicitly.
+  const next = workflowInfo().targetWorkerDeploymentVersionChanged
+    ? makeContinueAsNewFunc<typeof chatSession>({ initialVersioningBehavior: 'AUTO_UPGRADE' })
+    : (args: ChatSessionInput) => continueAsNew<typeof chatSession>(args);
+  await next({
     ...input,
     carried: handOn({
       turns: loop.turns,

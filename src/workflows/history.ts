@@ -55,9 +55,18 @@ export interface ContinueAsNewState {
   turnsThisRun: number;
   /** settings.continueAsNewAfterTurns: 0 leaves it to the server's hint */
   afterTurns: number;
+  /** a newer worker deployment version is current than the one this run is pinned to (absent: never) */
+  upgradable?(): boolean;
 }
 
-/** Continue-as-new only between turns and once every handler has returned, so nothing is cut off. */
+/**
+ * Continue-as-new only between turns and once every handler has returned, so nothing is cut off. A run pinned
+ * to a worker version goes once a newer one is current, so the old version drains as its conversations idle.
+ */
 export function mayContinueAsNew(s: ContinueAsNewState): boolean {
-  return !s.turnActive && s.allHandlersFinished() && (s.suggested() || (s.afterTurns > 0 && s.turnsThisRun >= s.afterTurns));
+  return (
+    !s.turnActive &&
+    s.allHandlersFinished() &&
+    (s.suggested() || (s.afterTurns > 0 && s.turnsThisRun >= s.afterTurns) || (s.upgradable?.() ?? false))
+  );
 }
