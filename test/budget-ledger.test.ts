@@ -62,7 +62,7 @@ describe('token budgets against the ledger', () => {
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
-  test('six concurrent turns of one user in six conversations stay within the daily limit plus the calls reserved', async () => {
+  test('six concurrent turns of one user in six conversations stay within the daily limit plus the calls reserved', async (t) => {
     // Every call costs 1000 tokens and takes 400 ms; a turn is a lookup round and an answer (two calls).
     answer = (request) =>
       endsWithToolResults(request)
@@ -73,6 +73,7 @@ describe('token budgets against the ledger', () => {
     for (const turn of turns) assert.equal(turn.status, 200, JSON.stringify(turn.body));
 
     const spent = await chatTokens(app, 'alice');
+    t.diagnostic(`six turns of alice: ${fake.requests.length} model calls, ${spent} tokens spent against a daily limit of ${LIMIT}`);
     // Admitted only while spent + reserved < 2500, each call reserving its 1000: at most one call's worth over.
     assert.ok(spent <= LIMIT + 1000, `alice spent ${spent} tokens against a daily limit of ${LIMIT} (${fake.requests.length} model calls)`);
     assert.ok(fake.requests.length <= 3, `${fake.requests.length} model calls were made`);
@@ -226,7 +227,8 @@ describe('money budgets', () => {
   });
 
   test('with BUDGET_APPROVER_ROLE the spender cannot approve their budget item; an approver can, and sees nothing else', async () => {
-    const app = await start('gemini-2.5-pro', { BUDGET_APPROVER_ROLE: 'beer-staff' });
+    // a token budget too, so that the turn parks wherever budget items exist (the old main included)
+    const app = await start('gemini-2.5-pro', { BUDGET_APPROVER_ROLE: 'beer-staff', TOKEN_BUDGET_PER_USER_PER_DAY: '1000' });
     const { id, item } = await turnsUntilParked(app, ALICE);
 
     const own = await decide(app, id, { pendingId: item.id, decision: 'approve' }, ALICE);

@@ -8,8 +8,12 @@ import { WorkflowUpdateStage } from '@temporalio/client';
 import type { DecisionInput, PendingItem } from '../shared/messages.ts';
 import { chatSessionWorkflowId, decideUpdate, stateQuery } from '../shared/definitions.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
+import { z } from 'zod';
 import type { Principal } from './auth.ts';
 import { HttpError, notFound } from './http-error.ts';
+
+/** What an approver's decision answers: taken, and nothing of the conversation. */
+export const BudgetApproval = z.object({ pendingId: z.string(), decision: z.string(), accepted: z.literal(true) });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -38,7 +42,7 @@ export async function approverDecision(
   principal: Principal,
   conversationId: string,
   decision: DecisionInput,
-): Promise<{ pendingId: string; decision: string; accepted: true }> {
+): Promise<z.infer<typeof BudgetApproval>> {
   if (!principal.roles.includes(role) || !UUID.test(conversationId)) throw notFound();
   const handle = client.workflow.getHandle(chatSessionWorkflowId(conversationId)) as WorkflowHandle<typeof chatSession>;
   const item = await itemOf(handle, decision).catch(() => undefined);
