@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { placeholderPng } from '../src/agents/recipes/offline-save.ts';
+import { budgetView } from '../src/api/budget-view.ts';
 import { freePort } from '../src/stack/ports.ts';
 import { type FakeGemini, type FakeReply, type RecordedRequest, endsWithToolResults, reply, startFakeGemini } from './support/fake-gemini.ts';
 import { OLD_FASHIONED, OLD_FASHIONED_JSON } from './support/recipes.ts';
@@ -165,6 +166,54 @@ describe('token budgets against the ledger', () => {
     const tool = view.body.messages.find((message: any) => message.role === 'tool');
     assert.match(JSON.stringify(tool.result), /You have used 2,9\d\d tokens today, your daily budget is 2,500/);
     assert.ok(!fake.requests.slice(before).some((request) => request.model.includes('image')), 'no image was asked for');
+  });
+
+  test("beer's SQL generation counts against the budget", async () => {
+    answer = (request) => {
+      if (!request.stream) return reply.text('SELECT 1', { usage: costs(300) });
+      return endsWithToolResults(request)
+        ? reply.text('Here is what I found.', { usage: costs(100) })
+        : { kind: 'calls', calls: [{ name: 'run_analytical_query_tool', args: { question: 'What did we buy most?' } }], usage: costs(100) };
+    };
+    const created = await app.call('POST', '/v1/conversations', { token: ERIN_BEER_STAFF, body: { agent: 'beer', client: 'CLT-CFY747' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const turn = await say(app, created.body.id, 'What did we buy most?', ERIN_BEER_STAFF);
+    assert.equal(turn.status, 200, JSON.stringify(turn.body));
+    const rows = await app.adminQuery("SELECT kind, task, tokens::int AS tokens, settled FROM usage_ledger WHERE user_id = 'erin' AND kind = 'task'");
+    assert.deepEqual(rows, [{ kind: 'task', task: 'sql_generation', tokens: 300, settled: true }]);
+    const view = await app.call('GET', `/v1/conversations/${created.body.id}`, { token: ERIN_BEER_STAFF });
+    assert.equal(view.body.budget.userDay.spent, 500, 'two chat steps and the SQL generation');
+  });
+});
+
+describe('the budget view', () => {
+  const config = {
+    TOKEN_BUDGET_PER_CONVERSATION: undefined,
+    TOKEN_BUDGET_PER_USER_PER_DAY: 1000,
+    MONEY_BUDGET_PER_CONVERSATION: 1,
+    MONEY_BUDGET_PER_USER_PER_DAY: undefined,
+    BUDGET_CURRENCY: 'USD',
+  };
+  const totals = (dayTokens: number, conversationCost: number) => ({
+    conversation: { tokens: 0, cost: conversationCost },
+    userDay: { tokens: dayTokens, cost: conversationCost },
+  });
+
+  test('warns from 80 % of a limit, naming the budget nearest its limit', () => {
+    assert.equal(budgetView(config, totals(799, 0.5), 0)?.warning, undefined);
+    assert.deepEqual(budgetView(config, totals(800, 0.5), 0)?.warning, {
+      scope: 'user-day',
+      unit: 'tokens',
+      percent: 80,
+      text: 'You have used 80 % of your daily budget.',
+    });
+    assert.deepEqual(budgetView(config, totals(800, 0.9), 0), {
+      userDay: { spent: 800, limit: 1000 },
+      money: { currency: 'USD', conversation: { spent: 0.9, limit: 1 } },
+      warning: { scope: 'conversation', unit: 'money', percent: 90, text: "You have used 90 % of this conversation's budget." },
+    });
+    // an approved budget item raises the conversation's money budget too
+    assert.equal(budgetView(config, totals(0, 0.9), 1)?.warning, undefined);
   });
 });
 
