@@ -168,7 +168,7 @@ describe('token budgets against the ledger', () => {
     assert.ok(!fake.requests.slice(before).some((request) => request.model.includes('image')), 'no image was asked for');
   });
 
-  test("beer's SQL generation counts against the budget", async () => {
+  test("beer's SQL generation and website summaries count against the budget", async () => {
     answer = (request) => {
       if (!request.stream) return reply.text('SELECT 1', { usage: costs(300) });
       return endsWithToolResults(request)
@@ -183,6 +183,19 @@ describe('token budgets against the ledger', () => {
     assert.deepEqual(rows, [{ kind: 'task', task: 'sql_generation', tokens: 300, settled: true }]);
     const view = await app.call('GET', `/v1/conversations/${created.body.id}`, { token: ERIN_BEER_STAFF });
     assert.equal(view.body.budget.userDay.spent, 500, 'two chat steps and the SQL generation');
+
+    // and a website summary's grounded call
+    answer = (request) => {
+      if (!request.stream) return { kind: 'grounded', text: 'A brewery in Escondido.', queries: ['stone brewing'], sources: [] };
+      return endsWithToolResults(request)
+        ? reply.text('Stone Brewing makes IPAs.', { usage: costs(100) })
+        : { kind: 'calls', calls: [{ name: 'get_website_summary_tool', args: { brewery_name: 'Stone Brewing', url: 'https://www.stonebrew.com' } }], usage: costs(100) };
+    };
+    const summary = await say(app, created.body.id, 'Tell me about Stone Brewing', ERIN_BEER_STAFF);
+    assert.equal(summary.status, 200, JSON.stringify(summary.body));
+    const grounded = await app.adminQuery("SELECT task, tokens::int AS tokens, settled FROM usage_ledger WHERE user_id = 'erin' AND task = 'web_summary'");
+    assert.equal(grounded.length, 1);
+    assert.ok(grounded[0].settled && grounded[0].tokens > 0, JSON.stringify(grounded));
   });
 });
 

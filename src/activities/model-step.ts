@@ -118,7 +118,10 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       const partial: ChatMessage = { id: stepId, role: 'assistant', text: deltas.streamed, stopped: true };
       const used = usedSoFar && { stepId, model: model.name, ...usedSoFar };
       // The stopped call is over: its reservation becomes what the stream reported (nothing, if it reported nothing).
-      await meter.settle(chatCall(step, model.name), { model: model.name, usage: usedSoFar ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } });
+      // A failure here leaves the reservation counted: Stop must still hand back what streamed.
+      await meter
+        .settle(chatCall(step, model.name), { model: model.name, usage: usedSoFar ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } })
+        .catch(() => undefined);
       await writeBatch(pool, { conversationId, userId }, {
         messages: [partial],
         events: [...tailEvents, ...(used ? [{ key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }] : [])],
