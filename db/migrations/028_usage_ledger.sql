@@ -40,8 +40,9 @@ CREATE POLICY own_rows ON usage_ledger USING (user_id = brigade_current_user());
 GRANT SELECT ON usage_ledger TO brigade_app;
 
 -- Reserve one call, or refuse it. Limits are NULL when unset; money limits count costs in p_currency. A key
--- reserved before (a retried attempt) is admitted without a new check. The reservation is the user's last
--- settled call of the same model (its tokens and cost) or, before any, p_tokens and p_cost.
+-- reserved before (a retried attempt) is admitted without a new check. The reservation is p_tokens and
+-- p_cost (BUDGET_RESERVATION_TOKENS), or more when the user's last call of the same model used more: a call
+-- that failed or was stopped early never makes the next reservations small.
 -- Returns one row: admitted, and when refused the first limit reached (scope, unit, spent, limit).
 CREATE FUNCTION brigade_reserve_usage(
   p_user text, p_key text, p_conversation uuid, p_kind text, p_task text, p_model text,
@@ -97,7 +98,7 @@ BEGIN
    LIMIT 1;
   INSERT INTO public.usage_ledger (user_id, key, conversation_id, kind, task, model, tokens, cost, currency)
   VALUES (p_user, p_key, p_conversation, p_kind, p_task, p_model,
-          coalesce(est_tokens, p_tokens), coalesce(est_cost, p_cost), p_currency);
+          greatest(est_tokens, p_tokens), greatest(est_cost, p_cost), p_currency);
   RETURN QUERY SELECT true, NULL::text, NULL::text, NULL::numeric, NULL::numeric;
 END $$;
 

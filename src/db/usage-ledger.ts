@@ -18,7 +18,7 @@ export interface LedgerCall {
 
 /**
  * Reserves `call` if no limit is reached, as one step under the user's lock; answers the first limit
- * reached instead. `estimate` is what the call holds until settled, before the user made one of its model.
+ * reached instead. `estimate` is the least the call holds until settled (more after a larger call of its model).
  */
 export async function reserveUsage(
   pool: pg.Pool,
