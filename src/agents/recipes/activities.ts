@@ -27,6 +27,7 @@ export const RAW_END = '</recipe>';
 
 /** The ledger's charge for a call of this activity: the conversation's user (the pipeline's input names them). */
 const charge = ({ userId, conversationId }: ChargedTo, label: string) => ({
+  // an input scheduled before the ledger names nobody: charged to no user rather than to a wrong one
   userId: userId ?? '',
   ...(conversationId ? { conversationId } : {}),
   key: activityCallKey(label),
