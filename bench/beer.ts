@@ -142,7 +142,7 @@ async function main(): Promise<void> {
           distinct.add(chosen.brewery_id);
           const summary = await getWebsiteSummary(
             { brewery_name: chosen.brewery_name, url: chosen.website_url, brewery_type: chosen.brewery_type },
-            { pool, taskModel, ttlMs: ttlDays * DAY_S * 1000 },
+            { pool, taskModel, charge: { userId: 'bench', key: 'summary' }, ttlMs: ttlDays * DAY_S * 1000 },
           );
           lookups.push(summary.metadata.lookup_ms);
           if (summary.cache_status === 'CACHE_HIT') hits += 1;
@@ -177,10 +177,10 @@ async function main(): Promise<void> {
 
     // Cache lookups on hits alone, many of them, for a steadier p50/p99 (one brewery, warm).
     const warm = { brewery_name: 'Stone Brewing', url: 'http://www.stonebrew.com' };
-    await getWebsiteSummary(warm, { pool, taskModel, ttlMs: 30 * DAY_S * 1000 });
+    await getWebsiteSummary(warm, { pool, taskModel, charge: { userId: 'bench', key: 'summary' }, ttlMs: 30 * DAY_S * 1000 });
     const hitLookups: number[] = [];
     for (let i = 0; i < 500; i += 1) {
-      hitLookups.push((await getWebsiteSummary(warm, { pool, taskModel, ttlMs: 30 * DAY_S * 1000 })).metadata.lookup_ms);
+      hitLookups.push((await getWebsiteSummary(warm, { pool, taskModel, charge: { userId: 'bench', key: 'summary' }, ttlMs: 30 * DAY_S * 1000 })).metadata.lookup_ms);
     }
 
     // Concurrency: 8 conversations asking for the same uncached brewery at once.
@@ -190,7 +190,7 @@ async function main(): Promise<void> {
     );
     const burst = await Promise.all(
       Array.from({ length: 8 }, () =>
-        getWebsiteSummary({ brewery_name: 'Modern Times Beer', url: 'http://www.moderntimesbeer.com' }, { pool, taskModel, ttlMs: 30 * DAY_S * 1000 }),
+        getWebsiteSummary({ brewery_name: 'Modern Times Beer', url: 'http://www.moderntimesbeer.com' }, { pool, taskModel, charge: { userId: 'bench', key: 'summary' }, ttlMs: 30 * DAY_S * 1000 }),
       ),
     );
     const concurrent = { callers: 8, groundingCalls: groundingCalls() - before, hits: burst.filter((r) => r.cache_status === 'CACHE_HIT').length };

@@ -138,6 +138,17 @@ export const ConfigSchema = z.object({
    */
   TOKEN_BUDGET_PER_CONVERSATION: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive('must be positive').optional()),
   TOKEN_BUDGET_PER_USER_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().positive('must be positive').optional()),
+  /**
+   * Money budgets (issue 29), in BUDGET_CURRENCY, priced by MODEL_PRICES: a conversation's, and a user's per UTC
+   * day. Counted in the usage ledger with every model call (chat, pipelines, images, SQL, summaries).
+   */
+  MONEY_BUDGET_PER_CONVERSATION: z.preprocess(emptyAsUndefined, z.coerce.number().positive('must be positive').optional()),
+  MONEY_BUDGET_PER_USER_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().positive('must be positive').optional()),
+  BUDGET_CURRENCY: z.string().length(3, 'must be a currency code such as USD').toUpperCase().default('USD'),
+  /** what a call reserves against the budgets before it reports its usage (at least; more after a larger call of that model) */
+  BUDGET_RESERVATION_TOKENS: positiveInt(4000),
+  /** when set, a budget item is approved only by a user with this role, never by the one who spends */
+  BUDGET_APPROVER_ROLE: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
 
   /** attempts at a structured (response-schema) model answer that fails its zod schema before it is reported */
   MODEL_SCHEMA_ATTEMPTS: positiveInt(3),

@@ -16,7 +16,8 @@ let database: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;
 let admin: pg.Pool;
 const taskModel = () => createGeminiTaskModel({ apiKey: 'k', baseUrl: fake.baseUrl, model: 'gemini-2.5-flash', imageModel: 'img', timeoutMs: 5_000 });
-const deps = (ttlMs = 60_000) => ({ pool, taskModel: taskModel(), ttlMs });
+const charge = { userId: 'alice', key: 'summary' };
+const deps = (ttlMs = 60_000) => ({ pool, taskModel: taskModel(), charge, ttlMs });
 const stone = { brewery_name: 'Stone Brewing', url: 'http://www.stonebrew.com', brewery_type: 'regional', address: '1999 Citracado Pkwy, Escondido' };
 const grounded = (text = 'Stone brews bold IPAs; big gardens; tours daily.') =>
   reply.grounded(text, ['Stone Brewing Escondido', 'Stone Brewing taproom'], [{ uri: 'https://stonebrew.com' }, { uri: 'https://example.com/stone' }, { uri: 'https://example.org/x' }]);
@@ -133,7 +134,7 @@ describe('the summary cache', () => {
   });
 
   test('the offline model says it is offline, and its summary is cached like any other', async () => {
-    const offline = { pool, taskModel: createOfflineTaskModel(), ttlMs: 60_000 };
+    const offline = { pool, taskModel: createOfflineTaskModel(), charge, ttlMs: 60_000 };
     const first = await getWebsiteSummary(stone, offline);
     assert.equal(first.cache_status, 'CACHE_MISS');
     assert.match(first.summary!, /offline/i);

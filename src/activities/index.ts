@@ -4,6 +4,7 @@ import { selectTaskModel } from '../model/select.ts';
 import type { McpConnections } from '../mcp/connections.ts';
 import { createMcpActivities } from './mcp.ts';
 import { createModelStep } from './model-step.ts';
+import { createUsageMeter, meteredTaskModel } from './usage-meter.ts';
 import { createRecord } from './record.ts';
 import { createRunTool } from './run-tool.ts';
 import type { RuntimeActivities } from './runtime-types.ts';
@@ -13,7 +14,9 @@ export type { ActivityDeps, Services } from './services.ts';
 
 export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
   const config = deps.config ?? loadConfig({});
-  const services: Services = { ...deps, config, taskModel: deps.taskModel ?? selectTaskModel(config) };
+  // Every one-shot model call is reserved and settled in the usage ledger, whoever makes it.
+  const taskModel = meteredTaskModel(deps.taskModel ?? selectTaskModel(config), createUsageMeter(deps.pool, config), config);
+  const services: Services = { ...deps, config, taskModel };
   const runTool = createRunTool(services);
   const runtime: RuntimeActivities = {
     modelStep: createModelStep({ ...services, runTool }),

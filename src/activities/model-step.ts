@@ -1,5 +1,7 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
-import { type BudgetExceeded, STEP_STOPPED, type StoppedStep, budgetLimits } from '../shared/turn-control.ts';
+import { STEP_STOPPED, type StoppedStep, budgetLimits } from '../shared/turn-control.ts';
+import { type MeterConfig, budgetSettings, createUsageMeter } from './usage-meter.ts';
+import type { LedgerCall } from '../db/usage-ledger.ts';
 import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
 import { type WriteOptions, writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
@@ -21,7 +23,7 @@ export interface ModelStepDeps {
   pool: pg.Pool;
   model: ChatModel;
   systemPrompt: (agent: AgentName) => Promise<string>;
-  config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'> & Partial<Pick<Config, 'TOKEN_BUDGET_PER_CONVERSATION' | 'TOKEN_BUDGET_PER_USER_PER_DAY'>>;
+  config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'> & MeterConfig;
   /** the runTool activity's function: exactly once by call id, so a tool run here is never run twice */
   runTool: (input: RunToolInput, options?: WriteOptions) => Promise<unknown>;
 }
@@ -34,6 +36,15 @@ export const STOP_HEARTBEAT_MS = 250;
 /** The id of the n-th model call of a step (n >= 2); distinct from its calls' ids (`<stepId>.<i>`). */
 const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
 
+/** A chat call in the usage ledger: one per step id, so a retried attempt holds the same reservation. */
+const chatCall = ({ conversationId, userId, stepId }: Step, model: string): LedgerCall => ({
+  userId,
+  conversationId,
+  key: `chat:${conversationId}:${stepId}`,
+  kind: 'chat',
+  model,
+});
+
 /**
  * One model step: write what the workflow handed over, read the transcript (by reference, so history
  * stays small), call the model while streaming deltas as events, then write the answer and its usage.
@@ -41,6 +52,7 @@ const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
  * again with their results, so a lookup turn costs one activity instead of two plus a local one.
  */
 export function createModelStep({ pool, model, systemPrompt, config, runTool }: ModelStepDeps) {
+  const meter = createUsageMeter(pool, config);
   /**
    * A reply for `step`: the one a previous attempt already wrote (its answer lost on the way), or a new one.
    * Its write commits deferred when `goesOn` says the step will write again after it.
@@ -105,6 +117,11 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       const tailEvents = await deltas.close();
       const partial: ChatMessage = { id: stepId, role: 'assistant', text: deltas.streamed, stopped: true };
       const used = usedSoFar && { stepId, model: model.name, ...usedSoFar };
+      // The stopped call is over: its reservation becomes what the stream reported (nothing, if it reported nothing).
+      // A failure here leaves the reservation counted: Stop must still hand back what streamed.
+      await meter
+        .settle(chatCall(step, model.name), { model: model.name, usage: usedSoFar ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } })
+        .catch(() => undefined);
       await writeBatch(pool, { conversationId, userId }, {
         messages: [partial],
         events: [...tailEvents, ...(used ? [{ key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }] : [])],
@@ -128,6 +145,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       }));
     }
     const usage = { model: reply.model, ...reply.usage };
+    await meter.settle(chatCall(step, model.name), { model: reply.model, usage: reply.usage });
     const ended = message.toolCalls ? [] : [{ key: `turn-ended:${stepId}`, type: 'turn.ended' as const, data: { messageId: stepId } }];
     const deferCommit = goesOn(message) && (await commits.defer());
     await writeBatch(
@@ -190,16 +208,14 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     const beat = setInterval(() => context.heartbeat(), Math.min(STOP_HEARTBEAT_MS, Math.max(100, (context.info.heartbeatTimeoutMs ?? 3000) / 3)));
     const before: ChatMessage[] = [];
     const total: StepUsage = { model: '', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-    const limits = budgetLimits(
-      { perConversation: config.TOKEN_BUDGET_PER_CONVERSATION, perUserPerDay: config.TOKEN_BUDGET_PER_USER_PER_DAY },
-      input.budget ?? { raises: 0 },
-    );
+    const limits = budgetLimits(budgetSettings(config), input.budget ?? { raises: 0 });
     try {
       for (let n = 1; ; n += 1) {
         const step: Step = { ...input, stepId: n === 1 ? input.stepId : nthStepId(input.stepId, n) };
-        // Over a budget, the call is not made (a retry whose answer is written already is not a new call).
-        if ((limits.conversation || limits.userDay) && !transcript.some((message) => message.id === step.stepId)) {
-          const over = await overBudget(pool, step, limits);
+        // Reserved against the budgets in one step per user, or not made: over a budget, or with the calls
+        // in flight holding the rest (a retry whose answer is written already is not a new call).
+        if (!transcript.some((message) => message.id === step.stepId)) {
+          const over = await meter.reserve(chatCall(step, model.name), limits);
           if (over) {
             const none: ChatMessage = { id: step.stepId, role: 'assistant', text: '' };
             await commits.settle();
@@ -250,22 +266,6 @@ class StepStopped extends Error {
 /** Cancelled because the workflow asked (Stop), not because the worker shuts down or the activity timed out. */
 function stoppedByUser(context: Context): boolean {
   return context.cancellationSignal.aborted && context.cancellationDetails?.cancelRequested === true;
-}
-
-/** The first budget that is spent, from model_usage (one row per model call, so a retry counts once). */
-async function overBudget(pool: pg.Pool, { conversationId, userId }: Step, limits: { conversation?: number; userDay?: number }): Promise<BudgetExceeded | undefined> {
-  const spent = await asUser(pool, userId, async (db) => {
-    const { rows } = await db.query<{ conversation: string; userDay: string }>(
-      `SELECT coalesce(sum(total_tokens) FILTER (WHERE conversation_id = $1), 0) AS conversation,
-              coalesce(sum(total_tokens) FILTER (WHERE created_at >= date_trunc('day', now(), 'UTC')), 0) AS "userDay"
-         FROM model_usage WHERE user_id = $2 AND (conversation_id = $1 OR created_at >= date_trunc('day', now(), 'UTC'))`,
-      [conversationId, userId],
-    );
-    return { conversation: Number(rows[0]!.conversation), userDay: Number(rows[0]!.userDay) };
-  });
-  if (limits.conversation && spent.conversation >= limits.conversation) return { scope: 'conversation', spent: spent.conversation, limit: limits.conversation };
-  if (limits.userDay && spent.userDay >= limits.userDay) return { scope: 'user-day', spent: spent.userDay, limit: limits.userDay };
-  return undefined;
 }
 
 async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: Step): Promise<StepUsage> {

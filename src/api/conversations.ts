@@ -24,7 +24,9 @@ import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
 import { DecisionBody, MessageBody, createConversationBody } from './schemas.ts';
-import { hasBudget, readBudgetView } from './budget-view.ts';
+import { budgetView, hasBudget } from './budget-view.ts';
+import { approverDecision, refuseSelfApproval } from './budget-approval.ts';
+import { readLedgerTotals } from '../db/usage-ledger.ts';
 import { mcpInput } from '../mcp/config.ts';
 import { noteConversation } from './metrics.ts';
 
@@ -135,11 +137,10 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       asUser(pool, principal.user, async (db) => ({
         messages: await readTranscript(db, row.id),
         usage: await readUsage(db, row.id),
+        ledger: await readLedgerTotals(db, row.id, config.BUDGET_CURRENCY),
       })),
     ]);
-    const budget = hasBudget(config)
-      ? await asUser(pool, principal.user, (db) => readBudgetView(db, config, row.id, stored.usage.totalTokens, state.budgetRaises ?? 0))
-      : undefined;
+    const budget = hasBudget(config) ? budgetView(config, stored.ledger, state.budgetRaises ?? 0) : undefined;
     res.json({
       id: row.id,
       agent: row.agent,
@@ -149,7 +150,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       status: state.status,
       messages: stored.messages,
       pending: state.pending,
-      usage: stored.usage,
+      usage: { ...stored.usage, cost: { amount: Math.round(stored.ledger.conversation.cost * 1_000_000) / 1_000_000, currency: config.BUDGET_CURRENCY } },
       ...(budget ? { budget } : {}),
       // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
       ...(state.agentState ?? {}),
@@ -197,9 +198,22 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     turnUpdate(req, res, 'messages', MessageBody, (handle, body, updateId) => handle.executeUpdate(sendMessageUpdate, { args: [body], updateId })),
   );
 
-  router.post('/conversations/:id/decisions', (req, res) =>
-    turnUpdate(req, res, 'decisions', DecisionBody, (handle, body, updateId) => handle.executeUpdate(decideUpdate, { args: [body], updateId })),
-  );
+  router.post('/conversations/:id/decisions', async (req, res) => {
+    const approver = config.BUDGET_APPROVER_ROLE;
+    if (approver) {
+      // someone else's conversation: an approver may decide its budget item, and only that
+      const principal = principalOf(res);
+      const mine = await asUser(pool, principal.user, (db) => findConversation(db, String(req.params.id)));
+      if (!mine) {
+        res.json(await approverDecision(client, approver, principal, String(req.params.id), parseBody(DecisionBody, req.body)));
+        return;
+      }
+    }
+    await turnUpdate(req, res, 'decisions', DecisionBody, async (handle, body, updateId) => {
+      if (approver) await withinDeadline(client, () => refuseSelfApproval(approver, handle, body));
+      return handle.executeUpdate(decideUpdate, { args: [body], updateId });
+    });
+  });
 
   router.get('/conversations/:id/events', async (req, res) => {
     const { principal, row } = await owned(req, res);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { OpenApiHelpers } from '../agent-server.ts';
 import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import { MetaBody } from './meta.ts';
+import { BudgetApproval } from './budget-approval.ts';
 import {
   DecisionBody,
   ErrorBody,
@@ -81,6 +82,7 @@ export function openApiDocument(): Record<string, unknown> {
         Message: schema(MessageBody, 'input'),
         Decision: schema(DecisionBody, 'input'),
         Turn: schema(TurnResult),
+        BudgetApproval: schema(BudgetApproval),
         Error: schema(ErrorBody),
         // each agent's own bodies, under the names its paths refer to
         ...Object.fromEntries(
@@ -156,9 +158,19 @@ export function openApiDocument(): Record<string, unknown> {
       '/v1/conversations/{id}/decisions': {
         post: {
           summary: 'Decide a pending item (approve, reject, edit; yes/no; accept/reject)',
+          description:
+            'With BUDGET_APPROVER_ROLE set, approving a budget item is refused to the conversation\'s own user (403), and a user with that role ' +
+            'may decide the budget item of a conversation that is not theirs (nothing else of it): the answer is then a BudgetApproval, once the ' +
+            'conversation has accepted the decision.',
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Decision' } } } },
-          responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 413, 415, 422, 500, 503) },
+          responses: {
+            200: {
+              description: "What the turn did next (the conversation's user), or that the decision was taken (an approver)",
+              content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Turn' }, { $ref: '#/components/schemas/BudgetApproval' }] } } },
+            },
+            ...errors(400, 401, 403, 404, 409, 413, 415, 422, 500, 503),
+          },
         },
       },
       '/v1/conversations/{id}/events': {

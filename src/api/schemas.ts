@@ -5,7 +5,7 @@ import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import { agentNames } from '../agents/registry.ts';
 import type { CreateBody } from '../agent-server.ts';
 import { type AgentName, ChatMessage, ConversationStatus, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
-import { BudgetView } from './budget-view.ts';
+import { BudgetView, UsageView } from './budget-view.ts';
 
 export { DecisionInput as DecisionBody, SendMessageInput as MessageBody } from '../shared/messages.ts';
 
@@ -49,8 +49,8 @@ export const conversationView = () =>
     status: ConversationStatus,
     messages: z.array(ChatMessage),
     pending: z.array(PendingItem),
-    usage: Usage,
-    /** spending against the token budgets, when one is set */
+    usage: UsageView,
+    /** spending against the budgets (tokens, money), when one is set */
     budget: BudgetView.optional(),
     ...Object.assign({}, ...[...AGENT_SERVERS.values()].map((server) => server.view?.shape ?? {})),
   });

@@ -7,7 +7,19 @@ import { createGenAiClient } from './genai-client.ts';
 import { toModelCallError } from './gemini-errors.ts';
 import { ModelCallError, type ModelUsage } from './types.ts';
 
+/**
+ * Who pays for a call, and the call's stable name: the usage ledger reserves and settles it under `key`
+ * (a retried attempt reuses its reservation). Required, so no model call goes unrecorded.
+ */
+export interface Charge {
+  userId: string;
+  /** the conversation the call serves, when there is one (conversation budgets, the view's cost) */
+  conversationId?: string;
+  key: string;
+}
+
 export interface TaskRequest {
+  charge: Charge;
   /** names the job (`recipe_structuring`, `sql_generation`, ...): the offline model answers by it */
   task: string;
   /** the prompt file's text, filled in */
@@ -36,6 +48,7 @@ export interface TaskReply {
 }
 
 export interface ImageRequest {
+  charge: Charge;
   task: string;
   prompt: string;
   signal?: AbortSignal;
@@ -45,12 +58,16 @@ export interface ImageReply {
   mimeType: string;
   data: Uint8Array;
   model: string;
+  /** what the model reported, when it did */
+  usage?: ModelUsage;
 }
 
 export interface TaskModel {
   readonly name: string;
   /** offline models say so in what they write */
   readonly offline: boolean;
+  /** the model image() calls, when it is not `name` */
+  readonly imageModel?: string;
   complete(request: TaskRequest): Promise<TaskReply>;
   image(request: ImageRequest): Promise<ImageReply>;
 }
@@ -69,6 +86,7 @@ export function createGeminiTaskModel(opts: GeminiTaskOptions): TaskModel {
   return {
     name: opts.model,
     offline: false,
+    imageModel: opts.imageModel,
     async complete(request) {
       const model = request.model ?? opts.model;
       let response: GenerateContentResponse;
@@ -125,6 +143,7 @@ export function createGeminiTaskModel(opts: GeminiTaskOptions): TaskModel {
         mimeType: part.inlineData.mimeType ?? 'image/png',
         data: Buffer.from(part.inlineData.data, 'base64'),
         model: response.modelVersion ?? opts.imageModel,
+        ...(response.usageMetadata ? { usage: usageOf(response) } : {}),
       };
     },
   };

@@ -1,13 +1,10 @@
-// Token budgets (TOKEN_BUDGET_PER_CONVERSATION, TOKEN_BUDGET_PER_USER_PER_DAY): the model step finds a budget
+// Budgets in tokens or money (TOKEN_BUDGET_*, MONEY_BUDGET_*): the model step finds a budget
 // spent before it asks the model, and the turn parks on a `budget` item that says what was spent and the
 // limit. Here are that item and the words the turn ends with when nobody lets it go on. Pure.
 import type { PendingItem } from '../shared/messages.ts';
-import type { BudgetExceeded } from '../shared/turn-control.ts';
+import { type BudgetExceeded, budgetSpentText } from '../shared/turn-control.ts';
 
-const whose = (over: BudgetExceeded) =>
-  over.scope === 'conversation'
-    ? `This conversation has used ${over.spent.toLocaleString('en-US')} tokens of its ${over.limit.toLocaleString('en-US')}-token budget`
-    : `You have used ${over.spent.toLocaleString('en-US')} tokens today, your daily budget is ${over.limit.toLocaleString('en-US')}`;
+const whose = budgetSpentText;
 
 /** The item a turn over budget waits on: approve or reject, with what was spent and the limit. */
 export function budgetItem(id: string, over: BudgetExceeded, expiresAt: string): PendingItem {
@@ -16,11 +13,11 @@ export function budgetItem(id: string, over: BudgetExceeded, expiresAt: string):
     kind: 'budget',
     tool: 'model',
     callId: id,
-    args: { scope: over.scope, spent: over.spent, limit: over.limit },
+    args: { scope: over.scope, spent: over.spent, limit: over.limit, ...(over.unit ? { unit: over.unit, currency: over.currency ?? 'USD' } : {}) },
     decisions: ['approve', 'reject'],
     expiresAt,
     prompt: `${whose(over)}. Approve to let this turn go on (the conversation's budget grows by one more budget's worth), or reject to end it.`,
-    details: { scope: over.scope, spent: over.spent, limit: over.limit },
+    details: { scope: over.scope, spent: over.spent, limit: over.limit, ...(over.unit ? { unit: over.unit, currency: over.currency ?? 'USD' } : {}) },
   };
 }
 

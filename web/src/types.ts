@@ -30,8 +30,9 @@ export interface ConversationView extends ConversationSummary {
   status: ConversationStatus;
   messages: ChatMessage[];
   pending: PendingItem[];
-  usage: Usage;
-  /** spending against the token budgets, when the deployment sets one */
+  /** cost: what every model call of the conversation cost (its pipelines' and tools' calls too), from the server's price table */
+  usage: Usage & { cost?: { amount: number; currency: string } };
+  /** spending against the budgets (tokens, money), when the deployment sets one */
   budget?: BudgetView;
   /** a stateful agent's view of its state, beside the fields above; only that agent's home reads them */
   [extra: string]: unknown;

@@ -7,6 +7,7 @@ import { clientOptions, searchBreweries } from './search.ts';
 import { getWebsiteSummary } from './summary.ts';
 import { toClientProfile } from './profile-adapter.ts';
 import type { Services } from '../../activities/services.ts';
+import { activityCallKey } from '../../activities/usage-meter.ts';
 
 /** Reads the client's profile as the beer agent's profile tool does; null when there is none. */
 export type ProfileSource = (services: Services, input: { userId: string; client: string }) => Promise<Record<string, unknown> | null>;
@@ -30,11 +31,12 @@ export function createBeerActivities(services: Services, profileSource: ProfileS
       const result = await searchBreweries(args, clientOptions(services.config));
       return { result, ms: elapsed(started) };
     },
-    async beerSummary(args) {
+    async beerSummary({ userId, conversationId, ...args }) {
       const started = performance.now();
       const result = await getWebsiteSummary(args, {
         pool: services.pool,
         taskModel: services.taskModel,
+        charge: { userId: userId ?? '', ...(conversationId ? { conversationId } : {}), key: activityCallKey('summary') },
         ttlMs: services.config.SUMMARY_CACHE_TTL,
       });
       return { result, ms: elapsed(started) };

@@ -13,6 +13,7 @@ import { BEER_SCHEMA, BEER_SQL_POLICY, BEER_SQL_ROLE, guardBeerSql } from './sql
 import { CLIENT_SETTING } from './clients-db.ts';
 import type { AnalyticalQueryArgs } from './tools.ts';
 import type { ToolContext } from '../../activities/tool-context.ts';
+import { BudgetSpent, toolCallKey } from '../../activities/usage-meter.ts';
 import { NO_CLIENT } from './profile.ts';
 
 export const SQL_GENERATION_TASK = 'sql_generation';
@@ -64,7 +65,18 @@ export const runAnalyticalQueryTool = async (
   const question = args.question;
   const { config, taskModel, pool } = context.services;
 
-  const reply = await taskModel.complete({ task: SQL_GENERATION_TASK, prompt: await sqlGenerationPrompt(question, client) });
+  let reply;
+  try {
+    reply = await taskModel.complete({
+      charge: { userId: context.userId, conversationId: context.conversationId, key: toolCallKey(context, 'sql') },
+      task: SQL_GENERATION_TASK,
+      prompt: await sqlGenerationPrompt(question, client),
+    });
+  } catch (error) {
+    // a spent budget is this tool's answer, not a failure to retry
+    if (error instanceof BudgetSpent) return { status: 'error', question, error: error.message };
+    throw error;
+  }
   const sql = stripCodeFences(reply.text);
   if (!sql) return { status: 'error', question, error: 'The model wrote no SQL for this question; rephrase it.' };
 

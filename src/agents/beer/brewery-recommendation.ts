@@ -152,7 +152,7 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
   const chosen = picks.find((b) => b.brewery_id === choice.id)!;
   const address = [chosen.street, chosen.city, chosen.state, chosen.postal_code].filter((part) => part !== 'Unavailable').join(', ');
   const { result: summary, ms } = await summaryActivities.beerSummary.executeWithOptions({ summary: `summary of ${chosen.brewery_name}` }, [
-    { brewery_name: chosen.brewery_name, url: chosen.website_url, brewery_type: chosen.brewery_type, ...(address ? { address } : {}) },
+    { brewery_name: chosen.brewery_name, url: chosen.website_url, brewery_type: chosen.brewery_type, ...(address ? { address } : {}), userId: input.userId, conversationId: input.conversationId },
   ]);
   if (summary.metadata.grounded) grounded += 1;
   log.push({ step: 'summary', tool: 'get_website_summary', at: new Date().toISOString(), ms, status: summary.status, cacheStatus: summary.cache_status });

@@ -273,7 +273,8 @@ export interface SummaryActivityResult {
 export interface BeerActivities {
   beerProfile(input: ProfileActivityInput): Promise<ProfileActivityResult>;
   beerSearch(input: SearchBreweriesArgs): Promise<SearchActivityResult>;
-  beerSummary(input: WebsiteSummaryArgs): Promise<SummaryActivityResult>;
+  /** userId and conversationId: who the grounding call is charged to (absent only in inputs scheduled before issue 29) */
+  beerSummary(input: WebsiteSummaryArgs & { userId?: string; conversationId?: string }): Promise<SummaryActivityResult>;
 }
 
 export const ConversationMetrics = z.object({

@@ -3,13 +3,15 @@
 // conversations asking for the same brewery at once make one grounding call: the others wait and hit.
 import { readPrompt } from '../../model/prompts.ts';
 import type pg from 'pg';
-import type { TaskModel } from '../../model/task-model.ts';
+import type { Charge, TaskModel } from '../../model/task-model.ts';
 import type { CacheState, SummaryResult, WebsiteSummaryArgs } from './definitions.ts';
 import { simplifyBreweryName } from './names.ts';
 
 export interface SummaryDeps {
   pool: pg.Pool;
   taskModel: TaskModel;
+  /** who the grounding call is charged to, in the usage ledger */
+  charge: Charge;
   ttlMs: number;
   /** a limit on the grounding call, below the caller's own time limit (the runTool local activity's) */
   groundingTimeoutMs?: number;
@@ -93,6 +95,7 @@ export async function getWebsiteSummary(args: WebsiteSummaryArgs, deps: SummaryD
     let reply;
     try {
       reply = await deps.taskModel.complete({
+        charge: deps.charge,
         task: 'web_summary',
         prompt: await fillPrompt(args, normalized.url),
         grounding: true,

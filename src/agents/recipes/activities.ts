@@ -12,7 +12,8 @@ import { storableJson, storableText } from '../../shared/safe-text.ts';
 import { type ObjectStore, createObjectStore } from '../../storage/index.ts';
 import { recipeImageKey, stagedImageKey } from './image-keys.ts';
 import type { Services } from '../../activities/services.ts';
-import type { RecipeActivities } from './activity-types.ts';
+import { activityCallKey } from '../../activities/usage-meter.ts';
+import type { ChargedTo, RecipeActivities } from './activity-types.ts';
 
 /** A task prompt from prompts/recipes/<name>.txt, read once. */
 const taskPrompt = (name: 'recipe_structuring' | 'image_prompt_gen'): Promise<string> => readPrompt('recipes', name);
@@ -23,6 +24,14 @@ const fill = (template: string, values: Record<string, string>) =>
 /** The raw recipe goes between markers, so neither a model nor the offline parser mistakes it for instructions. */
 export const RAW_START = '<recipe>';
 export const RAW_END = '</recipe>';
+
+/** The ledger's charge for a call of this activity: the conversation's user (the pipeline's input names them). */
+const charge = ({ userId, conversationId }: ChargedTo, label: string) => ({
+  // an input scheduled before the ledger names nobody: charged to no user rather than to a wrong one
+  userId: userId ?? '',
+  ...(conversationId ? { conversationId } : {}),
+  key: activityCallKey(label),
+});
 
 /** Heartbeats on a clock while `work` runs: a dead worker is noticed by its missing heartbeat, not a long timeout. */
 async function beating<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -43,7 +52,9 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
   const objects = () => (store ??= createObjectStore(config));
 
   return {
-    async structureRecipe({ raw }) {
+    async structureRecipe(input) {
+      const { raw } = input;
+      let calls = 0;
       const template = await taskPrompt('recipe_structuring');
       const prompt = fill(template, { recipe: `${RAW_START}\n${raw}\n${RAW_END}` });
       const schema = responseSchema(RecipeContent);
@@ -53,7 +64,9 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
             RecipeContent,
             config.MODEL_SCHEMA_ATTEMPTS,
             async (correction) => {
+              calls += 1;
               const reply = await taskModel.complete({
+                charge: charge(input, `structure:${calls}`),
                 task: 'recipe_structuring',
                 prompt: correction ? `${prompt}\n\n${correction}` : prompt,
                 schema,
@@ -72,11 +85,12 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
       }
     },
 
-    async writeImagePrompt({ recipe }) {
+    async writeImagePrompt(input) {
+      const { recipe } = input;
       const template = await taskPrompt('image_prompt_gen');
       const prompt = fill(template, { recipe: `${RAW_START}\n${JSON.stringify(recipe, null, 2)}\n${RAW_END}` });
       try {
-        const reply = await beating((signal) => taskModel.complete({ task: 'recipe_image_prompt', prompt, signal }));
+        const reply = await beating((signal) => taskModel.complete({ charge: charge(input, 'image-prompt'), task: 'recipe_image_prompt', prompt, signal }));
         const text = storableText(reply.text).trim();
         if (!text) throw new ModelCallError('The model wrote an empty image prompt', { retryable: true });
         // Image models take a paragraph, not an essay.
@@ -86,9 +100,10 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
       }
     },
 
-    async generateRecipeImage({ recipeId, prompt }) {
+    async generateRecipeImage(input) {
+      const { recipeId, prompt } = input;
       try {
-        const image = await beating((signal) => taskModel.image({ task: 'recipe_image', prompt, signal }));
+        const image = await beating((signal) => taskModel.image({ charge: charge(input, 'image'), task: 'recipe_image', prompt, signal }));
         const key = stagedImageKey(recipeId);
         await objects().put(key, image.data, image.mimeType);
         return { key, bytes: image.data.byteLength, mimeType: image.mimeType, model: image.model };

@@ -1,7 +1,13 @@
 // The save pipeline's activity signatures, imported as types by the saveRecipe workflow (no code crosses).
 import type { RecipeContent } from './recipe.ts';
 
-export interface StructureInput {
+/** Who the pipeline's model calls are charged to (absent only in inputs scheduled before issue 29). */
+export interface ChargedTo {
+  userId?: string;
+  conversationId?: string;
+}
+
+export interface StructureInput extends ChargedTo {
   recipeId: string;
   raw: string;
 }
@@ -9,12 +15,12 @@ export interface StructureInput {
 /** A recipe that did not fit its schema after the allowed attempts is an outcome, not a failure: nothing is stored. */
 export type StructureOutcome = { ok: true; recipe: RecipeContent } | { ok: false; error: string };
 
-export interface ImagePromptInput {
+export interface ImagePromptInput extends ChargedTo {
   recipeId: string;
   recipe: RecipeContent;
 }
 
-export interface ImageInput {
+export interface ImageInput extends ChargedTo {
   recipeId: string;
   prompt: string;
 }

@@ -20,6 +20,8 @@ const IMAGE_ROUNDS = 2;
 
 export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput> {
   const { id: recipeId, conversationId, userId, settings } = input;
+  // the pipeline's model calls are the conversation's user's: charged to them in the usage ledger
+  const chargedTo = { userId, conversationId };
   const { workflowId } = workflowInfo();
 
   // Timeout profiles. Model steps may take long (structuring may ask again when an answer does not fit):
@@ -72,7 +74,7 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
     const outcome = await step(
       'structure',
       async () => {
-        const result = await models.structureRecipe.executeWithOptions({ summary: `structure recipe ${recipeId}` }, [{ recipeId, raw }]);
+        const result = await models.structureRecipe.executeWithOptions({ summary: `structure recipe ${recipeId}` }, [{ recipeId, raw, ...chargedTo }]);
         if (!result.ok) throw ApplicationFailure.create({ type: 'ModelOutputInvalid', message: result.error, nonRetryable: true });
         return result.recipe;
       },
@@ -89,12 +91,12 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
   let imageProblem: string | undefined;
   try {
     const prompt = await step('image_prompt', () =>
-      models.writeImagePrompt.executeWithOptions({ summary: `image prompt for ${recipe.name}` }, [{ recipeId, recipe }]),
+      models.writeImagePrompt.executeWithOptions({ summary: `image prompt for ${recipe.name}` }, [{ recipeId, recipe, ...chargedTo }]),
     );
     for (let round = 1; ; round += 1) {
       const staged: StagedImage = await step(
         'image',
-        () => models.generateRecipeImage.executeWithOptions({ summary: `image for ${recipe.name}` }, [{ recipeId, prompt }]),
+        () => models.generateRecipeImage.executeWithOptions({ summary: `image for ${recipe.name}` }, [{ recipeId, prompt, ...chargedTo }]),
         (image) => `${image.bytes} bytes from ${image.model}`,
       );
       try {

@@ -1,0 +1,129 @@
+// Every model call goes through the meter: reserved against the budgets before it is made (one atomic step
+// per user in PostgreSQL), settled with the usage the model reports and its price. The chat step uses it
+// directly; one-shot task calls (pipelines, images, SQL, summaries) through meteredTaskModel, which every
+// activity and tool gets in place of the bare TaskModel.
+import { Context } from '@temporalio/activity';
+import type pg from 'pg';
+import type { Config } from '../config.ts';
+import { type LedgerCall, reserveUsage, settleUsage } from '../db/usage-ledger.ts';
+import { costOf } from '../model/prices.ts';
+import type { TaskModel } from '../model/task-model.ts';
+import { ModelCallError, type ModelUsage } from '../model/types.ts';
+import { type BudgetExceeded, type BudgetLimits, anyLimit, budgetSettings, budgetSpentText } from '../shared/turn-control.ts';
+
+export { budgetSettings } from '../shared/turn-control.ts';
+
+export type MeterConfig = Partial<
+  Pick<
+    Config,
+    | 'TOKEN_BUDGET_PER_CONVERSATION'
+    | 'TOKEN_BUDGET_PER_USER_PER_DAY'
+    | 'MONEY_BUDGET_PER_CONVERSATION'
+    | 'MONEY_BUDGET_PER_USER_PER_DAY'
+    | 'BUDGET_CURRENCY'
+    | 'BUDGET_RESERVATION_TOKENS'
+    | 'MODEL_PRICES'
+  >
+>;
+
+export interface UsageMeter {
+  /** Reserves the call, or answers the limit it would pass (nothing is reserved then). No limits: no reservation. */
+  reserve(call: LedgerCall, limits: BudgetLimits): Promise<BudgetExceeded | undefined>;
+  /** Settles the call with what the model reported, priced by MODEL_PRICES. */
+  settle(call: LedgerCall, reported: { model: string; usage: ModelUsage; images?: number }): Promise<void>;
+}
+
+export function createUsageMeter(pool: pg.Pool, config: MeterConfig): UsageMeter {
+  const currency = config.BUDGET_CURRENCY ?? 'USD';
+  const tokens = config.BUDGET_RESERVATION_TOKENS ?? 4000;
+  const priced = (model: string, usage: Pick<ModelUsage, 'inputTokens' | 'outputTokens'> & { images?: number }) =>
+    config.MODEL_PRICES ? costOf(config.MODEL_PRICES, model, usage) : undefined;
+  return {
+    async reserve(call, limits) {
+      if (!anyLimit(limits)) return undefined;
+      const cost = priced(call.model, { inputTokens: tokens, outputTokens: 0, ...(call.kind === 'image' ? { images: 1 } : {}) });
+      return reserveUsage(pool, call, { tokens, cost: cost && cost.currency === currency ? cost.amount : 0, currency }, limits);
+    },
+    async settle(call, { model, usage, images }) {
+      const cost = priced(model, { ...usage, ...(images ? { images } : {}) });
+      await settleUsage(pool, call, { ...usage, ...(images ? { images } : {}), cost });
+    },
+  };
+}
+
+/** A task call refused because a budget is spent: not retryable, said in words. */
+export class BudgetSpent extends ModelCallError {
+  readonly over: BudgetExceeded;
+  constructor(over: BudgetExceeded) {
+    super(`${budgetSpentText(over)}, so the model was not asked.`, { retryable: false });
+    this.over = over;
+  }
+}
+
+/**
+ * The task model every activity and tool gets: each call reserved and settled in the ledger under its
+ * request's `charge`. A task call is held to the user's daily budgets (a conversation's budget and its
+ * approvals belong to the turn, which checks them before it asks the model for the step that led here).
+ */
+export function meteredTaskModel(inner: TaskModel, meter: UsageMeter, config: MeterConfig): TaskModel {
+  const settings = budgetSettings(config);
+  const limits: BudgetLimits = {
+    ...(settings.perUserPerDay ? { userDay: settings.perUserPerDay } : {}),
+    ...(settings.moneyPerUserPerDay ? { userDayMoney: settings.moneyPerUserPerDay } : {}),
+  };
+  const callOf = (charge: { userId: string; conversationId?: string; key: string }, kind: LedgerCall['kind'], task: string, model: string): LedgerCall => ({
+    userId: charge.userId,
+    key: charge.key,
+    conversationId: charge.conversationId,
+    kind,
+    task,
+    model,
+  });
+  const none = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  // A call that failed reported no usage: it settles at nothing rather than holding its reservation all day.
+  const failed = (call: LedgerCall) => async (error: unknown): Promise<never> => {
+    await meter.settle(call, { model: call.model, usage: none }).catch(() => undefined);
+    throw error;
+  };
+  return {
+    name: inner.name,
+    offline: inner.offline,
+    ...(inner.imageModel ? { imageModel: inner.imageModel } : {}),
+    async complete(request) {
+      const call = callOf(request.charge, 'task', request.task, request.model ?? inner.name);
+      const over = await meter.reserve(call, limits);
+      if (over) throw new BudgetSpent(over);
+      const reply = await inner.complete(request).catch(failed(call));
+      await meter.settle(call, { model: reply.model, usage: reply.usage });
+      return reply;
+    },
+    async image(request) {
+      const call = callOf(request.charge, 'image', request.task, inner.imageModel ?? inner.name);
+      const over = await meter.reserve(call, limits);
+      if (over) throw new BudgetSpent(over);
+      const reply = await inner.image(request).catch(failed(call));
+      await meter.settle(call, { model: reply.model, usage: reply.usage ?? none, images: 1 });
+      return reply;
+    },
+  };
+}
+
+/**
+ * A key for a task call of the running activity: the workflow, the activity's id within it, the attempt
+ * (each attempt's calls are calls of their own) and what the call is.
+ */
+export function activityCallKey(label: string): string {
+  const info = Context.current().info;
+  return `task:${info.workflowExecution?.workflowId ?? info.workflowType}:${info.activityId}:${info.attempt}:${label}`;
+}
+
+/** A key for a task call a tool makes: its conversation, its call id, the attempt running it, and what the call is. */
+export function toolCallKey(tool: { conversationId: string; callId: string }, label: string): string {
+  let attempt = 0;
+  try {
+    attempt = Context.current().info.attempt;
+  } catch {
+    // outside an activity (a tool called directly): one attempt
+  }
+  return `task:${tool.conversationId}:${tool.callId}:${attempt}:${label}`;
+}

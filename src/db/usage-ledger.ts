@@ -1,0 +1,96 @@
+// The usage ledger (db/migrations/028_usage_ledger.sql): every model call, reserved before and settled after,
+// kept per user apart from conversations so that deleting one refunds nothing. Writes go through the two
+// SQL functions only (the app may read its own rows, never update or delete them).
+import type pg from 'pg';
+import type { BudgetExceeded, BudgetLimits } from '../shared/turn-control.ts';
+
+export type CallKind = 'chat' | 'task' | 'image';
+
+export interface LedgerCall {
+  userId: string;
+  key: string;
+  conversationId?: string | undefined;
+  kind: CallKind;
+  task?: string | undefined;
+  /** the model asked (a reservation is estimated from the user's last call of it) */
+  model: string;
+}
+
+/**
+ * Reserves `call` if no limit is reached, as one step under the user's lock; answers the first limit
+ * reached instead. `estimate` is the least the call holds until settled (more after a larger call of its model).
+ */
+export async function reserveUsage(
+  pool: pg.Pool,
+  call: LedgerCall,
+  estimate: { tokens: number; cost: number; currency: string },
+  limits: BudgetLimits,
+): Promise<BudgetExceeded | undefined> {
+  const { rows } = await pool.query<{ admitted: boolean; scope: string | null; unit: string | null; spent: number | null; spend_limit: number | null }>(
+    'SELECT * FROM brigade_reserve_usage($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)',
+    [
+      call.userId,
+      call.key,
+      call.conversationId ?? null,
+      call.kind,
+      call.task ?? null,
+      call.model,
+      Math.round(estimate.tokens),
+      estimate.cost,
+      estimate.currency,
+      limits.conversation ?? null,
+      limits.conversationMoney ?? null,
+      limits.userDay ?? null,
+      limits.userDayMoney ?? null,
+    ],
+  );
+  const row = rows[0]!;
+  if (row.admitted) return undefined;
+  const over: BudgetExceeded = { scope: row.scope === 'conversation' ? 'conversation' : 'user-day', spent: Number(row.spent), limit: Number(row.spend_limit) };
+  return row.unit === 'money' ? { ...over, unit: 'money', currency: estimate.currency } : over;
+}
+
+/** Settles `call` with what the model reported (or records it, when it was made without a reservation). */
+export async function settleUsage(
+  pool: pg.Pool,
+  call: LedgerCall,
+  used: { inputTokens: number; outputTokens: number; totalTokens: number; images?: number; cost?: { amount: number; currency: string } | undefined },
+): Promise<void> {
+  await pool.query('SELECT brigade_settle_usage($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', [
+    call.userId,
+    call.key,
+    call.conversationId ?? null,
+    call.kind,
+    call.task ?? null,
+    call.model,
+    used.inputTokens,
+    used.outputTokens,
+    used.totalTokens,
+    used.images ?? null,
+    used.cost?.amount ?? 0,
+    used.cost?.currency ?? null,
+  ]);
+}
+
+export interface LedgerTotals {
+  conversation: { tokens: number; cost: number };
+  userDay: { tokens: number; cost: number };
+}
+
+/** What the user spent today (UTC) and in one conversation, calls in flight at their reservation. `db` acts for the user. */
+export async function readLedgerTotals(db: pg.ClientBase, conversationId: string, currency: string): Promise<LedgerTotals> {
+  const { rows } = await db.query<{ conv_tokens: number; conv_cost: number; day_tokens: number; day_cost: number }>(
+    `SELECT coalesce(sum(tokens) FILTER (WHERE conversation_id = $1), 0) AS conv_tokens,
+            coalesce(sum(cost) FILTER (WHERE conversation_id = $1 AND currency = $2), 0) AS conv_cost,
+            coalesce(sum(tokens) FILTER (WHERE day = (now() AT TIME ZONE 'UTC')::date), 0) AS day_tokens,
+            coalesce(sum(cost) FILTER (WHERE day = (now() AT TIME ZONE 'UTC')::date AND currency = $2), 0) AS day_cost
+       FROM usage_ledger
+      WHERE user_id = brigade_current_user() AND (conversation_id = $1 OR day = (now() AT TIME ZONE 'UTC')::date)`,
+    [conversationId, currency],
+  );
+  const row = rows[0]!;
+  return {
+    conversation: { tokens: Number(row.conv_tokens), cost: Number(row.conv_cost) },
+    userDay: { tokens: Number(row.day_tokens), cost: Number(row.day_cost) },
+  };
+}
