@@ -25,11 +25,11 @@ export class UserLedger {
     this.log = log;
   }
 
-  /** Records the caller; answers whether the account is disabled (as of at most a minute ago). */
-  async seen(caller: Seen): Promise<boolean> {
+  /** Records the caller; answers whether the account is disabled (as of at most a minute ago, or now when `fresh`). */
+  async seen(caller: Seen, options: { fresh?: boolean } = {}): Promise<boolean> {
     const fingerprint = JSON.stringify([caller.roles, caller.client ?? null]);
     const known = this.recent.get(caller.user);
-    if (known && known.fingerprint === fingerprint && Date.now() - known.at < SEEN_EVERY_MS) return known.disabled;
+    if (!options.fresh && known && known.fingerprint === fingerprint && Date.now() - known.at < SEEN_EVERY_MS) return known.disabled;
     try {
       const { rows } = await this.pool.query<{ disabled: boolean }>('SELECT brigade_user_seen($1, $2, $3, $4, $5) AS disabled', [
         caller.user,

@@ -212,7 +212,7 @@ export function webSignInRoutes(deps: {
       // The API trusts access tokens; the session acts as exactly what this one says.
       const identity = await oidc!.verify(tokens.data.access_token);
       if (identity.sub !== idSubject) throw new InvalidToken('the ID token and the access token name different people');
-      if (await ledger.seen({ user: identity.user, iss: identity.iss, sub: identity.sub, roles: identity.roles, client: identity.client })) {
+      if (await ledger.seen({ user: identity.user, iss: identity.iss, sub: identity.sub, roles: identity.roles, client: identity.client }, { fresh: true })) {
         throw new HttpError(403, 'This account is disabled');
       }
       await sessions!.start(res, { user: identity.user, name: identity.name, roles: identity.roles, client: identity.client, idToken: tokens.data.id_token });

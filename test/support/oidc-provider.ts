@@ -30,6 +30,8 @@ export interface TestProvider {
   up(): Promise<void>;
   /** publishes a new key (signing with it from now on) in front of the old one, or instead of it */
   rotate(options?: { dropOld?: boolean }): Promise<JWK>;
+  /** follows an authorization request through the dev login form; answers the redirect back to the client (code and state in it) */
+  authorize(authorizeUrl: string, login: string): Promise<string>;
   /** the Authorization Code flow driven over HTTP with the dev login form; answers the token endpoint's tokens */
   signIn(login: string): Promise<{ accessToken: string; idToken: string }>;
   close(): Promise<void>;
@@ -143,7 +145,7 @@ export async function startTestProvider(options: { redirectUris?: string[]; acco
       await up();
       return key;
     },
-    async signIn(login) {
+    async authorize(authorizeUrl, login) {
       const jar = new Map<string, string>();
       const remember = (response: Response) => {
         for (const cookie of response.headers.getSetCookie()) {
@@ -153,6 +155,24 @@ export async function startTestProvider(options: { redirectUris?: string[]; acco
         }
       };
       const cookieHeader = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+      let url = authorizeUrl;
+      let response = await fetch(url, { redirect: 'manual' });
+      remember(response);
+      for (let hop = 0; hop < 10; hop++) {
+        const location = response.headers.get('location');
+        if (!location) throw new Error(`the provider stopped at ${response.status}: ${(await response.text()).slice(0, 300)}`);
+        url = new URL(location, url).toString();
+        if (!url.startsWith(issuer)) return url;
+        if (/\/interaction\/[^/]+$/.test(new URL(url).pathname)) {
+          response = await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ prompt: 'login', login, password: 'any' }) });
+        } else {
+          response = await fetch(url, { redirect: 'manual', headers: { cookie: cookieHeader() } });
+        }
+        remember(response);
+      }
+      throw new Error(`too many redirects, last ${url}`);
+    },
+    async signIn(login) {
       const verifier = 'v'.repeat(10) + Math.random().toString(36).slice(2).padEnd(40, 'x');
       const challenge = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))).toString('base64url');
       const authorize = new URL(`${issuer}/auth`);
@@ -167,21 +187,7 @@ export async function startTestProvider(options: { redirectUris?: string[]; acco
         code_challenge_method: 'S256',
         resource: AUDIENCE,
       })) authorize.searchParams.set(name, value);
-      let url = authorize.toString();
-      let response = await fetch(url, { redirect: 'manual' });
-      remember(response);
-      for (let hop = 0; hop < 10; hop++) {
-        const location = response.headers.get('location');
-        if (!location) throw new Error(`the provider stopped at ${response.status}: ${(await response.text()).slice(0, 300)}`);
-        url = new URL(location, url).toString();
-        if (url.startsWith(redirectUris[0]!)) break;
-        if (/\/interaction\/[^/]+$/.test(new URL(url).pathname)) {
-          response = await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ prompt: 'login', login, password: 'any' }) });
-        } else {
-          response = await fetch(url, { redirect: 'manual', headers: { cookie: cookieHeader() } });
-        }
-        remember(response);
-      }
+      const url = await testProvider.authorize(authorize.toString(), login);
       const code = new URL(url).searchParams.get('code');
       if (!code) throw new Error(`no code in ${url}`);
       const token = await fetch(`${issuer}/token`, {
