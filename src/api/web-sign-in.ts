@@ -190,7 +190,9 @@ export function webSignInRoutes(deps: {
       throw new HttpError(400, 'This sign-in was not started here or has expired; start again from the sign-in page');
     }
     if (typeof req.query.code !== 'string') throw new HttpError(400, 'The provider sent no authorization code');
-    const metadata = await oidc!.metadata();
+    const metadata = await oidc!.metadata().catch((error: unknown) => {
+      throw error instanceof ProviderUnavailable ? new HttpError(503, 'The sign-in provider cannot be reached; try again shortly') : error;
+    });
     const form = new URLSearchParams({ grant_type: 'authorization_code', code: req.query.code, redirect_uri: redirectUri, code_verifier: login.data.verifier });
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     if (config.AUTH_OIDC_CLIENT_SECRET) {
@@ -221,6 +223,7 @@ export function webSignInRoutes(deps: {
         log(`web sign-in refused: ${error.message}`);
         throw new HttpError(401, `Sign-in refused: ${error.message}`);
       }
+      if (error instanceof ProviderUnavailable) throw new HttpError(503, 'The sign-in provider cannot be reached; try again shortly');
       throw error;
     }
     res.redirect(302, login.data.returnTo);
