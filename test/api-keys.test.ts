@@ -157,6 +157,12 @@ describe('personal API keys across two API processes', () => {
     assert.match(unseen.headers.get('www-authenticate') ?? '', /not signed in for too long/);
   });
 
+  test('the OpenAPI document has the API keys routes', async () => {
+    const doc = await app.call('GET', '/openapi.json', { token: '' });
+    assert.ok(doc.body.paths['/v1/api-keys'].post && doc.body.paths['/v1/api-keys'].get && doc.body.paths['/v1/api-keys/{id}'].delete);
+    assert.deepEqual(Object.keys(doc.body.paths['/v1/api-keys'].post.responses).sort(), ['201', '400', '401', '403', '503']);
+  });
+
   test('no log line of the second API process holds a key', () => {
     assert.ok(!/brg_[A-Za-z0-9_-]{10}/.test(otherLog), otherLog);
   });
