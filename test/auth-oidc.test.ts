@@ -192,9 +192,12 @@ describe('signing keys: rotation, unknown kids, the provider down', () => {
     assert.equal(provider.jwksRequests, before + 1, 'forged kids within a minute fetch nothing');
   });
 
-  test('with the provider down, tokens signed with cached keys still work and API_TOKENS too', async () => {
+  test('with the provider down, tokens signed with cached keys still work, and API keys and API_TOKENS too', async () => {
+    const made = await app.call('POST', '/v1/api-keys', { token: ALICE, body: { name: 'while the provider is down' } });
+    assert.equal(made.status, 201);
     await provider.down();
     try {
+      assert.equal((await app.call('GET', '/v1/meta', { token: made.body.key })).status, 200);
       const response = await app.call('GET', '/v1/meta', { token: await signed({ sub: 'olga' }) });
       assert.equal(response.status, 200, JSON.stringify(response.body));
       assert.equal((await app.call('GET', '/v1/meta', { token: ALICE })).status, 200);
