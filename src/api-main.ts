@@ -22,8 +22,9 @@ runMain(async ({ config, log, onStop }) => {
   pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
   onStop('PostgreSQL pool', () => pool.end());
 
-  let tokens = config.API_TOKENS;
-  if (!tokens) {
+  let tokens = config.API_TOKENS ?? {};
+  // With a provider, people sign in through it: no dev token that would act as anyone with every role.
+  if (!config.API_TOKENS && !config.AUTH_OIDC_ISSUER) {
     const dataDir = path.resolve(config.DATA_DIR);
     const dev = await loadOrCreateDevToken(dataDir);
     tokens = dev.tokens;

@@ -33,6 +33,8 @@ const apiTokens = z
     }
   })
   .pipe(z.record(z.string(), TokenGrant))
+  // A provider's people are 'oidc:…' (src/api/oidc.ts); a token user with that name could meet one of them.
+  .refine((tokens) => Object.values(tokens).every((grant) => !grant.user.startsWith('oidc:')), 'a user name may not start with "oidc:", which names people signed in through AUTH_OIDC_ISSUER')
   // Checked here rather than as a key schema: zod names a failing key in its issue path, which would
   // print the rejected secret at start-up.
   .superRefine((tokens, ctx) => {
@@ -121,6 +123,29 @@ export const ConfigSchema = z.object({
   MODEL_MAX_ATTEMPTS: positiveInt(5),
 
   API_TOKENS: apiTokens,
+
+  /**
+   * OpenID Connect (issue 34, docs/operations.md#sign-in): with an issuer and an audience the API takes the
+   * provider's JWT access tokens; with a client id too, the web client signs in through the server.
+   */
+  AUTH_OIDC_ISSUER: optionalUrl,
+  AUTH_OIDC_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().optional()),
+  /** the claim whose string array (or space-separated string) holds the roles; a dotted path reaches into objects */
+  AUTH_OIDC_ROLES_CLAIM: z.string().min(1).default('roles'),
+  /** the claim that names the bar (beer client) a person acts for; unset: none */
+  AUTH_OIDC_CLIENT_CLAIM: z.preprocess(emptyAsUndefined, z.string().optional()),
+  /** clock skew allowed on exp and nbf */
+  AUTH_OIDC_CLOCK_SKEW: duration.default(30_000),
+  AUTH_OIDC_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
+  /** unset: a public client (PKCE alone) */
+  AUTH_OIDC_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().optional()),
+  AUTH_OIDC_SCOPES: z.string().default('openid profile email'),
+  /** the authorization request parameter that asks for AUTH_OIDC_AUDIENCE: resource (RFC 8707), audience (Auth0), or unset */
+  AUTH_OIDC_AUDIENCE_PARAM: z.preprocess(emptyAsUndefined, z.string().regex(/^[a-z_]+$/, 'must be a parameter name such as resource or audience').optional()),
+  /** how long a web sign-in lasts */
+  AUTH_SESSION_TTL: duration.default(12 * 3600_000),
+  /** an API key stops working when its owner has not been seen (signed in or used a token) for this long */
+  AUTH_API_KEY_OWNER_UNSEEN: duration.default(30 * 86_400_000),
 
   AGENT_MAX_STEPS: positiveInt(8),
   AGENT_MAX_TOOL_ERRORS: positiveInt(3),
@@ -222,11 +247,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     Object.keys(ConfigSchema.shape).map((key) => [key, emptyAsUndefined(env[key])]),
   );
   const parsed = ConfigSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.map((issue) => {
-    const name = String(issue.path[0] ?? '(config)');
-    const detail = issue.path.length > 1 ? ` (${issue.path.slice(1).join('.')})` : '';
-    return `  ${name}${detail}: ${issue.message}`;
-  });
+  const lines = parsed.success
+    ? oidcProblems(parsed.data)
+    : parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? '(config)');
+        const detail = issue.path.length > 1 ? ` (${issue.path.slice(1).join('.')})` : '';
+        return `  ${name}${detail}: ${issue.message}`;
+      });
+  if (parsed.success && lines.length === 0) return parsed.data;
   throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
+// An issuer without an audience would take any token the provider signs, for any application.
+function oidcProblems(config: Config): string[] {
+  const problems: string[] = [];
+  if (config.AUTH_OIDC_ISSUER && !config.AUTH_OIDC_AUDIENCE) problems.push('  AUTH_OIDC_AUDIENCE: required with AUTH_OIDC_ISSUER (the audience the provider puts in access tokens for Brigade\'s API)');
+  if (!config.AUTH_OIDC_ISSUER && (config.AUTH_OIDC_AUDIENCE || config.AUTH_OIDC_CLIENT_ID)) problems.push('  AUTH_OIDC_ISSUER: required with AUTH_OIDC_AUDIENCE and AUTH_OIDC_CLIENT_ID');
+  return problems;
 }

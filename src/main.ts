@@ -89,8 +89,9 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
   };
   await runWorker(workerConfig, temporalAddress, workerPool, { onStop, fail }, { client, log: log.debug });
 
-  const devToken = config.API_TOKENS ? undefined : await loadOrCreateDevToken(dataDir);
-  const tokens = config.API_TOKENS ?? devToken!.tokens;
+  // With a provider, people sign in through it: no dev token that would act as anyone with every role.
+  const devToken = config.API_TOKENS || config.AUTH_OIDC_ISSUER ? undefined : await loadOrCreateDevToken(dataDir);
+  const tokens = config.API_TOKENS ?? devToken?.tokens ?? {};
   await ensureWebBuild(log.info);
   const app = createApp({ config, client, pool: apiPool, tokens, checkTemporal: temporalCheck(connection), temporalUiUrl: uiUrl, codec: payloadCodec(config) });
   const server = await listen(app, config.PORT, config.HOST);
@@ -113,6 +114,7 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
   } else if (devToken) {
     log.info(`  Dev token:       in ${tokenFile} (user "dev"; set API_TOKENS for real users)`);
   }
+  if (config.AUTH_OIDC_ISSUER) log.info(`  Sign-in:         through ${config.AUTH_OIDC_ISSUER}${config.AUTH_OIDC_CLIENT_ID ? '' : ' (access tokens only: set AUTH_OIDC_CLIENT_ID for the web client)'}`);
   log.info('Press Ctrl-C to stop.');
 });
 

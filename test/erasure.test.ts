@@ -79,8 +79,9 @@ async function rowsOf(user: string): Promise<Record<string, number>> {
 }
 
 /** Whether Temporal still has the execution (deletion is asynchronous on the server: a moment). */
+// Temporal deletes asynchronously (a task of its own): give it up to a minute on a loaded machine.
 async function goneFromTemporal(workflowId: string): Promise<boolean> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  for (let attempt = 0; attempt < 300; attempt++) {
     try {
       await app.client.workflow.getHandle(workflowId).describe();
     } catch (error) {

@@ -4,7 +4,8 @@ import express from 'express';
 import type pg from 'pg';
 import type { Config, TokenGrant } from '../config.ts';
 import { AGENT_SERVERS } from '../agents/server-registry.ts';
-import { bearerAuth } from './auth.ts';
+import { apiKeyRoutes } from './api-keys.ts';
+import { authenticate } from './auth.ts';
 import { jsonBody } from './body.ts';
 import { cors } from './cors.ts';
 import { codecServerRoutes } from './codec-server.ts';
@@ -20,6 +21,9 @@ import { openApiDocument } from './openapi.ts';
 import { requestId } from './request-id.ts';
 import { metricsHandler, requestMetrics } from './metrics.ts';
 import { webAppRoutes } from './web-app.ts';
+import { OidcVerifier } from './oidc.ts';
+import { UserLedger } from './users.ts';
+import { WebSessions, webSignInRoutes } from './web-sign-in.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
 import { personalDataRoutes } from './personal-data-routes.ts';
@@ -46,7 +50,14 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   app.use(securityHeaders(config));
   // before the API's CORS: the codec server answers the Web UI's origin, which the web client's list need not hold
   const uiUrl = temporalUiUrl ?? config.TEMPORAL_UI_URL;
-  app.use('/codec', codecServerRoutes({ codec, tokens, uiOrigins: uiUrl ? [uiUrl] : [], namespace: config.TEMPORAL_NAMESPACE }));
+  const ledger = new UserLedger(pool, (line) => logLine(line));
+  const oidc =
+    config.AUTH_OIDC_ISSUER && config.AUTH_OIDC_AUDIENCE
+      ? new OidcVerifier({ ...config, AUTH_OIDC_ISSUER: config.AUTH_OIDC_ISSUER, AUTH_OIDC_AUDIENCE: config.AUTH_OIDC_AUDIENCE }, (line) => logLine(line))
+      : undefined;
+  const sessions = oidc && config.AUTH_OIDC_CLIENT_ID ? new WebSessions(pool, config) : undefined;
+  const frontDoor = authenticate({ tokens, pool, config, ledger, oidc, sessions });
+  app.use('/codec', codecServerRoutes({ codec, authenticate: frontDoor, uiOrigins: uiUrl ? [uiUrl] : [], namespace: config.TEMPORAL_NAMESPACE }));
   app.use(cors(config.CORS_ORIGINS));
   app.use(healthRoutes({ pool, checkTemporal, log: (line) => logLine(line) }));
   // unauthenticated like the health routes: serve it on a port only the scraper reaches (docs/operations.md)
@@ -56,12 +67,14 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.use(fileRoutes(config, pool, [...AGENT_SERVERS.values()].flatMap((server) => (server.publicFiles ? [server.publicFiles] : []))));
   app.use(mcpFileRoutes(config));
+  app.use(webSignInRoutes({ config, sessions, oidc, ledger, log: (line) => logLine(line) }));
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
   app.use(
     '/v1',
-    bearerAuth(tokens),
+    frontDoor,
     jsonBody(),
     metaRoutes({ config, temporalUiUrl }),
+    apiKeyRoutes({ pool }),
     conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
     lifecycleRoutes({ config, client, pool, log: logLine }),
     personalDataRoutes({ config, client, pool, log: logLine }),

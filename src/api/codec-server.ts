@@ -3,10 +3,9 @@
 // and show what comes back. Decoding reveals conversations, so only a bearer token with the `operator` role
 // may; the Web UI's origin alone gets CORS, and its preflight (which carries no token) is answered first.
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import type { TokenGrant } from '../config.ts';
-import { bearerAuth, principalOf } from './auth.ts';
+import { principalOf } from './auth.ts';
 import { jsonBody } from './body.ts';
 import { HttpError, parseBody } from './http-error.ts';
 
@@ -54,17 +53,18 @@ function codecCors(origins: readonly string[]) {
 export interface CodecServerDeps {
   /** undefined when PAYLOAD_ENCRYPTION=off: the routes say so instead of passing payloads through */
   codec: PayloadCodec | undefined;
-  tokens: Record<string, TokenGrant>;
+  /** the API's front door (API_TOKENS, API keys, OIDC access tokens): an operator signs in as anywhere else */
+  authenticate: RequestHandler;
   /** the Web UI's origins (TEMPORAL_UI_URL, or the dev server's UI) */
   uiOrigins: readonly string[];
   /** the namespace Brigade's payloads live in; another (X-Namespace) is refused */
   namespace: string;
 }
 
-export function codecServerRoutes({ codec, tokens, uiOrigins, namespace }: CodecServerDeps): Router {
+export function codecServerRoutes({ codec, authenticate, uiOrigins, namespace }: CodecServerDeps): Router {
   const router = Router();
   router.use(codecCors(uiOrigins));
-  router.use(bearerAuth(tokens));
+  router.use(authenticate);
   router.use((_req, res, next) => {
     if (!principalOf(res).roles.includes(OPERATOR_ROLE)) return next(new HttpError(403, `The codec server is for operators: the token needs the "${OPERATOR_ROLE}" role`));
     next();

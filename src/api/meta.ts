@@ -12,6 +12,8 @@ const JsonSchemaObject = z.record(z.string(), z.unknown());
 
 export const MetaBody = z.object({
   user: z.string(),
+  /** a name to show: the provider's preferred_username, name or e-mail, else the user id */
+  name: z.string(),
   roles: z.array(z.string()),
   client: z.string().nullable(),
   /** the chat model's name (`offline` without GEMINI_API_KEY), for a cost estimate */
@@ -45,6 +47,7 @@ export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporal
     const principal = principalOf(res);
     const body: MetaBody = {
       user: principal.user,
+      name: principal.name ?? principal.user,
       roles: principal.roles,
       client: principal.client ?? null,
       model,

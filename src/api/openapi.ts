@@ -4,6 +4,7 @@ import type { OpenApiHelpers } from '../agent-server.ts';
 import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import { MetaBody } from './meta.ts';
 import { BudgetApproval } from './budget-approval.ts';
+import { ApiKeyList, CreateApiKeyBody, CreatedApiKey } from './api-keys.ts';
 import {
   DecisionBody,
   ErrorBody,
@@ -147,6 +148,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
       ...lifecyclePaths(),
       ...protectionPaths(),
+      ...signInPaths(),
       '/v1/conversations/{id}/messages': {
         post: {
           summary: 'A user turn; answers when the turn ends or parks on a pending item',
@@ -215,6 +217,63 @@ const helpers: OpenApiHelpers = { json, errors, idParam, schema };
 /** Each agent's paths, in registry order. */
 function agentPaths(): Record<string, unknown> {
   return Object.assign({}, ...[...AGENT_SERVERS.values()].map((server) => server.openapi?.paths?.(helpers) ?? {}));
+}
+
+/** Personal API keys and the web client's sign-in through the server (issue 34). */
+function signInPaths(): Record<string, unknown> {
+  const keyId = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+  return {
+    '/v1/api-keys': {
+      post: {
+        summary:
+          'Make a personal API key (brg_…) for scripts. The key is in this answer only; it is stored as a digest. It acts as its owner with the smaller of ' +
+          'the roles given here (default: all of them) and the roles the owner was last seen with, and stops working when it expires, is deleted, its owner ' +
+          'is disabled or has not been seen for AUTH_API_KEY_OWNER_UNSEEN. An API key cannot make keys (403).',
+        requestBody: { required: true, content: { 'application/json': { schema: schema(CreateApiKeyBody, 'input') } } },
+        responses: { 201: { description: 'The key, shown once', content: { 'application/json': { schema: schema(CreatedApiKey) } } }, ...errors(400, 401, 403, 503) },
+      },
+      get: {
+        summary: "The caller's API keys, without secrets, newest first",
+        responses: { 200: { description: 'Keys', content: { 'application/json': { schema: schema(ApiKeyList) } } }, ...errors(401, 503) },
+      },
+    },
+    '/v1/api-keys/{id}': {
+      delete: {
+        summary: 'Revoke a key: the next request with it answers 401 from every API process. Another user\'s key is 404.',
+        parameters: [keyId],
+        responses: { 204: { description: 'Revoked' }, ...errors(401, 404, 503) },
+      },
+    },
+    '/auth/session': {
+      get: {
+        summary: 'How the web client signs in (signIn: oidc or token), whether this browser is signed in by cookie, and the CSRF token that its state-changing requests send as X-CSRF-Token',
+        security: [],
+        responses: { 200: { description: '{ signIn, signedIn, csrfToken? }' } },
+      },
+    },
+    '/auth/login': {
+      get: {
+        summary: 'With AUTH_OIDC_CLIENT_ID: redirects to the provider (Authorization Code with PKCE); returnTo is a path on this site',
+        security: [],
+        parameters: [{ name: 'returnTo', in: 'query', required: false, schema: { type: 'string' } }],
+        responses: { 302: { description: 'To the provider' }, 503: json('The provider cannot be reached', 'Error') },
+      },
+    },
+    '/auth/callback': {
+      get: {
+        summary: "The provider's redirect back: sets the session cookie (HttpOnly, Secure, SameSite=Strict) and redirects to returnTo",
+        security: [],
+        responses: { 302: { description: 'Signed in' }, 400: json('Not a sign-in started here', 'Error'), 401: json('The tokens were refused', 'Error') },
+      },
+    },
+    '/auth/logout': {
+      post: {
+        summary: "Ends the cookie session (X-CSRF-Token required); endSessionUrl is the provider's sign-out to navigate to, when it has one",
+        security: [],
+        responses: { 200: { description: '{ endSessionUrl }' }, 403: json('No CSRF token', 'Error') },
+      },
+    },
+  };
 }
 
 /** Stop and export (issue 22); delete sits with GET /v1/conversations/{id}. */

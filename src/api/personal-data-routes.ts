@@ -68,9 +68,28 @@ const usage: PersonalDataKind = {
   },
 };
 
+/** Sign-in: the person's API keys (never their secrets) and, on erasure, their user record, keys and sessions. */
+const signIn: PersonalDataKind = {
+  name: 'apiKeys',
+  // last: this very request recorded the person as seen, and the record goes with everything else
+  order: 200,
+  async export({ pool, user }) {
+    return asUser(pool, user, async (db) => {
+      const { rows } = await db.query(
+        `SELECT id, name, roles, expires_at AS "expiresAt", created_at AS "createdAt", last_used_at AS "lastUsedAt" FROM api_keys ORDER BY created_at`,
+      );
+      return rows;
+    });
+  },
+  async erase({ pool, user }) {
+    const { rows } = await asUser(pool, user, (db) => db.query('SELECT brigade_erase_sign_in($1) AS gone', [user]));
+    return Number(rows[0].gone);
+  },
+};
+
 /** Every kind of personal data: the runtime's, each agent's, then what other modules registered. */
 export function personalDataKinds(): PersonalDataKind[] {
-  return [conversations, usage, ...[...AGENT_SERVERS.values()].flatMap((server) => server.personalData ?? []), ...registeredPersonalData()];
+  return [conversations, usage, ...[...AGENT_SERVERS.values()].flatMap((server) => server.personalData ?? []), ...registeredPersonalData(), signIn];
 }
 
 export const PersonalExport = z

@@ -82,8 +82,9 @@ export function initTracing(env: NodeJS.ProcessEnv = process.env): Tracing {
     instrumentations: [
       new HttpInstrumentation({
         // health probes and scrapes are not turns; they would drown the traces that matter (and an OTLP
-        // receiver in the same process, as in the tests, would trace its own exports)
-        ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics|v1\/traces)\b/.test(req.url ?? ''),
+        // receiver in the same process, as in the tests, would trace its own exports); the sign-in's callback
+        // has the provider's authorization code in its query, which a span's URL attribute would keep
+        ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics|v1\/traces|auth\/callback)\b/.test(req.url ?? ''),
       }),
       // fetch: Gemini (@google/genai) and OpenBreweryDB
       new UndiciInstrumentation(),

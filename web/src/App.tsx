@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, api, setUnauthorizedHandler, takeTokenFromFragment, tokenStore } from './api';
+import { ApiError, type AuthSession, api, readAuthSession, setUnauthorizedHandler, signOutOfSession, takeTokenFromFragment, tokenStore } from './api';
+import { ApiKeysPage } from './ApiKeysPage';
 import { AGENT_PAGES } from './agents/registry';
 import { ConversationList } from './ConversationList';
 import { ConversationPage } from './ConversationPage';
@@ -9,6 +10,8 @@ import type { Meta } from './types';
 
 export function App() {
   const [token, setToken] = useState(tokenStore.get());
+  // the web sign-in through the server: a cookie the page never sees (GET /auth/session says whether there is one)
+  const [session, setSession] = useState<AuthSession>();
   const [meta, setMeta] = useState<Meta>();
   const [error, setError] = useState<string>();
   const [listVersion, setListVersion] = useState(0);
@@ -18,7 +21,23 @@ export function App() {
 
   // a token that worked once has expired or been revoked; one that never worked was mistyped
   const signedIn = useRef(false);
+  const sessionRef = useRef<AuthSession>(undefined);
+  sessionRef.current = session;
+
+  useEffect(() => {
+    const failed = /(?:^#|&)signin-error=([^&]+)/.exec(window.location.hash);
+    if (failed) {
+      setError(`Sign-in did not complete (${decodeURIComponent(failed[1]!)}). Try again.`);
+      history.replaceState(null, '', window.location.pathname + window.location.search);
+    }
+    readAuthSession()
+      .then(setSession)
+      .catch(() => setSession({ signIn: 'token', signedIn: false }));
+  }, []);
+  const authed = Boolean(token) || Boolean(session?.signedIn);
   const signOut = useCallback((reason?: string) => {
+    if (sessionRef.current?.signedIn && !reason) return void signOutOfSession();
+    if (sessionRef.current?.signedIn) setSession({ ...sessionRef.current, signedIn: false });
     signedIn.current = false;
     tokenStore.clear();
     setToken(null);
@@ -49,7 +68,7 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    if (!token) return;
+    if (!authed) return;
     api<Meta>('GET', '/v1/meta')
       .then((m) => {
         signedIn.current = true;
@@ -60,11 +79,13 @@ export function App() {
         // a refused token has already signed out, with its own words
         if (e.status !== 401) setError(e.message);
       });
-  }, [token, signIns]);
+  }, [authed, token, signIns]);
 
-  if (!token) {
+  if (!authed) {
+    if (!session) return <main className="signin" id="main"><p>Signing in…</p></main>;
     return (
       <SignIn
+        oidc={session.signIn === 'oidc'}
         notice={error}
         onSignIn={(t) => {
           tokenStore.set(t);
@@ -76,7 +97,7 @@ export function App() {
   }
 
   const conversationId = /^\/c\/([^/]+)/.exec(path)?.[1];
-  const page = AGENT_PAGES.find((p) => p.path === path);
+  const page = path === '/api-keys' ? { path, navLabel: 'API keys', Page: ApiKeysPage } : AGENT_PAGES.find((p) => p.path === path);
 
   return (
     <div className="app">
@@ -88,8 +109,9 @@ export function App() {
           {AGENT_PAGES.map((p) => (
             <a key={p.path} href={p.path} aria-current={p === page ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate(p.path); }}>{p.navLabel}</a>
           ))}
+          <a href="/api-keys" aria-current={path === '/api-keys' ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate('/api-keys'); }}>API keys</a>
         </nav>
-        <span className="who">{meta ? <>Signed in as <strong>{meta.user}</strong>{meta.client ? ` (${meta.client})` : ''}</> : 'Signing in…'}</span>
+        <span className="who">{meta ? <>Signed in as <strong>{meta.name}</strong>{meta.client ? ` (${meta.client})` : ''}</> : 'Signing in…'}</span>
         <button type="button" className="secondary" onClick={() => signOut()}>Sign out</button>
       </header>
       {error && <div role="alert" className="banner error">{error}</div>}
@@ -106,7 +128,7 @@ export function App() {
             <ConversationPage key={conversationId} id={conversationId} meta={meta} onChanged={() => setListVersion((v) => v + 1)} />
           ) : (
             <section className="empty-state">
-              <h1>Welcome{meta ? `, ${meta.user}` : ''}</h1>
+              <h1>Welcome{meta ? `, ${meta.name}` : ''}</h1>
               <p>Pick a conversation on the left, or start a new one with an agent.</p>
             </section>
           )}

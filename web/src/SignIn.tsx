@@ -1,7 +1,19 @@
 import { useState } from 'react';
 
-export function SignIn({ onSignIn, notice }: { onSignIn: (token: string) => void; notice?: string }) {
+export function SignIn({ onSignIn, notice, oidc }: { onSignIn: (token: string) => void; notice?: string; oidc?: boolean }) {
   const [token, setToken] = useState('');
+  if (oidc) {
+    // The server runs the sign-in with the provider and keeps the session in a cookie this page cannot read.
+    const returnTo = window.location.pathname + window.location.search;
+    return (
+      <main className="signin" id="main">
+        <h1>Brigade</h1>
+        {notice && <p role="alert" className="banner error">{notice}</p>}
+        <p>Sign in with your organisation's account.</p>
+        <a className="button" href={`/auth/login?returnTo=${encodeURIComponent(returnTo)}`}>Sign in</a>
+      </main>
+    );
+  }
   return (
     <main className="signin" id="main">
       <h1>Brigade</h1>

@@ -17,6 +17,36 @@ export function takeTokenFromFragment(): string | undefined {
   return token;
 }
 
+/**
+ * The web sign-in through the server (AUTH_OIDC_*): the session is an HttpOnly cookie the page never sees; the
+ * page holds only the CSRF token that its state-changing requests must carry (GET /auth/session).
+ */
+export interface AuthSession {
+  signIn: 'oidc' | 'token';
+  signedIn: boolean;
+  csrfToken?: string;
+}
+let csrfToken: string | undefined;
+export const setCsrfToken = (token: string | undefined) => {
+  csrfToken = token;
+};
+
+export async function readAuthSession(): Promise<AuthSession> {
+  const response = await fetch('/auth/session', { cache: 'no-store' });
+  if (!response.ok) return { signIn: 'token', signedIn: false };
+  const session = (await response.json()) as AuthSession;
+  setCsrfToken(session.csrfToken);
+  return session;
+}
+
+/** Ends the cookie session; then the provider's own sign-out, where it has one. */
+export async function signOutOfSession(): Promise<void> {
+  const response = await fetch('/auth/logout', { method: 'POST', headers: csrfToken ? { 'x-csrf-token': csrfToken } : {} }).catch(() => undefined);
+  setCsrfToken(undefined);
+  const body = (await response?.json().catch(() => undefined)) as { endSessionUrl?: string | null } | undefined;
+  window.location.assign(body?.endSessionUrl || '/');
+}
+
 export interface FieldError {
   field: string;
   message: string;
@@ -98,6 +128,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
       signal: init.signal,
       headers: {
         ...authorizationFor(path),
+        ...(csrfToken && method !== 'GET' && method !== 'HEAD' ? { 'x-csrf-token': csrfToken } : {}),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(init.idempotencyKey ? { 'idempotency-key': init.idempotencyKey } : {}),
       },

@@ -1,0 +1,109 @@
+// Issue 34, in real Chromium against a real OpenID provider (oidc-provider on loopback): the web client signs
+// in through the server (Authorization Code with PKCE), the session is a cookie page scripts cannot read, the
+// conversation and its event stream work with it, a state-changing request without the CSRF token is refused,
+// the API keys page makes a key that works from a script and revokes it, and sign-out ends the session here
+// and at the provider.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { freePort } from '../../src/stack/ports.ts';
+import { type TestApp, startTestApp } from '../support/test-app.ts';
+import { AUDIENCE, CLIENT_ID, CLIENT_SECRET, type TestProvider, startTestProvider } from '../support/oidc-provider.ts';
+import { type Browser, buildWebClient, consoleErrorsDuring, launchBrowser, startConversation, withScreenshot } from './browser.ts';
+
+// The page's globals, as the functions that run in Chromium see them (this project's types are Node's).
+declare const document: { cookie: string };
+declare const sessionStorage: { length: number };
+
+let provider: TestProvider;
+let app: TestApp;
+let browser: Browser;
+
+before(async () => {
+  await buildWebClient();
+  const port = await freePort();
+  provider = await startTestProvider({ redirectUris: [`http://127.0.0.1:${port}/auth/callback`], accounts: { olga: { roles: ['support'], name: 'Olga' } } });
+  [app, browser] = await Promise.all([
+    startTestApp({
+      apiPort: port,
+      env: {
+        AUTH_OIDC_ISSUER: provider.issuer,
+        AUTH_OIDC_AUDIENCE: AUDIENCE,
+        AUTH_OIDC_CLIENT_ID: CLIENT_ID,
+        AUTH_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+        AUTH_OIDC_AUDIENCE_PARAM: 'resource',
+      },
+    }),
+    launchBrowser(),
+  ]);
+});
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+  await provider?.close();
+});
+
+test('sign in through the provider, work with the cookie session, make and revoke an API key, sign out', async (t) => {
+  const { page } = browser;
+  consoleErrorsDuring(t, page);
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await page.goto(`${app.baseUrl}/`);
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    // the provider's own login form
+    await page.waitForURL(new RegExp(`^${provider.issuer}/interaction/`));
+    await page.locator('input[name=login]').fill('olga');
+    await page.locator('input[name=password]').fill('any password');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+
+    await page.getByText('Signed in as').waitFor();
+    await page.getByText('Olga', { exact: true }).first().waitFor();
+    assert.equal(new URL(page.url()).origin, app.baseUrl);
+
+    // no token reaches page scripts: the session cookie is HttpOnly and nothing is in session storage
+    const cookies = await browser.context.cookies(app.baseUrl);
+    const session = cookies.find((c) => c.name.endsWith('brigade_session'));
+    assert.ok(session, JSON.stringify(cookies.map((c) => c.name)));
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.secure, true);
+    assert.equal(session.sameSite, 'Strict');
+    assert.equal(await page.evaluate(() => document.cookie.includes('brigade_session')), false);
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+
+    // a conversation (POST with the CSRF token) and its event stream, on the cookie alone
+    const stream = page.waitForResponse((response) => /\/v1\/conversations\/[^/]+\/events/.test(response.url()));
+    const id = await startConversation(page, 'support', 'Signed in by provider');
+    assert.equal((await stream).status(), 200);
+    const [row] = await app.adminQuery('SELECT user_id FROM conversations WHERE id = $1', [id]);
+    assert.match(row.user_id, /^oidc:/);
+
+    // the same request without the CSRF token is refused, though the browser sends the cookie
+    const forged = await page.evaluate(async () => {
+      const response = await fetch('/v1/conversations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"agent":"support"}' });
+      return response.status;
+    });
+    assert.equal(forged, 403);
+
+    // API keys: made on the page, shown once, used by a script, revoked
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Key name').fill('laptop script');
+    await page.getByRole('button', { name: 'Make a key' }).click();
+    const key = await page.getByLabel('New API key').inputValue();
+    assert.match(key, /^brg_/);
+    const byScript = await fetch(`${app.baseUrl}/v1/conversations`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(byScript.status, 200);
+    assert.deepEqual(((await byScript.json()) as { conversations: { id: string }[] }).conversations.map((c) => c.id), [id]);
+    await page.getByRole('cell', { name: 'laptop script', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Revoke laptop script' }).click();
+    await page.getByText('You have no API keys.').waitFor();
+    assert.equal((await fetch(`${app.baseUrl}/v1/conversations`, { headers: { authorization: `Bearer ${key}` } })).status, 401);
+
+    // sign-out ends the session here, then at the provider, which sends the browser back
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(new RegExp(`^${provider.issuer}/`));
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.getByRole('link', { name: 'Sign in' }).waitFor();
+    const ended = (await page.evaluate(async () => (await fetch('/auth/session')).json())) as { signedIn: boolean };
+    assert.equal(ended.signedIn, false);
+    const sessionRows = await app.adminQuery('SELECT count(*)::int AS n FROM web_sessions');
+    assert.equal(sessionRows[0].n, 0);
+  });
+});

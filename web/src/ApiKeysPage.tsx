@@ -1,0 +1,100 @@
+// Personal API keys for scripts (issue 34): the caller's keys without their secrets, a form that makes one and
+// shows it once, and a revoke button per key.
+import { useCallback, useEffect, useState } from 'react';
+import { ApiError, api } from './api';
+
+interface ApiKey {
+  id: string;
+  name: string;
+  roles: string[] | null;
+  expiresAt: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+const when = (iso: string | null, none: string) => (iso ? new Date(iso).toLocaleString() : none);
+
+export function ApiKeysPage() {
+  const [keys, setKeys] = useState<ApiKey[]>();
+  const [name, setName] = useState('');
+  const [expires, setExpires] = useState('');
+  const [made, setMade] = useState<{ name: string; key: string }>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(() => {
+    api<{ keys: ApiKey[] }>('GET', '/v1/api-keys')
+      .then((body) => setKeys(body.keys))
+      .catch((e: ApiError) => setError(e.message));
+  }, []);
+  useEffect(load, [load]);
+
+  async function create(event: React.FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const body = { name: name.trim(), ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}) };
+      const created = await api<{ name: string; key: string }>('POST', '/v1/api-keys', body);
+      setMade({ name: created.name, key: created.key });
+      setName('');
+      setExpires('');
+      load();
+    } catch (e) {
+      setError((e as ApiError).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function revoke(key: ApiKey) {
+    setError(undefined);
+    try {
+      await api('DELETE', `/v1/api-keys/${encodeURIComponent(key.id)}`);
+      load();
+    } catch (e) {
+      setError((e as ApiError).message);
+    }
+  }
+
+  return (
+    <section className="api-keys">
+      <h1>API keys</h1>
+      <p>A key lets a script call Brigade's API as you (<code>Authorization: Bearer brg_…</code>), with no more than your roles. It stops when you revoke it, when it expires, or when you have not signed in for a long time.</p>
+      {error && <p role="alert" className="banner error">{error}</p>}
+      {made && (
+        <div role="status" className="banner">
+          <p>Your new key “{made.name}”. Copy it now: it is not shown again.</p>
+          <input aria-label="New API key" readOnly value={made.key} onFocus={(e) => e.currentTarget.select()} />
+          <button type="button" className="secondary" onClick={() => setMade(undefined)}>Done</button>
+        </div>
+      )}
+      <form onSubmit={create}>
+        <label htmlFor="api-key-name">Key name</label>
+        <input id="api-key-name" value={name} maxLength={100} required onChange={(e) => setName(e.target.value)} />
+        <label htmlFor="api-key-expires">Expires (optional)</label>
+        <input id="api-key-expires" type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
+        <button type="submit" disabled={busy || !name.trim()}>Make a key</button>
+      </form>
+      {keys && keys.length === 0 && <p>You have no API keys.</p>}
+      {keys && keys.length > 0 && (
+        <table>
+          <thead>
+            <tr><th>Name</th><th>Made</th><th>Last used</th><th>Expires</th><th /></tr>
+          </thead>
+          <tbody>
+            {keys.map((key) => (
+              <tr key={key.id}>
+                <td>{key.name}</td>
+                <td>{when(key.createdAt, '')}</td>
+                <td>{when(key.lastUsedAt, 'never')}</td>
+                <td>{when(key.expiresAt, 'never')}</td>
+                <td><button type="button" className="secondary" onClick={() => void revoke(key)} aria-label={`Revoke ${key.name}`}>Revoke</button></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
