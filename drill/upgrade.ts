@@ -49,8 +49,11 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
   const wrong: string[] = [];
   const notes: string[] = [];
   const { cluster } = drill;
+  // the cluster's workers encrypt with the key it keeps in the app's data dir: listings and replays need it
+  const key = await loadOrCreatePayloadKey(drill.appDataDir);
+  const codec = new EncryptionCodec(new StaticKeyProvider({ [DEV_KEY_ID]: new Uint8Array(key) }, DEV_KEY_ID));
   const connection = await Connection.connect({ address: cluster.temporalAddress });
-  const client = new Client({ connection, namespace: cluster.namespace });
+  const client = new Client({ connection, namespace: cluster.namespace, dataConverter: { payloadCodecs: [codec] } });
   const cliBinary = await findTemporalBinary({ cliPath: process.env.TEMPORAL_CLI_PATH || undefined });
   /** the handbook's commands, as an operator types them */
   const cli = async (...args: string[]) => {
@@ -103,9 +106,6 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
     await bundleWorkflows({ outFile: v2Bundle, workflowsPath: path.join(import.meta.dirname, 'workflows-v2.ts') });
     const v2 = buildIdOf(await fs.readFile(v2Bundle, 'utf8'));
     const live = await liveHistories(client, { limit: 50, taskQueue: cluster.taskQueue });
-    // the cluster's workers encrypt with the key it keeps in the app's data dir
-    const key = await loadOrCreatePayloadKey(drill.appDataDir);
-    const codec = new EncryptionCodec(new StaticKeyProvider({ [DEV_KEY_ID]: new Uint8Array(key) }, DEV_KEY_ID));
     const gate = await replayAll(v2Bundle, live, { payloadCodecs: [codec] });
     if (gate.failures.length === 0) wrong.push('the replay gate let version 2 replace version 1 in place');
     notes.push(`replay gate: ${gate.failures.length} of ${gate.replayed} live histories do not replay on v2, so it goes in as a new version`);

@@ -30,12 +30,14 @@ if (!bundle) {
   await bundleWorkflows({ outFile: bundle });
 }
 
+// The workers' keys (PAYLOAD_ENCRYPTION_KEYS): live histories and their listings are encrypted.
+const converter = dataConverter(loadConfig());
 const histories: GateHistory[] = await recordedHistories(values.histories);
 console.log(`replay gate: ${histories.length} recorded histories from ${values.histories}`);
 const address = process.env.TEMPORAL_ADDRESS;
 const limit = Number(values.live);
 if (address && limit > 0) {
-  const { client, connection } = await connectTemporal(address, process.env.TEMPORAL_NAMESPACE || 'default');
+  const { client, connection } = await connectTemporal(address, process.env.TEMPORAL_NAMESPACE || 'default', { dataConverter: converter });
   try {
     const live = await liveHistories(client, { limit, taskQueue: process.env.TEMPORAL_TASK_QUEUE || 'brigade' });
     console.log(`replay gate: ${live.length} live histories from ${address}`);
@@ -45,8 +47,7 @@ if (address && limit > 0) {
   }
 }
 
-// The workers' keys (PAYLOAD_ENCRYPTION_KEYS): live histories are encrypted.
-const { replayed, failures } = await replayAll(bundle, histories, dataConverter(loadConfig()));
+const { replayed, failures } = await replayAll(bundle, histories, converter);
 for (const failure of failures) console.error(`  NOT REPLAYABLE ${failure.source}: ${failure.error.split('\n')[0]}`);
 if (failures.length > 0) {
   console.error(`replay gate: ${failures.length} of ${replayed} histories do not replay against ${bundle}; do not deploy this code (see docs/operations.md#upgrades)`);
