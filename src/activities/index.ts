@@ -7,6 +7,7 @@ import { createModelStep } from './model-step.ts';
 import { createRecord } from './record.ts';
 import { createRunTool } from './run-tool.ts';
 import type { RuntimeActivities } from './runtime-types.ts';
+import { resultForWorkflow } from '../shared/payload-bounds.ts';
 import type { ActivityDeps, Services } from './services.ts';
 
 export type { ActivityDeps, Services } from './services.ts';
@@ -17,7 +18,9 @@ export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
   const runTool = createRunTool(services);
   const runtime: RuntimeActivities = {
     modelStep: createModelStep({ ...services, runTool }),
-    runTool,
+    // As a local activity its result is a marker in history: a large one crosses as a stand-in (the record
+    // keeps it whole). The model step runs tools inline with the whole result, which never leaves the worker.
+    runTool: async (input) => resultForWorkflow(await runTool(input)),
     record: createRecord(services),
   };
   // Each agent's child-workflow activities join here, from its entry in the registry.

@@ -12,6 +12,7 @@ import { inlineArgs } from '../shared/inline-tools.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';
 import { toolMessage } from '../shared/tool-message.ts';
+import { TURN_RESULT_MAX_BYTES, boundMessages, boundReply } from '../shared/payload-bounds.ts';
 import type { ModelStepInput, ModelStepResult, RunToolInput, StepUsage } from './runtime-types.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import type { Config } from '../config.ts';
@@ -203,7 +204,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
           if (over) {
             const none: ChatMessage = { id: step.stepId, role: 'assistant', text: '' };
             await commits.settle();
-            return { message: none, overBudget: over, usage: total, ...(before.length ? { before } : {}) };
+            return { message: none, overBudget: over, usage: total, ...(before.length ? { before: forWorkflow(before) } : {}) };
           }
         }
         const inlineNext = n <= (input.inline?.extraSteps ?? 0);
@@ -216,7 +217,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
         const results = inlineNext ? await runCalls(input, message, commits) : undefined;
         if (!results) {
           await commits.settle();
-          return { message, usage: total, ...(before.length ? { before } : {}) };
+          return { message: boundReply(message), usage: total, ...(before.length ? { before: forWorkflow(before) } : {}) };
         }
         before.push(message, ...results);
         transcript.push(message, ...results);
@@ -228,7 +229,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       if (error instanceof StepStopped) {
         // the workflow keeps what the step wrote before it let go: that must outlive a PostgreSQL crash
         await commits.settle();
-        const stopped: StoppedStep = { before, ...(error.partial ? { partial: error.partial } : {}) };
+        const stopped: StoppedStep = { before: forWorkflow(before), ...(error.partial ? { partial: boundReply(error.partial) } : {}) };
         throw new CancelledFailure(STEP_STOPPED, [stopped]);
       }
       throw error;
@@ -237,6 +238,13 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     }
   };
 }
+
+/**
+ * What the workflow is told the step did before its last reply (it only shows them): the tools' results and
+ * long texts as stand-ins, within a budget, since the step's result crosses Temporal (2 MB at most). The
+ * transcript holds them whole.
+ */
+const forWorkflow = (messages: ChatMessage[]): ChatMessage[] => boundMessages(messages, TURN_RESULT_MAX_BYTES);
 
 /** Thrown inside the step when Stop cancelled it, with the reply cut short (if one was streaming). */
 class StepStopped extends Error {

@@ -5,6 +5,7 @@ import type { TaskModel } from '../model/task-model.ts';
 import type { WriteOptions } from '../db/batch.ts';
 import { recordToolCall, withToolCall } from '../db/tool-calls.ts';
 import { storableJson } from '../shared/safe-text.ts';
+import { capToolResult } from './tool-result-cap.ts';
 import type { ToolImplementation } from './tool-context.ts';
 import type { RunToolInput } from './runtime-types.ts';
 
@@ -28,8 +29,9 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
     const ref = { conversationId, userId, callId };
     return withToolCall(pool, ref, async (db, earlier) => {
       if (earlier) return earlier.result;
-      // A tool's result can carry text from elsewhere (a web page, an API); made storable like the model's.
-      const result = storableJson(
+      // A tool's result can carry text from elsewhere (a web page, an API); made storable like the model's,
+      // and capped to what the model may be given (the record says exactly what it saw).
+      const result = capToolResult(storableJson(
         await implementation(args, {
           db,
           userId,
@@ -39,7 +41,7 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
           services: { config, taskModel, pool },
           ...cancellation(),
         }),
-      );
+      ), config.TOOL_RESULT_MAX_BYTES);
       await recordToolCall(db, ref, { tool, args, result });
       return result;
     }, options);
