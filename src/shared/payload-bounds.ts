@@ -6,10 +6,17 @@
 // from the API. Pure functions: the workflow bundle imports this.
 import type { ChatMessage, TurnResult } from './messages.ts';
 
-/** A tool result or a message's text larger than this crosses Temporal as a stand-in, not whole. */
+/** A tool result larger than this crosses Temporal as a stand-in, not whole. */
 export const INLINE_VALUE_MAX_BYTES = 16 * 1024;
-/** What an Update's response may carry in messages, all told; later messages keep only their ids. */
-export const TURN_RESULT_MAX_BYTES = 512 * 1024;
+/**
+ * A message's text larger than this crosses cut. The model's text is bounded by its output limit (65,536
+ * tokens for Gemini 2.5, about 256 KB), so only a model that misbehaves reaches it.
+ */
+export const TEXT_MAX_BYTES = 256 * 1024;
+/** One message as it crosses, all told; past it a message keeps only what names it. */
+export const MESSAGE_MAX_BYTES = 320 * 1024;
+/** What an Update's response (or a step's result) may carry in messages, all told; later messages keep only their ids. */
+export const TURN_RESULT_MAX_BYTES = 1024 * 1024;
 /** How much of an elided value a stand-in keeps, so the Web UI and a client have a look at it. */
 export const PREVIEW_BYTES = 1024;
 /** An activity summary (the Web UI's line for it); the server keeps only a few hundred bytes. */
@@ -83,13 +90,17 @@ export function resultForWorkflow(result: unknown, maxBytes = INLINE_VALUE_MAX_B
  * A copy of a message that fits `maxBytes` (the whole one is in the transcript): its result as a stand-in,
  * its text cut, and past that nothing but what names it. `elided: true` marks a copy that lost anything.
  */
-export function elideMessage(message: ChatMessage, maxBytes = INLINE_VALUE_MAX_BYTES): ChatMessage {
-  // a result an activity handed over as a stand-in already: the message says so too
-  if (jsonBytes(message) <= maxBytes) return isElided(message.result) && !message.elided ? { ...message, elided: true } : message;
+export function elideMessage(message: ChatMessage): ChatMessage {
+  const resultBytes = message.result === undefined ? 0 : jsonBytes(message.result);
+  const textBytes = utf8Bytes(message.text);
+  if (resultBytes <= INLINE_VALUE_MAX_BYTES && textBytes <= TEXT_MAX_BYTES && jsonBytes(message) <= MESSAGE_MAX_BYTES) {
+    // a result an activity handed over as a stand-in already: the message says so too
+    return isElided(message.result) && !message.elided ? { ...message, elided: true } : message;
+  }
   const copy: ChatMessage = { ...message, elided: true };
-  if (copy.result !== undefined) copy.result = resultForWorkflow(copy.result, maxBytes / 2);
-  if (utf8Bytes(copy.text) > maxBytes / 4) copy.text = `${cutText(copy.text, maxBytes / 4)}…`;
-  if (jsonBytes(copy) <= maxBytes) return copy;
+  if (resultBytes > INLINE_VALUE_MAX_BYTES) copy.result = resultForWorkflow(copy.result);
+  if (textBytes > TEXT_MAX_BYTES) copy.text = `${cutText(copy.text, TEXT_MAX_BYTES)}…`;
+  if (jsonBytes(copy) <= MESSAGE_MAX_BYTES) return copy;
   return nameOnly(copy);
 }
 
@@ -138,6 +149,6 @@ export function boundTurnResult(result: TurnResult, maxBytes = TURN_RESULT_MAX_B
  * its text, which the workflow only shows, cut.
  */
 export function boundReply(message: ChatMessage): ChatMessage {
-  if (utf8Bytes(message.text) <= INLINE_VALUE_MAX_BYTES) return message;
-  return { ...message, text: `${cutText(message.text, INLINE_VALUE_MAX_BYTES)}…`, elided: true };
+  if (utf8Bytes(message.text) <= TEXT_MAX_BYTES) return message;
+  return { ...message, text: `${cutText(message.text, TEXT_MAX_BYTES)}…`, elided: true };
 }
