@@ -150,6 +150,22 @@ describe('a misbehaving MCP server cannot end a conversation', () => {
     await goesOn(id);
   });
 
+  test('a model reply whose tool calls are megabytes is a failed model call, not a dead conversation', async () => {
+    const id = await open();
+    fake.script(reply.calls({ name: 'bulky__dump', args: { tag: 'x'.repeat(1_200_000), kb: 1 } }));
+    // Before, the runtime asked the model again (the call's arguments did not fit), then answered with both
+    // 1.2 MB copies of the arguments in the Update's response.
+    fake.scriptFn(() => reply.text('Let me try again.'));
+    try {
+      const turn = await say(id, 'Call with huge arguments');
+      assert.ok(jsonBytes(turn) < TEMPORAL_LIMIT, `the response is ${jsonBytes(turn)} bytes`);
+      assert.match(turn.messages.at(-1).text, /^The model could not answer \(the model's reply was too large/);
+    } finally {
+      fake.reset();
+    }
+    await goesOn(id);
+  });
+
   test('the text of the bulky server is what the test thinks it is', () => {
     assert.equal(bulk('a', 3).length, 3 * 1024 - 1);
   });

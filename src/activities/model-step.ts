@@ -1,4 +1,4 @@
-import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { type BudgetExceeded, STEP_STOPPED, type StoppedStep, budgetLimits } from '../shared/turn-control.ts';
 import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
@@ -12,7 +12,7 @@ import { inlineArgs } from '../shared/inline-tools.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';
 import { toolMessage } from '../shared/tool-message.ts';
-import { TURN_RESULT_MAX_BYTES, boundMessages, boundReply } from '../shared/payload-bounds.ts';
+import { MODEL_CALLS_MAX_BYTES, TURN_RESULT_MAX_BYTES, boundMessages, boundReply, jsonBytes } from '../shared/payload-bounds.ts';
 import type { ModelStepInput, ModelStepResult, RunToolInput, StepUsage } from './runtime-types.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import type { Config } from '../config.ts';
@@ -115,6 +115,19 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       throw new StepStopped(partial);
     } finally {
       tail = await deltas.close();
+    }
+
+    // What the workflow acts on crosses Temporal whole (its calls' arguments, a structured answer), and the
+    // workflow writes them again (tool messages, pending items): a reply past the bound is a failed call, not
+    // a workflow whose next command is too large to schedule. Gemini's own output limit keeps real replies far below.
+    const acted = jsonBytes(reply.toolCalls) + (structured === undefined ? 0 : jsonBytes(structured));
+    if (acted > MODEL_CALLS_MAX_BYTES) {
+      await commits.settle();
+      throw ApplicationFailure.create({
+        type: 'ModelOutputInvalid',
+        message: `the model's reply was too large (its tool calls and structured answer were ${acted} bytes; at most ${MODEL_CALLS_MAX_BYTES} are accepted)`,
+        nonRetryable: true,
+      });
     }
 
     // The model's text and arguments are made storable before anyone sees them, so the workflow, the

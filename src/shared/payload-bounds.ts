@@ -13,6 +13,11 @@ export const INLINE_VALUE_MAX_BYTES = 16 * 1024;
  * tokens for Gemini 2.5, about 256 KB), so only a model that misbehaves reaches it.
  */
 export const TEXT_MAX_BYTES = 256 * 1024;
+/**
+ * A model reply's tool calls and structured answer, which the workflow needs whole (it checks and runs the calls,
+ * opens items with their arguments, hands a kernel its answer): a reply past this is a failed model call.
+ */
+export const MODEL_CALLS_MAX_BYTES = 256 * 1024;
 /** One message as it crosses, all told; past it a message keeps only what names it. */
 export const MESSAGE_MAX_BYTES = 320 * 1024;
 /** What an Update's response (or a step's result) may carry in messages, all told; later messages keep only their ids. */
