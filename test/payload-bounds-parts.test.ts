@@ -1,9 +1,18 @@
 // The bounds of what crosses Temporal and of what a tool returns to the model, as pure functions
-// (src/shared/payload-bounds.ts, src/activities/tool-result-cap.ts); test/payload-bounds.test.ts drives them
+// (src/shared/payload-bounds.ts, src/activities/tool-result-cap.ts) and an agent's tool through runTool on real PostgreSQL; test/payload-bounds.test.ts drives them
 // end to end with a misbehaving MCP server.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type pg from 'pg';
+import { createRunTool, runToolActivity } from '../src/activities/run-tool.ts';
 import { capToolResult } from '../src/activities/tool-result-cap.ts';
+import { loadConfig } from '../src/config.ts';
+import { createPool } from '../src/db/pool.ts';
+import { withClient } from '../src/db/with-client.ts';
+import { selectTaskModel } from '../src/model/select.ts';
+import type { AgentName } from '../src/shared/messages.ts';
+import { freshDatabase } from './support/harness.ts';
 import { TURN_RESULT_MAX_BYTES, boundTurnResult, cutText, jsonBytes, utf8Bytes } from '../src/shared/payload-bounds.ts';
 import type { ChatMessage } from '../src/shared/messages.ts';
 
@@ -37,3 +46,38 @@ describe('bounds, as functions', () => {
   });
 });
 
+
+describe("an agent's own tool with a large result", () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let pool: pg.Pool;
+  before(async () => {
+    database = await freshDatabase();
+    pool = createPool(database.url);
+  });
+  after(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+
+  test('is capped before it is recorded, and crosses as a local-activity marker only as a stand-in', async () => {
+    const conversationId = randomUUID();
+    await withClient(database.adminUrl, (admin) =>
+      admin.query(`INSERT INTO conversations (id, user_id, agent, title, workflow_id) VALUES ($1, 'alice', 'support', 't', $2)`, [conversationId, `w-${conversationId}`]),
+    );
+    const rows = Array.from({ length: 5000 }, (_, index) => ({ index, note: 'n'.repeat(100) }));
+    const config = loadConfig({ DATABASE_URL: database.url, TEMPORAL_ADDRESS: '127.0.0.1:1', TOOL_RESULT_MAX_BYTES: '65536' });
+    const runTool = createRunTool({ pool, config, taskModel: selectTaskModel(config), implementations: { list_everything: async () => ({ rows }) } });
+    const input = { conversationId, userId: 'alice', agent: 'support' as AgentName, callId: 'step-1.1', tool: 'list_everything', args: {} };
+    const seen = (await runTool(input)) as Record<string, any>;
+    assert.ok(jsonBytes(seen) <= 65536, `${jsonBytes(seen)} bytes`);
+    assert.deepEqual(seen.truncated, { bytes: jsonBytes({ rows }), maxBytes: 65536 });
+    assert.ok(seen.text.startsWith('{"rows":[{"index":0,'));
+    const [record] = await withClient(database.adminUrl, async (admin) => (await admin.query('SELECT result FROM tool_calls WHERE call_id = $1', ['step-1.1'])).rows);
+    assert.deepEqual(record.result, seen, 'the record is what the model sees');
+    // the local activity (a retry finds the record) hands the workflow a stand-in
+    const marker = (await runToolActivity(runTool)(input)) as Record<string, any>;
+    assert.equal(marker.elided, true);
+    assert.equal(marker.bytes, jsonBytes(seen));
+    assert.ok(jsonBytes(marker) < 4096);
+  });
+});

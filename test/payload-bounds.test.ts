@@ -21,14 +21,19 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 let fake: FakeGemini;
 let bulky: BulkyHttp;
+let wordy: BulkyHttp;
 let app: TestApp;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brigade-bounds-'));
 
 before(async () => {
   fake = await startFakeGemini();
   bulky = await startBulkyHttp();
+  wordy = await startBulkyHttp({ wordy: true });
   const configPath = path.join(dir, 'mcp.json');
-  fs.writeFileSync(configPath, JSON.stringify({ mcpServers: { bulky: { url: bulky.url, agents: ['support'] } } }));
+  fs.writeFileSync(
+    configPath,
+    JSON.stringify({ mcpServers: { bulky: { url: bulky.url, agents: ['support'] }, wordy: { url: wordy.url, agents: ['recipes'] } } }),
+  );
   app = await startTestApp({
     env: { GEMINI_API_KEY: 'bounds-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '60s', BRIGADE_MCP_CONFIG: configPath, DATA_DIR: path.join(dir, 'data') },
   });
@@ -36,12 +41,13 @@ before(async () => {
 after(async () => {
   await app?.stop();
   await bulky?.close();
+  await wordy?.close();
   await fake?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const open = async () => {
-  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'bounds' } });
+const open = async (agent = 'support') => {
+  const created = await app.call('POST', '/v1/conversations', { body: { agent, title: 'bounds' } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body.id as string;
 };
@@ -163,6 +169,40 @@ describe('a misbehaving MCP server cannot end a conversation', () => {
     } finally {
       fake.reset();
     }
+    await goesOn(id);
+  });
+
+  test("a tool whose description is 3 MB: offered with it cut, and it runs", async () => {
+    // (a recipes conversation: before, the 3 MB list failed its activity and with it every turn of every
+    // conversation that lists the server)
+    const id = await open('recipes');
+    fake.script(reply.calls({ name: 'wordy__long_winded', args: {} }), reply.text('It spoke briefly.'));
+    const turn = await say(id, 'Ask the long-winded one');
+    assert.equal(turn.messages.at(-1).text, 'It spoke briefly.');
+    const declarations = fake.requests.at(-2)!.body.tools!.flatMap((tools) => tools.functionDeclarations ?? []);
+    const declared = declarations.find((declaration) => declaration.name === 'wordy__long_winded') as { description: string } | undefined;
+    assert.ok(declared, 'the tool is offered');
+    assert.match(declared.description, /^word 000000 /);
+    assert.ok(Buffer.byteLength(declared.description) <= 2048, `${Buffer.byteLength(declared.description)} bytes`);
+    const [tool] = await transcriptTools(id);
+    assert.equal(tool.result.text, 'Said briefly.');
+    await goesOn(id);
+  });
+
+  test('a question of 3 MB: asked with its message cut, answered, and the conversation goes on', async () => {
+    const id = await open();
+    fake.script(reply.calls({ name: 'bulky__ask_at_length', args: { tag: 'why', kb: 3072 } }));
+    const parked = await say(id, 'Ask me something long');
+    assert.equal(parked.pending.length, 1, JSON.stringify(parked).slice(0, 500));
+    const [question] = parked.pending;
+    assert.equal(question.kind, 'question');
+    assert.match(question.prompt, /^why 000000 /);
+    assert.ok(Buffer.byteLength(question.prompt) <= 4096, `${Buffer.byteLength(question.prompt)} bytes`);
+    fake.script(reply.text('You declined.'));
+    const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: question.id, decision: 'decline' } });
+    assert.equal(decided.status, 200, JSON.stringify(decided.body).slice(0, 500));
+    const [tool] = await transcriptTools(id);
+    assert.equal(tool.result.text, 'The user answered: decline.');
     await goesOn(id);
   });
 

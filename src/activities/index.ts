@@ -5,9 +5,8 @@ import type { McpConnections } from '../mcp/connections.ts';
 import { createMcpActivities } from './mcp.ts';
 import { createModelStep } from './model-step.ts';
 import { createRecord } from './record.ts';
-import { createRunTool } from './run-tool.ts';
+import { createRunTool, runToolActivity } from './run-tool.ts';
 import type { RuntimeActivities } from './runtime-types.ts';
-import { resultForWorkflow } from '../shared/payload-bounds.ts';
 import type { ActivityDeps, Services } from './services.ts';
 
 export type { ActivityDeps, Services } from './services.ts';
@@ -18,9 +17,7 @@ export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
   const runTool = createRunTool(services);
   const runtime: RuntimeActivities = {
     modelStep: createModelStep({ ...services, runTool }),
-    // As a local activity its result is a marker in history: a large one crosses as a stand-in (the record
-    // keeps it whole). The model step runs tools inline with the whole result, which never leaves the worker.
-    runTool: async (input) => resultForWorkflow(await runTool(input)),
+    runTool: runToolActivity(runTool),
     record: createRecord(services),
   };
   // Each agent's child-workflow activities join here, from its entry in the registry.

@@ -6,6 +6,7 @@ import type { WriteOptions } from '../db/batch.ts';
 import { recordToolCall, withToolCall } from '../db/tool-calls.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { capToolResult } from './tool-result-cap.ts';
+import { resultForWorkflow } from '../shared/payload-bounds.ts';
 import type { ToolImplementation } from './tool-context.ts';
 import type { RunToolInput } from './runtime-types.ts';
 
@@ -56,3 +57,13 @@ function cancellation(): { signal?: AbortSignal } {
     return {};
   }
 }
+
+/**
+ * runTool as the workflow's local activity: its result is a marker in history, so a large one crosses as a
+ * stand-in (the record keeps it whole). The model step runs tools inline with the whole result, which never
+ * leaves the worker.
+ */
+export const runToolActivity =
+  (runTool: (input: RunToolInput) => Promise<unknown>) =>
+  async (input: RunToolInput): Promise<unknown> =>
+    resultForWorkflow(await runTool(input));

@@ -1,9 +1,10 @@
 // What crosses Temporal is bounded by design. Temporal refuses a payload over 2 MB: an activity result that
 // large fails the activity's completion, a local activity's marker or an Update's response that large fails
-// or terminates the workflow. So a value of unbounded size (a tool's result, the model's text) crosses only
-// up to INLINE_VALUE_MAX_BYTES; past that the workflow gets a short stand-in (`elided`) and the value itself
-// stays where the activity wrote it (PostgreSQL: the transcript and the tool-call record), which clients read
-// from the API. Pure functions: the workflow bundle imports this.
+// or terminates the workflow. So a value of unbounded size crosses only up to a bound (a tool's result:
+// INLINE_VALUE_MAX_BYTES, the model's text: TEXT_MAX_BYTES); past it the workflow gets a short stand-in
+// (`elided`) and the value itself stays where the activity wrote it (PostgreSQL: the transcript and the
+// tool-call record), which clients read from the API. Pure functions: the workflow bundle imports this.
+// docs/security.md has the table of every crossing and its bound.
 import type { ChatMessage, TurnResult } from './messages.ts';
 
 /** A tool result larger than this crosses Temporal as a stand-in, not whole. */

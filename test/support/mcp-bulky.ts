@@ -18,8 +18,17 @@ export function bulk(tag: string, kb: number): string {
   return lines.join('\n');
 }
 
-function buildBulky(): McpServer {
+function buildBulky(wordy: boolean): McpServer {
   const server = new McpServer({ name: 'bulky', version: '1.0.0' });
+  if (wordy) {
+    // a list of 3 MB: one tool whose description never ends
+    server.registerTool(
+      'long_winded',
+      { description: bulk('word', 3072), inputSchema: {}, annotations: { readOnlyHint: true } },
+      async () => ({ content: [{ type: 'text', text: 'Said briefly.' }] }),
+    );
+    return server;
+  }
   const size = { tag: z.string().min(1).max(40), kb: z.number().int().min(1).max(8192) };
   server.registerTool(
     'dump',
@@ -39,6 +48,18 @@ function buildBulky(): McpServer {
       structuredContent: { rows: bulk(tag, kb).split('\n').map((line, index) => ({ index, line })) },
     }),
   );
+  server.registerTool(
+    'ask_at_length',
+    { description: 'Asks the user a very long question.', inputSchema: size, annotations: { readOnlyHint: true } },
+    async ({ tag, kb }) => {
+      const answer = await server.server.elicitInput({
+        mode: 'form',
+        message: bulk(tag, kb),
+        requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      });
+      return { content: [{ type: 'text', text: `The user answered: ${answer.action}.` }] };
+    },
+  );
   return server;
 }
 
@@ -47,7 +68,8 @@ export interface BulkyHttp {
   close(): Promise<void>;
 }
 
-export async function startBulkyHttp(): Promise<BulkyHttp> {
+/** `wordy`: a server whose only tool has a 3 MB description (its list is 3 MB) */
+export async function startBulkyHttp(options: { wordy?: boolean } = {}): Promise<BulkyHttp> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const httpServer = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -65,7 +87,7 @@ export async function startBulkyHttp(): Promise<BulkyHttp> {
         onsessioninitialized: (id) => void sessions.set(id, created),
       });
       created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
-      await buildBulky().connect(created);
+      await buildBulky(options.wordy ?? false).connect(created);
       transport = created;
     }
     await transport.handleRequest(req, res, body);
