@@ -13,6 +13,7 @@ import { withClient } from '../src/db/with-client.ts';
 import { selectTaskModel } from '../src/model/select.ts';
 import type { AgentName } from '../src/shared/messages.ts';
 import { freshDatabase } from './support/harness.ts';
+import { addMessages, emptyTranscript } from '../web/src/transcript.ts';
 import { TURN_RESULT_MAX_BYTES, boundTurnResult, cutText, jsonBytes, utf8Bytes } from '../src/shared/payload-bounds.ts';
 import type { ChatMessage } from '../src/shared/messages.ts';
 
@@ -79,5 +80,19 @@ describe("an agent's own tool with a large result", () => {
     assert.equal(marker.elided, true);
     assert.equal(marker.bytes, jsonBytes(seen));
     assert.ok(jsonBytes(marker) < 4096);
+  });
+});
+
+describe("the web client's transcript", () => {
+  test('a copy an Update shortened gives way to the whole message from the event stream, never the reverse', () => {
+    const whole: ChatMessage = { id: 'c1', role: 'tool', callId: 'c1', tool: 't', args: {}, text: 't done', result: { text: 'x'.repeat(20_000) } };
+    const shortened = boundTurnResult({ messages: [whole], pending: [] }).messages[0]!;
+    assert.equal(shortened.elided, true);
+    const fromTurn = addMessages(emptyTranscript(), [shortened]);
+    const thenStream = addMessages(fromTurn, [whole]);
+    assert.deepEqual(thenStream.messages.c1, whole);
+    assert.deepEqual(thenStream.order, ['c1']);
+    const streamFirst = addMessages(addMessages(emptyTranscript(), [whole]), [shortened]);
+    assert.deepEqual(streamFirst.messages.c1, whole);
   });
 });

@@ -19,7 +19,7 @@ import type {
   Usage,
 } from '../shared/messages.ts';
 import { toolMessage } from '../shared/tool-message.ts';
-import { boundTurnResult } from '../shared/payload-bounds.ts';
+import { boundTurnResult, summaryLine } from '../shared/payload-bounds.ts';
 import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
 import type { AgentState } from './agent-state.ts';
 import type { EventLog } from './event-log.ts';
@@ -236,7 +236,7 @@ export class TurnLoop {
     const entry = pending.open(item);
     pending.syncWaiting();
     this.#p.details(
-      `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${JSON.stringify(item.args)} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
+      `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${summaryLine(JSON.stringify(item.args))} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
     );
     this.#boundary += 1;
     // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
