@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import proto from '@temporalio/proto';
 import { type FakeGemini, reply, startFakeGemini } from './support/fake-gemini.ts';
 import { type BulkyHttp, bulk, startBulkyHttp } from './support/mcp-bulky.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
@@ -71,6 +72,12 @@ const sentToModel = () =>
 const records = (id: string) =>
   app.adminQuery<{ call_id: string; result: any }>('SELECT call_id, result FROM tool_calls WHERE conversation_id = $1 ORDER BY call_id', [id]);
 
+/** The size of the conversation's workflow history (its current run), encoded as the server keeps it. */
+async function historyBytes(id: string): Promise<number> {
+  const history = await app.client.workflow.getHandle(`conversation-${id}`).fetchHistory();
+  return proto.temporal.api.history.v1.History.encode(history).finish().length;
+}
+
 /** The conversation is alive: it takes another message and answers it. */
 async function goesOn(id: string) {
   fake.script(reply.text('Still here.'));
@@ -79,13 +86,14 @@ async function goesOn(id: string) {
 }
 
 describe('a misbehaving MCP server cannot end a conversation', () => {
-  test('three results of 3 MB in one turn: the model gets each capped with a note, the record says so, the conversation goes on', async () => {
+  test('three results of 3 MB in one turn: the model gets each capped with a note, the record says so, the conversation goes on', async (t) => {
     const id = await open();
     const tags = ['alpha', 'bravo', 'charlie'];
     fake.script(reply.calls(...tags.map((tag) => ({ name: 'bulky__dump', args: { tag, kb: 3072 } }))), reply.text('Read it all.'));
     const turn = await say(id, 'Dump three big things');
     assert.ok(jsonBytes(turn) < TEMPORAL_LIMIT, `the response is ${jsonBytes(turn)} bytes`);
     assert.equal(turn.messages.at(-1).text, 'Read it all.');
+    t.diagnostic(`9 MB of results: the turn's answer ${jsonBytes(turn)} bytes, the model's request ${jsonBytes(fake.requests.at(-1)!.body)} bytes, the run's history ${await historyBytes(id)} bytes`);
     const toolsInTurn = turn.messages.filter((message: any) => message.role === 'tool');
     assert.equal(toolsInTurn.length, 3);
     for (const message of toolsInTurn) assert.doesNotMatch(message.text, /failed/, 'no tool failed');
@@ -115,13 +123,14 @@ describe('a misbehaving MCP server cannot end a conversation', () => {
     await goesOn(id);
   });
 
-  test('twenty results of 200 KB (4 MB together) in one turn: the response is bounded and the conversation goes on', async () => {
+  test('twenty results of 200 KB (4 MB together) in one turn: the response is bounded and the conversation goes on', async (t) => {
     const id = await open();
     const calls = Array.from({ length: 20 }, (_, i) => ({ name: 'bulky__dump', args: { tag: `t${i}`, kb: 200 } }));
     fake.script(reply.calls(...calls), reply.text('Twenty read.'));
     const turn = await say(id, 'Dump twenty medium things');
     assert.ok(jsonBytes(turn) < TEMPORAL_LIMIT, `the response is ${jsonBytes(turn)} bytes`);
     assert.equal(turn.messages.at(-1).text, 'Twenty read.');
+    t.diagnostic(`4 MB of results: the turn's answer ${jsonBytes(turn)} bytes, the run's history ${await historyBytes(id)} bytes`);
     const toolsInTurn = turn.messages.filter((message: any) => message.role === 'tool');
     assert.equal(toolsInTurn.length, 20);
     // The response carries stand-ins with ids; the API has each whole.
