@@ -19,7 +19,7 @@ import type { JsonObject } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { type ObjectStore, createObjectStore } from '../storage/index.ts';
 import { askWorkflow } from '../mcp/elicitation.ts';
-import { cutText, jsonBytes, resultForWorkflow } from '../shared/payload-bounds.ts';
+import { cutText, jsonBytes, resultForWorkflow, utf8Bytes } from '../shared/payload-bounds.ts';
 import { capToolResult } from './tool-result-cap.ts';
 
 export const IDEMPOTENCY_META_KEY = 'io.brigade/idempotency-key';
@@ -31,6 +31,7 @@ export const QUESTION_SCHEMA_MAX_BYTES = 16 * 1024;
 export const TOOL_DESCRIPTION_MAX_BYTES = 2 * 1024;
 export const TOOL_SCHEMA_MAX_BYTES = 16 * 1024;
 export const TOOL_LIST_MAX_BYTES = 256 * 1024;
+export const ERROR_MAX_BYTES = 2 * 1024;
 
 /**
  * A server's list within bounds: descriptions cut, a tool whose schema is too large left out (the model could
@@ -80,7 +81,8 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
         lists.push(known[name] === list.hash ? { server: name, hash: list.hash, tools: [], unchanged: true } : list);
       } catch (error) {
         // A server that is down costs its tools for now, not the conversation: the next list tries again.
-        lists.push({ server: name, hash: '', tools: [], error: error instanceof Error ? error.message : String(error) });
+        // (cut: a server writes its own error messages, and the list crosses Temporal)
+        lists.push({ server: name, hash: '', tools: [], error: cutText(error instanceof Error ? error.message : String(error), ERROR_MAX_BYTES) });
       }
     }
     return lists;
@@ -118,7 +120,10 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const unreachable = !(error instanceof McpError) || error.code === -32000 || error.code === -32001;
-      if (unreachable && context.info.attempt < server.maxAttempts && !context.cancellationSignal.aborted) throw error;
+      // Retried: the failure crosses Temporal with its message, which a server may have written, so it is cut.
+      if (unreachable && context.info.attempt < server.maxAttempts && !context.cancellationSignal.aborted) {
+        throw utf8Bytes(message) > ERROR_MAX_BYTES ? new Error(`${cutText(message, ERROR_MAX_BYTES)}…`) : error;
+      }
       result = { error: unreachable ? `The MCP server ${input.server} could not be reached (${message}).` : `MCP server ${input.server}: ${message}` };
     } finally {
       clearInterval(beat);
