@@ -55,6 +55,7 @@ import { compareShapes } from './compare-shapes.ts';
 import { enableStatementStats, statementSnapshot, statementsBetween, type StatementUse } from './pg-statements.ts';
 import { startServices, type BenchServices } from './services.ts';
 import { startGeminiWire, type GeminiWire } from './gemini-wire.ts';
+import { ToolResultWatch } from './tool-result-watch.ts';
 import { startAiSdkPeer, startFloor, type Baseline } from './peers.ts';
 import { createGeminiModel } from '../src/model/gemini.ts';
 import type { ChatModel } from '../src/model/types.ts';
@@ -292,55 +293,6 @@ interface ApprovalRun extends Run {
   parkLatencies: number[];
   /** decision sent -> the tool's result committed (as an SSE client is woken for it) */
   toolResultLatencies: number[];
-}
-
-/**
- * When a tool's result is committed, as an event stream learns it: the first `brigade_events` notification
- * for the conversation after which its `tool-result:<callId>` event exists.
- */
-class ToolResultWatch {
-  private readonly client: pg.Client;
-  private readonly waiting = new Map<string, { key: string; resolve: (at: number) => void }[]>();
-
-  private constructor(client: pg.Client) {
-    this.client = client;
-    // the payload is "<conversation>:<newest event id>" (migration 021)
-    client.on('notification', (message) => void this.notified((message.payload ?? '').split(':')[0] ?? '', performance.now()));
-  }
-
-  static async start(url: string): Promise<ToolResultWatch> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query('LISTEN brigade_events');
-    return new ToolResultWatch(client);
-  }
-
-  /** Resolves with performance.now() at the notification that brought the event. Call before acting. */
-  next(conversationId: string, key: string): Promise<number> {
-    return new Promise((resolve) => {
-      const list = this.waiting.get(conversationId) ?? [];
-      list.push({ key, resolve });
-      this.waiting.set(conversationId, list);
-    });
-  }
-
-  private async notified(conversationId: string, at: number): Promise<void> {
-    const list = this.waiting.get(conversationId);
-    if (!list?.length) return;
-    const { rows } = await this.client.query<{ key: string }>('SELECT key FROM events WHERE conversation_id = $1 AND key = ANY($2)', [
-      conversationId,
-      list.map((waiter) => waiter.key),
-    ]);
-    const found = new Set(rows.map((row) => row.key));
-    for (const waiter of list.filter((w) => found.has(w.key))) waiter.resolve(at);
-    const left = list.filter((w) => !found.has(w.key));
-    if (left.length) this.waiting.set(conversationId, left);
-    else this.waiting.delete(conversationId);
-  }
-
-  stop(): Promise<void> {
-    return this.client.end();
-  }
 }
 
 /** Each cycle: a contact update parks on its approval (timed), then "approve" runs it (timed: approval-to-result). */

@@ -177,6 +177,11 @@ export const ConfigSchema = z.object({
 
   /** attempts at a structured (response-schema) model answer that fails its zod schema before it is reported */
   MODEL_SCHEMA_ATTEMPTS: positiveInt(3),
+  /**
+   * The most a tool's result (an agent's tool or an MCP server's) may be, as JSON bytes, when the model gets it;
+   * a larger one is cut with a note that says so. 128 KiB is about 32k tokens: a few per turn fit a 1M-token window.
+   */
+  TOOL_RESULT_MAX_BYTES: z.coerce.number().int('must be a whole number').min(1024, 'must be at least 1024').default(128 * 1024),
   GEMINI_IMAGE_MODEL: z.string().default('gemini-3-pro-image-preview'),
   /** per-model prices over the defaults in src/model/prices.ts: {"<model>": {"input": 0.3, "output": 2.5, "currency": "USD"}} per million tokens */
   MODEL_PRICES: z

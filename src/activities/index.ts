@@ -6,7 +6,7 @@ import { createMcpActivities } from './mcp.ts';
 import { createModelStep } from './model-step.ts';
 import { createUsageMeter, meteredTaskModel } from './usage-meter.ts';
 import { createRecord } from './record.ts';
-import { createRunTool } from './run-tool.ts';
+import { createRunTool, runToolActivity } from './run-tool.ts';
 import type { RuntimeActivities } from './runtime-types.ts';
 import type { ActivityDeps, Services } from './services.ts';
 
@@ -20,7 +20,7 @@ export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
   const runTool = createRunTool(services);
   const runtime: RuntimeActivities = {
     modelStep: createModelStep({ ...services, runTool }),
-    runTool,
+    runTool: runToolActivity(runTool),
     record: createRecord(services),
   };
   // Each agent's child-workflow activities join here, from its entry in the registry.

@@ -19,8 +19,45 @@ import type { JsonObject } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { type ObjectStore, createObjectStore } from '../storage/index.ts';
 import { askWorkflow } from '../mcp/elicitation.ts';
+import { cutText, jsonBytes, resultForWorkflow, utf8Bytes } from '../shared/payload-bounds.ts';
+import { capToolResult } from './tool-result-cap.ts';
 
 export const IDEMPOTENCY_META_KEY = 'io.brigade/idempotency-key';
+
+// What a server says crosses Temporal (the list is an activity result, recorded, and handed to every model
+// step; a question is a signal and a pending item): bounded here, whatever the server sends.
+export const QUESTION_MESSAGE_MAX_BYTES = 4 * 1024;
+export const QUESTION_SCHEMA_MAX_BYTES = 16 * 1024;
+export const TOOL_DESCRIPTION_MAX_BYTES = 2 * 1024;
+export const TOOL_SCHEMA_MAX_BYTES = 16 * 1024;
+export const TOOL_LIST_MAX_BYTES = 256 * 1024;
+export const ERROR_MAX_BYTES = 2 * 1024;
+
+/**
+ * A server's list within bounds: descriptions cut, a tool whose schema is too large left out (the model could
+ * not use it well anyway), and tools past the list's budget left out, each named in `error`.
+ */
+export function boundedList(list: McpServerTools): McpServerTools {
+  const tools: McpServerTools['tools'] = [];
+  const left: string[] = [];
+  let spent = 0;
+  for (const tool of list.tools) {
+    const bounded = { ...tool, description: cutText(tool.description, TOOL_DESCRIPTION_MAX_BYTES) };
+    const size = jsonBytes(bounded);
+    if (jsonBytes(tool.inputSchema) > TOOL_SCHEMA_MAX_BYTES || jsonBytes(tool.parameters) > TOOL_SCHEMA_MAX_BYTES || spent + size > TOOL_LIST_MAX_BYTES) {
+      left.push(cutText(tool.name, 100));
+      continue;
+    }
+    spent += size;
+    tools.push(bounded);
+  }
+  if (!left.length && tools.every((tool, index) => tool.description === list.tools[index]!.description)) return list;
+  return {
+    ...list,
+    tools,
+    ...(left.length ? { error: `${left.length} tool(s) left out, too large to offer: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ', …' : ''}` } : {}),
+  };
+}
 
 export interface McpActivityDeps {
   pool: pg.Pool;
@@ -40,11 +77,12 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
       try {
         const server = connections.server(name);
         if (!(server.agents as string[]).includes(agent)) throw new Error(`the ${agent} agent may not use it any more`);
-        const list = await connections.listTools(name);
+        const list = boundedList(await connections.listTools(name));
         lists.push(known[name] === list.hash ? { server: name, hash: list.hash, tools: [], unchanged: true } : list);
       } catch (error) {
         // A server that is down costs its tools for now, not the conversation: the next list tries again.
-        lists.push({ server: name, hash: '', tools: [], error: error instanceof Error ? error.message : String(error) });
+        // (cut: a server writes its own error messages, and the list crosses Temporal)
+        lists.push({ server: name, hash: '', tools: [], error: cutText(error instanceof Error ? error.message : String(error), ERROR_MAX_BYTES) });
       }
     }
     return lists;
@@ -60,13 +98,14 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
     const server = connections.server(input.server);
     const beat = setInterval(() => context.heartbeat(), Math.max(200, (context.info.heartbeatTimeoutMs ?? 3000) / 3));
     let questions = 0;
+    // A question crosses Temporal as a signal and a pending item: one too large to show is declined unasked.
     const elicit: Elicit = async (request) =>
-      askWorkflow(context, {
+      jsonBytes(request.schema) > QUESTION_SCHEMA_MAX_BYTES ? { action: 'decline' } : askWorkflow(context, {
         requestId: `${callId}.q${context.info.attempt}.${(questions += 1)}`,
         callId,
         tool: input.name,
         server: input.server,
-        message: request.message,
+        message: cutText(request.message, QUESTION_MESSAGE_MAX_BYTES),
         schema: request.schema,
         deadlineMs: server.questionDeadline,
       });
@@ -81,19 +120,28 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const unreachable = !(error instanceof McpError) || error.code === -32000 || error.code === -32001;
-      if (unreachable && context.info.attempt < server.maxAttempts && !context.cancellationSignal.aborted) throw error;
+      // Retried: the failure crosses Temporal with its message, which a server may have written, so it is cut.
+      if (unreachable && context.info.attempt < server.maxAttempts && !context.cancellationSignal.aborted) {
+        throw utf8Bytes(message) > ERROR_MAX_BYTES ? new Error(`${cutText(message, ERROR_MAX_BYTES)}…`) : error;
+      }
       result = { error: unreachable ? `The MCP server ${input.server} could not be reached (${message}).` : `MCP server ${input.server}: ${message}` };
     } finally {
       clearInterval(beat);
     }
-    const stored = storableJson(result) as JsonObject;
+    // Capped before it is recorded: the record, the transcript and the model hold the same, note included.
+    const stored = capToolResult(storableJson(result), config.TOOL_RESULT_MAX_BYTES) as JsonObject;
     const recorded = await withToolCall(pool, ref, async (db, found) => {
       if (found) return found.result as JsonObject;
       await recordToolCall(db, ref, { tool: input.name, args: input.args, result: stored });
       return stored;
     });
     const hash = await connections.currentHash(input.server);
-    return { result: recorded, ...(input.listHash && hash && hash !== input.listHash ? { toolsChanged: true } : {}) };
+    // The workflow gets a stand-in for a large result: the record holds it whole, and a result over Temporal's
+    // 2 MB limit would fail this activity's completion.
+    return {
+      result: resultForWorkflow(recorded) as JsonObject,
+      ...(input.listHash && hash && hash !== input.listHash ? { toolsChanged: true } : {}),
+    };
   }
 
   return { mcpListTools, mcpCallTool };

@@ -1,4 +1,4 @@
-import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { STEP_STOPPED, type StoppedStep, budgetLimits } from '../shared/turn-control.ts';
 import { type MeterConfig, budgetSettings, createUsageMeter } from './usage-meter.ts';
 import type { LedgerCall } from '../db/usage-ledger.ts';
@@ -14,6 +14,7 @@ import { inlineArgs } from '../shared/inline-tools.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';
 import { toolMessage } from '../shared/tool-message.ts';
+import { MODEL_CALLS_MAX_BYTES, TURN_RESULT_MAX_BYTES, boundMessages, boundReply, jsonBytes } from '../shared/payload-bounds.ts';
 import type { ModelStepInput, ModelStepResult, RunToolInput, StepUsage } from './runtime-types.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import type { Config } from '../config.ts';
@@ -133,6 +134,21 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       tail = await deltas.close();
     }
 
+    // What the workflow acts on crosses Temporal whole (its calls' arguments, a structured answer), and the
+    // workflow writes them again (tool messages, pending items): a reply past the bound is a failed call, not
+    // a workflow whose next command is too large to schedule. Gemini's own output limit keeps real replies far below.
+    const acted = jsonBytes(reply.toolCalls) + (structured === undefined ? 0 : jsonBytes(structured));
+    if (acted > MODEL_CALLS_MAX_BYTES) {
+      // the tokens were spent all the same
+      await meter.settle(chatCall(step, model.name), { model: reply.model, usage: reply.usage });
+      await commits.settle();
+      throw ApplicationFailure.create({
+        type: 'ModelOutputInvalid',
+        message: `the model's reply was too large (its tool calls and structured answer were ${acted} bytes; at most ${MODEL_CALLS_MAX_BYTES} are accepted)`,
+        nonRetryable: true,
+      });
+    }
+
     // The model's text and arguments are made storable before anyone sees them, so the workflow, the
     // tools and the transcript all hold the same value and no reply can fail a write.
     const message: ChatMessage = { id: stepId, role: 'assistant', text: storableText(reply.text) };
@@ -219,7 +235,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
           if (over) {
             const none: ChatMessage = { id: step.stepId, role: 'assistant', text: '' };
             await commits.settle();
-            return { message: none, overBudget: over, usage: total, ...(before.length ? { before } : {}) };
+            return { message: none, overBudget: over, usage: total, ...(before.length ? { before: forWorkflow(before) } : {}) };
           }
         }
         const inlineNext = n <= (input.inline?.extraSteps ?? 0);
@@ -232,7 +248,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
         const results = inlineNext ? await runCalls(input, message, commits) : undefined;
         if (!results) {
           await commits.settle();
-          return { message, usage: total, ...(before.length ? { before } : {}) };
+          return { message: boundReply(message), usage: total, ...(before.length ? { before: forWorkflow(before) } : {}) };
         }
         before.push(message, ...results);
         transcript.push(message, ...results);
@@ -244,7 +260,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       if (error instanceof StepStopped) {
         // the workflow keeps what the step wrote before it let go: that must outlive a PostgreSQL crash
         await commits.settle();
-        const stopped: StoppedStep = { before, ...(error.partial ? { partial: error.partial } : {}) };
+        const stopped: StoppedStep = { before: forWorkflow(before), ...(error.partial ? { partial: boundReply(error.partial) } : {}) };
         throw new CancelledFailure(STEP_STOPPED, [stopped]);
       }
       throw error;
@@ -253,6 +269,13 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     }
   };
 }
+
+/**
+ * What the workflow is told the step did before its last reply (it only shows them): the tools' results and
+ * long texts as stand-ins, within a budget, since the step's result crosses Temporal (2 MB at most). The
+ * transcript holds them whole.
+ */
+const forWorkflow = (messages: ChatMessage[]): ChatMessage[] => boundMessages(messages, TURN_RESULT_MAX_BYTES);
 
 /** Thrown inside the step when Stop cancelled it, with the reply cut short (if one was streaming). */
 class StepStopped extends Error {

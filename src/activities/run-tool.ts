@@ -5,6 +5,8 @@ import type { TaskModel } from '../model/task-model.ts';
 import type { WriteOptions } from '../db/batch.ts';
 import { recordToolCall, withToolCall } from '../db/tool-calls.ts';
 import { storableJson } from '../shared/safe-text.ts';
+import { capToolResult } from './tool-result-cap.ts';
+import { resultForWorkflow } from '../shared/payload-bounds.ts';
 import type { ToolImplementation } from './tool-context.ts';
 import type { RunToolInput } from './runtime-types.ts';
 
@@ -28,8 +30,9 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
     const ref = { conversationId, userId, callId };
     return withToolCall(pool, ref, async (db, earlier) => {
       if (earlier) return earlier.result;
-      // A tool's result can carry text from elsewhere (a web page, an API); made storable like the model's.
-      const result = storableJson(
+      // A tool's result can carry text from elsewhere (a web page, an API); made storable like the model's,
+      // and capped to what the model may be given (the record says exactly what it saw).
+      const result = capToolResult(storableJson(
         await implementation(args, {
           db,
           userId,
@@ -39,7 +42,7 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
           services: { config, taskModel, pool },
           ...cancellation(),
         }),
-      );
+      ), config.TOOL_RESULT_MAX_BYTES);
       await recordToolCall(db, ref, { tool, args, result });
       return result;
     }, options);
@@ -54,3 +57,13 @@ function cancellation(): { signal?: AbortSignal } {
     return {};
   }
 }
+
+/**
+ * runTool as the workflow's local activity: its result is a marker in history, so a large one crosses as a
+ * stand-in (the record keeps it whole). The model step runs tools inline with the whole result, which never
+ * leaves the worker.
+ */
+export const runToolActivity =
+  (runTool: (input: RunToolInput) => Promise<unknown>) =>
+  async (input: RunToolInput): Promise<unknown> =>
+    resultForWorkflow(await runTool(input));

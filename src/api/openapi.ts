@@ -152,6 +152,11 @@ export function openApiDocument(): Record<string, unknown> {
       '/v1/conversations/{id}/messages': {
         post: {
           summary: 'A user turn; answers when the turn ends or parks on a pending item',
+          description:
+            'The answer is bounded (about 1 MB whatever the turn did): a tool result over 16 KB comes as a stand-in ' +
+            '{elided: true, bytes, preview, error?}, and a message shortened so is marked elided: true; GET /v1/conversations/{id} ' +
+            'and the event stream have every message whole. What a tool returns to the model is capped by TOOL_RESULT_MAX_BYTES; ' +
+            'a cut result carries truncated: {bytes, maxBytes} and a note, in the transcript as the model saw it.',
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Message' } } } },
           responses: { 200: json("The turn's new messages and open pending items", 'Turn'), ...errors(400, 401, 403, 404, 409, 413, 415, 422, 500, 503) },

@@ -36,6 +36,11 @@ export const ChatMessage = z.object({
   structured: z.unknown().optional(),
   /** assistant: the reply was cut short by Stop; `text` is what streamed before it */
   stopped: z.boolean().optional(),
+  /**
+   * this copy was shortened to cross Temporal within its limits (an Update's response, src/shared/payload-bounds.ts):
+   * the whole message is in the transcript (GET /v1/conversations/{id}); never set on a stored message
+   */
+  elided: z.boolean().optional(),
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 

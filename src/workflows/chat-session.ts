@@ -49,6 +49,7 @@ import {
   type ToolCall,
 } from '../shared/messages.ts';
 import { WAITING_KEY } from '../shared/search-attributes.ts';
+import { boundTurnResult, summaryLine } from '../shared/payload-bounds.ts';
 import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
 import { AgentState } from './agent-state.ts';
 import { EventLog } from './event-log.ts';
@@ -130,7 +131,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
         ]);
       },
       runTool: (call, args) =>
-        mcp.find(call.name) ? mcp.call(call, args) : tools.runTool.executeWithOptions({ summary: `${call.name} ${JSON.stringify(args)}` }, [
+        mcp.find(call.name) ? mcp.call(call, args) : tools.runTool.executeWithOptions({ summary: summaryLine(`${call.name} ${JSON.stringify(args)}`) }, [
           { conversationId, userId, agent, client: input.client, callId: call.id, tool: call.name, args },
         ]),
       runChild,
@@ -201,7 +202,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
       if (!said) return loop.waitForBoundary(logStart);
       await events.flush();
       if (!loop.active) loop.idleDetails();
-      return { messages: said, pending: pending.items() };
+      return boundTurnResult({ messages: said, pending: pending.items() });
     },
     {
       validator: (decision) => void pending.check(decision),

@@ -5,6 +5,7 @@ import { proxyActivities, setHandler, uuid4 } from '@temporalio/workflow';
 import { mcpAnswerQuery, mcpQuestionSignal } from '../mcp/definitions.ts';
 import type { McpActivities } from '../mcp/types.ts';
 import type { ChatSessionInput } from '../shared/messages.ts';
+import { summaryLine } from '../shared/payload-bounds.ts';
 import type { EventLog } from './event-log.ts';
 import type { McpTools, McpToolsPorts } from './mcp-tools.ts';
 import type { PendingItems } from './pending-items.ts';
@@ -24,7 +25,7 @@ export function mcpPorts({ conversationId, userId, agent }: Pick<ChatSessionInpu
         heartbeatTimeout: 10_000,
         retry: { maximumAttempts: tool.maxAttempts, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
       });
-      return calls.mcpCallTool.executeWithOptions({ summary: `${tool.server}: ${tool.tool} ${JSON.stringify(input.args)}` }, [
+      return calls.mcpCallTool.executeWithOptions({ summary: summaryLine(`${tool.server}: ${tool.tool} ${JSON.stringify(input.args)}`) }, [
         { conversationId, userId, agent, ...input },
       ]);
     },

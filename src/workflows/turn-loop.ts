@@ -19,6 +19,7 @@ import type {
   Usage,
 } from '../shared/messages.ts';
 import { toolMessage } from '../shared/tool-message.ts';
+import { boundTurnResult, summaryLine } from '../shared/payload-bounds.ts';
 import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
 import type { AgentState } from './agent-state.ts';
 import type { EventLog } from './event-log.ts';
@@ -158,11 +159,14 @@ export class TurnLoop {
   /** The turn's messages from `logStart` on, once the turn ends or parks. */
   waitForBoundary(logStart: number): Promise<TurnResult> {
     const start = this.#boundary;
-    return this.#p.condition(() => this.#boundary > start).then(() => ({
-      messages: this.#log.slice(logStart),
-      pending: this.#p.pending.items(),
-      ...(this.#stoppedAt === this.#boundary ? { stopped: true } : {}),
-    }));
+    // An Update's response over 2 MB would end the workflow: bounded, with ids to read the rest by.
+    return this.#p.condition(() => this.#boundary > start).then(() =>
+      boundTurnResult({
+        messages: this.#log.slice(logStart),
+        pending: this.#p.pending.items(),
+        ...(this.#stoppedAt === this.#boundary ? { stopped: true } : {}),
+      }),
+    );
   }
 
   /** whether Stop was asked for in the running turn */
@@ -232,7 +236,7 @@ export class TurnLoop {
     const entry = pending.open(item);
     pending.syncWaiting();
     this.#p.details(
-      `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${JSON.stringify(item.args)} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
+      `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${summaryLine(JSON.stringify(item.args))} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
     );
     this.#boundary += 1;
     // Written while the human thinks: the open item reaches event subscribers without delaying the reply.

@@ -51,7 +51,9 @@ export const emptyTranscript = (): Transcript => ({ order: [], messages: {}, dra
 export function addMessages(t: Transcript, messages: ChatMessage[]): Transcript {
   let next = t;
   for (const message of messages) {
-    if (next.messages[message.id]) continue;
+    // A copy an Update's response shortened (`elided`) gives way to the whole message from the event stream.
+    const known = next.messages[message.id];
+    if (known && (message.elided || !known.elided)) continue;
     if (next === t) next = { ...t, order: [...t.order], messages: { ...t.messages } };
     if (!next.order.includes(message.id)) next.order.push(message.id);
     next.messages[message.id] = message;
