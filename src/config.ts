@@ -74,6 +74,16 @@ export const ConfigSchema = z.object({
   GEMINI_API_KEY: z.string().optional(),
   GEMINI_BASE_URL: optionalUrl,
   GEMINI_MODEL: z.string().default('gemini-2.5-flash'),
+  /** OpenAI-compatible chat completions (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio, OpenRouter); the base URL with its /v1 */
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: optionalUrl,
+  OPENAI_MODEL: z.string().default('gpt-4.1-mini'),
+  /** Anthropic's Messages API */
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: optionalUrl,
+  ANTHROPIC_MODEL: z.string().default('claude-haiku-4-5'),
+  /** which provider when more than one key is set (with one key, that provider; with none, the offline model) */
+  MODEL_PROVIDER: z.preprocess(emptyAsUndefined, z.enum(['gemini', 'openai', 'anthropic']).optional()),
   MODEL_TIMEOUT: duration.default(60_000),
   MODEL_MAX_ATTEMPTS: positiveInt(5),
 
@@ -151,7 +161,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     Object.keys(ConfigSchema.shape).map((key) => [key, emptyAsUndefined(env[key])]),
   );
   const parsed = ConfigSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    const provider = parsed.data.MODEL_PROVIDER;
+    const keyName = provider ? ({ gemini: 'GEMINI_API_KEY', openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const)[provider] : undefined;
+    if (keyName && !parsed.data[keyName]?.trim()) {
+      throw new ConfigError(`Invalid configuration:\n  MODEL_PROVIDER: is ${provider}, but ${keyName} is not set`);
+    }
+    return parsed.data;
+  }
   const lines = parsed.error.issues.map((issue) => {
     const name = String(issue.path[0] ?? '(config)');
     const detail = issue.path.length > 1 ? ` (${issue.path.slice(1).join('.')})` : '';
