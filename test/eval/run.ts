@@ -74,6 +74,8 @@ async function realModel(): Promise<void> {
   const total = results.every((r) => r.cost) ? results.reduce((sum, r) => sum + r.cost!.amount, 0) : undefined;
   console.log(`Eval of ${model} (${selectProvider(config)}) on ${started.toISOString().slice(0, 10)}: ${results.length} cases through the turn engine${judge ? ', model-graded checks on' : ''}\n`);
   console.log(formatCases(results));
+  const failed = results.filter((r) => !r.pass);
+  if (failed.length) console.log(`\nWhat went wrong:\n${failed.map((r) => `  ${r.agent} / ${r.name}:\n${r.problems.map((p) => `    - ${p}`).join('\n')}`).join('\n')}`);
   console.log(`\nScorecard:\n${formatScorecard(results)}`);
   const passed = results.filter((r) => r.pass).length;
   console.log(`\nPass rate: ${passed}/${results.length} = ${(passRate(results) * 100).toFixed(1)} % (threshold ${(threshold * 100).toFixed(0)} %); cost ${money(total, results[0]?.cost?.currency)}`);
