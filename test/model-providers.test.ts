@@ -107,8 +107,8 @@ for (const wire of WIRES) {
       fake.script(reply.calls({ name: 'get_order_by_id', args: { order_id: '24601' } }, { name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } }));
       const messages: ChatMessage[] = [
         user('cancel 13579'),
-        { id: 'a1', role: 'assistant', text: 'Checking.', toolCalls: [{ id: 'call-1', name: 'cancel_order', args: { order_id: '13579' } }, { id: 'call-2', name: 'get_order_by_id', args: { order_id: '13579' } }] },
-        { id: 't1', role: 'tool', text: '', callId: 'call-1', tool: 'cancel_order', result: { status: 'Cancelled' } },
+        { id: 'a1', role: 'assistant', text: 'Checking.', toolCalls: [{ id: 'step.1', name: 'cancel_order', args: { order_id: '13579' } }, { id: 'step.2', name: 'get_order_by_id', args: { order_id: '13579' } }] },
+        { id: 't1', role: 'tool', text: '', callId: 'step.1', tool: 'cancel_order', result: { status: 'Cancelled' } },
         { id: 'a2', role: 'assistant', text: 'Half a reply', stopped: true },
         user('where is 24601?'),
       ];
@@ -122,8 +122,11 @@ for (const wire of WIRES) {
       assert.match(wire.system(body), new RegExp(`${CONTEXT_MARKER.replace(/[()]/g, '\\$&')}\\n\\{"recipeVersion":3\\}`));
       assert.deepEqual(wire.toolNames(body).sort(), toolDeclarations(supportTools).map((d) => d.name).sort());
       const results = wire.toolResults(body);
-      assert.deepEqual(results[0], { id: 'call-1', content: '{"status":"Cancelled"}' });
-      assert.equal(results[1]!.id, 'call-2', 'a call left without a result gets one in words');
+      // the runtime's call ids (`<step>.<n>`) as each wire allows them: Anthropic takes letters, digits, _ and - only
+      const sentId = (id: string) => (wire.name === 'Anthropic' ? id.replace('.', '_') : id);
+      assert.deepEqual(results[0], { id: sentId('step.1'), content: '{"status":"Cancelled"}' });
+      assert.equal(results[1]!.id, sentId('step.2'), 'a call left without a result gets one in words');
+      if (wire.name === 'Anthropic') assert.match(JSON.stringify(body.messages), /"type":"tool_use","id":"step_1"/);
       assert.match(results[1]!.content, /was not run/);
       assert.match(JSON.stringify(body.messages), /Half a reply\\n\\n\[The user pressed Stop here/);
     });

@@ -150,17 +150,22 @@ export function toAnthropicMessages(messages: Parameters<typeof pairedTranscript
   };
   for (const message of pairedTranscript(messages)) {
     if (message.role === 'user') push('user', [{ type: 'text', text: message.text || '(empty message)' }]);
-    else if (message.role === 'tool') push('user', [{ type: 'tool_result', tool_use_id: message.callId!, content: resultText(message) }]);
+    else if (message.role === 'tool') push('user', [{ type: 'tool_result', tool_use_id: toolUseId(message.callId!), content: resultText(message) }]);
     else {
       const text = message.stopped ? `${message.text}\n\n${STOPPED_NOTE}`.trim() : message.text;
       push('assistant', [
         ...(text ? [{ type: 'text' as const, text }] : []),
-        ...(message.toolCalls ?? []).map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: call.args })),
+        ...(message.toolCalls ?? []).map((call) => ({ type: 'tool_use' as const, id: toolUseId(call.id), name: call.name, input: call.args })),
       ]);
     }
   }
   if (out[0]?.role === 'assistant') out.unshift({ role: 'user', content: [{ type: 'text', text: '(The conversation starts.)' }] });
   return out;
+}
+
+/** tool_use ids must match ^[a-zA-Z0-9_-]+$; the runtime's are `<step uuid>.<n>`. */
+function toolUseId(id: string): string {
+  return id.replace(/[^a-zA-Z0-9_-]/g, '_');
 }
 
 function toTools(declarations: readonly ToolDeclaration[]): Tool[] {

@@ -15,11 +15,17 @@ function callMatches(want: CallMatch, call: { name: string; args: Record<string,
 const an = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
 const show = (want: CallMatch) => `${want.name}(${Object.entries(want.args ?? {}).map(([k, v]) => `${k}=${v instanceof RegExp ? v : JSON.stringify(v)}`).join(', ')})`;
 
+// What the turn loop (src/workflows/turn-loop.ts) says when a turn ended without the model's answer: such a
+// turn fails its case whatever else it expected (a failed turn leaves nothing waiting and calls no tool).
+const RUNTIME_GAVE_UP = /^(The model could not answer \(|The turn failed \(|I stopped after \d+ steps|I stopped: the model made \d+ invalid tool calls)/m;
+
 /** The problems of one turn against its expectation: empty when it did what it must. */
 export function gradeStep(expect: Expect, trace: StepTrace): string[] {
   const problems: string[] = [];
   const turn = `turn ${trace.step + 1}`;
   if (trace.status !== 200) problems.push(`${turn}: the API answered ${trace.status}`);
+  const gaveUp = RUNTIME_GAVE_UP.exec(trace.text);
+  if (gaveUp) problems.push(`${turn}: the turn ended without an answer: "${trace.text.slice(gaveUp.index, gaveUp.index + 160)}"`);
   for (const want of expect.calls ?? []) {
     if (trace.calls.some((call) => callMatches(want, call))) continue;
     const same = trace.calls.filter((call) => call.name === want.name);

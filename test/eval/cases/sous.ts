@@ -42,6 +42,13 @@ export const SOUS_SCRIPTED: ScriptedRun[] = [
   { case: 'a question gets an answer, not a PatchSet', label: 'answers', replies: [{ answer: { assistant_message: 'Taste one: it should be tender with a little bite, about the time on the packet.', patchSet: null } }], grade: 'pass' },
   {
     case: 'a question gets an answer, not a PatchSet',
+    label: 'never answers in its schema (three tries)',
+    replies: [{ text: 'Taste it.' }, { text: 'Taste it!' }, { text: 'Just taste it.' }],
+    grade: 'fail',
+    because: /the turn ended without an answer: "The model could not answer \(The sous model gave no valid answer in 3 attempt/,
+  },
+  {
+    case: 'a question gets an answer, not a PatchSet',
     label: 'proposes a change unasked',
     replies: [{ answer: { assistant_message: 'Add chili.', patchSet: { patchSetId: 'chili', patches: [{ op: 'add_ingredient', text: '1 tsp chili flakes' }] } } }],
     grade: 'fail',
