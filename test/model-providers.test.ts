@@ -204,6 +204,37 @@ for (const wire of WIRES) {
       assert.match(error.message, /ran out of output tokens/);
     });
 
+    test("another server's dialect: calls sent whole, without the deltas OpenAI and Anthropic send", async () => {
+      if (wire.name === 'OpenAI') {
+        // as some compatible servers send them: no index, each call whole with its own id, arguments as an object
+        const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ data: { id: 'x', object: 'chat.completion.chunk', created: 1, model: 'llama3.2', choices: [{ index: 0, delta, finish_reason: finish }] } });
+        fake.script(
+          reply.events(
+            chunk({ role: 'assistant', tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_order_by_id', arguments: { order_id: '24601' } } }] }),
+            chunk({ tool_calls: [{ id: 'b', type: 'function', function: { name: 'get_user_info', arguments: '{"key":"email","value":"john@gmail.com"}' } }] }),
+            chunk({}, 'tool_calls'),
+          ),
+        );
+      } else {
+        fake.script(
+          reply.events(
+            { event: 'message_start', data: { type: 'message_start', message: { id: 'm', type: 'message', role: 'assistant', model: 'claude-haiku-4-5', content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } } },
+            { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'a', name: 'get_order_by_id', input: { order_id: '24601' } } } },
+            { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+            { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'b', name: 'get_user_info', input: { key: 'email', value: 'john@gmail.com' } } } },
+            { event: 'content_block_stop', data: { type: 'content_block_stop', index: 1 } },
+            { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 30 } } },
+            { event: 'message_stop', data: { type: 'message_stop' } },
+          ),
+        );
+      }
+      const result = await wire.chat(fake).generate(request({ tools: toolDeclarations(supportTools) }));
+      assert.deepEqual(result.toolCalls, [
+        { name: 'get_order_by_id', args: { order_id: '24601' } },
+        { name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } },
+      ]);
+    });
+
     test('the task model: a structured answer with a schema, plain text without', async () => {
       const schema = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
       if (wire.name === 'OpenAI') fake.script(reply.text('{"title":"Soup"}'));

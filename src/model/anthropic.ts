@@ -65,8 +65,8 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
         let stopReason: string | null | undefined;
         let input = 0;
         let output = 0;
-        const blocks = new Map<number, { name: string; json: string }>();
-        const calls: { index: number; name: string; json: string }[] = [];
+        const blocks = new Map<number, { name: string; json: string; input?: unknown }>();
+        const calls: { index: number; name: string; json: string; input?: unknown }[] = [];
         const report = () => request.onUsage?.(usage(input, output));
         for await (const event of stream as AsyncIterable<RawMessageStreamEvent>) {
           switch (event.type) {
@@ -79,7 +79,8 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
               break;
             }
             case 'content_block_start':
-              if (event.content_block.type === 'tool_use') blocks.set(event.index, { name: event.content_block.name, json: '' });
+              // a server that sends the input whole in the start (no input_json_delta) is read too
+              if (event.content_block.type === 'tool_use') blocks.set(event.index, { name: event.content_block.name, json: '', input: event.content_block.input });
               else if (event.content_block.type === 'text' && event.content_block.text) text += deliver(event.content_block.text);
               break;
             case 'content_block_delta':
@@ -182,10 +183,10 @@ function answerText(schema: JsonObject, input: JsonObject): string {
   return JSON.stringify(schema.type === 'object' ? input : input.value);
 }
 
-function readCall(call: { name: string; json: string }): { name: string; args: JsonObject } {
+function readCall(call: { name: string; json: string; input?: unknown }): { name: string; args: JsonObject } {
   let args: unknown;
   try {
-    args = call.json.trim() ? JSON.parse(call.json) : {};
+    args = call.json.trim() ? JSON.parse(call.json) : (call.input ?? {});
   } catch {
     throw new ModelCallError(`Anthropic returned input for ${call.name} that is not JSON`, { retryable: false });
   }

@@ -79,11 +79,15 @@ export function createOpenAiModel(opts: OpenAiOptions): ChatModel {
             }
           }
           for (const call of delta.tool_calls ?? []) {
-            const entry = calls.get(call.index) ?? { name: '', arguments: '' };
+            const index = indexOf(call, calls);
+            const entry = calls.get(index) ?? { name: '', arguments: '' };
             if (call.id) entry.id = call.id;
             if (call.function?.name) entry.name += call.function.name;
-            if (call.function?.arguments) entry.arguments += call.function.arguments;
-            calls.set(call.index, entry);
+            // some compatible servers send the arguments as an object, not as JSON text
+            const args: unknown = call.function?.arguments;
+            if (typeof args === 'string') entry.arguments += args;
+            else if (args && typeof args === 'object') entry.arguments = JSON.stringify(args);
+            calls.set(index, entry);
           }
         }
         if (finishReason === 'content_filter') throw new ModelCallError('OpenAI withheld the reply (content_filter)', { retryable: false });
@@ -131,6 +135,17 @@ function toTools(declarations: readonly ToolDeclaration[]): ChatCompletionTool[]
 /** response_format's name: letters, digits, _ and - only, at most 64. */
 function schemaName(name: string): string {
   return name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'answer';
+}
+
+/**
+ * Which call a tool-call delta continues. OpenAI numbers them (`index`); some compatible servers leave the
+ * number out and send each call whole, with its own id: a new id is a new call, no id continues the last.
+ */
+function indexOf(call: { index?: number; id?: string }, calls: Map<number, { id?: string }>): number {
+  if (typeof call.index === 'number') return call.index;
+  const last = Math.max(-1, ...calls.keys());
+  if (last < 0) return 0;
+  return call.id && calls.get(last)?.id && calls.get(last)!.id !== call.id ? last + 1 : last;
 }
 
 function readCall(call: { name: string; arguments: string }): { name: string; args: JsonObject } {

@@ -31,6 +31,8 @@ export type WireReply =
   | { kind: 'streamError'; type: string; message?: string }
   | { kind: 'drop' }
   | { kind: 'delay'; ms: number; then: WireReply }
+  /** stream events sent as they are (another server's dialect of the wire format) */
+  | { kind: 'events'; events: SseEvent[] }
   | WireHold;
 
 export interface WireRequest {
@@ -84,6 +86,9 @@ export const wireReply = {
   },
   drop(): WireReply {
     return { kind: 'drop' };
+  },
+  events(...events: SseEvent[]): WireReply {
+    return { kind: 'events', events };
   },
   delay(ms: number, then: WireReply): WireReply {
     return { kind: 'delay', ms, then };
@@ -180,6 +185,10 @@ export async function startFakeWire(format: WireFormat, options: { apiKey?: stri
         return sendJson(res, next.status, format.errorBody(next.status, next.message ?? `fake error ${next.status}`, next.type));
       case 'drop':
         req.socket.destroy();
+        return;
+      case 'events':
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        res.end(next.events.map(sse).join('') + (format.done ?? ''));
         return;
       case 'streamError':
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
