@@ -12,6 +12,7 @@ import { createOpenAiModel, createOpenAiTaskModel } from '../src/model/openai.ts
 import { costOf, DEFAULT_MODEL_PRICES } from '../src/model/prices.ts';
 import { chatModelName, selectModel, selectProvider, selectTaskModel } from '../src/model/select.ts';
 import { type ChatModel, ModelCallError, type ModelRequest } from '../src/model/types.ts';
+import type { ImageRequest, TaskRequest } from '../src/model/task-model.ts';
 import { loadConfig } from '../src/config.ts';
 import type { ChatMessage } from '../src/shared/messages.ts';
 import { startFakeAnthropic } from './support/fake-anthropic.ts';
@@ -20,6 +21,9 @@ import { startFakeOpenAi } from './support/fake-openai.ts';
 import { type FakeWire, wireReply as reply } from './support/fake-wire.ts';
 
 const API_KEY = 'sk-test-not-a-real-key-0123456789abcdef';
+// who pays, where the task interface asks for it (the usage ledger's charge)
+const task = (fields: Omit<TaskRequest, 'charge'>) => ({ charge: { userId: 'test', key: `task-${fields.task}` }, ...fields }) as TaskRequest;
+const image = (fields: Omit<ImageRequest, 'charge'>) => ({ charge: { userId: 'test', key: `image-${fields.task}` }, ...fields }) as ImageRequest;
 
 interface Wire {
   name: 'OpenAI' | 'Anthropic';
@@ -239,32 +243,32 @@ for (const wire of WIRES) {
       const schema = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
       if (wire.name === 'OpenAI') fake.script(reply.text('{"title":"Soup"}'));
       else fake.script(reply.calls({ name: 'structured_answer', args: { title: 'Soup' } }));
-      const structured = await wire.task(fake).complete({ task: 'recipe_structuring', prompt: 'Soup: water, salt', schema });
+      const structured = await wire.task(fake).complete(task({ task: 'recipe_structuring', prompt: 'Soup: water, salt', schema }));
       assert.deepEqual(JSON.parse(structured.text), { title: 'Soup' });
       assert.equal(structured.model, wire.model);
       assert.equal(fake.requests[0]!.stream, false);
       fake.script(reply.text('SELECT 1'));
-      assert.equal((await wire.task(fake).complete({ task: 'sql_generation', prompt: 'how many?' })).text, 'SELECT 1');
+      assert.equal((await wire.task(fake).complete(task({ task: 'sql_generation', prompt: 'how many?' }))).text, 'SELECT 1');
     });
 
     test('grounding and images: said in words without a Gemini key, done by Gemini (the named fallback) with one', async () => {
       const alone = selectTaskModel(loadConfig(wire.env(fake)));
-      const grounded = await modelError(alone.complete({ task: 'web_summary', prompt: 'Summarise example.com', grounding: true }));
+      const grounded = await modelError(alone.complete(task({ task: 'web_summary', prompt: 'Summarise example.com', grounding: true })));
       assert.equal(grounded.retryable, false);
       assert.match(grounded.message, new RegExp(`${wire.name} cannot ground an answer in a web search here.*set GEMINI_API_KEY`));
-      assert.match((await modelError(alone.image({ task: 'recipe_image', prompt: 'soup' }))).message, /cannot generate an image/);
+      assert.match((await modelError(alone.image(image({ task: 'recipe_image', prompt: 'soup' })))).message, /cannot generate an image/);
       assert.equal(fake.requests.length, 0, 'nothing was asked of a provider that cannot do it');
 
       const gemini: FakeGemini = await startFakeGemini();
       try {
         gemini.script(geminiReply.grounded('A brewery.', ['example brewery'], [{ uri: 'https://example.com' }]));
         const both = selectTaskModel(loadConfig({ ...wire.env(fake), GEMINI_API_KEY: 'gemini-key', GEMINI_BASE_URL: gemini.baseUrl, MODEL_PROVIDER: wire.name.toLowerCase() }));
-        const summary = await both.complete({ task: 'web_summary', prompt: 'Summarise example.com', grounding: true });
+        const summary = await both.complete(task({ task: 'web_summary', prompt: 'Summarise example.com', grounding: true }));
         assert.equal(summary.text, 'A brewery.');
         assert.deepEqual(summary.grounding?.queries, ['example brewery']);
         assert.equal(gemini.requests.length, 1);
         fake.script(reply.text('SELECT 1'));
-        await both.complete({ task: 'sql_generation', prompt: 'how many?' });
+        await both.complete(task({ task: 'sql_generation', prompt: 'how many?' }));
         assert.equal(fake.requests.length, 1, `everything else still goes to ${wire.name}`);
       } finally {
         await gemini.close();

@@ -87,7 +87,7 @@ export function selectTaskModel(config: ModelConfig): TaskModel {
 export function withFallback(primary: Omit<TaskModel, 'image'>, providerName: string, fallback: TaskModel | undefined): TaskModel {
   const cannot = (what: string) =>
     new ModelCallError(`${providerName} cannot ${what} here, and no fallback is set: set GEMINI_API_KEY too, and Gemini does it as the named fallback.`, { retryable: false });
-  return {
+  const model: TaskModel = {
     name: primary.name,
     offline: false,
     async complete(request) {
@@ -101,4 +101,7 @@ export function withFallback(primary: Omit<TaskModel, 'image'>, providerName: st
       return fallback.image(request);
     },
   };
+  // the image model that really answers image(), for whoever prices its calls
+  const imageModel = (fallback as { imageModel?: string } | undefined)?.imageModel;
+  return imageModel ? Object.assign(model, { imageModel }) : model;
 }
