@@ -119,6 +119,16 @@ export const ConfigSchema = z.object({
   GEMINI_API_KEY: z.string().optional(),
   GEMINI_BASE_URL: optionalUrl,
   GEMINI_MODEL: z.string().default('gemini-2.5-flash'),
+  /** OpenAI-compatible chat completions (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio, OpenRouter); the base URL with its /v1 */
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: optionalUrl,
+  OPENAI_MODEL: z.string().default('gpt-4.1-mini'),
+  /** Anthropic's Messages API */
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: optionalUrl,
+  ANTHROPIC_MODEL: z.string().default('claude-haiku-4-5'),
+  /** which provider when more than one key is set (with one key, that provider; with none, the offline model) */
+  MODEL_PROVIDER: z.preprocess(emptyAsUndefined, z.enum(['gemini', 'openai', 'anthropic']).optional()),
   MODEL_TIMEOUT: duration.default(60_000),
   MODEL_MAX_ATTEMPTS: positiveInt(5),
 
@@ -253,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   );
   const parsed = ConfigSchema.safeParse(raw);
   const lines = parsed.success
-    ? oidcProblems(parsed.data)
+    ? [...oidcProblems(parsed.data), ...providerProblems(parsed.data)]
     : parsed.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? '(config)');
         const detail = issue.path.length > 1 ? ` (${issue.path.slice(1).join('.')})` : '';
@@ -269,4 +279,11 @@ function oidcProblems(config: Config): string[] {
   if (config.AUTH_OIDC_ISSUER && !config.AUTH_OIDC_AUDIENCE) problems.push('  AUTH_OIDC_AUDIENCE: required with AUTH_OIDC_ISSUER (the audience the provider puts in access tokens for Brigade\'s API)');
   if (!config.AUTH_OIDC_ISSUER && (config.AUTH_OIDC_AUDIENCE || config.AUTH_OIDC_CLIENT_ID)) problems.push('  AUTH_OIDC_ISSUER: required with AUTH_OIDC_AUDIENCE and AUTH_OIDC_CLIENT_ID');
   return problems;
+}
+
+/** MODEL_PROVIDER must name a provider whose key is set. */
+function providerProblems(config: Config): string[] {
+  const provider = config.MODEL_PROVIDER;
+  const keyName = provider ? ({ gemini: 'GEMINI_API_KEY', openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const)[provider] : undefined;
+  return keyName && !config[keyName]?.trim() ? [`  MODEL_PROVIDER: is ${provider}, but ${keyName} is not set`] : [];
 }

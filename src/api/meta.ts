@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import { AGENT_SPECS, agentNames } from '../agents/registry.ts';
 import type { AgentName } from '../shared/messages.ts';
 import { principalOf } from './auth.ts';
+import { chatModelName } from '../model/select.ts';
 
 const JsonSchemaObject = z.record(z.string(), z.unknown());
 
@@ -16,7 +17,7 @@ export const MetaBody = z.object({
   name: z.string(),
   roles: z.array(z.string()),
   client: z.string().nullable(),
-  /** the chat model's name (`offline` without GEMINI_API_KEY), for a cost estimate */
+  /** the chat model's name (`offline` without a model key), for a cost estimate */
   model: z.string(),
   temporal: z.object({
     namespace: z.string(),
@@ -41,7 +42,7 @@ export type MetaBody = z.infer<typeof MetaBody>;
 
 export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporalUiUrl?: string }): Router {
   const router = Router();
-  const model = config.GEMINI_API_KEY ? config.GEMINI_MODEL : 'offline';
+  const model = chatModelName(config);
   const uiUrl = (temporalUiUrl ?? config.TEMPORAL_UI_URL)?.replace(/\/+$/, '');
   router.get('/meta', (_req, res) => {
     const principal = principalOf(res);

@@ -77,7 +77,7 @@ function describeApiError(message: string): string {
 }
 
 /** A connection-level failure's code or message, looked for along the cause chain (undici nests them). */
-function networkCode(error: unknown): string | undefined {
+export function networkCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current !== undefined && depth < 5; depth += 1) {
     if (!isError(current)) break;
     const code = (current as { code?: unknown }).code;
@@ -92,7 +92,7 @@ function networkCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function chainText(error: unknown): string {
+export function chainText(error: unknown): string {
   const parts: string[] = [];
   for (let current = error, depth = 0; current !== undefined && depth < 5; depth += 1) {
     parts.push(isError(current) ? `${current.message}\n${current.stack ?? ''}` : String(current));

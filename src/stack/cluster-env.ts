@@ -41,8 +41,8 @@ const OPERATIONS = [
 ] as const;
 
 export const PASSED_THROUGH_VARIABLES: Record<ClusterRole, readonly string[]> = {
-  worker: ['GEMINI_API_KEY', 'GCS_BUCKET_NAME', ...OPERATIONS],
-  api: ['GEMINI_API_KEY', 'GCS_BUCKET_NAME', 'API_TOKENS', ...OPERATIONS],
+  worker: ['GEMINI_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GCS_BUCKET_NAME', ...OPERATIONS],
+  api: ['GEMINI_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GCS_BUCKET_NAME', 'API_TOKENS', ...OPERATIONS],
 };
 
 /** KEY=value lines; `#` comments and blank lines ignored; no quoting or interpolation (as docker-compose v1 reads it). */
