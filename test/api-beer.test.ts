@@ -63,11 +63,11 @@ describe('who a beer conversation acts for', () => {
     assert.equal(support.status, 201);
   });
 
-  test('the dev token is beer-staff (and support)', async () => {
+  test('the dev token is beer-staff (and support, and an operator of the codec server)', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'brigade-dev-token-'));
     try {
       const { token, tokens } = await loadOrCreateDevToken(dir);
-      assert.deepEqual(tokens[token]!.roles.sort(), ['beer-staff', 'support']);
+      assert.deepEqual(tokens[token]!.roles.sort(), ['beer-staff', 'operator', 'support']);
       assert.equal(tokens[token]!.client, undefined);
     } finally {
       await rm(dir, { recursive: true, force: true });
