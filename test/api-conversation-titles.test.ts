@@ -123,7 +123,7 @@ describe('titles on the offline model', () => {
   });
 
   test('the OpenAPI document has the route', async () => {
-    const doc = await (await fetch(`${app.baseUrl}/openapi.json`)).json();
+    const doc = (await (await fetch(`${app.baseUrl}/openapi.json`)).json()) as any;
     const patch = doc.paths['/v1/conversations/{id}'].patch;
     assert.ok(patch, 'PATCH /v1/conversations/{id} is documented');
     assert.deepEqual(patch.requestBody.content['application/json'].schema.required, ['title']);

@@ -181,13 +181,13 @@ describe('execute_recipe_sql in a recipes conversation, on the offline model', (
 
     const deleted = await say(id, `delete recipe ${A2}`);
     assert.deepEqual(deleted.tool.args, { query: `UPDATE saved_recipes SET is_deleted = true WHERE id = '${A2}'` });
-    assert.match(deleted.reply, /Updated 1 row/);
+    assert.match(deleted.reply, /Changed 1 recipe/);
     assert.deepEqual(ids((await app.call('GET', '/v1/recipes')).body), [A3, A1]);
     await say(id, `restore recipe ${A2}`);
     assert.deepEqual(ids((await app.call('GET', '/v1/recipes')).body), [A3, A2, A1]);
 
     const servings = await say(id, `set servings of ${A1} to 4`);
-    assert.match(servings.reply, /Updated 1 row/);
+    assert.match(servings.reply, /Changed 1 recipe/);
     assert.equal((await app.call('GET', `/v1/recipes/${A1}`)).body.servings, 4);
 
     const shown = await say(id, `show recipe ${A1}`);

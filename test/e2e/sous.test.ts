@@ -85,7 +85,7 @@ test('a PatchSet reviewed in place and accepted; steps marked done; an expired P
     const steps = review.getByRole('region', { name: 'Steps (review)' }).locator('li.review-entry');
     assert.deepEqual(await steps.evaluateAll((items) => items.map((li) => li.getAttribute('data-change'))), ['unchanged', 'unchanged', 'modified', 'unchanged', 'added', 'modified']);
     assert.match(await review.getByRole('region', { name: 'Notes added' }).innerText(), /dairy-free/);
-    assert.match(await review.locator('.impacted').innerText(), /1 ingredients added · 1 ingredients edited · 1 ingredients removed · 1 steps added · 2 steps edited/);
+    assert.match(await review.locator('.impacted').innerText(), /1 ingredient added · 1 ingredient edited · 1 ingredient removed · 1 step added · 2 steps edited/);
 
     // the whole end state before deciding
     await review.getByRole('tab', { name: 'Recipe after accepting' }).click();
