@@ -51,7 +51,7 @@ test('support: a question, then an approval waiting', async () => {
     await startConversation(page, 'support', `Order help ${width}`);
     await sendMessage(page, 'orders for 1213210');
     await page.locator('.msg.tool').first().waitFor();
-    await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Idle');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Ready');
     await sendMessage(page, 'cancel order 13579');
     await page.getByRole('article', { name: /Approve: Cancel order 13579/ }).waitFor();
   });
@@ -80,7 +80,7 @@ test('sous: the recipe beside the chat, hard avoids with their control', async (
     await page.getByLabel('Agent').selectOption('sous');
     await page.getByLabel('Never use (comma separated)').fill('peanut, shellfish');
     await page.getByLabel('Title (optional)').fill(`Dinner ${Date.now() % 1000}`);
-    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
     await page.getByRole('complementary', { name: 'Recipe' }).getByRole('heading', { name: 'Lemon garlic spaghetti' }).waitFor();
   });
 });

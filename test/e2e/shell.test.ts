@@ -82,7 +82,7 @@ for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: HEIGHT[width] });
       await withScreenshot(t, import.meta.filename, page, async () => {
         await signInByLink(page, app.baseUrl, ALICE);
-        const tiles = page.getByRole('list', { name: 'Agents' }).getByRole('article');
+        const tiles = page.locator('ul.tiles').getByRole('article');
         await tiles.first().waitFor();
         assert.deepEqual((await tiles.getByRole('heading').allInnerTexts()).sort(), ['Beer', 'Recipes', 'Sous chef', 'Support']);
         const support = page.getByRole('article', { name: 'Support' });

@@ -69,6 +69,10 @@ export function App() {
       });
   }, [token, signIns]);
 
+  useEffect(() => {
+    if (path !== '/') setNotice(undefined);
+  }, [path]);
+
   if (!token) {
     return (
       <SignIn
@@ -81,10 +85,6 @@ export function App() {
       />
     );
   }
-
-  useEffect(() => {
-    if (path !== '/') setNotice(undefined);
-  }, [path]);
 
   const conversationId = /^\/c\/([^/]+)/.exec(path)?.[1];
   const page = AGENT_PAGES.find((p) => p.path === path);

@@ -267,6 +267,8 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
               </span>
             )}
             {!running && view.status !== 'waiting' && <span className="status status-ready visually-hidden" role="status">Ready</span>}
+            {/* for assistive technology and tests; a lost connection is the banner's to say */}
+            <span className={`stream stream-${stream} visually-hidden`}>{stream === 'live' ? 'Updates arrive as they happen' : 'Catching up…'}</span>
             {offline && (
               <span className="chip offline-badge" title="No AI model is connected to this Brigade: a stand-in answers a few fixed phrasings">
                 Offline model

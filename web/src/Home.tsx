@@ -41,9 +41,9 @@ export function Home({ meta, onCreated, notice }: { meta?: Meta; onCreated: OnCr
   return (
     <div className="home">
       {notice && <p role="status" className="banner">{notice}</p>}
-      <h1>What would you like to do{meta ? `, ${meta.user}` : ''}?</h1>
+      <h1 id="home-title">What would you like to do{meta ? `, ${meta.user}` : ''}?</h1>
       {error && <p role="alert" className="banner error">{error}</p>}
-      <ul className="tiles" aria-label="Agents">
+      <ul className="tiles" aria-labelledby="home-title">
         {meta?.agents.map((a) => {
           const tile = tileFor(a.name);
           if (!tile) return null;
