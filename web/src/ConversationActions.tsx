@@ -10,13 +10,14 @@ const fileName = (title: string) => title.toLowerCase().normalize('NFKD').replac
 async function download(id: string, title: string, format: 'json' | 'markdown'): Promise<void> {
   const path = `/v1/conversations/${encodeURIComponent(id)}/export?format=${format}`;
   let response: Response;
+  const startedAt = connection.started();
   try {
     response = await fetch(path, { headers: authorizationFor(path) });
   } catch {
-    connection.failed();
+    connection.failed(startedAt);
     throw new ApiError(0, 'network error');
   }
-  connection.answered();
+  connection.answered(startedAt);
   if (!response.ok) throw new ApiError(response.status, ((await response.json().catch(() => ({}))) as { error?: string }).error ?? response.statusText);
   const url = URL.createObjectURL(await response.blob());
   const link = document.createElement('a');

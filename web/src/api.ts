@@ -94,6 +94,7 @@ export function authorizationFor(path: string): Record<string, string> {
 
 export async function api<T = any>(method: string, path: string, body?: unknown, init: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<T> {
   let response: Response;
+  const startedAt = connection.started();
   try {
     response = await fetch(path, {
       method,
@@ -107,10 +108,10 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
-    connection.failed();
+    connection.failed(startedAt);
     throw new ApiError(0, 'network error');
   }
-  connection.answered();
+  connection.answered(startedAt);
   const text = await response.text();
   let parsed: any;
   try {

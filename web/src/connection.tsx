@@ -4,6 +4,8 @@
 import { useSyncExternalStore } from 'react';
 
 let reachable = true;
+/** when the last request without an answer was made: an answer to an older request proves nothing newer */
+let failedAt = -1;
 const listeners = new Set<() => void>();
 let probe: ReturnType<typeof setTimeout> | undefined;
 
@@ -20,7 +22,7 @@ function scheduleProbe(): void {
     if (reachable) return;
     try {
       const response = await fetch('/healthz', { cache: 'no-store' });
-      if (response.ok) return set(true);
+      if (response.ok) return connection.answered(performance.now());
     } catch {
       // still unreachable
     }
@@ -29,10 +31,17 @@ function scheduleProbe(): void {
 }
 
 export const connection = {
-  /** a request got an answer (any status) */
-  answered: () => set(true),
-  /** a request got no answer */
-  failed: () => set(false),
+  /** now, for `answered`: when a request starts */
+  started: () => performance.now(),
+  /** a request made at `startedAt` got an answer (any status) */
+  answered: (startedAt: number) => {
+    if (startedAt > failedAt) set(true);
+  },
+  /** a request made at `startedAt` got no answer */
+  failed: (startedAt: number) => {
+    failedAt = Math.max(failedAt, startedAt);
+    set(false);
+  },
 };
 
 export function useReachable(): boolean {

@@ -28,6 +28,7 @@ export function openEventStream(
   async function connectOnce(): Promise<void> {
     controller = new AbortController();
     const path = `/v1/conversations/${encodeURIComponent(conversationId)}/events`;
+    const startedAt = connection.started();
     const response = await fetch(path, {
       headers: {
         accept: 'text/event-stream',
@@ -37,10 +38,10 @@ export function openEventStream(
       signal: controller.signal,
       cache: 'no-store',
     }).catch((error: Error) => {
-      if (error.name !== 'AbortError') connection.failed();
+      if (error.name !== 'AbortError') connection.failed(startedAt);
       throw error;
     });
-    connection.answered();
+    connection.answered(startedAt);
     if (response.status === 404) onDeleted();
     if (!response.ok || !response.body) throw Object.assign(new Error(`events answered ${response.status}`), { status: response.status });
     onStatus('live');
