@@ -44,13 +44,21 @@ async function both(name: string, flow: (page: Page, width: number) => Promise<v
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 
-test('support: a question, then an approval waiting', async () => {
-  await both('support', async (page, width) => {
+test('home: the agents as tiles', async () => {
+  await both('home', async (page) => {
     await signInByLink(page, app.baseUrl, ALICE);
-    if (width < 800) await page.goto(`${app.baseUrl}/`);
-    await startConversation(page, 'support', `Order help ${width}`);
-    await sendMessage(page, 'orders for 1213210');
+    await page.goto(`${app.baseUrl}/`);
+    await page.locator('ul.tiles article').first().waitFor();
+  });
+});
+
+test('support: a question from its tile (the title made from it), then an approval waiting', async () => {
+  await both('support', async (page) => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    await page.goto(`${app.baseUrl}/`);
+    await page.getByRole('article', { name: 'Support' }).getByRole('button', { name: /^Ask/ }).click();
     await page.locator('.msg.tool').first().waitFor();
+    await page.getByRole('heading', { level: 1, name: /Status of order 24601/ }).waitFor({ timeout: 20_000 });
     await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Ready');
     await sendMessage(page, 'cancel order 13579');
     await page.getByRole('article', { name: /Approve: Cancel order 13579/ }).waitFor();
