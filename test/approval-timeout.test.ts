@@ -26,7 +26,7 @@ test('an undecided approval expires into a rejection and a late decision is 409'
   const tool = view.body.messages.find((m: { role: string }) => m.role === 'tool');
   assert.equal(tool.result.status, 'rejected');
   assert.match(tool.result.error, /No decision before the deadline/);
-  assert.match(view.body.messages.at(-1).text, /^\[offline model\]/);
+  assert.match(view.body.messages.at(-1).text, /^Not done: /);
 
   const late = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: item.id, decision: 'approve' } });
   assert.equal(late.status, 409);

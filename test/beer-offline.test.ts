@@ -63,7 +63,7 @@ describe('the beer agent offline, through the API', () => {
     const yes = await say(id, `yes, ${name}`);
     const reply = yes.messages.at(-1);
     assert.equal(reply.role, 'assistant');
-    assert.match(reply.text, /^\[offline model\] I found \d new breweries/);
+    assert.match(reply.text, /^I found \d new breweries/);
     assert.match(reply.text, /Offline summary: no GEMINI_API_KEY is set/);
     const tool = yes.messages.find((m: any) => m.tool === 'recommend_breweries');
     assert.equal(tool.result.summary.cache_status, 'CACHE_MISS');
@@ -81,9 +81,9 @@ describe('the beer agent offline, through the API', () => {
   test('find breweries and a website summary by their phrasings', async () => {
     const id = await open();
     const found = await say(id, 'find breweries in Bend, OR');
-    assert.match(found.messages.at(-1).text, /^\[offline model\] Found \d+ new breweries:\n1\. /);
+    assert.match(found.messages.at(-1).text, /^Found \d+ new breweries:\n1\. /);
     const summary = await say(id, 'summary of Stone Brewing http://www.stonebrew.com');
-    assert.match(summary.messages.at(-1).text, /Stone Brewing \(new\): \[offline model\] Offline summary/);
+    assert.match(summary.messages.at(-1).text, /Stone Brewing \(new\): Offline summary/);
     const invalid = await say(id, 'summary of Stone Brewing Unavailable');
     assert.match(invalid.messages.at(-1).text, /not a valid http\(s\) website address/);
   });

@@ -37,7 +37,7 @@ async function shapeOf(app: TestApp, id: string) {
 const count = async (app: TestApp, sql: string, params: unknown[]): Promise<number> => Number((await app.adminQuery(sql, params))[0].count);
 
 async function lookupTurn(app: TestApp) {
-  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'Inline tools' } });
   fake.script(reply.calls({ name: 'get_order_by_id', args: { order_id: '24601' } }), reply.text('Order 24601 has shipped.'));
   const turn = await app.call('POST', `/v1/conversations/${created.body.id}/messages`, { body: { text: 'Where is order 24601?' } });
   assert.equal(turn.status, 200, JSON.stringify(turn.body));
@@ -69,7 +69,7 @@ describe('inline tools (the default)', () => {
   });
 
   test('a reply that also calls a tool needing approval goes to the workflow whole: the lookup runs, the change waits', async () => {
-    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'Inline tools' } });
     const id = created.body.id;
     fake.script(
       reply.calls(
@@ -96,7 +96,7 @@ describe('a tool that fails inside the model step', () => {
   after(async () => app?.stop());
 
   test('hands the reply back to the workflow, whose local activity retries the tool until it works', async () => {
-    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'Inline tools' } });
     const id = created.body.id;
     // The tool's query fails (infrastructure, not a result) while the table is away.
     await app.adminQuery('ALTER TABLE orders RENAME TO orders_away');
@@ -143,7 +143,7 @@ describe('a worker killed after the inline tool ran', () => {
 
   test('the retried step finds the first answer and the tool result, and asks the model only for what is missing', async () => {
     let worker = await startWorkerProcess(app, env());
-    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'Inline tools' } });
     const id = created.body.id;
     const held = reply.hold(reply.text('Order 24601 has shipped.'));
     fake.script(reply.calls({ name: 'get_order_by_id', args: { order_id: '24601' } }), held, reply.text('Order 24601 has shipped.'));

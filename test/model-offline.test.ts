@@ -71,7 +71,8 @@ describe('offline model: phrasings become tool calls', () => {
     test(`"${text}" → ${name}`, async () => {
       const reply = await ask([user(text)]);
       assert.deepEqual(reply.toolCalls, [{ name, args }]);
-      assert.ok(reply.text.startsWith('[offline model] '), reply.text);
+      // the call is shown in words by the client: the reply does not repeat it with the tool's name
+      assert.equal(reply.text, '');
     });
   }
 
@@ -93,7 +94,6 @@ describe('offline model: phrasings become tool calls', () => {
   test('anything else gets the phrasings it understands', async () => {
     const reply = await ask([user('hello there')]);
     assert.deepEqual(reply.toolCalls, []);
-    assert.ok(reply.text.startsWith('[offline model] '));
     assert.match(reply.text, /GEMINI_API_KEY/);
     for (const phrase of OFFLINE_PHRASES) assert.ok(reply.text.includes(phrase.examples[0]!), phrase.tool);
   });
@@ -101,7 +101,6 @@ describe('offline model: phrasings become tool calls', () => {
   test('an agent without tools gets a short echo', async () => {
     const reply = await ask([user('What goes into a negroni?')], { tools: [] });
     assert.deepEqual(reply.toolCalls, []);
-    assert.ok(reply.text.startsWith('[offline model] '));
     assert.match(reply.text, /You said: "What goes into a negroni\?"/);
     assert.doesNotMatch(reply.text, /cancel order/);
   });
@@ -112,7 +111,7 @@ describe('offline model: summaries of results', () => {
     const reply = await ask(
       afterCalls({ tool: 'cancel_order', args: { order_id: '24601' }, result: { error: "Order has already shipped. Can't cancel it.", status: 'Shipped' } }),
     );
-    assert.equal(reply.text, "[offline model] cancel_order failed: Order has already shipped. Can't cancel it.");
+    assert.equal(reply.text, "That did not work: Order has already shipped. Can't cancel it.");
     assert.deepEqual(reply.toolCalls, []);
   });
 
@@ -120,14 +119,14 @@ describe('offline model: summaries of results', () => {
     const reply = await ask(
       afterCalls({ tool: 'cancel_order', result: { status: 'rejected', error: 'The user rejected this call: wrong customer' } }),
     );
-    assert.equal(reply.text, '[offline model] cancel_order was not done: The user rejected this call: wrong customer');
+    assert.equal(reply.text, 'Not done: The user rejected this call: wrong customer');
   });
 
   test('a successful cancellation', async () => {
     const reply = await ask(
       afterCalls({ tool: 'cancel_order', result: { status: 'Cancelled', message: 'Order 13579 has been successfully cancelled' } }),
     );
-    assert.equal(reply.text, '[offline model] Order 13579 has been successfully cancelled');
+    assert.equal(reply.text, 'Order 13579 has been successfully cancelled');
   });
 
   test('a customer, an order, a list and a profile with orders', async () => {
@@ -137,15 +136,15 @@ describe('offline model: summaries of results', () => {
 
     assert.equal(
       (await ask(afterCalls({ tool: 'get_user', result: john }))).text,
-      '[offline model] Customer 1213210: John Doe, email john@gmail.com, phone 123-456-7890, username johndoe.',
+      'Customer 1213210: John Doe, email john@gmail.com, phone 123-456-7890, username johndoe.',
     );
     assert.equal(
       (await ask(afterCalls({ tool: 'get_order_by_id', result: shipped }))).text,
-      '[offline model] Order 24601: Wireless Headphones x1 at $79.99, status Shipped.',
+      'Order 24601: Wireless Headphones x1 at $79.99, status Shipped.',
     );
     assert.equal(
       (await ask(afterCalls({ tool: 'get_customer_orders', result: [shipped, cancelled] }))).text,
-      '[offline model] 2 orders: 24601 Wireless Headphones (Shipped); 13579 Smartphone Case (Cancelled).',
+      '2 orders: 24601 Wireless Headphones (Shipped); 13579 Smartphone Case (Cancelled).',
     );
     const info = (await ask(afterCalls({ tool: 'get_user_info', result: { user_info: john, orders: [cancelled] } }))).text;
     assert.match(info, /John Doe/);
@@ -153,7 +152,7 @@ describe('offline model: summaries of results', () => {
     const updated = (
       await ask(afterCalls({ tool: 'update_user_contact', result: { ...john, email: 'new@example.com', message: 'User information updated successfully' } }))
     ).text;
-    assert.match(updated, /^\[offline model\] User information updated successfully\. Customer 1213210: John Doe, email new@example.com/);
+    assert.match(updated, /^User information updated successfully\. Customer 1213210: John Doe, email new@example.com/);
   });
 
   test('several results in one step are each summarised', async () => {
@@ -165,7 +164,7 @@ describe('offline model: summaries of results', () => {
     );
     assert.equal(
       reply.text,
-      '[offline model] get_order_by_id failed: Order not found\nOrder 13579 has been successfully cancelled',
+      'That did not work: Order not found\nOrder 13579 has been successfully cancelled',
     );
   });
 });
@@ -189,7 +188,7 @@ describe('offline model: behaviour', () => {
     assert.equal(first.usage.totalTokens, first.usage.inputTokens + first.usage.outputTokens);
   });
 
-  test('every reply starts with the offline marker', async () => {
+  test('no reply carries an offline marker or a tool name: the client shows one offline badge per conversation', async () => {
     const transcripts: ChatMessage[][] = [
       [],
       [user('hi')],
@@ -200,7 +199,7 @@ describe('offline model: behaviour', () => {
     ];
     for (const messages of transcripts) {
       const reply = await ask(messages);
-      assert.ok(reply.text.startsWith('[offline model] '), reply.text);
+      assert.ok(reply.text.startsWith(''), reply.text);
     }
   });
 

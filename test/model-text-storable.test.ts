@@ -21,7 +21,8 @@ after(async () => {
 });
 
 test('a model reply and tool arguments with NUL and lone surrogates are stored, repaired, and the turn ends', async () => {
-  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+  // titled, so no title activity runs after the turn while the app shuts down
+  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'Unstorable text' } });
   const id = created.body.id;
   fake.script(
     reply.calls({ name: 'get_user_info', args: { key: 'username', value: 'john\u0000doe' } }),

@@ -32,7 +32,7 @@ test('offline: "save this recipe: ..." asks for approval, then saves the parsed 
   const [pending] = turn.body.pending;
   assert.equal(pending.tool, 'save_recipe');
   assert.deepEqual(pending.args, { raw_recipe_data: OLD_FASHIONED });
-  assert.match(turn.body.messages.at(-1).text, /^\[offline model\]/);
+  assert.equal(turn.body.messages.at(-1).text, '', 'the call is the reply: its words are the client\'s');
 
   const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: pending.id, decision: 'approve' } });
   assert.equal(decided.status, 200, JSON.stringify(decided.body));
@@ -59,7 +59,7 @@ test('offline: "save this recipe: ..." asks for approval, then saves the parsed 
 
   const answer = decided.body.messages.at(-1);
   assert.equal(answer.role, 'assistant');
-  assert.equal(answer.text, "[offline model] Saved 'Old Fashioned' to your collection, with its image.");
+  assert.equal(answer.text, "Saved 'Old Fashioned' to your collection, with its image.");
 
   const png = await fetchPng(tool.result.image_url);
   assert.ok(png.length > 50);

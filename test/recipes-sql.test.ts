@@ -220,7 +220,7 @@ describe("the seeds' legitimate queries", () => {
   });
 
   test('seed 000: update servings, soft delete, restore', async () => {
-    assert.deepEqual(await run(`UPDATE saved_recipes SET servings = 4 WHERE id = '${A1}'`), { status: 'success', rows_affected: 1, message: 'Updated 1 row.' });
+    assert.deepEqual(await run(`UPDATE saved_recipes SET servings = 4 WHERE id = '${A1}'`), { status: 'success', rows_affected: 1, message: 'Changed 1 recipe.' });
     assert.equal((await admin.query('SELECT servings FROM saved_recipes WHERE id = $1', [A1])).rows[0].servings, 4);
 
     assert.equal((await run(`UPDATE saved_recipes SET is_deleted = true WHERE id = '${A2}'`) as { rows_affected: number }).rows_affected, 1);

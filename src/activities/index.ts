@@ -8,6 +8,7 @@ import { createUsageMeter, meteredTaskModel } from './usage-meter.ts';
 import { createRecord } from './record.ts';
 import { createRunTool, runToolActivity } from './run-tool.ts';
 import type { RuntimeActivities } from './runtime-types.ts';
+import { createTitleConversation } from './title.ts';
 import type { ActivityDeps, Services } from './services.ts';
 
 export type { ActivityDeps, Services } from './services.ts';
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
     modelStep: createModelStep({ ...services, runTool }),
     runTool: runToolActivity(runTool),
     record: createRecord(services),
+    titleConversation: createTitleConversation(services),
   };
   // Each agent's child-workflow activities join here, from its entry in the registry.
   const agents = [...AGENT_SERVERS.values()].map((server) => server.activities?.(services) ?? {});

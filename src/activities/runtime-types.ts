@@ -59,8 +59,18 @@ export interface RecordInput extends ConversationRef {
   events: NewEvent[];
 }
 
+export interface TitleInput extends ConversationRef {
+  /** the title the conversation started with: only that one is replaced */
+  defaultTitle: string;
+  /** the person's first message and the agent's first reply */
+  said: string;
+  answered: string;
+}
+
 export interface RuntimeActivities {
   modelStep(input: ModelStepInput): Promise<ModelStepResult>;
   runTool(input: RunToolInput): Promise<unknown>;
   record(input: RecordInput): Promise<void>;
+  /** the conversation's title from its first exchange; undefined when it kept its title */
+  titleConversation(input: TitleInput): Promise<string | undefined>;
 }

@@ -4,7 +4,8 @@ import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import { findConversation, insertConversation, listConversations, readUsage } from '../db/conversations.ts';
+import { findConversation, insertConversation, listConversations, readUsage, renameConversation } from '../db/conversations.ts';
+import { writeBatch } from '../db/batch.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
 import { readTranscript } from '../db/transcript.ts';
@@ -23,7 +24,7 @@ import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
-import { DecisionBody, MessageBody, createConversationBody } from './schemas.ts';
+import { DecisionBody, MessageBody, RenameBody, createConversationBody } from './schemas.ts';
 import { budgetView, hasBudget } from './budget-view.ts';
 import { approverDecision, refuseSelfApproval } from './budget-approval.ts';
 import { readLedgerTotals } from '../db/usage-ledger.ts';
@@ -81,6 +82,8 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       userId: principal.user,
       agent: body.agent,
       title,
+      // no title given: the first exchange makes one
+      ...(body.title === undefined ? { autoTitle: true } : {}),
       client: clientName,
       settings: sessionSettings(config),
       ...mcpInput(config.BRIGADE_MCP_CONFIG, body.agent),
@@ -155,6 +158,17 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
       ...(state.agentState ?? {}),
     });
+  });
+
+  router.patch('/conversations/:id', async (req, res) => {
+    const { principal, row } = await owned(req, res);
+    const { title } = parseBody(RenameBody, req.body);
+    await asUser(pool, principal.user, async (db) => {
+      if (!(await renameConversation(db, row.id, title))) throw notFound();
+      // the conversation's open pages (other tabs too) read the new title from its event stream
+      await writeBatch(db, { conversationId: row.id, userId: principal.user }, { events: [{ key: `title:${randomUUID()}`, type: 'title.changed', data: { title } }] });
+    });
+    res.json({ id: row.id, title });
   });
 
   /**

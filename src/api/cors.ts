@@ -24,7 +24,7 @@ export function cors(origins: readonly string[]) {
     const preflight = req.method === 'OPTIONS' && req.header('Access-Control-Request-Method') !== undefined;
     if (!preflight) return next();
     if (!permitted) return next(new HttpError(403, 'This origin may not call the API from a browser; add it to CORS_ORIGINS'));
-    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PATCH, DELETE, OPTIONS');
     res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
     res.setHeader('Access-Control-Max-Age', '600');
     res.status(204).end();

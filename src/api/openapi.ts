@@ -9,6 +9,8 @@ import {
   DecisionBody,
   ErrorBody,
   MessageBody,
+  RenameBody,
+  RenamedBody,
   TurnResult,
   conversationSummary,
   conversationView,
@@ -137,6 +139,17 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Messages, pending items, status and usage',
           parameters: [idParam],
           responses: { 200: json('The conversation', 'Conversation'), ...errors(401, 403, 404, 503) },
+        },
+        patch: {
+          summary:
+            "Rename the conversation (owner only): a title of 1 to 200 characters, trimmed. Its event streams get a title.changed event. " +
+            'A conversation started without a title gets one made from its first exchange, unless it was renamed first.',
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: schema(RenameBody, 'input') } } },
+          responses: {
+            200: { description: 'The new title', content: { 'application/json': { schema: schema(RenamedBody) } } },
+            ...errors(400, 401, 403, 404, 413, 415, 503),
+          },
         },
         delete: {
           summary:

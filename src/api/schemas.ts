@@ -36,6 +36,10 @@ export function createConversationBody(): z.ZodType<CreateBody> {
     }) as unknown as z.ZodType<CreateBody>;
 }
 
+/** PATCH /v1/conversations/:id: a new title, the same rules as a title given at creation. */
+export const RenameBody = z.strictObject({ title: z.string().trim().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE) });
+export const RenamedBody = z.object({ id: z.uuid(), title: z.string() });
+
 export const createdConversation = () => z.object({ id: z.uuid(), agent: agentEnum(), workflowId: z.string() });
 
 /** GET /v1/conversations/:id: the generic view and the fields each agent's kernel view adds. */

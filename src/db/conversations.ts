@@ -64,3 +64,19 @@ export async function newestEventId(db: pg.ClientBase, conversationId: string): 
   const { rows } = await db.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM events WHERE conversation_id = $1', [conversationId]);
   return rows[0]!.id;
 }
+
+/** A new title for the acting user's conversation (row-level security); false when it is not theirs. */
+export async function renameConversation(db: pg.ClientBase, id: string, title: string): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const { rowCount } = await db.query('UPDATE conversations SET title = $2 WHERE id = $1', [id, title]);
+  return rowCount === 1;
+}
+
+/**
+ * The title made from the first exchange, only while the conversation still has the title it started with:
+ * a rename in the meantime wins, and a retried write changes nothing.
+ */
+export async function replaceDefaultTitle(db: pg.ClientBase, id: string, from: string, to: string): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE conversations SET title = $3 WHERE id = $1 AND title = $2', [id, from, to]);
+  return rowCount === 1;
+}

@@ -10,9 +10,9 @@ export function summariseResult(message: ChatMessage): string {
   const result = message.result;
   if (isObject(result) && result.status === 'rejected') {
     const reason = text(result.reason) ?? text(result.error) ?? 'no reason given';
-    return `${tool} was not done: ${reason}`;
+    return `Not done: ${reason}`;
   }
-  if (isObject(result) && result.error !== undefined) return `${tool} failed: ${text(result.error) ?? json(result.error)}`;
+  if (isObject(result) && result.error !== undefined) return `That did not work: ${text(result.error) ?? json(result.error)}`;
   if (result === undefined) return message.text || `${tool} returned nothing.`;
   return describe(result, message.tool) ?? `${tool} returned ${json(result)}`;
 }

@@ -4,12 +4,15 @@
 import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import { OFFLINE_NAME, type OfflineImage, type OfflineStructured, type OfflineTask } from './offline-types.ts';
 import type { TaskModel } from './task-model.ts';
+import { TITLE_TASK, offlineTitle } from './title-task.ts';
 
 export { OFFLINE_NAME, OFFLINE_PREFIX } from './offline-types.ts';
 export type { OfflineImage, OfflineStructured, OfflineTask } from './offline-types.ts';
 
 const servers = () => [...AGENT_SERVERS.values()];
-const task = (name: string): OfflineTask | undefined => servers().find((server) => server.offline?.tasks?.[name])?.offline?.tasks?.[name];
+/** tasks of the generic layers, which no agent teaches */
+const GENERIC: Record<string, OfflineTask> = { [TITLE_TASK]: offlineTitle };
+const task = (name: string): OfflineTask | undefined => (Object.hasOwn(GENERIC, name) ? GENERIC[name] : undefined) ?? servers().find((server) => server.offline?.tasks?.[name])?.offline?.tasks?.[name];
 const image = (name: string): OfflineImage | undefined => servers().find((server) => server.offline?.images?.[name])?.offline?.images?.[name];
 
 /** The structured answer of the agent named `name` (a stateful agent's output is named after it). */

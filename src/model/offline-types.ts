@@ -6,7 +6,11 @@ import type { ModelRequest } from './types.ts';
 import type { ImageReply, ImageRequest, TaskReply, TaskRequest } from './task-model.ts';
 
 export const OFFLINE_NAME = 'offline';
-export const OFFLINE_PREFIX = '[offline model] ';
+/**
+ * Once written before every offline reply; the web client now shows one "offline model" badge per
+ * conversation instead (GET /v1/meta's model), so replies read as replies. Kept for the agents that import it.
+ */
+export const OFFLINE_PREFIX = '';
 
 /** Answers a TaskRequest with text (JSON when the request has a schema). */
 export type OfflineTask = (request: TaskRequest) => string | Omit<TaskReply, 'usage' | 'model'>;

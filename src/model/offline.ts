@@ -48,8 +48,8 @@ function decide(request: ModelRequest): Pick<ModelReply, 'text' | 'toolCalls'> {
   if (last?.role === 'user') {
     const intent = matchIntent(last.text, tools);
     if (intent) {
-      // the call's arguments are shown with the call itself; the reply stays in words
-      return { text: `${PREFIX}Calling ${intent.name}.`, toolCalls: [intent] };
+      // the call is shown in words with its arguments; a reply naming the tool would only repeat it in code
+      return { text: '', toolCalls: [intent] };
     }
     // A message that answered an open item ("yes, Stone Brewing") enters the transcript after the results
     // it led to: read those results rather than the answer.
@@ -74,7 +74,7 @@ function help(tools: ReadonlySet<string>, said: string): string {
     const echo = said.length > 200 ? `${said.slice(0, 200)}…` : said;
     return echo ? `${intro} You said: "${echo}"` : intro;
   }
-  const lines = phrases.map((phrase) => `- ${phrase.examples.map((example) => `"${example}"`).join(' or ')} (${phrase.tool})`);
+  const lines = phrases.map((phrase) => `- ${phrase.examples.map((example) => `"${example}"`).join(' or ')}`);
   return `${intro} It understands these phrasings:\n${lines.join('\n')}`;
 }
 

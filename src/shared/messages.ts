@@ -147,6 +147,8 @@ export const ChatSessionInput = z.object({
   userId: z.string(),
   agent: AgentName,
   title: z.string(),
+  /** the title is the default one: after the first exchange a task model makes one (absent on older runs) */
+  autoTitle: z.boolean().optional(),
   client: z.string().optional(),
   settings: SessionSettings,
   /** the MCP servers whose tools the agent may use (BRIGADE_MCP_CONFIG when the conversation started) */
@@ -190,6 +192,8 @@ export const EVENT_TYPES = [
   'patchset.rejected',
   'patchset.decided',
   'state.changed',
+  /** the conversation's title changed (a rename, or the title made from the first exchange): { title } */
+  'title.changed',
 ] as const;
 export const EventType = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventType>;

@@ -80,6 +80,8 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     retry: { maximumAttempts: 5, initialInterval: '200ms', maximumInterval: '5s' },
   });
   const bookkeeping = bookkeepingActivities();
+  // naming the conversation is a nicety: a short bounded call whose failure costs only the default title
+  const titles = proxyActivities<RuntimeActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3, initialInterval: '1s' } });
 
   // MCP tools, when the conversation has servers (without, this asks Temporal for nothing: old histories replay).
   const mcp = new McpTools(input.mcpServers, mcpPorts(input));
@@ -182,6 +184,18 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     }
   }
 
+  /** The title made from the first exchange, detached: the person has the reply without waiting for it. */
+  async function nameConversation(said: string, messages: ChatMessage[]): Promise<void> {
+    const answered = messages.filter((m) => m.role === 'assistant' && m.text).map((m) => m.text).join('\n');
+    try {
+      await titles.titleConversation.executeWithOptions({ summary: 'title from the first exchange' }, [
+        { conversationId, userId, defaultTitle: input.title, said, answered },
+      ]);
+    } catch (error) {
+      log.warn('The conversation keeps its default title', { reason: String(error) });
+    }
+  }
+
   const state = (): ConversationState => ({
     status: loop.status(),
     pending: pending.items(),
@@ -275,7 +289,11 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     sendMessageUpdate,
     async ({ text }) => {
       const message: ChatMessage = { id: uuid4(), role: 'user', text: text.trim() };
-      return loop.receive(message);
+      // Only runs started without a title carry autoTitle, so histories recorded before it replay unchanged.
+      const first = input.autoTitle === true && loop.turns === 0 && !loop.active;
+      const result = await loop.receive(message);
+      if (first && !result.stopped) void nameConversation(message.text, result.messages);
+      return result;
     },
     {
       validator: (raw) => {

@@ -96,7 +96,7 @@ test('OpenBreweryDB down: the failure reads as a sentence, and the steps it kept
     const card = await progress.innerText();
     assert.match(card, /OpenBreweryDB could not be reached: the connection was closed before an answer\./);
     for (const step of ['Presentation', 'Confirmation', 'Summary']) assert.match(card, new RegExp(`${step}: skipped`));
-    await page.locator('ol.transcript > li').filter({ hasText: '[offline model]' }).last().waitFor();
+    await page.locator('ol.transcript > li.msg.assistant').filter({ hasText: 'That did not work' }).last().waitFor();
     const shown = await visibleTranscript(page, { replies: true });
     assert.doesNotMatch(shown, /API_ERROR|UND_ERR|ENOTFOUND|is unavailable: OpenBreweryDB|\{"/);
     assert.match(shown, /Could not recommend new breweries for your bar: OpenBreweryDB could not be reached/);
@@ -140,7 +140,7 @@ test('staff choose the bar by name from the bars they may act for; header and ta
     assert.equal(await page.locator('#new-client-detail').innerText(), 'Cleveland, Ohio · CLT-XLX836');
 
     await page.getByLabel('Title (optional)').fill('Cleveland taps');
-    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: /Cleveland taps/ }).waitFor();
     const id = /\/c\/([^/]+)/.exec(page.url())![1]!;
     await page.locator('.conversation-head').getByText('Great Lakes Brewing Company').waitFor();
@@ -165,7 +165,7 @@ test('an id that is no bar: refused in a sentence, and the list is one click awa
     await page.getByRole('button', { name: "Type a bar's id instead" }).click();
     const typed = page.getByLabel('Bar id (CLT-…)');
     await typed.fill('CLT-NOPE00');
-    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
     const alert = page.getByRole('form', { name: 'Start a conversation' }).getByRole('alert');
     await alert.waitFor();
     const said = await alert.innerText();

@@ -92,15 +92,23 @@ export async function signInByLink(page: Page, baseUrl: string, token: string): 
  * beer picker, `recipe` a saved recipe's name, chosen from the sous picker.
  */
 export async function startConversation(page: Page, agent: string, title: string, extra: { client?: string; recipe?: string } = {}): Promise<string> {
-  await page.getByLabel('Agent').selectOption(agent);
-  if (extra.client) await page.getByLabel('Bar', { exact: true }).selectOption(extra.client);
-  if (extra.recipe) await page.getByLabel('Recipe', { exact: true }).selectOption({ label: extra.recipe });
-  await page.getByLabel('Title (optional)').fill(title);
-  await page.getByRole('button', { name: 'Start' }).click();
+  await openHome(page);
+  const form = page.getByRole('form', { name: 'Start a conversation' });
+  await form.getByLabel('Agent').selectOption(agent);
+  if (extra.client) await form.getByLabel('Bar', { exact: true }).selectOption(extra.client);
+  if (extra.recipe) await form.getByLabel('Recipe', { exact: true }).selectOption({ label: extra.recipe });
+  await form.getByLabel('Title (optional)').fill(title);
+  await form.getByRole('button', { name: 'Start', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: new RegExp(title) }).waitFor();
   const id = /\/c\/([^/]+)/.exec(page.url())?.[1];
   if (!id) throw new Error(`no conversation in ${page.url()}`);
   return id;
+}
+
+/** The home page (the agents' tiles and the start form), from wherever the app is, as the brand link does. */
+export async function openHome(page: Page): Promise<void> {
+  await page.getByRole('link', { name: 'Brigade', exact: true }).click();
+  await page.getByRole('form', { name: 'Start a conversation' }).waitFor();
 }
 
 export async function sendMessage(page: Page, text: string): Promise<void> {
@@ -176,6 +184,17 @@ export async function assertAgentFeature(baseUrl: string, token: string, agent: 
   assert.ok(has(info), `the ${agent} agent in GET /v1/meta lacks ${feature} (its tools: ${info.tools.map((t) => t.name).join(', ') || 'none'}; stateful: ${info.stateful})`);
 }
 
+/** The page itself does not scroll: only the transcript (or a page's own content) does. */
+export async function pageDoesNotScroll(page: Page): Promise<{ ok: boolean; detail: string }> {
+  return page.evaluate(() => {
+    const doc = (globalThis as any).document.documentElement;
+    const body = (globalThis as any).document.body;
+    const win = globalThis as any;
+    const ok = doc.scrollHeight <= win.innerHeight + 1 && doc.scrollWidth <= win.innerWidth + 1 && win.scrollY === 0 && body.scrollHeight <= win.innerHeight + 1;
+    return { ok, detail: `document ${doc.scrollWidth}×${doc.scrollHeight}, body height ${body.scrollHeight}, viewport ${win.innerWidth}×${win.innerHeight}, scrollY ${win.scrollY}` };
+  });
+}
+
 /**
  * Whether the element is wholly in the viewport and above the sticky composer (the composer never covers it).
  * Returns the rectangles too, for the assertion's message.
@@ -185,15 +204,17 @@ export async function fullyInViewAboveComposer(locator: import('playwright-core'
     const box = el.getBoundingClientRect();
     const composer = (globalThis as any).document.querySelector('form.composer')?.getBoundingClientRect();
     const limit = Math.min((globalThis as any).innerHeight, composer ? composer.top : (globalThis as any).innerHeight);
-    const ok = box.top >= -1 && box.bottom <= limit + 1 && box.height > 0;
-    return { ok, detail: `element ${Math.round(box.top)}..${Math.round(box.bottom)}, composer top ${Math.round(limit)}, viewport ${(globalThis as any).innerHeight}` };
+    // within the transcript's scroller too: nothing hides under the conversation's header
+    const scroller = el.closest('.scroller')?.getBoundingClientRect();
+    const top = scroller ? Math.max(0, scroller.top) : 0;
+    const ok = box.top >= top - 1 && box.bottom <= limit + 1 && box.height > 0;
+    return { ok, detail: `element ${Math.round(box.top)}..${Math.round(box.bottom)}, visible ${Math.round(top)}..${Math.round(limit)}, viewport ${(globalThis as any).innerHeight}` };
   });
 }
 
 /**
  * The visible text of what the client words in the transcript (tool calls and results, decisions, progress;
- * collapsed details excluded, as a person sees it), or with `replies` the agent's replies too. The offline
- * model names the tool it calls in its reply ("Calling cancel_order."), which is the model's wording.
+ * collapsed details excluded, as a person sees it), or with `replies` the agent's replies too.
  */
 export async function visibleTranscript(page: Page, { replies = false } = {}): Promise<string> {
   const client = 'ol.transcript .tool-call, ol.transcript .msg.tool, ol.transcript .msg.record, ol.transcript .progress';

@@ -49,7 +49,7 @@ test('a reply streams in; after a dropped stream it resumes without gaps or dupl
 
     // a second message while the turn runs is held, not lost
     await sendMessage(page, 'and another thing');
-    await page.getByText(/Held until the turn ends/).waitFor();
+    await page.getByText(/Held until the answer is done/).waitFor();
 
     assert.ok(proxy.cutEventStreams() >= 1, 'an event stream was open');
     await page.locator('.stream-reconnecting').waitFor({ timeout: 3_000 });

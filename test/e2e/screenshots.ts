@@ -44,14 +44,22 @@ async function both(name: string, flow: (page: Page, width: number) => Promise<v
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 
-test('support: a question, then an approval waiting', async () => {
-  await both('support', async (page, width) => {
+test('home: the agents as tiles', async () => {
+  await both('home', async (page) => {
     await signInByLink(page, app.baseUrl, ALICE);
-    if (width < 800) await page.goto(`${app.baseUrl}/`);
-    await startConversation(page, 'support', `Order help ${width}`);
-    await sendMessage(page, 'orders for 1213210');
+    await page.goto(`${app.baseUrl}/`);
+    await page.locator('ul.tiles article').first().waitFor();
+  });
+});
+
+test('support: a question from its tile (the title made from it), then an approval waiting', async () => {
+  await both('support', async (page) => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    await page.goto(`${app.baseUrl}/`);
+    await page.getByRole('article', { name: 'Support' }).getByRole('button', { name: /^Ask/ }).click();
     await page.locator('.msg.tool').first().waitFor();
-    await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Idle');
+    await page.getByRole('heading', { level: 1, name: /Status of order 24601/ }).waitFor({ timeout: 20_000 });
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Ready');
     await sendMessage(page, 'cancel order 13579');
     await page.getByRole('article', { name: /Approve: Cancel order 13579/ }).waitFor();
   });
@@ -80,7 +88,7 @@ test('sous: the recipe beside the chat, hard avoids with their control', async (
     await page.getByLabel('Agent').selectOption('sous');
     await page.getByLabel('Never use (comma separated)').fill('peanut, shellfish');
     await page.getByLabel('Title (optional)').fill(`Dinner ${Date.now() % 1000}`);
-    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
     await page.getByRole('complementary', { name: 'Recipe' }).getByRole('heading', { name: 'Lemon garlic spaghetti' }).waitFor();
   });
 });

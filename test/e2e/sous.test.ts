@@ -85,7 +85,7 @@ test('a PatchSet reviewed in place and accepted; steps marked done; an expired P
     const steps = review.getByRole('region', { name: 'Steps (review)' }).locator('li.review-entry');
     assert.deepEqual(await steps.evaluateAll((items) => items.map((li) => li.getAttribute('data-change'))), ['unchanged', 'unchanged', 'modified', 'unchanged', 'added', 'modified']);
     assert.match(await review.getByRole('region', { name: 'Notes added' }).innerText(), /dairy-free/);
-    assert.match(await review.locator('.impacted').innerText(), /1 ingredients added · 1 ingredients edited · 1 ingredients removed · 1 steps added · 2 steps edited/);
+    assert.match(await review.locator('.impacted').innerText(), /1 ingredient added · 1 ingredient edited · 1 ingredient removed · 1 step added · 2 steps edited/);
 
     // the whole end state before deciding
     await review.getByRole('tab', { name: 'Recipe after accepting' }).click();
@@ -120,7 +120,7 @@ test('a hard avoid the chef offers to override has its control: allowed for this
     await page.getByLabel('Agent').selectOption('sous');
     await page.getByLabel('Never use (comma separated)').fill('peanut, shellfish');
     await page.getByLabel('Title (optional)').fill('No nuts');
-    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: /No nuts/ }).waitFor();
     const id = /\/c\/([^/]+)/.exec(page.url())![1]!;
 
@@ -253,7 +253,7 @@ test('on a phone (375 px) the recipe comes before the chat, and nothing scrolls 
     const order = await page.evaluate(() => {
       const d = (globalThis as any).document;
       const panel = d.querySelector('aside.side-panel');
-      const chat = d.querySelector('section.conversation');
+      const chat = d.querySelector('ol.transcript');
       return {
         panelFirst: Boolean(panel.compareDocumentPosition(chat) & 4),
         panelBottom: panel.getBoundingClientRect().bottom,

@@ -17,6 +17,7 @@
 // close() releases every hold and drops open connections.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TITLE_PROMPT_MARK } from '../../src/model/title-task.ts';
 
 export interface FakeCall {
   name: string;
@@ -102,6 +103,13 @@ export interface FakeGemini {
   scriptFn(handler: ((request: RecordedRequest) => FakeReply | undefined) | undefined): void;
   /** scripted replies not yet used */
   readonly pendingReplies: number;
+  /**
+   * Requests for a conversation's title (src/activities/title.ts), kept apart from `requests` and the queue:
+   * they come after a first exchange, in the middle of a test's script. Each is answered with the next of
+   * `titles` (then "A scripted title").
+   */
+  titleRequests: RecordedRequest[];
+  titles: string[];
   /** resolves once `count` requests have arrived */
   waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** forgets the queue, the handler and the recorded requests */
@@ -206,6 +214,8 @@ export function endsWithToolResults(request: RecordedRequest): boolean {
 
 export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<FakeGemini> {
   const requests: RecordedRequest[] = [];
+  const titleRequests: RecordedRequest[] = [];
+  const titles: string[] = [];
   const queue: FakeReply[] = [];
   const holds = new Set<HoldReply>();
   const waiters = new Set<() => void>();
@@ -243,6 +253,11 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       body,
       ended: new Promise((resolve) => res.once('close', () => resolve(res.writableFinished ? 'complete' : 'closed'))),
     };
+    const prompt = body.contents?.[0]?.parts?.[0]?.text;
+    if (endpoint && typeof prompt === 'string' && prompt.includes(`\n${TITLE_PROMPT_MARK.said}\n`)) {
+      titleRequests.push(recorded);
+      return play(reply.text(titles.shift() ?? 'A scripted title'), recorded, req, res);
+    }
     requests.push(recorded);
     for (const wake of waiters) wake();
 
@@ -317,6 +332,8 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
+    titleRequests,
+    titles,
     script(...replies) {
       queue.push(...replies);
     },
@@ -348,6 +365,8 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     reset() {
       queue.length = 0;
       requests.length = 0;
+      titleRequests.length = 0;
+      titles.length = 0;
       handler = undefined;
     },
     async close() {

@@ -2,7 +2,10 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, type AuthSession, api, readAuthSession, setUnauthorizedHandler, signOutOfSession, takeTokenFromFragment, tokenStore } from './api';
 import { ApiKeysPage } from './ApiKeysPage';
 import { AGENT_PAGES } from './agents/registry';
+import { ConnectionBanner } from './connection';
 import { ConversationList } from './ConversationList';
+import { Home } from './Home';
+import { outbox } from './outbox';
 import { ConversationPage } from './ConversationPage';
 import { SignIn } from './SignIn';
 import { navigate, usePath } from './router';
@@ -15,6 +18,10 @@ export function App() {
   const [meta, setMeta] = useState<Meta>();
   const [error, setError] = useState<string>();
   const [listVersion, setListVersion] = useState(0);
+  // the conversation list as a drawer on a narrow screen
+  const [drawer, setDrawer] = useState(false);
+  // said once on the home page: what just happened elsewhere (a deletion)
+  const [notice, setNotice] = useState<string>();
   // bumped by each sign-in link: the same token again must still ask who it is, or the page waits forever
   const [signIns, setSignIns] = useState(0);
   const path = usePath();
@@ -81,6 +88,10 @@ export function App() {
       });
   }, [authed, token, signIns]);
 
+  useEffect(() => {
+    if (path !== '/') setNotice(undefined);
+  }, [path]);
+
   if (!authed) {
     if (!session) return <main className="signin" id="main"><p>Signing in…</p></main>;
     return (
@@ -98,39 +109,61 @@ export function App() {
 
   const conversationId = /^\/c\/([^/]+)/.exec(path)?.[1];
   const page = path === '/api-keys' ? { path, navLabel: 'API keys', Page: ApiKeysPage } : AGENT_PAGES.find((p) => p.path === path);
+  const go = (to: string) => {
+    setDrawer(false);
+    navigate(to);
+  };
 
   return (
-    <div className="app">
+    <div className={`app ${drawer ? 'drawer-open' : ''}`} onKeyDown={(e) => e.key === 'Escape' && drawer && setDrawer(false)}>
       <a className="skip" href="#main">Skip to content</a>
       <header className="topbar">
-        <a className="brand" href="/" onClick={(e) => { e.preventDefault(); navigate('/'); }}>Brigade</a>
+        <button type="button" className="menu secondary" aria-expanded={drawer} aria-controls="sidebar" onClick={() => setDrawer((open) => !open)}>
+          <span aria-hidden="true">☰</span> <span className="menu-label">Conversations</span>
+        </button>
+        <a className="brand" href="/" onClick={(e) => { e.preventDefault(); go('/'); }}>Brigade</a>
         <nav aria-label="Main">
-          <a href="/" aria-current={!page && !conversationId ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate('/'); }}>Conversations</a>
           {AGENT_PAGES.map((p) => (
-            <a key={p.path} href={p.path} aria-current={p === page ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate(p.path); }}>{p.navLabel}</a>
+            <a key={p.path} href={p.path} aria-current={p === page ? 'page' : undefined} onClick={(e) => { e.preventDefault(); go(p.path); }}>{p.navLabel}</a>
           ))}
-          <a href="/api-keys" aria-current={path === '/api-keys' ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate('/api-keys'); }}>API keys</a>
+          <a href="/api-keys" aria-current={path === '/api-keys' ? 'page' : undefined} onClick={(e) => { e.preventDefault(); go('/api-keys'); }}>API keys</a>
         </nav>
-        <span className="who">{meta ? <>Signed in as <strong>{meta.name}</strong>{meta.client ? ` (${meta.client})` : ''}</> : 'Signing in…'}</span>
-        <button type="button" className="secondary" onClick={() => signOut()}>Sign out</button>
+        <span className="who">{meta ? <>Signed in as <strong>{meta.name ?? meta.user}</strong>{meta.client ? ` (${meta.client})` : ''}</> : 'Signing in…'}</span>
+        <button type="button" className="secondary signout" onClick={() => signOut()}>Sign out</button>
       </header>
+      <ConnectionBanner />
       {error && <div role="alert" className="banner error">{error}</div>}
-      <div className={`layout ${conversationId ? 'has-conversation' : ''} ${page ? 'agent-page' : ''}`}>
-        {!page && (
-          <aside className="sidebar" aria-label="Conversations">
-            <ConversationList meta={meta} activeId={conversationId} version={listVersion} onCreated={(id) => { setListVersion((v) => v + 1); navigate(`/c/${id}`); }} />
-          </aside>
-        )}
-        <main id="main" tabIndex={-1} className="content">
+      <div className="layout">
+        <aside id="sidebar" className="sidebar" aria-label="Conversations">
+          <ConversationList activeId={conversationId} version={listVersion} onOpen={() => setDrawer(false)} />
+        </aside>
+        {drawer && <button type="button" className="scrim" aria-label="Close the list" tabIndex={-1} onClick={() => setDrawer(false)} />}
+        <main id="main" tabIndex={-1} className={`content ${conversationId ? 'has-conversation' : 'scrolls'}`}>
           {page ? (
             <page.Page />
           ) : conversationId ? (
-            <ConversationPage key={conversationId} id={conversationId} meta={meta} onChanged={() => setListVersion((v) => v + 1)} />
+            <ConversationPage
+              key={conversationId}
+              id={conversationId}
+              meta={meta}
+              onChanged={() => setListVersion((v) => v + 1)}
+              onDeleted={(title) => {
+                setNotice(`Deleted “${title}”.`);
+                setListVersion((v) => v + 1);
+                navigate('/');
+              }}
+            />
           ) : (
-            <section className="empty-state">
-              <h1>Welcome{meta ? `, ${meta.name}` : ''}</h1>
-              <p>Pick a conversation on the left, or start a new one with an agent.</p>
-            </section>
+            <Home
+              meta={meta}
+              notice={notice}
+              onCreated={(id, first) => {
+                if (first) outbox.put(id, first);
+                setNotice(undefined);
+                setListVersion((v) => v + 1);
+                navigate(`/c/${id}`);
+              }}
+            />
           )}
         </main>
       </div>

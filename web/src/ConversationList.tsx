@@ -1,13 +1,26 @@
-import { useEffect, useState } from 'react';
-import { ApiError, api, newIdempotencyKey } from './api';
-import { agentLabel, clientPickerFor, startFor } from './agents/registry';
+// The person's conversations: searched by title, grouped by the day they started, each with its agent and
+// whether it waits for them.
+import { useEffect, useMemo, useState } from 'react';
+import { ApiError, api } from './api';
+import { agentLabel } from './agents/registry';
 import { navigate } from './router';
-import type { AgentName, ConversationSummary, ConversationView, Meta } from './types';
+import type { ConversationSummary, ConversationView } from './types';
 
-export function ConversationList({ meta, activeId, version, onCreated }: { meta?: Meta; activeId?: string; version: number; onCreated: (id: string) => void }) {
+/** "Today", "Yesterday", or the date, in the reader's time zone. */
+export function dayLabel(iso: string, now = new Date()): string {
+  const day = new Date(iso);
+  const start = (d: Date) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const days = Math.round((start(now) - start(day)) / 86_400_000);
+  if (days === 0) return 'Today';
+  if (days === 1) return 'Yesterday';
+  return day.toLocaleDateString(undefined, { weekday: days < 7 ? 'long' : undefined, day: 'numeric', month: 'long', year: day.getFullYear() === now.getFullYear() ? undefined : 'numeric' });
+}
+
+export function ConversationList({ activeId, version, onOpen }: { activeId?: string; version: number; onOpen?: () => void }) {
   const [items, setItems] = useState<ConversationSummary[]>();
   const [waiting, setWaiting] = useState<Record<string, boolean>>({});
   const [error, setError] = useState<string>();
+  const [query, setQuery] = useState('');
 
   useEffect(() => {
     let stop = false;
@@ -27,7 +40,8 @@ export function ConversationList({ meta, activeId, version, onCreated }: { meta?
         });
         setWaiting(next);
       } catch (e) {
-        if (!stop) setError((e as ApiError).message);
+        // unreachable: the connection banner says so; the list keeps what it had
+        if (!stop && (e as ApiError).status !== 0) setError((e as ApiError).message);
       }
     };
     load();
@@ -38,108 +52,65 @@ export function ConversationList({ meta, activeId, version, onCreated }: { meta?
     };
   }, [version]);
 
+  const groups = useMemo(() => {
+    const wanted = query.trim().toLowerCase();
+    const shown = (items ?? []).filter((c) => !wanted || c.title.toLowerCase().includes(wanted));
+    const byDay = new Map<string, ConversationSummary[]>();
+    for (const c of shown) {
+      const label = dayLabel(c.createdAt);
+      byDay.set(label, [...(byDay.get(label) ?? []), c]);
+    }
+    return [...byDay.entries()];
+  }, [items, query]);
+
   return (
     <>
-      <NewConversation meta={meta} onCreated={onCreated} />
-      <h2 className="list-title">Your conversations</h2>
+      <a
+        className="button new-link"
+        href="/"
+        onClick={(e) => {
+          e.preventDefault();
+          onOpen?.();
+          navigate('/');
+        }}
+      >
+        New conversation
+      </a>
+      <label htmlFor="search-conversations" className="visually-hidden">Search conversations by title</label>
+      <input id="search-conversations" type="search" placeholder="Search by title" value={query} onChange={(e) => setQuery(e.target.value)} />
       {error && <p role="alert" className="banner error">{error}</p>}
       {!items ? (
         <p className="muted">Loading…</p>
       ) : items.length === 0 ? (
-        <p className="muted">None yet.</p>
+        <p className="muted">No conversations yet.</p>
+      ) : groups.length === 0 ? (
+        <p className="muted" role="status">No conversation has “{query.trim()}” in its title.</p>
       ) : (
-        <ul className="conversations">
-          {items.map((c) => (
-            <li key={c.id}>
-              <a
-                href={`/c/${c.id}`}
-                aria-current={c.id === activeId ? 'page' : undefined}
-                onClick={(e) => {
-                  e.preventDefault();
-                  navigate(`/c/${c.id}`);
-                }}
-              >
-                <span className={`agent-tag agent-${c.agent}`}>{agentLabel(c.agent)}</span>
-                <span className="title">{c.title}</span>
-                {waiting[c.id] && <span className="badge" aria-label="waiting for you">waiting for you</span>}
-                <time dateTime={c.createdAt}>{new Date(c.createdAt).toLocaleString()}</time>
-              </a>
-            </li>
-          ))}
-        </ul>
+        groups.map(([day, conversations]) => (
+          <section key={day} className="day" aria-label={day}>
+            <h2 className="list-title">{day}</h2>
+            <ul className="conversations">
+              {conversations.map((c) => (
+                <li key={c.id}>
+                  <a
+                    href={`/c/${c.id}`}
+                    aria-current={c.id === activeId ? 'page' : undefined}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      onOpen?.();
+                      navigate(`/c/${c.id}`);
+                    }}
+                  >
+                    <span className={`agent-tag agent-${c.agent}`}>{agentLabel(c.agent)}</span>
+                    <span className="title">{c.title}</span>
+                    {waiting[c.id] && <span className="badge">waiting for you</span>}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))
       )}
     </>
-  );
-}
-
-function NewConversation({ meta, onCreated }: { meta?: Meta; onCreated: (id: string) => void }) {
-  const allowed = meta?.agents.filter((a) => a.allowed) ?? [];
-  const [agent, setAgent] = useState<AgentName | ''>('');
-  const [title, setTitle] = useState('');
-  const [client, setClient] = useState('');
-  // per agent, so what was typed for one agent is still there after looking at another
-  const [starts, setStarts] = useState<Record<string, Record<string, string>>>({});
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const chosen = agent || allowed[0]?.name || '';
-  const info = meta?.agents.find((a) => a.name === chosen);
-  const start = startFor(chosen);
-  const ClientPicker = clientPickerFor(chosen);
-  const startValues = starts[chosen] ?? {};
-
-  return (
-    <form
-      className="new-conversation"
-      aria-label="Start a conversation"
-      onSubmit={async (e) => {
-        e.preventDefault();
-        if (!chosen) return;
-        setBusy(true);
-        setError(undefined);
-        try {
-          const created = await api<{ id: string }>(
-            'POST',
-            '/v1/conversations',
-            {
-              agent: chosen,
-              ...(title.trim() ? { title: title.trim() } : {}),
-              ...(info?.asksForClient && client.trim() ? { client: client.trim() } : {}),
-              ...(start ? start.body(startValues) : {}),
-            },
-            { idempotencyKey: newIdempotencyKey() },
-          );
-          setTitle('');
-          onCreated(created.id);
-        } catch (err) {
-          setError((err as ApiError).message);
-        } finally {
-          setBusy(false);
-        }
-      }}
-    >
-      <h2>New conversation</h2>
-      <label htmlFor="new-agent">Agent</label>
-      <select id="new-agent" value={chosen} onChange={(e) => setAgent(e.target.value as AgentName)} disabled={!meta}>
-        {meta?.agents.map((a) => (
-          <option key={a.name} value={a.name}>
-            {agentLabel(a.name)}
-            {a.allowed ? '' : ` (needs the "${a.requiredRole}" role)`}
-          </option>
-        ))}
-      </select>
-      {info?.asksForClient && info.allowed && ClientPicker && <ClientPicker value={client} onChange={setClient} />}
-      {info?.asksForClient && info.allowed && !ClientPicker && (
-        <>
-          <label htmlFor="new-client">Client (the bar, e.g. CLT-…)</label>
-          <input id="new-client" value={client} onChange={(e) => setClient(e.target.value)} placeholder="CLT-…" required />
-        </>
-      )}
-      {start && <start.Fields values={startValues} onChange={(values) => setStarts((all) => ({ ...all, [chosen]: values }))} />}
-      <label htmlFor="new-title">Title (optional)</label>
-      <input id="new-title" value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} />
-      {error && <p role="alert" className="field-error">{error}</p>}
-      {meta && allowed.length === 0 && <p className="field-error">Your token may not use any agent.</p>}
-      <button type="submit" disabled={busy || !chosen}>{busy ? 'Starting…' : 'Start'}</button>
-    </form>
   );
 }

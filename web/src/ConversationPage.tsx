@@ -8,21 +8,29 @@ import { PendingPanel } from './Pending';
 import { pendingKind } from './pendingKinds';
 import { ProgressList } from './Progress';
 import { UsagePanel } from './UsagePanel';
+import { ConversationActions, RenameForm } from './ConversationActions';
+import { outbox } from './outbox';
+import { useNarrow } from './useNarrow';
 import { addMessages, applyEvent, emptyTranscript, type Transcript } from './transcript';
 import type { ConversationView, Meta, StreamEvent, TurnResult } from './types';
+import { navigate } from './router';
 import { drafts } from './util';
 import { useFollow } from './useFollow';
 
 /** Events after which the server's view (status, pending items, usage, agent state) has changed. */
 // `progress`: a tool runs after an approval, which no longer waits (another tab that approved, a reload).
-const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', ...REFRESH_EVENTS, 'message', 'turn.stopped', 'progress']);
+const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', ...REFRESH_EVENTS, 'message', 'turn.stopped', 'progress', 'title.changed']);
 
-export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: Meta; onChanged: () => void }) {
+export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: string; meta?: Meta; onChanged: () => void; onDeleted: (title: string) => void }) {
   const [view, setView] = useState<ConversationView>();
   const [transcript, setTranscript] = useState<Transcript>(emptyTranscript);
   const [stream, setStream] = useState<StreamStatus>('connecting');
   const [error, setError] = useState<string>();
   const [loadError, setLoadError] = useState<string>();
+  // deleted here or elsewhere (another tab, another client of the API): the page says so instead of failing
+  const [gone, setGone] = useState(false);
+  const [renaming, setRenaming] = useState(false);
+  const narrow = useNarrow();
   const [text, setText] = useState(() => drafts.get(id));
   const [held, setHeld] = useState<string>();
   const [sending, setSending] = useState(false);
@@ -40,7 +48,10 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
       setTranscript((t) => addMessages(t, next.messages));
       setLoadError(undefined);
     } catch (e) {
-      setLoadError((e as ApiError).message);
+      const err = e as ApiError;
+      if (err.status === 404) setGone(true);
+      // unreachable: the connection banner says so, and the page keeps what it shows
+      else if (err.status !== 0) setLoadError(err.message);
     }
   }, [id]);
 
@@ -56,10 +67,14 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
       (event: StreamEvent) => {
         setTranscript((t) => applyEvent(t, event));
         if (REFRESH_ON.has(event.type)) scheduleRefresh();
-        // the list's "waiting for you" badge follows the items that open and close
-        if (event.type === 'pending.opened' || event.type === 'pending.closed') listChanged.current();
+        // the list's "waiting for you" badge and its titles follow what happens here
+        if (event.type === 'pending.opened' || event.type === 'pending.closed' || event.type === 'title.changed') listChanged.current();
       },
       (status) => setStream(status),
+      () => {
+        setGone(true);
+        listChanged.current();
+      },
     );
     return () => {
       handle.close();
@@ -127,7 +142,9 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
         return true;
       } catch (e) {
         const err = e as ApiError;
-        setError(err.message);
+        if (err.status === 404) setGone(true);
+        // unreachable: the connection banner says so, once
+        else if (err.status !== 0) setError(err.message);
         // Put the text back where the person typed it: nothing is lost.
         setText((current) => (current ? current : message));
         return false;
@@ -157,7 +174,7 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
     try {
       await api<{ stopped: boolean }>('POST', `/v1/conversations/${id}/stop`);
     } catch (e) {
-      setError((e as ApiError).message);
+      if ((e as ApiError).status !== 0) setError((e as ApiError).message);
     } finally {
       setStopping(false);
       refresh();
@@ -169,10 +186,11 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
       setError(undefined);
       const pendingId = String(body.pendingId ?? '');
       setDeciding((d) => ({ ...d, [pendingId]: String(body.decision ?? '') }));
+      // the decision's record takes the focus the card had as soon as the card goes (which may be before
+      // the answer comes), and the view follows what the agent does next
+      follow.focusAfterDecision(pendingId);
       try {
         const result = await api<TurnResult>('POST', `/v1/conversations/${id}/decisions`, body, { idempotencyKey: newIdempotencyKey() });
-        // the decision's result takes the focus the card had, and the view follows what the agent does next
-        follow.focusAfterDecision(String(body.pendingId ?? ''));
         setTranscript((t) => addMessages(t, result.messages));
         onChanged();
       } finally {
@@ -185,6 +203,26 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
   );
 
 
+  // a tile's first prompt, sent once the page is ready
+  useEffect(() => {
+    if (!view) return;
+    const first = outbox.take(id);
+    if (first) send(first);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [!!view]);
+
+  // the pending items whose record is in the transcript: a declined call is said there, once
+  const recordedCalls = useMemo(() => new Set(Object.values(transcript.items).map((entry) => entry.item.callId).filter(Boolean) as string[]), [transcript.items]);
+
+  if (gone) {
+    return (
+      <section className="conversation gone" aria-labelledby="gone-title">
+        <h1 id="gone-title" tabIndex={-1}>This conversation was deleted</h1>
+        <p>It was deleted, here or in another window, and is no longer in your list. Nothing more can be added to it.</p>
+        <p><a className="button" href="/" onClick={(e) => { e.preventDefault(); navigate('/'); }}>Start a new conversation</a></p>
+      </section>
+    );
+  }
   if (loadError && !view) {
     return (
       <section className="conversation">
@@ -192,68 +230,113 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
       </section>
     );
   }
-  if (!view) return <p className="muted">Loading the conversation…</p>;
+  if (!view) return <p className="muted loading">Loading the conversation…</p>;
 
   const workflowUrl = meta?.temporal.workflowUrlTemplate?.replace('{workflowId}', encodeURIComponent(view.workflowId));
   const SidePanel = sidePanelFor(view.agent);
   const examples = examplesFor(view.agent);
   const Subtitle = subtitleFor(view.agent);
+  const offline = meta?.model === 'offline';
+  const side = SidePanel && <SidePanel view={view} onChanged={refresh} />;
 
   return (
-    <div className={`conversation-grid ${SidePanel ? 'with-side' : ''}`}>
-      {/* first in the page's order: on a phone, what the conversation is about comes before the chat (the CSS
-          puts it in the right-hand column on a wide screen) */}
-      {SidePanel && <SidePanel view={view} onChanged={refresh} />}
+    <div className={`conversation-grid ${SidePanel && !narrow ? 'with-side' : ''}`}>
       <section className="conversation" aria-labelledby="conversation-title">
         <header className="conversation-head">
-          <h1 id="conversation-title">
-            <span className={`agent-tag agent-${view.agent}`}>{agentLabel(view.agent)}</span> {view.title}
-          </h1>
+          {renaming ? (
+            <RenameForm
+              id={id}
+              title={view.title}
+              onDone={(title) => {
+                setRenaming(false);
+                if (title) {
+                  setView((v) => (v ? { ...v, title } : v));
+                  onChanged();
+                }
+              }}
+            />
+          ) : (
+            <h1 id="conversation-title">
+              <span className={`agent-tag agent-${view.agent}`}>{agentLabel(view.agent)}</span> <span className="title-text">{view.title}</span>
+            </h1>
+          )}
           <div className="head-meta">
-            <span className={`status status-${running ? 'running' : view.status}`} role="status">
-              {running ? 'Working…' : view.status === 'waiting' ? 'Waiting for you' : 'Idle'}
-            </span>
-            <span className={`stream stream-${stream}`} title="live updates">{stream === 'live' ? 'live' : stream === 'closed' ? 'not live' : 'reconnecting…'}</span>
-            {Subtitle ? <Subtitle view={view} /> : typeof view.client === 'string' && view.client && <span className="acting-for">for client {view.client}</span>}
-            {workflowUrl && <a href={workflowUrl} target="_blank" rel="noreferrer">Workflow in Temporal Web UI</a>}
+            {(running || view.status === 'waiting') && (
+              <span className={`status status-${running ? 'running' : view.status}`} role="status">
+                {running ? 'Working…' : 'Waiting for you'}
+              </span>
+            )}
+            {!running && view.status !== 'waiting' && <span className="status status-ready visually-hidden" role="status">Ready</span>}
+            {/* for assistive technology and tests; a lost connection is the banner's to say */}
+            <span className={`stream stream-${stream} visually-hidden`}>{stream === 'live' ? 'Updates arrive as they happen' : 'Catching up…'}</span>
+            {offline && (
+              <span className="chip offline-badge" title="No AI model is connected to this Brigade: a stand-in answers a few fixed phrasings">
+                Offline model
+              </span>
+            )}
+            {Subtitle ? <Subtitle view={view} /> : typeof view.client === 'string' && view.client && <span className="acting-for">for {view.client}</span>}
+            <ConversationActions
+              id={id}
+              title={view.title}
+              onRename={() => setRenaming(true)}
+              onDeleted={() => onDeleted(view.title)}
+              details={
+                <>
+                  <p>
+                    Workflow ID <code>{view.workflowId}</code>
+                    {workflowUrl && (
+                      <>
+                        {' '}
+                        · <a href={workflowUrl} target="_blank" rel="noreferrer">Open in the Temporal Web UI</a>
+                      </>
+                    )}
+                  </p>
+                  <p>Live updates: {stream === 'live' ? 'connected' : stream === 'closed' ? 'closed' : 'reconnecting'}</p>
+                  <UsagePanel usage={view.usage} model={meta?.model} budget={view.budget} />
+                </>
+              }
+            />
           </div>
         </header>
         {loadError && <p role="alert" className="banner error">{loadError}</p>}
 
-        <ol className="transcript" aria-label="Messages" aria-live="polite" aria-relevant="additions">
-          {transcript.order.map((mid) => {
-            if (mid.startsWith('progress:')) {
-              const key = mid.slice(9);
-              return <li key={mid} className="msg progress-row"><ProgressList progress={{ [key]: transcript.progress[key] ?? [] }} /></li>;
-            }
-            if (mid.startsWith('pending:')) {
-              const entry = transcript.items[mid.slice(8)];
-              return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} agent={view.agent} deciding={deciding[entry.item.id]} /> : null;
-            }
-            const message = transcript.messages[mid];
-            return message ? <MessageRow key={mid} message={message} agent={view.agent} callArgs={callArgs} ranArgs={ranArgs} /> : <DraftRow key={mid} draft={transcript.drafts[mid]} />;
-          })}
-        </ol>
-        {transcript.order.length === 0 && view.messages.length === 0 && examples.length > 0 && (
-          <section className="examples" aria-labelledby="examples-title">
-            <h2 id="examples-title">Not sure where to start? Try:</h2>
-            <ul>
-              {examples.map((example) => (
-                <li key={example}>
-                  <button type="button" className="secondary" onClick={() => compose(example)}>{example}</button>
-                </li>
-              ))}
-            </ul>
-          </section>
-        )}
+        <div className="scroller" ref={follow.scrollerRef}>
+          {narrow && side}
+          <ol className="transcript" aria-label="Messages" aria-live="polite" aria-relevant="additions">
+            {transcript.order.map((mid) => {
+              if (mid.startsWith('progress:')) {
+                const key = mid.slice(9);
+                return <li key={mid} className="msg progress-row"><ProgressList progress={{ [key]: transcript.progress[key] ?? [] }} /></li>;
+              }
+              if (mid.startsWith('pending:')) {
+                const entry = transcript.items[mid.slice(8)];
+                return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} agent={view.agent} deciding={deciding[entry.item.id]} /> : null;
+              }
+              const message = transcript.messages[mid];
+              return message ? <MessageRow key={mid} message={message} agent={view.agent} callArgs={callArgs} ranArgs={ranArgs} recordedCalls={recordedCalls} /> : <DraftRow key={mid} draft={transcript.drafts[mid]} />;
+            })}
+          </ol>
+          {transcript.order.length === 0 && view.messages.length === 0 && examples.length > 0 && (
+            <section className="examples" aria-labelledby="examples-title">
+              <h2 id="examples-title">Not sure where to start? Try:</h2>
+              <ul>
+                {examples.map((example) => (
+                  <li key={example}>
+                    <button type="button" className="secondary" onClick={() => compose(example)}>{example}</button>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
 
-        <PendingPanel pending={view.pending} meta={meta} agent={view.agent} onDecide={decide} />
-        <div ref={follow.endRef} className="transcript-end" />
+          <PendingPanel pending={view.pending} meta={meta} agent={view.agent} onDecide={decide} />
+          <div ref={follow.endRef} className="transcript-end" />
+        </div>
 
         {error && <p role="alert" className="banner error">{error}</p>}
         {held && (
           <p className="held" role="status">
-            {running || !heldBlocked ? 'Held until the turn ends' : 'Held: sending it now would answer the item above'}: “{held}”{' '}
+            {running || !heldBlocked ? 'Held until the answer is done' : 'Held: sending it now would answer the item above'}: “{held}”{' '}
             {!running && heldBlocked && (
               <button type="button" className="link" onClick={() => { const message = held; setHeld(undefined); send(message); }}>send now</button>
             )}{' '}
@@ -294,13 +377,13 @@ export function ConversationPage({ id, meta, onChanged }: { id: string; meta?: M
           />
           <button type="submit">{running ? 'Send when done' : 'Send'}</button>
           {(running || view.status === 'waiting') && (
-            <button type="button" className="stop" onClick={stop} disabled={stopping} title="End this turn now; what it wrote so far is kept">
+            <button type="button" className="stop" onClick={stop} disabled={stopping} title="Stop this answer; what it wrote so far is kept">
               {stopping ? 'Stopping…' : 'Stop'}
             </button>
           )}
         </form>
-        <UsagePanel usage={view.usage} model={meta?.model} budget={view.budget} />
       </section>
+      {!narrow && side}
     </div>
   );
 }

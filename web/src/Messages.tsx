@@ -3,7 +3,7 @@ import { ResultExtras } from './ResultExtras';
 import { pendingKind } from './pendingKinds';
 import { draftText } from './transcript';
 import type { ClosedInfo, Draft } from './transcript';
-import { callSentence, changedArgs, resultKind, resultSentence } from './toolWords';
+import { callSentence, changedArgs, resultKind, resultSentence, stoppedSentence } from './toolWords';
 import type { ChatMessage, PendingItem } from './types';
 
 type Args = Record<string, unknown>;
@@ -37,11 +37,33 @@ function Changes({ changes }: { changes: [string, string, string][] }) {
  * One message of the transcript in words. `agent` says whose tools these are; `callArgs` gives a result the
  * arguments its call asked for, `ranArgs` gives a call the arguments it finally ran with (after an edit).
  */
-export function MessageRow({ message, agent, callArgs, ranArgs }: { message: ChatMessage; agent: string; callArgs?: Record<string, Args>; ranArgs?: Record<string, Args> }) {
+export function MessageRow({
+  message,
+  agent,
+  callArgs,
+  ranArgs,
+  recordedCalls,
+}: {
+  message: ChatMessage;
+  agent: string;
+  callArgs?: Record<string, Args>;
+  ranArgs?: Record<string, Args>;
+  /** calls whose pending item's record already says how the person decided */
+  recordedCalls?: ReadonlySet<string>;
+}) {
   if (message.role === 'tool') {
     const kind = resultKind(message.result);
     const args = message.args ?? {};
     const tool = message.tool ?? 'tool';
+    // the record where the item opened says it once ("You declined: …"); the result would say it again
+    if (kind === 'declined' && message.callId && recordedCalls?.has(message.callId)) return null;
+    if (kind === 'stopped') {
+      return (
+        <li className="msg tool stopped" data-message-id={message.id} tabIndex={-1}>
+          <p className="tool-line muted">{stoppedSentence(message.result)}</p>
+        </li>
+      );
+    }
     return (
       <li className={`msg tool ${kind}`} data-message-id={message.id} tabIndex={-1}>
         <p className="tool-line">
@@ -65,7 +87,7 @@ export function MessageRow({ message, agent, callArgs, ranArgs }: { message: Cha
     <li className="msg assistant" data-message-id={message.id} tabIndex={-1}>
       <span className="visually-hidden">Agent: </span>
       {message.text && <p>{message.text}</p>}
-      {message.stopped && <p className="muted">(stopped)</p>}
+      {message.stopped && <p className="stopped-line muted">You stopped this answer.</p>}
       {message.toolCalls?.map((call) => {
         const ran = ranArgs?.[call.id];
         const changes = changedArgs(call.args, ran);
@@ -115,7 +137,8 @@ export function PendingRecord({ item, closed, agent, deciding }: { item: Pending
   let outcome: string;
   // a reason that only repeats how it closed ("expired") says nothing more
   const reason = closed?.reason && !/^(closed: )?(expired|superseded|decided)$/i.test(closed.reason.trim()) ? closed.reason : undefined;
-  if (!closed && deciding) outcome = `${DECIDED[deciding] ?? 'You decided'}: ${about}. Working on it…`;
+  if (closed && /pressed Stop/i.test(closed.reason ?? '')) outcome = `You stopped this answer, so this was not done: ${about}.`;
+  else if (!closed && deciding) outcome = `${DECIDED[deciding] ?? 'You decided'}: ${about}. Working on it…`;
   else if (!closed) outcome = `Waiting for you: ${about}.`;
   else if (closed.closedAs === 'expired' || closed.timedOut) outcome = `No answer in time, so this ${what} ran out: ${about}.`;
   else if (closed.closedAs === 'superseded') outcome = `Answered by your message instead: ${about}${reason ? ` (${reason})` : ''}.`;

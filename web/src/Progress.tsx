@@ -35,7 +35,7 @@ export function ProgressList({ progress }: { progress: Record<string, ProgressSt
               {steps.map((s) => (
                 <li key={s.index} className={`step-${s.state}`}>
                   {humanName(s.step ?? names[s.index - 1] ?? `step ${s.index}`)}: <strong>{STATE_WORDS[s.state] ?? s.state}</strong>
-                  {s.message && s.state !== 'failed' && !/\bbytes\b|https?:\/\/|\bCLT-|workflow/i.test(s.message) ? <span className="muted"> — {s.message}</span> : null}
+                  {s.message && s.state !== 'failed' && !/\bbytes\b|https?:\/\/|\bCLT-|workflow|\b[A-Z]{2,}_[A-Z_]+\b/i.test(s.message) ? <span className="muted"> — {s.message}</span> : null}
                 </li>
               ))}
             </ol>

@@ -66,6 +66,10 @@ export interface ToolWords {
 export interface AgentHome {
   /** the agent's name as people read it */
   label: string;
+  /** what the agent does, in a sentence, on its tile of the home page */
+  description: string;
+  /** what a person might ask first, offered on its tile (absent: the first of `examples`) */
+  firstPrompt?: string;
   /** under the conversation's title: who or what it acts for, in words */
   Subtitle?: ComponentType<{ view: ConversationView }>;
   /** shown beside the conversation */

@@ -1,4 +1,6 @@
 // The only way the client talks to Brigade: the public HTTP API with the bearer token from sign-in.
+import { connection } from './connection';
+
 const TOKEN_KEY = 'brigade.token';
 
 export const tokenStore = {
@@ -70,7 +72,7 @@ export class ApiError extends Error {
 export function humanize(status: number, message: string, retryAfter?: number): string {
   switch (status) {
     case 0:
-      return 'Brigade cannot be reached. Check that it is running; nothing you typed was lost.';
+      return 'Brigade cannot be reached right now; nothing you typed was lost.';
     case 400:
       return `That was not accepted: ${message}`;
     case 401:
@@ -86,9 +88,9 @@ export function humanize(status: number, message: string, retryAfter?: number): 
     case 422:
       return `That decision does not fit: ${message}`;
     case 503:
-      return `Brigade is temporarily unavailable (a backing service is down). Try again${retryAfter ? ` in ${retryAfter} s` : ' shortly'}; nothing you typed was lost.`;
+      return `Brigade is busy or partly down for a moment. Try again${retryAfter ? ` in ${retryAfter} seconds` : ' shortly'}; nothing you typed was lost.`;
     default:
-      return status >= 500 ? `Something went wrong on the server (${status}). Try again; nothing you typed was lost.` : message;
+      return status >= 500 ? 'Something went wrong on our side. Try again; nothing you typed was lost.' : message;
   }
 }
 
@@ -122,6 +124,7 @@ export function authorizationFor(path: string): Record<string, string> {
 
 export async function api<T = any>(method: string, path: string, body?: unknown, init: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<T> {
   let response: Response;
+  const startedAt = connection.started();
   try {
     response = await fetch(path, {
       method,
@@ -136,8 +139,10 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
+    connection.failed(startedAt);
     throw new ApiError(0, 'network error');
   }
+  connection.answered(startedAt);
   const text = await response.text();
   let parsed: any;
   try {

@@ -2,6 +2,7 @@
 // connection it reconnects with Last-Event-ID, and events it has already seen are skipped by id, so the
 // transcript has neither gaps nor duplicates. Live deltas come without an id and are merged by offset.
 import { authorizationFor } from './api';
+import { connection } from './connection';
 import type { StreamEvent } from './types';
 
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';
@@ -16,6 +17,8 @@ export function openEventStream(
   conversationId: string,
   onEvent: (event: StreamEvent) => void,
   onStatus: (status: StreamStatus, detail?: string) => void,
+  /** the conversation was deleted (here or elsewhere): the server ends the stream */
+  onDeleted: () => void = () => undefined,
 ): EventStreamHandle {
   let lastId = 0;
   let closed = false;
@@ -25,6 +28,7 @@ export function openEventStream(
   async function connectOnce(): Promise<void> {
     controller = new AbortController();
     const path = `/v1/conversations/${encodeURIComponent(conversationId)}/events`;
+    const startedAt = connection.started();
     const response = await fetch(path, {
       headers: {
         accept: 'text/event-stream',
@@ -33,7 +37,12 @@ export function openEventStream(
       },
       signal: controller.signal,
       cache: 'no-store',
+    }).catch((error: Error) => {
+      if (error.name !== 'AbortError') connection.failed(startedAt);
+      throw error;
     });
+    connection.answered(startedAt);
+    if (response.status === 404) onDeleted();
     if (!response.ok || !response.body) throw Object.assign(new Error(`events answered ${response.status}`), { status: response.status });
     onStatus('live');
     retryMs = 1000;
@@ -49,10 +58,17 @@ export function openEventStream(
         buffer = buffer.slice(end + 2);
         let id: number | undefined;
         let data = '';
+        let name = '';
         for (const line of block.split('\n')) {
-          if (line.startsWith('id:')) id = Number(line.slice(3).trim());
+          if (line.startsWith('event:')) name = line.slice(6).trim();
+          else if (line.startsWith('id:')) id = Number(line.slice(3).trim());
           else if (line.startsWith('data:')) data += line.slice(5).replace(/^ /, '');
           else if (line.startsWith('retry:')) retryMs = Number(line.slice(6).trim()) || retryMs;
+        }
+        if (name === 'conversation.deleted') {
+          closed = true;
+          onDeleted();
+          return;
         }
         if (!data) continue;
         if (id === undefined) {

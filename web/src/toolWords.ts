@@ -46,11 +46,18 @@ export function changedArgs(before: Args | undefined, after: Args | undefined): 
     .map((k) => [humanName(k).toLowerCase(), plainValue(before[k]), plainValue(after[k])]);
 }
 
-export type ResultKind = 'ok' | 'declined' | 'failed';
+export type ResultKind = 'ok' | 'declined' | 'failed' | 'stopped';
 
 export function resultKind(result: unknown): ResultKind {
   if (typeof result !== 'object' || result === null || !('error' in result)) return 'ok';
-  return (result as Args).status === 'rejected' ? 'declined' : 'failed';
+  const status = (result as Args).status;
+  return status === 'rejected' ? 'declined' : status === 'stopped' ? 'stopped' : 'failed';
+}
+
+/** A call that Stop left unanswered: calm, in the person's own terms (the server's text is for the model). */
+export function stoppedSentence(result: unknown): string {
+  const running = /finishes on its own/.test(String((result as Args | null)?.error ?? ''));
+  return running ? 'You stopped this answer. What had already started finishes on its own, but is not added here.' : 'You stopped this answer before this was done.';
 }
 
 /** The reason a person gave when declining, from the result the agent reads. */
@@ -92,12 +99,21 @@ export function resultSentence(agent: string, tool: string, result: unknown, arg
   return `Done: ${lower}.${summary(result)}`;
 }
 
+/** "3 orders", "1 order", "no orders" from a list field's name; "rows" counted as results. */
+function listCount(count: number, field: string): string {
+  const name = humanName(field).toLowerCase();
+  const many = /s$/.test(name) && !/^(rows?|results?|items?|data)$/.test(name) ? name : 'results';
+  const one = many.endsWith('ies') ? `${many.slice(0, -3)}y` : many.replace(/s$/, '');
+  return count === 0 ? `No ${many}` : plural(count, one, many);
+}
+
 /** A few plain facts from a result the agent's home does not word. */
 function summary(result: unknown): string {
   if (Array.isArray(result)) return ` Found ${plural(result.length, 'result')}.`;
   if (typeof result !== 'object' || result === null) return result === undefined ? '' : ` ${plainValue(result)}.`;
   const entries = Object.entries(result as Args);
-  for (const [, v] of entries) if (Array.isArray(v)) return ` Found ${plural(v.length, 'result')}.`;
+  // a list counts as what its field names ("orders"), not as "results"
+  for (const [k, v] of entries) if (Array.isArray(v)) return ` ${listCount(v.length, k)}.`;
   const scalars = entries.filter(([k, v]) => (typeof v === 'string' || typeof v === 'number') && !/(^|_)id$|Id$|_at$|At$/.test(k) && String(v).length < 60).slice(0, 3);
   return scalars.length ? ` ${scalars.map(([k, v]) => `${humanName(k)}: ${v}`).join(' · ')}.` : '';
 }

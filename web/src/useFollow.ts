@@ -1,12 +1,12 @@
-// A view that follows the conversation: it opens at the pending item or at the end, sticks to the newest
-// content while the reader is near the bottom (and offers "New messages ↓" when not), keeps the sticky
-// composer from covering anything (scroll-padding the size of the composer), and moves focus to a new
-// pending card or to what a decision did.
+// A view that follows the conversation inside its scroller (the transcript scrolls, the page does not): it
+// opens at the pending item or at the end, sticks to the newest content while the reader is near the bottom
+// (and offers "New messages ↓" when not), and moves focus to a new pending card or to what a decision did.
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 
 const NEAR_PX = 160;
 
 export function useFollow({ ready, content, pendingIds }: { ready: boolean; content: unknown[]; pendingIds: string[] }) {
+  const scrollerRef = useRef<HTMLDivElement>(null);
   const endRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLFormElement>(null);
   const stick = useRef(true);
@@ -15,22 +15,24 @@ export function useFollow({ ready, content, pendingIds }: { ready: boolean; cont
   const decided = useRef<string>(undefined);
   const [unseen, setUnseen] = useState(false);
 
-  const composerHeight = () => composerRef.current?.getBoundingClientRect().height ?? 0;
+  const view = () => scrollerRef.current?.getBoundingClientRect();
 
-  /** the end of the conversation (after any pending card) is within reach of the visible area above the composer */
+  /** the end of the conversation (after any pending card) is within reach of the scroller's visible area */
   const nearEnd = useCallback(() => {
     const end = endRef.current;
-    if (!end) return true;
-    return end.getBoundingClientRect().top <= window.innerHeight - composerHeight() + NEAR_PX;
+    const box = view();
+    if (!end || !box) return true;
+    return end.getBoundingClientRect().top <= box.bottom + NEAR_PX;
   }, []);
 
   const toEnd = useCallback(() => {
     const end = endRef.current;
-    if (!end) return;
-    // the newest content's end, just above the composer; a message taller than the view shows from its start
-    end.scrollIntoView({ block: 'end' });
-    const last = end.previousElementSibling?.matches('.pending') ? end.previousElementSibling : end.parentElement?.querySelector('.transcript > li:last-child');
-    if (last && last.getBoundingClientRect().top < 0) last.scrollIntoView({ block: 'start' });
+    const scroller = scrollerRef.current;
+    if (!end || !scroller) return;
+    // the newest content's end; a message taller than the view shows from its start
+    scroller.scrollTop = scroller.scrollHeight;
+    const last = end.previousElementSibling?.matches('.pending') ? end.previousElementSibling : scroller.querySelector('.transcript > li:last-child');
+    if (last && last.getBoundingClientRect().top < scroller.getBoundingClientRect().top) last.scrollIntoView({ block: 'start' });
     stick.current = true;
     setUnseen(false);
   }, []);
@@ -38,9 +40,9 @@ export function useFollow({ ready, content, pendingIds }: { ready: boolean; cont
   /** shows a pending card whole when it fits, from its top when it does not, and gives it the focus */
   const toPending = useCallback((id: string, focus: boolean) => {
     const card = document.querySelector<HTMLElement>(`[data-pending-card="${CSS.escape(id)}"]`);
-    if (!card) return false;
-    const room = window.innerHeight - composerHeight();
-    card.scrollIntoView({ block: card.getBoundingClientRect().height <= room ? 'end' : 'start' });
+    const scroller = scrollerRef.current;
+    if (!card || !scroller) return false;
+    card.scrollIntoView({ block: card.getBoundingClientRect().height <= scroller.clientHeight ? 'end' : 'start' });
     if (focus) {
       const heading = card.querySelector<HTMLElement>('h2, h3') ?? card;
       if (!heading.hasAttribute('tabindex')) heading.tabIndex = -1;
@@ -51,43 +53,27 @@ export function useFollow({ ready, content, pendingIds }: { ready: boolean; cont
     return true;
   }, []);
 
-  // scroll-padding the composer's height: whatever scrolls into view (a focused field too) stays above it;
-  // measured before the first scroll below (layout effects run in order)
-  useLayoutEffect(() => {
-    const form = composerRef.current;
-    const root = document.documentElement;
-    if (!form) return;
-    const set = () => root.style.setProperty('--composer-h', `${Math.ceil(form.getBoundingClientRect().height)}px`);
-    set();
-    const observer = new ResizeObserver(set);
-    observer.observe(form);
-    return () => {
-      observer.disconnect();
-      root.style.removeProperty('--composer-h');
-    };
-  }, [ready]);
-
   useEffect(() => {
+    const scroller = scrollerRef.current;
+    if (!scroller) return;
     const onScroll = () => {
       stick.current = nearEnd();
       if (stick.current) setUnseen(false);
     };
-    window.addEventListener('scroll', onScroll, { passive: true });
-    return () => window.removeEventListener('scroll', onScroll);
-  }, [nearEnd]);
+    scroller.addEventListener('scroll', onScroll, { passive: true });
+    return () => scroller.removeEventListener('scroll', onScroll);
+  }, [ready, nearEnd]);
 
-  // the page changing size on its own (a header line, an image, a side panel loading) keeps a reader who
-  // follows at the end
+  // the content or the scroller changing size on its own (an image, a side panel loading, the composer
+  // growing, a phone's keyboard) keeps a reader who follows at the end
   useEffect(() => {
-    if (!ready) return;
-    let height = document.body.scrollHeight;
+    const scroller = scrollerRef.current;
+    if (!ready || !scroller) return;
     const observer = new ResizeObserver(() => {
-      const next = document.body.scrollHeight;
-      if (next === height) return;
-      height = next;
       if (stick.current && opened.current) toEnd();
     });
-    observer.observe(document.body);
+    observer.observe(scroller);
+    for (const child of Array.from(scroller.children)) observer.observe(child);
     return () => observer.disconnect();
   }, [ready, toEnd]);
 
@@ -108,7 +94,8 @@ export function useFollow({ ready, content, pendingIds }: { ready: boolean; cont
       setUnseen(false);
       return;
     }
-    if (decided.current) {
+    if (decided.current && !pendingIds.includes(decided.current)) {
+      // the decided card has gone: its record (or the newest message) takes the focus it had
       const record = document.querySelector<HTMLElement>(`[data-pending-id="${CSS.escape(decided.current)}"]`) ?? document.querySelector<HTMLElement>('.transcript > li:last-child');
       decided.current = undefined;
       record?.focus({ preventScroll: true });
@@ -121,6 +108,7 @@ export function useFollow({ ready, content, pendingIds }: { ready: boolean; cont
   }, [ready, pendingKey, ...content]);
 
   return {
+    scrollerRef,
     endRef,
     composerRef,
     unseen,
@@ -130,7 +118,7 @@ export function useFollow({ ready, content, pendingIds }: { ready: boolean; cont
       stick.current = true;
       setUnseen(false);
     }, []),
-    /** after a decision on this item, its record (or the newest message) takes the focus */
+    /** a decision on this item is on its way: once its card goes, its record (or the newest message) takes the focus */
     focusAfterDecision: useCallback((pendingId: string) => {
       decided.current = pendingId;
     }, []),

@@ -10,7 +10,7 @@ export const webSummaryOffline: OfflineTask = (request) => {
   const type = field(request.prompt, 'Type');
   const kind = type && type !== 'unknown' ? `a ${type} brewery` : 'a brewery';
   return {
-    text: `[offline model] Offline summary: no GEMINI_API_KEY is set, so no web search was made. ${name} is ${kind}; see ${url} for its beers, taproom and events.`,
+    text: `Offline summary: no GEMINI_API_KEY is set, so no web search was made. ${name} is ${kind}; see ${url} for its beers, taproom and events.`,
     grounding: { queries: [], sources: [] },
   };
 };

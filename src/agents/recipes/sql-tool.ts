@@ -39,7 +39,7 @@ export function createExecuteRecipeSql(options: { statementTimeoutMs?: number } 
     return {
       status: 'success',
       rows_affected: n,
-      message: n === 0 ? 'No recipe matched the WHERE clause; nothing was changed.' : 'Updated 1 row.',
+      message: n === 0 ? 'No recipe matched the WHERE clause; nothing was changed.' : 'Changed 1 recipe.',
     };
   };
 }

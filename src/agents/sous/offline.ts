@@ -1,6 +1,6 @@
 // The sous agent's offline model: deterministic answers in the seed's JSON for a few documented phrasings,
 // read from the last user message and the structured context (never from the system prompt). Each reply
-// starts with "[offline model]". Phrasings (README, "The sous agent offline"):
+// is marked offline by the client's badge. Phrasings (README, "The sous agent offline"):
 //   "swap butter for olive oil" / "replace butter with olive oil" / "use olive oil instead of butter"
 //   "add a note: rest the dough overnight"      "make it for 4"      "remove the parmesan"
 //   "add a step: …" (after the last done step)  "add 1 tsp chili flakes"

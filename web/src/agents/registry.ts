@@ -49,3 +49,8 @@ export const toolWordsFor = (agent: string, tool: string): ToolWords | undefined
   return tools && Object.hasOwn(tools, tool) ? tools[tool] : undefined;
 };
 export const examplesFor = (agent: string): readonly string[] => homeOf(agent)?.examples ?? [];
+/** A home page tile's words: what the agent does and what to ask it first. */
+export const tileFor = (agent: string): { label: string; description: string; firstPrompt?: string } | undefined => {
+  const home = homeOf(agent);
+  return home && { label: home.label, description: home.description, firstPrompt: home.firstPrompt ?? home.examples?.[0] };
+};

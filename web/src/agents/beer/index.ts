@@ -9,6 +9,8 @@ import { ConfirmationCard } from './ConfirmationCard';
 
 export const beer: AgentHome = {
   label: 'Beer',
+  description: 'Knows your bar’s sales and recommends breweries it does not stock yet, with what their websites say.',
+  firstPrompt: 'my top beers',
   Subtitle: BarName,
   tabName: barTabName,
   clientPicker: BarPicker,

@@ -20,6 +20,8 @@ function sqlAction(args: Record<string, unknown>): 'delete' | 'restore' | 'chang
 
 export const recipes: AgentHome = {
   label: 'Recipes',
+  description: 'Saves recipes you paste, with a picture, and finds them again in My recipes.',
+  firstPrompt: 'list my recipes',
   cards: { recipe_card: RecipeCard },
   examples: ['list my recipes', 'find recipes with bourbon', 'save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail.'],
   tools: {

@@ -81,13 +81,14 @@ export function PatchReview({ item, onDecide }: PendingViewProps) {
   };
   if (!review) return null;
   const impacted = review.summary?.impacted ?? {};
+  // [key, noun, what happened]: "1 ingredient added", "2 steps edited"
   const counts = [
-    ['ingredientsAdded', 'ingredients added'],
-    ['ingredientsModified', 'ingredients edited'],
-    ['ingredientsRemoved', 'ingredients removed'],
-    ['stepsAdded', 'steps added'],
-    ['stepsModified', 'steps edited'],
-    ['stepsRemoved', 'steps removed'],
+    ['ingredientsAdded', 'ingredient', 'added'],
+    ['ingredientsModified', 'ingredient', 'edited'],
+    ['ingredientsRemoved', 'ingredient', 'removed'],
+    ['stepsAdded', 'step', 'added'],
+    ['stepsModified', 'step', 'edited'],
+    ['stepsRemoved', 'step', 'removed'],
   ].filter(([key]) => (impacted[key!] ?? 0) > 0);
 
   return (
@@ -96,7 +97,7 @@ export function PatchReview({ item, onDecide }: PendingViewProps) {
       {review.summary?.bullets && review.summary.bullets.length > 0 && (
         <ul className="bullets">{review.summary.bullets.map((b, i) => <li key={i}>{b}</li>)}</ul>
       )}
-      {counts.length > 0 && <p className="impacted">{counts.map(([key, label]) => `${impacted[key!]} ${label}`).join(' · ')}</p>}
+      {counts.length > 0 && <p className="impacted">{counts.map(([key, noun, what]) => `${impacted[key!]} ${impacted[key!] === 1 ? noun : `${noun}s`} ${what}`).join(' · ')}</p>}
       <Countdown expiresAt={item.expiresAt} label="Decide within" />
       <div className="tabs" role="tablist" aria-label="Review">
         <button type="button" role="tab" aria-selected={tab === 'changes'} onClick={() => setTab('changes')}>Changes in place</button>

@@ -6,6 +6,8 @@ import { sousStart } from './SousStart';
 
 export const sous: AgentHome = {
   label: 'Sous chef',
+  description: 'Cooks one of your recipes with you: proposes changes you review before they are made, step by step.',
+  firstPrompt: 'make it for 4',
   SidePanel: SousPanel,
   // the chat goes on while a PatchSet waits: a message does not answer it
   pendingKinds: { patchset: { View: PatchReview, label: 'Proposed change', answeredByMessage: false } },

@@ -8,10 +8,21 @@ const order = (r: Args) => `Order ${s(r.id)}: ${s(r.quantity) || '1'} × ${s(r.p
 
 export const support: AgentHome = {
   label: 'Support',
+  description: 'Looks up customers and orders, and cancels orders or changes contact details once you approve.',
+  firstPrompt: 'status of order 24601',
   examples: ['look up john@gmail.com', 'orders for 1213210', 'status of order 24601', 'cancel order 13579', 'update 1213210 phone 555-123-4567'],
   tools: {
     get_user: { call: (a) => `Look up the customer with username ${s(a.value)}`, result: (r) => (r.id ? `Found ${customer(r)}.` : undefined) },
-    get_user_info: { call: (a) => `Look up the customer with ${s(a.key)} ${s(a.value)}`, result: (r) => (r.id ? `Found ${customer(r)}.` : undefined) },
+    get_user_info: {
+      call: (a) => `Look up the customer with ${s(a.key)} ${s(a.value)}`,
+      result: (r) => {
+        // the profile comes with the customer's orders: one customer found, not one result per order
+        const who = r.user_info && typeof r.user_info === 'object' ? (r.user_info as Args) : r.id ? r : undefined;
+        if (!who) return undefined;
+        const orders = Array.isArray(r.orders) ? r.orders.length : undefined;
+        return `Found ${customer(who)}${orders === undefined ? '' : `, with ${orders === 0 ? 'no orders' : orders === 1 ? '1 order' : `${orders} orders`}`}.`;
+      },
+    },
     get_order_by_id: { call: (a) => `Look up order ${s(a.order_id)}`, result: (r) => (r.id ? `${order(r)}.` : undefined) },
     get_customer_orders: {
       call: (a) => `List the orders of customer ${s(a.customer_id)}`,
