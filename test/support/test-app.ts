@@ -35,12 +35,12 @@ export const ERIN_BEER_STAFF = 'token-erin-beer-staff-0000000000';
 export const HAL_UNKNOWN_BAR = 'token-hal-unknown-bar-0000000000';
 
 /** The Express API on a free loopback port with the test tokens, as `npm start` serves it. */
-export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection; port?: number }): Promise<{ server: Server; baseUrl: string }> {
+export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection; port?: number; tokens?: Record<string, TokenGrant> }): Promise<{ server: Server; baseUrl: string }> {
   const app = createApp({
     config: deps.config,
     client: deps.client,
     pool: deps.pool,
-    tokens: TOKENS,
+    tokens: deps.tokens ?? TOKENS,
     checkTemporal: temporalCheck(deps.connection),
     log: () => undefined,
   });
