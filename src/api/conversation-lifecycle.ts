@@ -96,8 +96,10 @@ async function readExport(db: pg.ClientBase, row: ConversationRow): Promise<Conv
     [row.id],
   );
   const decisions = await db.query(
-    `SELECT id, type, data, created_at AS "createdAt" FROM events
-      WHERE conversation_id = $1 AND type IN ('pending.opened', 'pending.closed', 'turn.stopped') ORDER BY id`,
+    // each event's place in the conversation (as the event stream numbers it), not the table's global id
+    `SELECT id::int, type, data, "createdAt" FROM (
+        SELECT row_number() OVER (ORDER BY id) AS id, type, data, created_at AS "createdAt" FROM events WHERE conversation_id = $1
+      ) numbered WHERE type IN ('pending.opened', 'pending.closed', 'turn.stopped') ORDER BY id`,
     [row.id],
   );
   const { id, agent, title, workflowId, createdAt } = row;

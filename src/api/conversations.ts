@@ -24,10 +24,11 @@ import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
-import { DecisionBody, MessageBody, createConversationBody } from './schemas.ts';
+import { DecisionBody, ListQuery, MessageBody, createConversationBody, encodeCursor } from './schemas.ts';
 import { hasBudget, readBudgetView } from './budget-view.ts';
 import { mcpInput } from '../mcp/config.ts';
 import { noteConversation } from './metrics.ts';
+import { countRequest, openStreamLease } from './user-limits.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -51,6 +52,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     const principal = principalOf(res);
     const body = parseBody(CreateConversationBody, req.body);
     requireAgentRole(principal, body.agent);
+    await countRequest(pool, principal.user, 'conversations', config.USER_NEW_CONVERSATIONS_PER_MINUTE);
     const bodyClient = body.client === undefined ? undefined : normalizeClientId(body.client);
     if (bodyClient && principal.client && bodyClient !== principal.client) {
       throw new HttpError(403, `This token acts for client "${principal.client}" only`);
@@ -110,11 +112,14 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     res.status(201).json(created);
   });
 
-  router.get('/conversations', async (_req, res) => {
+  router.get('/conversations', async (req, res) => {
     const principal = principalOf(res);
-    const rows = await asUser(pool, principal.user, (db) => listConversations(db, 100));
+    const { cursor, limit } = parseBody(ListQuery, req.query);
+    const rows = await asUser(pool, principal.user, (db) => listConversations(db, limit, cursor));
+    const page = rows.slice(0, limit);
     res.json({
-      conversations: rows.map(({ id, agent, workflowId, title, createdAt }) => ({ id, agent, workflowId, title, createdAt })),
+      conversations: page.map(({ id, agent, workflowId, title, createdAt }) => ({ id, agent, workflowId, title, createdAt })),
+      nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!.position) : null,
     });
   });
 
@@ -161,6 +166,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
   ): Promise<void> {
     const { principal, row, handle } = await owned(req, res);
     const body = parseBody(schema, req.body);
+    await countRequest(pool, principal.user, 'turns', config.USER_TURNS_PER_MINUTE);
     const key = idempotencyKey(req);
     const record = key && { userId: principal.user, scope: `conversation:${row.id}`, key };
     if (record) {
@@ -174,8 +180,8 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       }
     }
     const result = await run(handle, body, key).catch(async (error: unknown) => {
-      // a refusal of the workflow's own (409, 422) is what it says; anything else may be a DELETE meanwhile
-      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) throw error;
+      // A turn cut off (not a refusal of the workflow's own, 409 or 422) may have been ended by a DELETE meanwhile.
+      if (!(error instanceof WorkflowUpdateFailedError) || error.cause instanceof ApplicationFailure) throw error;
       throw (await deletedMeanwhile(client, handle)) ? gone() : error;
     });
     if (record) {
@@ -197,7 +203,12 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
 
   router.get('/conversations/:id/events', async (req, res) => {
     const { principal, row } = await owned(req, res);
-    await streamEvents(req, res, { pool, notifier, userId: principal.user, conversationId: row.id });
+    const lease = await openStreamLease(pool, principal.user, config.USER_EVENT_STREAMS);
+    try {
+      await streamEvents(req, res, { pool, notifier, userId: principal.user, conversationId: row.id });
+    } finally {
+      await lease.release();
+    }
   });
 
   return router;

@@ -8,6 +8,7 @@ import {
   ErrorBody,
   MessageBody,
   TurnResult,
+  conversationList,
   conversationSummary,
   conversationView,
   createConversationBody,
@@ -77,6 +78,7 @@ export function openApiDocument(): Record<string, unknown> {
         CreateConversation: schema(createConversationBody(), 'input'),
         CreatedConversation: schema(createdConversation()),
         ConversationSummary: schema(conversationSummary()),
+        ConversationList: schema(conversationList()),
         Conversation: schema(conversationView()),
         Message: schema(MessageBody, 'input'),
         Decision: schema(DecisionBody, 'input'),
@@ -115,17 +117,15 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { 201: json('Started', 'CreatedConversation'), ...errors(400, 401, 403, 413, 415, 422, 500, 503) },
         },
         get: {
-          summary: "The caller's conversations, newest first (at most 100)",
+          summary:
+            "The caller's conversations, newest first, a page at a time (at most `limit`, default and most 100); `nextCursor` is the next page's `cursor`, null on the last page",
+          parameters: [
+            { name: 'cursor', in: 'query', required: false, description: 'nextCursor of the page before, as it came (opaque)', schema: { type: 'string', maxLength: 200 } },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 100 } },
+          ],
           responses: {
-            200: {
-              description: 'Conversations',
-              content: {
-                'application/json': {
-                  schema: { type: 'object', properties: { conversations: { type: 'array', items: { $ref: '#/components/schemas/ConversationSummary' } } } },
-                },
-              },
-            },
-            ...errors(401, 503),
+            200: json('A page of conversations', 'ConversationList'),
+            ...errors(400, 401, 503),
           },
         },
       },
