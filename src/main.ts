@@ -13,12 +13,15 @@ import { startEmbeddedPostgres } from './stack/embedded-postgres.ts';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from './stack/search-attributes.ts';
 import { findTemporalBinary } from './stack/temporal-binary.ts';
 import { startTemporalDevServer } from './stack/temporal-dev-server.ts';
+import { privateDataDir } from './stack/private-data.ts';
 import { runWorker } from './stack/run-worker.ts';
 import { ensureWebBuild } from './stack/web-build.ts';
 
 runMain(async ({ config, log, onStop, fail }) => {
   const started = Date.now();
   const dataDir = path.resolve(config.DATA_DIR);
+  // nothing under DATA_DIR for other accounts: history file, objects, token, passwords (src/stack/private-data.ts)
+  await privateDataDir(dataDir);
 
   let databaseUrl = config.DATABASE_URL;
   if (databaseUrl) {
