@@ -204,6 +204,8 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
   router.get('/conversations/:id/events', async (req, res) => {
     const { principal, row } = await owned(req, res);
     const lease = await openStreamLease(pool, principal.user, config.USER_EVENT_STREAMS);
+    // given back as soon as the client goes, not when the stream next notices (its keepalive)
+    res.once('close', () => void lease.release());
     try {
       await streamEvents(req, res, { pool, notifier, userId: principal.user, conversationId: row.id });
     } finally {
