@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Client, type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { FAILURE_STATUS } from '../shared/failures.ts';
 import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { z } from 'zod';
@@ -180,8 +181,9 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       }
     }
     const result = await run(handle, body, key).catch(async (error: unknown) => {
-      // A turn cut off (not a refusal of the workflow's own, 409 or 422) may have been ended by a DELETE meanwhile.
-      if (!(error instanceof WorkflowUpdateFailedError) || error.cause instanceof ApplicationFailure) throw error;
+      // A turn cut off (not a refusal of the workflow's own, 409 or 422) may have been ended by a DELETE meanwhile:
+      // the server fails the accepted update (AcceptedUpdateCompletedWorkflow) once the workflow is terminated.
+      if (!(error instanceof WorkflowUpdateFailedError) || isRefusal(error.cause)) throw error;
       throw (await deletedMeanwhile(client, handle)) ? gone() : error;
     });
     if (record) {
@@ -217,6 +219,8 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
 }
 
 const QUICK_CALL_MS = 5_000;
+
+const isRefusal = (cause: unknown) => cause instanceof ApplicationFailure && !!cause.type && cause.type in FAILURE_STATUS;
 
 const gone = () => new HttpError(410, 'The conversation was deleted while this turn ran');
 
