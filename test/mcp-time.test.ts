@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from './support/fake-gemini.ts';
 import { type SluggishServer, startSluggishServer } from './support/mcp-sluggish.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
+import { metricsText } from '../src/api/metrics.ts';
 
 const STOPPED_WORDS = 'stopped while the server was working on it; it may have completed';
 
@@ -76,6 +77,10 @@ describe('MCP time', () => {
     // the model is told it was a timeout
     const parts = fake.requests.at(-1)!.body.contents!.flatMap((content) => content.parts ?? []);
     assert.match(JSON.stringify(parts.filter((part) => part.functionResponse).at(-1)), /timed out/);
+    // counted under the server's configured name, never a label made of the server's own tool names
+    const metrics = await metricsText();
+    assert.match(metrics, /brigade_tool_calls_total\{tool="mcp:sluggish"\}/);
+    assert.doesNotMatch(metrics, /never_answers/);
   });
 
   test("a timeout is retried as the server's timeoutAttempts say, each attempt bounded by callTimeout", async () => {

@@ -21,6 +21,7 @@ import { storableJson } from '../shared/safe-text.ts';
 import { type ObjectStore, createObjectStore } from '../storage/index.ts';
 import { askWorkflow } from '../mcp/elicitation.ts';
 import { serverCallStopped } from '../shared/stopped-call.ts';
+import { boundedLabel, metrics } from '../telemetry/metrics.ts';
 
 /** A call's own deadline that a question pauses: `signal` aborts once `ms` of the server's time have passed. */
 class CallClock {
@@ -150,6 +151,10 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
       clearInterval(beat);
       clock.stop();
     }
+    // counted by server, a name from BRIGADE_MCP_CONFIG: the server's own tool names are its to invent
+    const label = boundedLabel('brigade_tool_calls_total', `mcp:${input.server}`);
+    metrics.toolCalls.inc({ tool: label });
+    if ('error' in result) metrics.toolErrors.inc({ tool: label });
     const stored = storableJson(result) as JsonObject;
     const recorded = await withToolCall(pool, ref, async (db, found) => {
       if (found) return found.result as JsonObject;
