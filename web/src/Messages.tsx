@@ -35,9 +35,10 @@ function Changes({ changes }: { changes: [string, string, string][] }) {
 
 /**
  * One message of the transcript in words. `agent` says whose tools these are; `callArgs` gives a result the
- * arguments its call asked for, `ranArgs` gives a call the arguments it finally ran with (after an edit).
+ * arguments its call asked for, `ranArgs` gives a call the arguments it finally ran with (after an edit);
+ * `linkable` says which tools declare sources (their https: sources are links).
  */
-export function MessageRow({ message, agent, callArgs, ranArgs }: { message: ChatMessage; agent: string; callArgs?: Record<string, Args>; ranArgs?: Record<string, Args> }) {
+export function MessageRow({ message, agent, callArgs, ranArgs, linkable }: { message: ChatMessage; agent: string; callArgs?: Record<string, Args>; ranArgs?: Record<string, Args>; linkable?: (tool: string) => boolean }) {
   if (message.role === 'tool') {
     const kind = resultKind(message.result);
     const args = message.args ?? {};
@@ -48,7 +49,7 @@ export function MessageRow({ message, agent, callArgs, ranArgs }: { message: Cha
           <span aria-hidden="true">{kind === 'ok' ? '✓' : kind === 'declined' ? '✕' : '!'}</span> {resultSentence(agent, tool, message.result, args)}
         </p>
         <Raw label="Details" value={message.result} />
-        {!message.cards?.length && <ResultExtras result={message.result} />}
+        {!message.cards?.length && <ResultExtras result={message.result} linkable={linkable?.(tool) ?? false} />}
         {message.cards && <Cards cards={message.cards} />}
       </li>
     );
