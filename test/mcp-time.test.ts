@@ -32,7 +32,6 @@ before(async () => {
       mcpServers: {
         // the question deadline stays at its default (10 minutes): a call without a question must not wait for it
         sluggish: { url: server.url, agents: ['support'], callTimeout: '2s' },
-        patient: { url: server.url, agents: ['support'], callTimeout: '2s', timeoutAttempts: 2 },
         stockpot: { url: server.url, agents: ['support'], callTimeout: '60s' },
       },
     }),
@@ -84,13 +83,25 @@ describe('MCP time', () => {
   });
 
   test("a timeout is retried as the server's timeoutAttempts say, each attempt bounded by callTimeout", async () => {
-    const before = server.calls.never_answers ?? 0;
-    const id = await open();
-    fake.script(reply.calls({ name: 'patient__never_answers', args: { what: 'stock' } }), reply.text('Still nothing.'));
-    const { body, ms } = await say(id, 'Make stock again', 90_000);
-    assert.match(toolMessage(body.messages).result.error, /timed out/);
-    assert.equal((server.calls.never_answers ?? 0) - before, 2);
-    assert.ok(ms < 60_000, `the turn took ${ms} ms`);
+    // its own app: a server whose timed-out calls may be tried twice
+    const patientConfig = path.join(dir, 'patient.json');
+    fs.writeFileSync(patientConfig, JSON.stringify({ mcpServers: { patient: { url: server.url, agents: ['support'], callTimeout: '2s', timeoutAttempts: 2 } } }));
+    const patientApp = await startTestApp({ env: { GEMINI_API_KEY: 'mcp-time-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s', BRIGADE_MCP_CONFIG: patientConfig } });
+    try {
+      const before = server.calls.never_answers ?? 0;
+      const created = await patientApp.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'patient' } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      fake.script(reply.calls({ name: 'patient__never_answers', args: { what: 'stock' } }), reply.text('Still nothing.'));
+      const started = Date.now();
+      const turn = await patientApp.call('POST', `/v1/conversations/${created.body.id}/messages`, { body: { text: 'Make stock again' } });
+      const ms = Date.now() - started;
+      assert.equal(turn.status, 200, JSON.stringify(turn.body));
+      assert.match(toolMessage(turn.body.messages).result.error, /timed out/);
+      assert.equal((server.calls.never_answers ?? 0) - before, 2);
+      assert.ok(ms < 60_000, `the turn took ${ms} ms`);
+    } finally {
+      await patientApp.stop();
+    }
   });
 
   test('a question stops the clock: the user may take longer than callTimeout to answer', async () => {
