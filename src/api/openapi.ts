@@ -114,7 +114,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Start a conversation with an agent',
           parameters: [idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateConversation' } } } },
-          responses: { 201: json('Started', 'CreatedConversation'), ...errors(400, 401, 403, 413, 415, 422, 500, 503) },
+          responses: { 201: json('Started', 'CreatedConversation'), ...errors(400, 401, 403, 413, 415, 422, 429, 500, 503) },
         },
         get: {
           summary:
@@ -157,7 +157,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Decide a pending item (approve, reject, edit; yes/no; accept/reject)',
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Decision' } } } },
-          responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 500, 503) },
+          responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 429, 500, 503) },
         },
       },
       '/v1/conversations/{id}/events': {
@@ -172,12 +172,13 @@ export function openApiDocument(): Record<string, unknown> {
               name: 'Last-Event-ID',
               in: 'header',
               required: false,
-              description: 'Resume after this event id; an id beyond the newest event means nothing yet (the stream waits for the next one)',
+              description:
+                "Resume after this event id (an event's place in its conversation: 1, 2, 3, …); an id beyond the newest event means nothing yet (the stream waits for the next one)",
               schema: { type: 'string' },
             },
             { name: 'lastEventId', in: 'query', required: false, description: 'The same, for clients that cannot set headers', schema: { type: 'string' } },
           ],
-          responses: { 200: { description: 'text/event-stream' }, ...errors(401, 403, 404, 503) },
+          responses: { 200: { description: 'text/event-stream' }, ...errors(401, 403, 404, 429, 503) },
         },
       },
       ...agentPaths(),
