@@ -8,14 +8,29 @@ export function ConversationList({ meta, activeId, version, onCreated }: { meta?
   const [items, setItems] = useState<ConversationSummary[]>();
   const [waiting, setWaiting] = useState<Record<string, boolean>>({});
   const [error, setError] = useState<string>();
+  // pages after the first (GET /v1/conversations answers a page and nextCursor): the first page is reloaded
+  // every 15 s, older pages only when asked for
+  const [firstCursor, setFirstCursor] = useState<string | null>(null);
+  const [older, setOlder] = useState<{ items: ConversationSummary[]; cursor: string | null }>({ items: [], cursor: null });
+  const moreCursor = older.items.length ? older.cursor : firstCursor;
+  const showOlder = async () => {
+    if (!moreCursor) return;
+    try {
+      const page = await api<{ conversations: ConversationSummary[]; nextCursor: string | null }>('GET', `/v1/conversations?cursor=${encodeURIComponent(moreCursor)}`);
+      setOlder((was) => ({ items: [...was.items, ...page.conversations], cursor: page.nextCursor }));
+    } catch (e) {
+      setError((e as ApiError).message);
+    }
+  };
 
   useEffect(() => {
     let stop = false;
     const load = async () => {
       try {
-        const { conversations } = await api<{ conversations: ConversationSummary[] }>('GET', '/v1/conversations');
+        const { conversations, nextCursor } = await api<{ conversations: ConversationSummary[]; nextCursor?: string | null }>('GET', '/v1/conversations');
         if (stop) return;
         setItems(conversations);
+        setFirstCursor(nextCursor ?? null);
         setError(undefined);
         // The list has no status: ask the newest conversations whether they wait for a person.
         const recent = conversations.slice(0, 15);
@@ -49,7 +64,7 @@ export function ConversationList({ meta, activeId, version, onCreated }: { meta?
         <p className="muted">None yet.</p>
       ) : (
         <ul className="conversations">
-          {items.map((c) => (
+          {[...items, ...older.items.filter((o) => !items.some((c) => c.id === o.id))].map((c) => (
             <li key={c.id}>
               <a
                 href={`/c/${c.id}`}
@@ -67,6 +82,11 @@ export function ConversationList({ meta, activeId, version, onCreated }: { meta?
             </li>
           ))}
         </ul>
+      )}
+      {items && moreCursor && (
+        <button type="button" className="secondary" onClick={() => void showOlder()}>
+          Show older conversations
+        </button>
       )}
     </>
   );
