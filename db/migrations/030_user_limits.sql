@@ -28,3 +28,15 @@ ALTER TABLE user_rate_windows ENABLE ROW LEVEL SECURITY;
 ALTER TABLE user_event_streams ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own_rows ON user_rate_windows USING (user_id = brigade_current_user()) WITH CHECK (user_id = brigade_current_user());
 CREATE POLICY own_rows ON user_event_streams USING (user_id = brigade_current_user()) WITH CHECK (user_id = brigade_current_user());
+
+-- Old minutes and expired leases of every user go, not only the caller's (row-level security would show the
+-- app only its user's): an inactive user's last counts do not stay behind. The app calls it now and then.
+CREATE FUNCTION brigade_prune_user_limits() RETURNS void
+  LANGUAGE sql SECURITY DEFINER
+  SET search_path = pg_catalog, public
+  AS $$
+  DELETE FROM public.user_rate_windows WHERE window_start < date_trunc('minute', now()) - interval '1 minute';
+  DELETE FROM public.user_event_streams WHERE expires_at < now();
+$$;
+REVOKE EXECUTE ON FUNCTION brigade_prune_user_limits() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION brigade_prune_user_limits() TO brigade_app;

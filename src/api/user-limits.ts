@@ -13,12 +13,18 @@ type RateKind = 'conversations' | 'turns';
 
 const WORDS: Record<RateKind, string> = { conversations: 'new conversations', turns: 'turns' };
 
+const PRUNE_EVERY_MS = 60_000;
+let prunedAt = 0;
+
 /** Counts one request of this kind in the current minute; 429 past the limit, until the minute ends. */
 export async function countRequest(pool: pg.Pool, userId: string, kind: RateKind, limit: number): Promise<void> {
   if (limit <= 0) return;
   const { count, retryAfter } = await asUser(pool, userId, async (db) => {
-    // the user's finished minutes go (their own rows only), so the table holds a minute or two per user
-    await db.query(`DELETE FROM user_rate_windows WHERE user_id = $1 AND window_start < date_trunc('minute', now()) - interval '1 minute'`, [userId]);
+    // finished minutes (everyone's) go now and then, so the table holds a minute or two of recent users
+    if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
+      prunedAt = Date.now();
+      await db.query('SELECT brigade_prune_user_limits()');
+    }
     const { rows } = await db.query<{ count: number; retryAfter: number }>(
       `INSERT INTO user_rate_windows AS w (user_id, kind, window_start, count) VALUES ($1, $2, date_trunc('minute', now()), 1)
        ON CONFLICT (user_id, kind, window_start) DO UPDATE SET count = w.count + 1
