@@ -305,6 +305,10 @@ async function main(): Promise<void> {
       PORT: String(port),
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
+      // one user stands for many: the per-user limits would measure themselves, not the stream
+      USER_EVENT_STREAMS: '0',
+      USER_NEW_CONVERSATIONS_PER_MINUTE: '0',
+      USER_TURNS_PER_MINUTE: '0',
     };
     [worker, api] = await Promise.all([
       startProcess('worker', 'src/worker-main.ts', env, /is polling task queue/),

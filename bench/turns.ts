@@ -567,6 +567,10 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     INLINE_TOOLS: String(INLINE),
     ...BENCH_PAYLOAD_ENV,
+    // one user stands for many: the per-user limits would measure themselves, not the runtime
+    USER_EVENT_STREAMS: '0',
+    USER_NEW_CONVERSATIONS_PER_MINUTE: '0',
+    USER_TURNS_PER_MINUTE: '0',
   });
   const pool = createPool(services.databaseUrl, { max: PG_POOL });
   pool.on('error', (error) => void (stopping ? undefined : progress(`PostgreSQL connection lost: ${error.message}`)));

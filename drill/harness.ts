@@ -240,6 +240,10 @@ export async function startDrillCluster(
         // BEER_CONFIRMATION_TIMEOUT is left at its 30 s: drill 4 holds the cluster to it.
         // beer-staff: a token without a client may open a beer conversation naming one (drill 4)
         API_TOKENS: JSON.stringify({ [DRILL_TOKEN]: { user: 'drill', roles: ['support', 'beer-staff'] } }),
+        // one user drives every drill: the per-user limits are not what a drill measures
+        USER_EVENT_STREAMS: '0',
+        USER_NEW_CONVERSATIONS_PER_MINUTE: '0',
+        USER_TURNS_PER_MINUTE: '0',
         LOG_LEVEL: 'warn',
         ...opts.env,
       },

@@ -214,6 +214,11 @@ export const ConfigSchema = z.object({
     .pipe(z.array(z.url({ error: 'must be a list of origins such as https://app.example.com' }).refine((origin) => origin !== '*', 'no wildcard')))
     .default([]),
 
+  /** per-user limits, shared by every API process through PostgreSQL (429 with Retry-After past them); 0 = none */
+  USER_EVENT_STREAMS: z.coerce.number().int().min(0).default(20),
+  USER_NEW_CONVERSATIONS_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  USER_TURNS_PER_MINUTE: z.coerce.number().int().min(0).default(120),
+
   /** statement_timeout of SQL that a model writes (recipes, beer) */
   SQL_STATEMENT_TIMEOUT: duration.default(5_000),
 

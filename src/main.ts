@@ -14,6 +14,7 @@ import { startEmbeddedPostgres } from './stack/embedded-postgres.ts';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from './stack/search-attributes.ts';
 import { findTemporalBinary } from './stack/temporal-binary.ts';
 import { startTemporalDevServer } from './stack/temporal-dev-server.ts';
+import { privateDataDir } from './stack/private-data.ts';
 import { runWorker } from './stack/run-worker.ts';
 import { namespaceRetentionMs, setNamespaceRetention } from './protection/retention.ts';
 import { ensureWebBuild } from './stack/web-build.ts';
@@ -21,6 +22,8 @@ import { ensureWebBuild } from './stack/web-build.ts';
 runMain(async ({ config: settings, log, onStop, fail }) => {
   const started = Date.now();
   const dataDir = path.resolve(settings.DATA_DIR);
+  // nothing under DATA_DIR for other accounts: history file, objects, token, keys, passwords (src/stack/private-data.ts)
+  await privateDataDir(dataDir);
   // nothing configured: a dev key in DATA_DIR/payload-key, so the dev server's history is encrypted too
   const config = await withDevPayloadKey(settings, dataDir);
 

@@ -4,7 +4,8 @@
 // server works leaves no record, and the retry calls the server again. Each call therefore carries an
 // idempotency key in `_meta` (`io.brigade/idempotency-key`: `<conversationId>:<callId>`, the same on every
 // attempt) for servers that honour one. A tool error (`isError`) or a protocol error is the tool's result for
-// the model; only an unreachable server is retried, and after the last attempt that too becomes a result.
+// the model; an unreachable server is retried (maxAttempts), a server that did not answer within callTimeout
+// only as its timeoutAttempts say, and after the last attempt either becomes a result that says which.
 import { conversationFilesPrefix } from '../shared/conversation-files.ts';
 import { Context } from '@temporalio/activity';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +22,46 @@ import { type ObjectStore, createObjectStore } from '../storage/index.ts';
 import { askWorkflow } from '../mcp/elicitation.ts';
 import { cutText, jsonBytes, resultForWorkflow, utf8Bytes } from '../shared/payload-bounds.ts';
 import { capToolResult } from './tool-result-cap.ts';
+import { serverCallStopped } from '../shared/stopped-call.ts';
+import { boundedLabel, metrics } from '../telemetry/metrics.ts';
+
+/** A call's own deadline that a question pauses: `signal` aborts once `ms` of the server's time have passed. */
+class CallClock {
+  readonly #controller = new AbortController();
+  readonly signal = this.#controller.signal;
+  #left: number;
+  #since = Date.now();
+  #timer: NodeJS.Timeout | undefined;
+  timedOut = false;
+
+  constructor(ms: number) {
+    this.#left = ms;
+    this.resume();
+  }
+
+  pause(): void {
+    if (!this.#timer) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#left -= Date.now() - this.#since;
+  }
+
+  resume(): void {
+    if (this.#timer || this.timedOut) return;
+    this.#since = Date.now();
+    this.#timer = setTimeout(() => {
+      this.timedOut = true;
+      this.#controller.abort(new Error('The MCP call timed out'));
+    }, Math.max(0, this.#left));
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`);
 
 export const IDEMPOTENCY_META_KEY = 'io.brigade/idempotency-key';
 
@@ -97,37 +138,67 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
     const context = Context.current();
     const server = connections.server(input.server);
     const beat = setInterval(() => context.heartbeat(), Math.max(200, (context.info.heartbeatTimeoutMs ?? 3000) / 3));
+    // callTimeout bounds the server's own work: the clock stops while a question waits for the user (its own
+    // deadline bounds that) and starts again once the server has the answer.
+    const clock = new CallClock(server.callTimeout);
     let questions = 0;
     // A question crosses Temporal as a signal and a pending item: one too large to show is declined unasked.
-    const elicit: Elicit = async (request) =>
-      jsonBytes(request.schema) > QUESTION_SCHEMA_MAX_BYTES ? { action: 'decline' } : askWorkflow(context, {
-        requestId: `${callId}.q${context.info.attempt}.${(questions += 1)}`,
-        callId,
-        tool: input.name,
-        server: input.server,
-        message: cutText(request.message, QUESTION_MESSAGE_MAX_BYTES),
-        schema: request.schema,
-        deadlineMs: server.questionDeadline,
-      });
+    // While it waits for the user, the call's clock stops (callTimeout bounds the server's own work).
+    const elicit: Elicit = async (request) => {
+      if (jsonBytes(request.schema) > QUESTION_SCHEMA_MAX_BYTES) return { action: 'decline' };
+      clock.pause();
+      try {
+        return await askWorkflow(context, {
+          requestId: `${callId}.q${context.info.attempt}.${(questions += 1)}`,
+          callId,
+          tool: input.name,
+          server: input.server,
+          message: cutText(request.message, QUESTION_MESSAGE_MAX_BYTES),
+          schema: request.schema,
+          deadlineMs: server.questionDeadline,
+        });
+      } finally {
+        clock.resume();
+      }
+    };
     let result: JsonObject;
     try {
       const raw = await connections.callTool(
         input.server,
         { tool: input.tool, args: input.args, meta: { [IDEMPOTENCY_META_KEY]: `${conversationId}:${callId}` } },
-        { signal: context.cancellationSignal, timeoutMs: server.callTimeout + server.questionDeadline, elicit },
+        {
+          signal: AbortSignal.any([context.cancellationSignal, clock.signal]),
+          // the SDK's own timeout is only a backstop: a question may hold the call up to its deadline
+          timeoutMs: server.callTimeout + server.questionDeadline + 30_000,
+          elicit,
+        },
       );
       result = await forModel(raw, input, objects);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const unreachable = !(error instanceof McpError) || error.code === -32000 || error.code === -32001;
-      // Retried: the failure crosses Temporal with its message, which a server may have written, so it is cut.
-      if (unreachable && context.info.attempt < server.maxAttempts && !context.cancellationSignal.aborted) {
-        throw utf8Bytes(message) > ERROR_MAX_BYTES ? new Error(`${cutText(message, ERROR_MAX_BYTES)}…`) : error;
+      const stopped = context.cancellationSignal.aborted;
+      // Stop (the workflow cancelled the call): the server may have gone on and finished it.
+      if (stopped && context.cancellationDetails?.cancelRequested) result = serverCallStopped();
+      else if (stopped) throw error; // the worker stops or the attempt timed out: Temporal retries it
+      else if (clock.timedOut) {
+        if (context.info.attempt < Math.min(server.timeoutAttempts, server.maxAttempts)) throw error;
+        result = { status: 'timeout', error: `The MCP server ${input.server} did not answer within ${seconds(server.callTimeout)} (timed out); it may still be working on it.` };
+      } else {
+        const message = error instanceof Error ? error.message : String(error);
+        const unreachable = !(error instanceof McpError) || error.code === -32000 || error.code === -32001;
+        // Retried: the failure crosses Temporal with its message, which a server may have written, so it is cut.
+        if (unreachable && context.info.attempt < server.maxAttempts) {
+          throw utf8Bytes(message) > ERROR_MAX_BYTES ? new Error(`${cutText(message, ERROR_MAX_BYTES)}…`) : error;
+        }
+        result = { error: unreachable ? `The MCP server ${input.server} could not be reached (${message}).` : `MCP server ${input.server}: ${message}` };
       }
-      result = { error: unreachable ? `The MCP server ${input.server} could not be reached (${message}).` : `MCP server ${input.server}: ${message}` };
     } finally {
       clearInterval(beat);
+      clock.stop();
     }
+    // counted by server, a name from BRIGADE_MCP_CONFIG: the server's own tool names are its to invent
+    const label = boundedLabel('brigade_tool_calls_total', `mcp:${input.server}`);
+    metrics.toolCalls.inc({ tool: label });
+    if ('error' in result) metrics.toolErrors.inc({ tool: label });
     // Capped before it is recorded: the record, the transcript and the model hold the same, note included.
     const stored = capToolResult(storableJson(result), config.TOOL_RESULT_MAX_BYTES) as JsonObject;
     const recorded = await withToolCall(pool, ref, async (db, found) => {

@@ -7,15 +7,15 @@ import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { type ConversationRow, findConversation } from '../db/conversations.ts';
+import type { ConversationRow } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';
 import { readTranscript } from '../db/transcript.ts';
 import { stopUpdate } from '../shared/definitions.ts';
 import { type ChatMessage, ChatMessage as ChatMessageSchema } from '../shared/messages.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
-import { principalOf } from './auth.ts';
 import { deleteExecutions } from '../protection/temporal-executions.ts';
-import { notFound, parseBody } from './http-error.ts';
+import { authorizedConversation } from './conversation-access.ts';
+import { parseBody } from './http-error.ts';
 
 export interface LifecycleDeps {
   config: Config;
@@ -50,11 +50,9 @@ export interface ConversationExport {
 export function lifecycleRoutes({ config, client, pool, log = () => undefined }: LifecycleDeps): Router {
   const router = Router();
 
-  /** The caller's conversation, or 404 whether it is missing or someone else's (row-level security). */
+  /** The caller's conversation, or 404 whether it is missing or someone else's; 403 without its agent's role. */
   async function owned(req: Request, res: Response) {
-    const principal = principalOf(res);
-    const row = await asUser(pool, principal.user, (db) => findConversation(db, String(req.params.id)));
-    if (!row) throw notFound();
+    const { principal, row } = await authorizedConversation(pool, res, String(req.params.id));
     return { principal, row, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession> };
   }
 
@@ -99,8 +97,10 @@ export async function readExport(db: pg.ClientBase, row: ConversationRow): Promi
     [row.id],
   );
   const decisions = await db.query(
-    `SELECT id, type, data, created_at AS "createdAt" FROM events
-      WHERE conversation_id = $1 AND type IN ('pending.opened', 'pending.closed', 'turn.stopped') ORDER BY id`,
+    // each event's place in the conversation (as the event stream numbers it), not the table's global id
+    `SELECT id::int, type, data, "createdAt" FROM (
+        SELECT row_number() OVER (ORDER BY id) AS id, type, data, created_at AS "createdAt" FROM events WHERE conversation_id = $1
+      ) numbered WHERE type IN ('pending.opened', 'pending.closed', 'turn.stopped') ORDER BY id`,
     [row.id],
   );
   const { id, agent, title, workflowId, createdAt } = row;
@@ -113,13 +113,32 @@ export async function readExport(db: pg.ClientBase, row: ConversationRow): Promi
   };
 }
 
-const json = (value: unknown) => `\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``;
+/**
+ * A fenced block that its content cannot close: the fence is one backtick longer than the longest run of
+ * backticks inside (CommonMark), so text a model, a tool or a user wrote stays text, never the document's
+ * structure (no forged "## User" or tool result after a fence it closed).
+ */
+export function fenced(text: string, info = ''): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${info}\n${text}\n${fence}`;
+}
+
+const json = (value: unknown) => fenced(JSON.stringify(value, null, 2) ?? 'null', 'json');
+/** a code span its content cannot close, on one line (a model may call a tool by any name) */
+const inlineCode = (text: string) => {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks} ${oneLine(text)} ${ticks}`;
+};
+/** one line of plain text: no line breaks (a title cannot start a heading of its own) */
+const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, ' ');
 
 /** The export as a document a person reads: each message in order, tool calls with their arguments and results. */
 export function toMarkdown(exported: ConversationExport): string {
   const { conversation } = exported;
   const lines = [
-    `# ${conversation.title}`,
+    `# ${oneLine(conversation.title)}`,
     '',
     `Conversation ${conversation.id} with the ${conversation.agent} agent, started ${conversation.createdAt}; exported ${exported.exportedAt}.`,
     '',
@@ -130,12 +149,12 @@ export function toMarkdown(exported: ConversationExport): string {
     if (event.type === 'pending.closed') closed.set(String(data.id), data);
   }
   for (const message of exported.messages) {
-    if (message.role === 'user') lines.push(`## User`, '', message.text, '');
+    if (message.role === 'user') lines.push(`## User`, '', fenced(message.text, 'text'), '');
     else if (message.role === 'assistant') {
-      lines.push(`## Assistant${message.stopped ? ' (stopped)' : ''}`, '', message.text || '_(no text)_', '');
-      for (const call of message.toolCalls ?? []) lines.push(`Calls \`${call.name}\` (${call.id}):`, '', json(call.args), '');
+      lines.push(`## Assistant${message.stopped ? ' (stopped)' : ''}`, '', message.text ? fenced(message.text, 'text') : '_(no text)_', '');
+      for (const call of message.toolCalls ?? []) lines.push(`Calls ${inlineCode(call.name)} (${oneLine(call.id)}):`, '', json(call.args), '');
     } else {
-      lines.push(`### Tool result: ${message.tool ?? 'tool'} (${message.callId ?? message.id})`, '', json(message.result ?? message.text), '');
+      lines.push(`### Tool result: ${inlineCode(message.tool ?? 'tool')} (${oneLine(message.callId ?? message.id)})`, '', json(message.result ?? message.text), '');
     }
   }
   const opened = exported.decisions.filter((event) => event.type === 'pending.opened');
@@ -145,7 +164,7 @@ export function toMarkdown(exported: ConversationExport): string {
       const item = event.data as Record<string, unknown>;
       const outcome = closed.get(String(item.id));
       const how = outcome ? `${String(outcome.decision)} (${String(outcome.closedAs)}${outcome.reason ? `: ${String(outcome.reason)}` : ''})` : 'open';
-      lines.push(`- ${String(item.kind)} for \`${String(item.tool)}\` ${JSON.stringify(item.args)}: ${how}`);
+      lines.push(`- ${String(item.kind)} for ${inlineCode(String(item.tool))} ${inlineCode(JSON.stringify(item.args) ?? '')}: ${oneLine(how)}`);
     }
     lines.push('');
   }

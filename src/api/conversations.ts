@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { type Client, type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { FAILURE_STATUS } from '../shared/failures.ts';
 import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { z } from 'zod';
@@ -9,27 +11,28 @@ import { writeBatch } from '../db/batch.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
 import { readTranscript } from '../db/transcript.ts';
-import { AGENT_SPECS } from '../agents/registry.ts';
 import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import { sessionSettings } from '../session-settings.ts';
 import type { CreateBody } from '../agent-server.ts';
 import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
-import type { AgentName, ChatSessionInput } from '../shared/messages.ts';
+import type { ChatSessionInput } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
-import { principalOf, type Principal } from './auth.ts';
+import { principalOf } from './auth.ts';
+import { authorizedConversation, requireAgentRole } from './conversation-access.ts';
 import { normalizeClientId } from '../shared/client-id.ts';
 import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
-import { DecisionBody, MessageBody, RenameBody, createConversationBody } from './schemas.ts';
+import { DecisionBody, ListQuery, MessageBody, RenameBody, createConversationBody, encodeCursor } from './schemas.ts';
 import { budgetView, hasBudget } from './budget-view.ts';
 import { approverDecision, refuseSelfApproval } from './budget-approval.ts';
 import { readLedgerTotals } from '../db/usage-ledger.ts';
 import { mcpInput } from '../mcp/config.ts';
 import { noteConversation } from './metrics.ts';
+import { countRequest, openStreamLease } from './user-limits.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -39,31 +42,21 @@ export interface ConversationDeps {
   log?: (line: string, error?: unknown) => void;
 }
 
-function requireRole(principal: Principal, agent: AgentName): void {
-  const role = AGENT_SPECS[agent].requiredRole;
-  if (role && !principal.roles.includes(role)) {
-    throw new HttpError(403, `Only users with the "${role}" role may use the ${agent} agent`);
-  }
-}
-
 export function conversationRoutes({ config, client, pool, notifier, log = () => undefined }: ConversationDeps): Router {
   const router = Router();
   const CreateConversationBody = createConversationBody();
 
-  /** The caller's conversation, or 404 whether it is missing or someone else's. */
+  /** The caller's conversation, or 404 whether it is missing or someone else's; 403 without its agent's role. */
   async function owned(req: Request, res: Response) {
-    const principal = principalOf(res);
-    const row = await asUser(pool, principal.user, (db) => findConversation(db, String(req.params.id)));
-    if (!row) throw notFound();
-    noteConversation(res, { conversationId: row.id, agent: row.agent, userId: principal.user });
-    requireRole(principal, row.agent);
+    const { principal, row } = await authorizedConversation(pool, res, String(req.params.id));
     return { principal, row, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession> };
   }
 
   router.post('/conversations', async (req, res) => {
     const principal = principalOf(res);
     const body = parseBody(CreateConversationBody, req.body);
-    requireRole(principal, body.agent);
+    requireAgentRole(principal, body.agent);
+    await countRequest(pool, principal.user, 'conversations', config.USER_NEW_CONVERSATIONS_PER_MINUTE);
     const bodyClient = body.client === undefined ? undefined : normalizeClientId(body.client);
     if (bodyClient && principal.client && bodyClient !== principal.client) {
       throw new HttpError(403, `This token acts for client "${principal.client}" only`);
@@ -125,11 +118,14 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     res.status(201).json(created);
   });
 
-  router.get('/conversations', async (_req, res) => {
+  router.get('/conversations', async (req, res) => {
     const principal = principalOf(res);
-    const rows = await asUser(pool, principal.user, (db) => listConversations(db, 100));
+    const { cursor, limit } = parseBody(ListQuery, req.query);
+    const rows = await asUser(pool, principal.user, (db) => listConversations(db, limit, cursor));
+    const page = rows.slice(0, limit);
     res.json({
-      conversations: rows.map(({ id, agent, workflowId, title, createdAt }) => ({ id, agent, workflowId, title, createdAt })),
+      conversations: page.map(({ id, agent, workflowId, title, createdAt }) => ({ id, agent, workflowId, title, createdAt })),
+      nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!.position) : null,
     });
   });
 
@@ -186,6 +182,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
   ): Promise<void> {
     const { principal, row, handle } = await owned(req, res);
     const body = parseBody(schema, req.body);
+    await countRequest(pool, principal.user, 'turns', config.USER_TURNS_PER_MINUTE);
     const key = idempotencyKey(req);
     const record = key && { userId: principal.user, scope: `conversation:${row.id}`, key };
     if (record) {
@@ -198,7 +195,12 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
         return;
       }
     }
-    const result = await run(handle, body, key);
+    const result = await run(handle, body, key).catch(async (error: unknown) => {
+      // A turn cut off (not a refusal of the workflow's own, 409 or 422) may have been ended by a DELETE meanwhile:
+      // the server fails the accepted update (AcceptedUpdateCompletedWorkflow) once the workflow is terminated.
+      if (!(error instanceof WorkflowUpdateFailedError) || isRefusal(error.cause)) throw error;
+      throw (await deletedMeanwhile(client, handle)) ? gone() : error;
+    });
     if (record) {
       // The answer is already decided; failing to record it only means a later retry asks Temporal again.
       await asUser(pool, principal.user, (db) => recordIdempotentResponse(db, { ...record, status: 200, response: storableJson(result) })).catch(
@@ -231,13 +233,37 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
 
   router.get('/conversations/:id/events', async (req, res) => {
     const { principal, row } = await owned(req, res);
-    await streamEvents(req, res, { pool, notifier, userId: principal.user, conversationId: row.id });
+    const lease = await openStreamLease(pool, principal.user, config.USER_EVENT_STREAMS);
+    // given back as soon as the client goes, not when the stream next notices (its keepalive)
+    res.once('close', () => void lease.release());
+    try {
+      await streamEvents(req, res, { pool, notifier, userId: principal.user, conversationId: row.id });
+    } finally {
+      await lease.release();
+    }
   });
 
   return router;
 }
 
 const QUICK_CALL_MS = 5_000;
+
+const isRefusal = (cause: unknown) => cause instanceof ApplicationFailure && !!cause.type && cause.type in FAILURE_STATUS;
+
+const gone = () => new HttpError(410, 'The conversation was deleted while this turn ran');
+
+/**
+ * Whether a turn that failed did so because its conversation was deleted meanwhile: DELETE terminates the
+ * workflow, then removes it and the rows, so the workflow is terminated or gone (and a retry would 404).
+ */
+async function deletedMeanwhile(client: Client, handle: WorkflowHandle): Promise<boolean> {
+  try {
+    const { status } = await withinDeadline(client, () => handle.describe());
+    return status.name === 'TERMINATED';
+  } catch (error) {
+    return error instanceof WorkflowNotFoundError || (error as { code?: number }).code === 5;
+  }
+}
 
 /**
  * Calls that should answer at once get a deadline, so a Temporal outage is a prompt 503 rather than

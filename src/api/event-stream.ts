@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type pg from 'pg';
 import { asUser } from '../db/pool.ts';
-import { newestEventId, readEventsAfter } from '../db/conversations.ts';
+import { eventPosition, readEventsAfter } from '../db/conversations.ts';
 import type { LiveDelta } from '../db/live-deltas.ts';
 import type { EventNotifier } from './event-notifier.ts';
 
@@ -22,7 +22,9 @@ export async function streamEvents(
   deps: { pool: pg.Pool; notifier: EventNotifier; userId: string; conversationId: string },
 ): Promise<void> {
   const header = req.header('Last-Event-ID') ?? (typeof req.query.lastEventId === 'string' ? req.query.lastEventId : '0');
-  let lastId = await resumeAfter(header, deps);
+  // Clients see each event's place in its conversation (1, 2, 3, …), never the table's global id, which would
+  // count every other user's events too; `last` keeps both.
+  let last = await resumeAfter(header, deps);
 
   let wake: (() => void) | undefined;
   // Set by a notification that lands while we read, so it is not lost before we wait.
@@ -76,11 +78,11 @@ export async function streamEvents(
   try {
     while (!closed) {
       dirty = false;
-      const events = await asUser(deps.pool, deps.userId, (db) => readEventsAfter(db, deps.conversationId, lastId, PAGE));
-      for (const event of events) {
-        writeHeld(Number(event.id));
+      const events = await asUser(deps.pool, deps.userId, (db) => readEventsAfter(db, deps.conversationId, last, PAGE));
+      for (const { rowId, ...event } of events) {
+        writeHeld(Number(rowId));
         res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-        lastId = event.id;
+        last = { rowId: Number(rowId), seq: event.id };
       }
       // A page that is not full is all there was; what commits later sends its own notification.
       if (events.length === PAGE || dirty) continue;
@@ -116,15 +118,16 @@ async function stillThere(deps: { pool: pg.Pool; userId: string; conversationId:
 }
 
 /**
- * Where to resume: after the given id, except that an id beyond the conversation's newest event (however
- * large, even past what a bigint holds) means "nothing yet", so the stream waits for the next event
- * instead of failing or skipping it. Anything that is not a plain number replays from the start.
+ * Where to resume: after the given event (its place in the conversation), except that an id beyond the
+ * conversation's newest event (however large, even past what a bigint holds) means "nothing yet", so the
+ * stream waits for the next event instead of failing or skipping it. Anything that is not a plain number
+ * replays from the start.
  */
-async function resumeAfter(header: string, deps: { pool: pg.Pool; userId: string; conversationId: string }): Promise<number> {
+async function resumeAfter(header: string, deps: { pool: pg.Pool; userId: string; conversationId: string }): Promise<{ rowId: number; seq: number }> {
   const digits = header.trim();
-  if (!/^\d+$/.test(digits) || /^0+$/.test(digits)) return 0;
-  const newest = await asUser(deps.pool, deps.userId, (db) => newestEventId(db, deps.conversationId));
-  return BigInt(digits) > BigInt(newest) ? newest : Number(digits);
+  if (!/^\d+$/.test(digits) || /^0+$/.test(digits)) return { rowId: 0, seq: 0 };
+  const seq = BigInt(digits) > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(digits);
+  return asUser(deps.pool, deps.userId, (db) => eventPosition(db, deps.conversationId, seq));
 }
 
 // A delta goes to every stream of its conversation: its frame is built once.

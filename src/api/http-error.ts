@@ -109,6 +109,7 @@ export function errorHandler(log: (line: string, error: unknown) => void) {
     const http = toHttpError(error);
     if (http.status >= 500) log(`${http.status} ${http.message} (request ${requestId}, ${req.method} ${req.path.slice(0, 200)})`, error);
     if (http.status === 503) res.setHeader('Retry-After', '5');
+    if (http.status === 429) res.setHeader('Retry-After', String(http.body.retryAfter ?? 60));
     // A 5xx carries the request id, so a report can be matched to the log line; never the cause.
     res.status(http.status).json(http.status >= 500 ? { ...http.body, requestId } : http.body);
   };

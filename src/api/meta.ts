@@ -34,7 +34,16 @@ export const MetaBody = z.object({
       /** a conversation with it needs `client` in POST /v1/conversations (beer, for a token without a client) */
       asksForClient: z.boolean(),
       stateful: z.boolean(),
-      tools: z.array(z.object({ name: z.string(), description: z.string(), approval: z.boolean(), parameters: JsonSchemaObject })),
+      tools: z.array(
+        z.object({
+          name: z.string(),
+          description: z.string(),
+          approval: z.boolean(),
+          parameters: JsonSchemaObject,
+          /** its results' `sources` may be shown as links (https: only); every other tool's are text */
+          sources: z.boolean(),
+        }),
+      ),
     }),
   ),
 });
@@ -74,6 +83,7 @@ export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporal
             description: tool.description,
             approval: tool.policy.approval,
             parameters: z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+            sources: tool.sources === true,
           })),
         };
       }),

@@ -62,7 +62,12 @@ const usage: PersonalDataKind = {
     });
   },
   async erase({ pool, user }) {
-    const { rows } = await asUser(pool, user, (db) => db.query('SELECT brigade_erase_person($1) AS report', [user]));
+    const { rows } = await asUser(pool, user, async (db) => {
+      // the per-user limits' counters and stream leases (030_user_limits.sql) are the person's rows too
+      await db.query('DELETE FROM user_rate_windows WHERE user_id = $1', [user]);
+      await db.query('DELETE FROM user_event_streams WHERE user_id = $1', [user]);
+      return db.query('SELECT brigade_erase_person($1) AS report', [user]);
+    });
     const report = rows[0].report as Record<string, number>;
     return report.usageRows! + report.idempotencyKeys! + report.conversations!;
   },

@@ -61,6 +61,38 @@ export const conversationView = () =>
 
 export const conversationSummary = () => createdConversation().extend({ title: z.string(), createdAt: z.string() });
 
+/**
+ * GET /v1/conversations' cursor: where the last page ended (creation time to the microsecond, and id), opaque
+ * to the client (base64url). It names only the caller's own row, and the list is read as the caller.
+ */
+const CursorPosition = z.object({ createdAt: z.iso.datetime({ precision: 6 }), id: z.uuid() });
+export const encodeCursor = (position: z.infer<typeof CursorPosition>) => Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+const cursor = z
+  .string()
+  .max(200)
+  .transform((text, ctx) => {
+    try {
+      const [createdAt, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+      return CursorPosition.parse({ createdAt, id });
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not a cursor this API gave (use nextCursor as it came)' });
+      return z.NEVER;
+    }
+  });
+
+export const ListQuery = z.object({
+  cursor: cursor.optional(),
+  /** conversations per page */
+  limit: z.coerce.number().int().min(1).max(100).default(100),
+});
+
+export const conversationList = () =>
+  z.object({
+    conversations: z.array(conversationSummary()),
+    /** the next page's cursor (?cursor=), or null on the last page */
+    nextCursor: z.string().nullable(),
+  });
+
 export const ErrorBody = z.object({
   error: z.string(),
   /** on a 5xx: the X-Request-Id under which the failure was logged */

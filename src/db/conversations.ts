@@ -29,9 +29,24 @@ export async function findConversation(db: pg.ClientBase, id: string): Promise<C
   return rows[0];
 }
 
-export async function listConversations(db: pg.ClientBase, limit: number): Promise<ConversationRow[]> {
-  const { rows } = await db.query<ConversationRow>(`SELECT ${COLUMNS} FROM conversations ORDER BY created_at DESC LIMIT $1`, [limit]);
-  return rows;
+/** Where a page of the list ends: the last row's creation time (to the microsecond) and id. */
+export interface ListPosition {
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * The caller's conversations, newest first, after `after` when given (keyset: a page is the same whatever was
+ * created or deleted meanwhile). Returns one row more than `limit` when there is more, for the caller to see.
+ */
+export async function listConversations(db: pg.ClientBase, limit: number, after?: ListPosition): Promise<(ConversationRow & { position: ListPosition })[]> {
+  const { rows } = await db.query<ConversationRow & { exactCreatedAt: string }>(
+    `SELECT ${COLUMNS}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "exactCreatedAt" FROM conversations
+      WHERE $2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid)
+      ORDER BY created_at DESC, id DESC LIMIT $1`,
+    [limit + 1, after?.createdAt ?? null, after?.id ?? null],
+  );
+  return rows.map(({ exactCreatedAt, ...row }) => ({ ...row, position: { createdAt: exactCreatedAt, id: row.id } }));
 }
 
 export async function readUsage(db: pg.ClientBase, conversationId: string) {
@@ -45,24 +60,49 @@ export async function readUsage(db: pg.ClientBase, conversationId: string) {
 }
 
 export interface EventRow {
+  /** the event's place in its conversation (1, 2, 3, …): what clients see as its id */
   id: number;
   type: string;
   data: unknown;
   createdAt: string;
 }
 
-export async function readEventsAfter(db: pg.ClientBase, conversationId: string, afterId: number, limit = 500): Promise<EventRow[]> {
-  const { rows } = await db.query<EventRow>(
-    `SELECT id, type, data, created_at AS "createdAt" FROM events WHERE conversation_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
-    [conversationId, afterId, limit],
+/**
+ * A conversation's events after the table row `afterRowId` (the global bigserial, never shown to a client),
+ * each with its place in the conversation counted on from `afterSeq`. Events are append-only and a
+ * conversation's commit in order, so the count goes on where the last page ended.
+ */
+export async function readEventsAfter(
+  db: pg.ClientBase,
+  conversationId: string,
+  after: { rowId: number; seq: number } | 0,
+  limit = 500,
+): Promise<(EventRow & { rowId: number })[]> {
+  if (after === 0) after = { rowId: 0, seq: 0 };
+  const { rows } = await db.query<Omit<EventRow, 'id'> & { rowId: number }>(
+    `SELECT id AS "rowId", type, data, created_at AS "createdAt" FROM events WHERE conversation_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+    [conversationId, after.rowId, limit],
   );
-  return rows;
+  const { seq } = after;
+  return rows.map((row, index) => ({ ...row, id: seq + index + 1 }));
 }
 
-/** The id of the conversation's newest event, or 0 before its first. */
-export async function newestEventId(db: pg.ClientBase, conversationId: string): Promise<number> {
-  const { rows } = await db.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM events WHERE conversation_id = $1', [conversationId]);
-  return rows[0]!.id;
+/**
+ * Where a client's Last-Event-ID (a place in the conversation) is in the table: the row of its `seq`-th event,
+ * or the newest row (and its place) when the conversation has fewer events ("nothing yet").
+ */
+export async function eventPosition(db: pg.ClientBase, conversationId: string, seq: number): Promise<{ rowId: number; seq: number }> {
+  if (seq <= 0) return { rowId: 0, seq: 0 };
+  const { rows } = await db.query<{ rowId: number }>('SELECT id AS "rowId" FROM events WHERE conversation_id = $1 ORDER BY id OFFSET $2 LIMIT 1', [
+    conversationId,
+    seq - 1,
+  ]);
+  if (rows[0]) return { rowId: rows[0].rowId, seq };
+  const newest = await db.query<{ rowId: number; count: number }>(
+    'SELECT coalesce(max(id), 0) AS "rowId", count(*)::int AS count FROM events WHERE conversation_id = $1',
+    [conversationId],
+  );
+  return { rowId: newest.rows[0]!.rowId, seq: newest.rows[0]!.count };
 }
 
 /** A new title for the acting user's conversation (row-level security); false when it is not theirs. */

@@ -31,10 +31,12 @@ const common = {
   tools: z.record(z.string(), ToolOverride).default({}),
   /** how long an elicitation (a question to the user) waits before the server is told it was cancelled */
   questionDeadline: duration.default(10 * 60_000),
-  /** one call's timeout (the activity's start-to-close, and the MCP request's own) */
+  /** how long the server may work on one call; a question (elicitation) stops the clock until it is answered */
   callTimeout: duration.default(60_000),
   /** attempts per call when the server cannot be reached (a tool error is a result, never retried) */
   maxAttempts: z.number().int().min(1).max(10).default(3),
+  /** attempts per call when the server does not answer within callTimeout (at most maxAttempts): it may still be working on the last one */
+  timeoutAttempts: z.number().int().min(1).max(10).default(1),
 };
 
 const StdioServer = z.strictObject({

@@ -33,6 +33,11 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType, Name extends strin
   runner?: ToolRunner;
   /** shown with the tool's approval items (an MCP tool's server) */
   details?: JsonObject;
+  /**
+   * its results carry `sources` (links) that the web client may show as links; any other tool's `sources`
+   * are shown as text, so a tool's result (an MCP server's above all) cannot plant links on the page
+   */
+  sources?: boolean;
 }
 
 export const AUTO: ToolPolicy = { approval: false, decisions: [], onTimeout: 'reject' };

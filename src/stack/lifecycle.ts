@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createLog, type Log } from './log.ts';
+import { privateFiles } from './private-data.ts';
 import { TracingConfigError, initTracing } from '../telemetry/tracing.ts';
 import { TemporalTlsError, temporalSecurity } from './temporal-tls.ts';
 
@@ -18,6 +19,8 @@ export interface Lifecycle {
  * everything in reverse order; a second one exits at once.
  */
 export function runMain(start: (life: Lifecycle) => Promise<void>): void {
+  // whatever a Brigade process writes (DATA_DIR: history, objects, tokens) is its owner's alone
+  privateFiles();
   let config: Config;
   try {
     config = loadConfig();

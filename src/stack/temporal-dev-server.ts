@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { isPortFree } from './ports.ts';
@@ -115,10 +116,22 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     throw error;
   }
   log(`temporal: dev server ready on ${address}`);
+  if (opts.dbFile) await ownerOnly(opts.dbFile);
   child.once('exit', (code, signal) => {
     if (!stopping) opts.onUnexpectedExit?.(`the Temporal dev server exited (${signal ?? `code ${code}`})`);
   });
   return { address, uiUrl: opts.headless ? '' : `http://${HOST}:${opts.uiPort}`, stop };
+}
+
+/**
+ * The history file holds every conversation in plain text: the owner's alone. The server creates it under
+ * the umask it inherits (077 in Brigade's processes, src/stack/private-data.ts); one an older version wrote
+ * world-readable, with its WAL and shared-memory files, is tightened here.
+ */
+async function ownerOnly(dbFile: string): Promise<void> {
+  for (const file of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`]) {
+    await fs.chmod(file, 0o600).catch(() => undefined);
+  }
 }
 
 async function waitUntilServing(child: ChildProcess, address: string, namespace: string, tail: string[], opts: TemporalDevServerOptions) {

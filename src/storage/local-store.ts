@@ -18,9 +18,10 @@ export function createLocalStore({ root, publicBaseUrl }: LocalStoreOptions): Ob
     kind: 'local',
     async put(key, data) {
       const file = localPath(root, key);
-      await fs.mkdir(path.dirname(file), { recursive: true });
+      // the owner's alone, whatever the process's umask: an image belongs to one user's conversation
+      await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
       const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-      await fs.writeFile(temporary, data);
+      await fs.writeFile(temporary, data, { mode: 0o600 });
       await fs.rename(temporary, file);
     },
     async get(key) {

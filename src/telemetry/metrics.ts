@@ -42,13 +42,13 @@ export const metrics = {
   }),
   toolCalls: new client.Counter({
     name: 'brigade_tool_calls_total',
-    help: 'Tool runs, by tool',
+    help: "Tool runs, by tool (an MCP server's tools as mcp:<server>)",
     labelNames: ['tool'] as const,
     registers: [registry],
   }),
   toolErrors: new client.Counter({
     name: 'brigade_tool_errors_total',
-    help: 'Tool runs that failed, by tool',
+    help: "Tool runs that failed, by tool (an MCP server's tools as mcp:<server>)",
     labelNames: ['tool'] as const,
     registers: [registry],
   }),
@@ -93,6 +93,26 @@ export const metrics = {
     registers: [registry],
   }),
 };
+
+/** distinct values a label may take per metric before further ones are counted as "other" */
+export const MAX_LABEL_VALUES = 50;
+const labelValues = new Map<string, Set<string>>();
+
+/**
+ * A label value that cannot grow a metric without bound: names that come from outside (an MCP server's tool
+ * names, a model's reported version) are kept while they are few and short, and become "other" after that.
+ * Each distinct value is a time series the scraper keeps; a server that invents a name per call must not
+ * exhaust its memory, nor the worker's.
+ */
+export function boundedLabel(metric: string, value: string): string {
+  if (value.length > 64 || !/^[\w.:/-]+$/.test(value)) return 'other';
+  let seen = labelValues.get(metric);
+  if (!seen) labelValues.set(metric, (seen = new Set()));
+  if (seen.has(value)) return value;
+  if (seen.size >= MAX_LABEL_VALUES) return 'other';
+  seen.add(value);
+  return value;
+}
 
 let defaultsCollected = false;
 /** Process metrics (CPU, memory, event loop lag) as brigade_process_*, once per process. */

@@ -4,7 +4,7 @@
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { ChatModel, ModelReply, ModelRequest } from '../model/types.ts';
 import type { ToolImplementation } from '../activities/tool-context.ts';
-import { metrics } from './metrics.ts';
+import { boundedLabel, metrics } from './metrics.ts';
 import { tracer, tracingEnabled } from './tracing.ts';
 import { turnAttributes, turnContext } from './turn-context.ts';
 
@@ -24,7 +24,7 @@ export function instrumentModel(model: ChatModel, options: ModelTelemetryOptions
       const agent = turn.agent ?? 'unknown';
       const started = performance.now();
       const record = (reply: ModelReply | undefined, error?: unknown) => {
-        const responseModel = reply?.model ?? model.name;
+        const responseModel = boundedLabel('brigade_model_tokens_total', reply?.model ?? model.name);
         metrics.modelSeconds.observe({ agent, model: model.name }, (performance.now() - started) / 1000);
         metrics.modelCalls.inc({ agent, model: model.name, outcome: error ? 'error' : 'ok' });
         if (error && /timed? ?out|timeout|deadline/i.test(String((error as Error)?.message ?? ''))) metrics.timeouts.inc({ what: 'model' });
@@ -91,12 +91,12 @@ export function instrumentTools(implementations: Record<string, ToolImplementati
   return Object.fromEntries(
     Object.entries(implementations).map(([name, implementation]) => {
       const wrapped: ToolImplementation = async (args, ctx) => {
-        metrics.toolCalls.inc({ tool: name });
+        metrics.toolCalls.inc({ tool: boundedLabel('brigade_tool_calls_total', name) });
         const run = async () => {
           try {
             return await implementation(args, ctx);
           } catch (error) {
-            metrics.toolErrors.inc({ tool: name });
+            metrics.toolErrors.inc({ tool: boundedLabel('brigade_tool_errors_total', name) });
             throw error;
           }
         };

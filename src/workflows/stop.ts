@@ -4,6 +4,7 @@
 // (a Temporal CancellationScope); plainScope stands in for it in tests without a worker.
 import type { DecisionInput, DecisionName, PendingItem } from '../shared/messages.ts';
 import type { StoppedStep } from '../shared/turn-control.ts';
+import { serverCallStopped } from '../shared/stopped-call.ts';
 
 /** What Stop cancels: work run in it fails once it is cancelled, and so does work started after. */
 export interface TurnScope {
@@ -53,8 +54,13 @@ export function withdrawal(item: PendingItem, onTimeout: DecisionName): Decision
   return { pendingId: item.id, decision, reason: 'The user pressed Stop; the turn ended.' };
 }
 
-/** The tool message for a call the turn never answered because Stop ended it. */
-export function stoppedCallResult(childRunning: boolean): { status: 'stopped'; error: string } {
+/**
+ * The tool message for a call the turn never answered because Stop ended it: a child workflow goes on by
+ * itself; a call an MCP server was working on may have completed there (its activity records the same words);
+ * anything else did not run.
+ */
+export function stoppedCallResult(childRunning: boolean, serverRunning = false): { status: 'stopped'; error: string } {
+  if (serverRunning) return serverCallStopped();
   return {
     status: 'stopped',
     error: childRunning

@@ -101,6 +101,8 @@ export class TurnLoop {
   /** the model's calls in this turn that have no tool message yet, and the one a child workflow runs */
   #unanswered: ToolCall[] = [];
   #childCall: string | undefined;
+  /** the MCP call a server is working on now, if any */
+  #serverCall: string | undefined;
   /** approved budget items in this conversation, and whether one was approved in this turn */
   #budgetRaises: number;
   #budgetApprovedThisTurn = false;
@@ -218,6 +220,7 @@ export class TurnLoop {
     this.#scope = this.#p.newScope ? this.#p.newScope() : plainScope();
     this.#unanswered = [];
     this.#childCall = undefined;
+    this.#serverCall = undefined;
     this.#budgetApprovedThisTurn = false;
     this.#log = [message];
     const result = this.waitForBoundary(0);
@@ -335,7 +338,7 @@ export class TurnLoop {
 
   /** Ends a stopped turn's books: every call it left unanswered gets a tool message, and the stop an event. */
   #stopped(): void {
-    for (const call of this.#unanswered) this.#addToolMessage(call, call.args, stoppedCallResult(call.id === this.#childCall));
+    for (const call of this.#unanswered) this.#addToolMessage(call, call.args, stoppedCallResult(call.id === this.#childCall, call.id === this.#serverCall));
     this.#unanswered = [];
     const cut = this.#log.findLast((message) => message.role === 'assistant' && message.stopped);
     this.#p.events.event({
@@ -477,10 +480,13 @@ export class TurnLoop {
       this.#addToolMessage(call, args, result, cards);
       return true;
     }
+    // an MCP server works on the call outside this workflow: a Stop meanwhile may not have prevented it
+    if ('mcp' in spec) this.#serverCall = call.id;
     const result = await this.#scope.run(() => this.#p.runTool(call, args)).catch((error: unknown) => {
       if (this.#stopping) throw new TurnStopped();
       return { error: `The tool failed (${this.#p.failureText(error)}).` };
     });
+    this.#serverCall = undefined;
     this.#answered(call);
     this.#log.push(toolMessage(call, args, result));
     return true;

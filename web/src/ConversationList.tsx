@@ -21,14 +21,29 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
   const [waiting, setWaiting] = useState<Record<string, boolean>>({});
   const [error, setError] = useState<string>();
   const [query, setQuery] = useState('');
+  // pages after the first (GET /v1/conversations answers a page and nextCursor): the first page is reloaded
+  // every 15 s, older pages only when asked for
+  const [firstCursor, setFirstCursor] = useState<string | null>(null);
+  const [older, setOlder] = useState<{ items: ConversationSummary[]; cursor: string | null }>({ items: [], cursor: null });
+  const moreCursor = older.items.length ? older.cursor : firstCursor;
+  const showOlder = async () => {
+    if (!moreCursor) return;
+    try {
+      const page = await api<{ conversations: ConversationSummary[]; nextCursor: string | null }>('GET', `/v1/conversations?cursor=${encodeURIComponent(moreCursor)}`);
+      setOlder((was) => ({ items: [...was.items, ...page.conversations], cursor: page.nextCursor }));
+    } catch (e) {
+      setError((e as ApiError).message);
+    }
+  };
 
   useEffect(() => {
     let stop = false;
     const load = async () => {
       try {
-        const { conversations } = await api<{ conversations: ConversationSummary[] }>('GET', '/v1/conversations');
+        const { conversations, nextCursor } = await api<{ conversations: ConversationSummary[]; nextCursor?: string | null }>('GET', '/v1/conversations');
         if (stop) return;
         setItems(conversations);
+        setFirstCursor(nextCursor ?? null);
         setError(undefined);
         // The list has no status: ask the newest conversations whether they wait for a person.
         const recent = conversations.slice(0, 15);
@@ -54,14 +69,15 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
 
   const groups = useMemo(() => {
     const wanted = query.trim().toLowerCase();
-    const shown = (items ?? []).filter((c) => !wanted || c.title.toLowerCase().includes(wanted));
+    const all = [...(items ?? []), ...older.items.filter((o) => !(items ?? []).some((c) => c.id === o.id))];
+    const shown = all.filter((c) => !wanted || c.title.toLowerCase().includes(wanted));
     const byDay = new Map<string, ConversationSummary[]>();
     for (const c of shown) {
       const label = dayLabel(c.createdAt);
       byDay.set(label, [...(byDay.get(label) ?? []), c]);
     }
     return [...byDay.entries()];
-  }, [items, query]);
+  }, [items, older, query]);
 
   return (
     <>
@@ -110,6 +126,11 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
             </ul>
           </section>
         ))
+      )}
+      {items && moreCursor && (
+        <button type="button" className="secondary" onClick={() => void showOlder()}>
+          Show older conversations
+        </button>
       )}
     </>
   );

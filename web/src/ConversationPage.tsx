@@ -232,6 +232,9 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
   }
   if (!view) return <p className="muted loading">Loading the conversation…</p>;
 
+  // the agent's own tools that declare sources (GET /v1/meta); an MCP tool never does
+  const withSources = new Set(meta?.agents.find((a) => a.name === view.agent)?.tools.filter((tool) => tool.sources).map((tool) => tool.name) ?? []);
+  const linkable = (tool: string) => withSources.has(tool);
   const workflowUrl = meta?.temporal.workflowUrlTemplate?.replace('{workflowId}', encodeURIComponent(view.workflowId));
   const SidePanel = sidePanelFor(view.agent);
   const examples = examplesFor(view.agent);
@@ -313,7 +316,7 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
                 return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} agent={view.agent} deciding={deciding[entry.item.id]} /> : null;
               }
               const message = transcript.messages[mid];
-              return message ? <MessageRow key={mid} message={message} agent={view.agent} callArgs={callArgs} ranArgs={ranArgs} recordedCalls={recordedCalls} /> : <DraftRow key={mid} draft={transcript.drafts[mid]} />;
+              return message ? <MessageRow key={mid} message={message} agent={view.agent} callArgs={callArgs} ranArgs={ranArgs} recordedCalls={recordedCalls} linkable={linkable} /> : <DraftRow key={mid} draft={transcript.drafts[mid]} />;
             })}
           </ol>
           {transcript.order.length === 0 && view.messages.length === 0 && examples.length > 0 && (

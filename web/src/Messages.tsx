@@ -35,7 +35,8 @@ function Changes({ changes }: { changes: [string, string, string][] }) {
 
 /**
  * One message of the transcript in words. `agent` says whose tools these are; `callArgs` gives a result the
- * arguments its call asked for, `ranArgs` gives a call the arguments it finally ran with (after an edit).
+ * arguments its call asked for, `ranArgs` gives a call the arguments it finally ran with (after an edit);
+ * `linkable` says which tools declare sources (their https: sources are links).
  */
 export function MessageRow({
   message,
@@ -43,6 +44,7 @@ export function MessageRow({
   callArgs,
   ranArgs,
   recordedCalls,
+  linkable,
 }: {
   message: ChatMessage;
   agent: string;
@@ -50,6 +52,8 @@ export function MessageRow({
   ranArgs?: Record<string, Args>;
   /** calls whose pending item's record already says how the person decided */
   recordedCalls?: ReadonlySet<string>;
+  /** whether a tool's sources may be links: it declares them (GET /v1/meta) */
+  linkable?: (tool: string) => boolean;
 }) {
   if (message.role === 'tool') {
     const kind = resultKind(message.result);
@@ -70,7 +74,7 @@ export function MessageRow({
           <span aria-hidden="true">{kind === 'ok' ? '✓' : kind === 'declined' ? '✕' : '!'}</span> {resultSentence(agent, tool, message.result, args)}
         </p>
         <Raw label="Details" value={message.result} />
-        {!message.cards?.length && <ResultExtras result={message.result} />}
+        {!message.cards?.length && <ResultExtras result={message.result} linkable={linkable?.(tool) ?? false} />}
         {message.cards && <Cards cards={message.cards} />}
       </li>
     );

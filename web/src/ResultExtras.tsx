@@ -1,5 +1,6 @@
 import type { Card } from './agentHome';
 import { CACHE_CHIP, CACHE_TEXT } from './cacheStates';
+import { sourceLink } from './sourceLink';
 
 function findCacheState(value: unknown, depth = 0): string | undefined {
   if (depth > 3 || !value || typeof value !== 'object') return typeof value === 'string' && value in CACHE_TEXT ? value : undefined;
@@ -21,8 +22,11 @@ function findSources(value: unknown, depth = 0): unknown[] | undefined {
   return undefined;
 }
 
-/** A tool result that is a grounded summary: its text, cache state and sources, in view without expanding. */
-export function ResultExtras({ result }: { result: unknown }) {
+/**
+ * A tool result that is a grounded summary: its text, cache state and sources, in view without expanding.
+ * `linkable`: the tool declares sources, so its https: sources are links (each with its host in view).
+ */
+export function ResultExtras({ result, linkable = false }: { result: unknown; linkable?: boolean }) {
   const cache = findCacheState(result);
   const sources = findSources(result);
   if (!cache && !sources) return null;
@@ -42,9 +46,15 @@ export function ResultExtras({ result }: { result: unknown }) {
           <ul className="sources">
             {sources.map((s, i) => {
               const src = (typeof s === 'object' && s ? s : { title: String(s) }) as Card;
-              const url = typeof src.url === 'string' ? src.url : typeof src.uri === 'string' ? src.uri : typeof s === 'string' && /^https?:/.test(s) ? s : undefined;
-              const title = String(src.title ?? src.name ?? url ?? 'source');
-              return <li key={i}>{url ? <a href={url} target="_blank" rel="noreferrer">{title}</a> : title}</li>;
+              const url = typeof src.url === 'string' ? src.url : typeof src.uri === 'string' ? src.uri : typeof s === 'string' ? s : undefined;
+              const { href, host } = sourceLink(url, linkable);
+              const title = String(src.title ?? src.name ?? host ?? 'source');
+              return (
+                <li key={i}>
+                  {href ? <a href={href} target="_blank" rel="noreferrer noopener">{title}</a> : title}
+                  {host && <span className="source-host"> ({host})</span>}
+                </li>
+              );
             })}
           </ul>
         </>

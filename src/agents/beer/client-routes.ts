@@ -8,10 +8,10 @@
 import { Router } from 'express';
 import type pg from 'pg';
 import { z } from 'zod';
-import { findConversation } from '../../db/conversations.ts';
 import { asUser } from '../../db/pool.ts';
 import type { OpenApiHelpers } from '../../agent-server.ts';
 import { principalOf } from '../../api/auth.ts';
+import { authorizedConversation } from '../../api/conversation-access.ts';
 import { notFound } from '../../api/http-error.ts';
 import { barsScope } from './client-access.ts';
 import { barsFor, setBeerClient } from './clients-db.ts';
@@ -29,11 +29,10 @@ export function beerClientRoutes({ pool }: { pool: pg.Pool }): Router {
     res.json(BeerBarList.parse({ bars: rows.map((row) => ({ clientId: row.client_id, name: row.name, city: row.city, state: row.state })) }));
   });
   router.get('/conversations/:id/bar', async (req, res) => {
-    const principal = principalOf(res);
+    // the owner's conversation only, under the rule every conversation route keeps; its client was checked when it was opened
+    const { principal, row } = await authorizedConversation(pool, res, String(req.params.id));
     const bar = await asUser(pool, principal.user, async (db) => {
-      // the owner's conversation only (row-level security); its client was checked when it was opened
-      const row = await findConversation(db, String(req.params.id));
-      if (!row || row.agent !== 'beer' || !row.client) return undefined;
+      if (row.agent !== 'beer' || !row.client) return undefined;
       await setBeerClient(db, row.client);
       const { rows } = await db.query<{ client_id: string; name: string; city: string | null; state: string | null }>(
         'SELECT client_id, client_name AS name, client_city AS city, client_state AS state FROM beer.customers WHERE client_id = $1',
@@ -61,7 +60,7 @@ export function beerClientPaths({ json, errors, idParam }: OpenApiHelpers): Reco
       get: {
         summary: 'Beer: the bar (client) this conversation acts for, by name; 404 for a conversation that is not your beer conversation',
         parameters: [idParam],
-        responses: { 200: json('The bar', 'BeerClient'), ...errors(401, 404, 503) },
+        responses: { 200: json('The bar', 'BeerClient'), ...errors(401, 403, 404, 503) },
       },
     },
   };

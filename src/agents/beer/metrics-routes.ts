@@ -7,33 +7,25 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { Router } from 'express';
 import type { OpenApiHelpers } from '../../agent-server.ts';
 import type pg from 'pg';
-import { findConversation } from '../../db/conversations.ts';
 import { asUser } from '../../db/pool.ts';
-import { AGENT_SPECS } from '../registry.ts';
 import { type RecommendationMetrics, aggregateMetrics, beerMetricsQuery } from './definitions.ts';
-import { principalOf } from '../../api/auth.ts';
-import { HttpError, notFound } from '../../api/http-error.ts';
+import { authorizedConversation } from '../../api/conversation-access.ts';
 
 const QUERY_DEADLINE_MS = 5_000;
 
 export function beerMetricsRoutes({ client, pool }: { client: Client; pool: pg.Pool }): Router {
   const router = Router();
   router.get('/conversations/:id/metrics', async (req, res) => {
-    const principal = principalOf(res);
-    const { row, ids } = await asUser(pool, principal.user, async (db) => {
-      const row = await findConversation(db, String(req.params.id));
-      if (!row) return { row, ids: [] as string[] };
+    const { principal, row } = await authorizedConversation(pool, res, String(req.params.id));
+    const ids = await asUser(pool, principal.user, async (db) => {
       const { rows } = await db.query<{ workflow_id: string }>(
         `SELECT data->>'workflowId' AS workflow_id FROM events
           WHERE conversation_id = $1 AND type = 'progress' AND data ? 'workflowId'
           GROUP BY 1 ORDER BY min(id)`,
         [row.id],
       );
-      return { row, ids: rows.map((r) => r.workflow_id) };
+      return rows.map((r) => r.workflow_id);
     });
-    if (!row) throw notFound();
-    const role = AGENT_SPECS[row.agent].requiredRole;
-    if (role && !principal.roles.includes(role)) throw new HttpError(403, `Only users with the "${role}" role may use the ${row.agent} agent`);
     const answers = await Promise.all(
       ids.map((id) =>
         client

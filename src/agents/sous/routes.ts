@@ -5,15 +5,14 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { Router, type Request, type Response } from 'express';
 import type { OpenApiHelpers } from '../../agent-server.ts';
 import type pg from 'pg';
-import { findConversation } from '../../db/conversations.ts';
 import { asUser } from '../../db/pool.ts';
 import { AGENT_SPECS } from '../registry.ts';
 import { agentActionUpdate, stateQuery } from '../../shared/definitions.ts';
 import type { ConversationState, JsonObject } from '../../shared/messages.ts';
 import { Recipe, type RecipeInput } from './schemas.ts';
 import type { chatSession } from '../../workflows/chat-session.ts';
-import { principalOf } from '../../api/auth.ts';
-import { HttpError, notFound, parseBody } from '../../api/http-error.ts';
+import { authorizedConversation } from '../../api/conversation-access.ts';
+import { HttpError, parseBody } from '../../api/http-error.ts';
 import { OverrideBody, SaveVersionBody, SousViewFields } from './api-schemas.ts';
 import { readOrigin, saveCopy, savedCopy } from './save-version.ts';
 
@@ -29,9 +28,7 @@ export function sousRoutes({ client, pool }: SousDeps): Router {
   const router = Router();
 
   async function ownedConversation(req: Request, res: Response) {
-    const principal = principalOf(res);
-    const row = await asUser(pool, principal.user, (db) => findConversation(db, String(req.params.id)));
-    if (!row) throw notFound();
+    const { principal, row } = await authorizedConversation(pool, res, String(req.params.id));
     if (!AGENT_SPECS[row.agent].kernel) throw new HttpError(404, `A ${row.agent} conversation has no recipe`);
     return { row, userId: principal.user, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession> };
   }
@@ -151,7 +148,7 @@ export function sousPaths({ json, errors, idParam }: OpenApiHelpers): Record<str
         responses: {
           201: json('Saved: the new recipe in My recipes', 'SavedVersion'),
           200: json('This content was saved before: that recipe', 'SavedVersion'),
-          ...errors(400, 401, 404, 409, 503),
+          ...errors(400, 401, 403, 404, 409, 503),
         },
       },
     },
