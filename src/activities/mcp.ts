@@ -19,6 +19,7 @@ import type { JsonObject } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { type ObjectStore, createObjectStore } from '../storage/index.ts';
 import { askWorkflow } from '../mcp/elicitation.ts';
+import { argumentsRefusal } from '../mcp/pattern-check.ts';
 
 export const IDEMPOTENCY_META_KEY = 'io.brigade/idempotency-key';
 
@@ -72,6 +73,11 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
       });
     let result: JsonObject;
     try {
+      // The workflow checked the arguments without the schema's patterns (src/mcp/json-schema.ts); here the
+      // whole schema is checked, patterns with RE2, and a refusal is the tool's result for the model.
+      const listed = (await connections.listTools(input.server)).tools.find((tool) => tool.tool === input.tool);
+      const refusal = listed && argumentsRefusal(listed.inputSchema, input.args);
+      if (refusal) throw new ArgumentsRefused(`The arguments do not fit ${input.name}, so it was not called: ${refusal}`);
       const raw = await connections.callTool(
         input.server,
         { tool: input.tool, args: input.args, meta: { [IDEMPOTENCY_META_KEY]: `${conversationId}:${callId}` } },
@@ -80,9 +86,10 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
       result = await forModel(raw, input, objects);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const unreachable = !(error instanceof McpError) || error.code === -32000 || error.code === -32001;
+      const refused = error instanceof ArgumentsRefused;
+      const unreachable = !refused && (!(error instanceof McpError) || error.code === -32000 || error.code === -32001);
       if (unreachable && context.info.attempt < server.maxAttempts && !context.cancellationSignal.aborted) throw error;
-      result = { error: unreachable ? `The MCP server ${input.server} could not be reached (${message}).` : `MCP server ${input.server}: ${message}` };
+      result = { error: refused ? message : unreachable ? `The MCP server ${input.server} could not be reached (${message}).` : `MCP server ${input.server}: ${message}` };
     } finally {
       clearInterval(beat);
     }
@@ -98,6 +105,9 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
 
   return { mcpListTools, mcpCallTool };
 }
+
+/** Arguments that do not fit the tool's whole schema: the call's result, never sent to the server. */
+class ArgumentsRefused extends Error {}
 
 /**
  * The call's content as the model's result: text joined, structured content as it is, images, audio and
