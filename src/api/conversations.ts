@@ -27,6 +27,7 @@ import { DecisionBody, MessageBody, createConversationBody } from './schemas.ts'
 import { hasBudget, readBudgetView } from './budget-view.ts';
 import { mcpInput } from '../mcp/config.ts';
 import { noteConversation } from './metrics.ts';
+import { withRevival } from './revival.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -183,7 +184,9 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
         return;
       }
     }
-    const result = await run(handle, body, key);
+    // A conversation whose run has ended, is gone or is wedged is brought back from PostgreSQL (revival.ts).
+    const text = route === 'messages' ? (body as { text?: string }).text : undefined;
+    const result = await withRevival({ config, client, pool, log }, row, text, () => run(handle, body, key));
     if (record) {
       // The answer is already decided; failing to record it only means a later retry asks Temporal again.
       await asUser(pool, principal.user, (db) => recordIdempotentResponse(db, { ...record, status: 200, response: storableJson(result) })).catch(
