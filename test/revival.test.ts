@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { after, before, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from './support/fake-gemini.ts';
 import { temporalAddress } from './support/harness.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
@@ -23,6 +23,8 @@ after(async () => {
   await app?.stop();
   await fake?.close();
 });
+// a test that failed leaves its unused replies behind; the next one starts from none
+beforeEach(() => fake.reset());
 
 const open = async () => {
   const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'revival' } });
