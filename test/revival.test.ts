@@ -31,10 +31,19 @@ const open = async () => {
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return { id: created.body.id as string, workflowId: created.body.workflowId as string };
 };
+/** a turn, or a failure after 90 s: a wedged run never answers the Update */
 const say = async (id: string, text: string) => {
-  const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
-  assert.equal(turn.status, 200, JSON.stringify(turn.body));
-  return turn.body;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer to "${text}" within 90 s`)), 90_000);
+  });
+  try {
+    const turn = await Promise.race([app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } }), late]);
+    assert.equal(turn.status, 200, JSON.stringify(turn.body));
+    return turn.body;
+  } finally {
+    clearTimeout(timer);
+  }
 };
 const view = async (id: string) => {
   const got = await app.call('GET', `/v1/conversations/${id}`);
@@ -146,5 +155,29 @@ describe('revival', () => {
     fake.script(reply.text('It was 42.'));
     assert.equal((await say(id, 'What was the number?')).messages.at(-1).text, 'It was 42.');
     assert.match(lastRequestText(), /Remember the number 42/);
+  });
+});
+
+describe('a wedged conversation', () => {
+  test('whose workflow task fails again and again is terminated and revived by its next message', async () => {
+    const { id, workflowId } = await open();
+    fake.script(reply.text('First answer.'));
+    await say(id, 'First question');
+    // Wedge it: the same workflow id runs a workflow type no worker has, so every workflow task fails, as
+    // one that runs into a catastrophic pattern or a non-deterministic change does.
+    await app.client.workflow.getHandle(workflowId).terminate('replaced by a wedged run');
+    await app.client.workflow.start('noSuchWorkflowType', { workflowId, taskQueue: app.taskQueue, args: [] });
+    const wedged = await describeRun(workflowId);
+
+    fake.script(reply.text('Second answer.'));
+    const turn = await say(id, 'Second question');
+    assert.equal(turn.messages.at(-1).text, 'Second answer.');
+    const history = await app.client.workflow.getHandle(workflowId, wedged.runId).describe();
+    assert.equal(history.status.name, 'TERMINATED', 'the wedged run was terminated');
+    assert.notEqual((await describeRun(workflowId)).runId, wedged.runId);
+    const after = await view(id);
+    assert.deepEqual(after.messages.map((message: { text: string }) => message.text).slice(0, 2), ['First question', 'First answer.']);
+    assert.match(after.messages[2].text, /interrupted: its workflow was stuck/);
+    assert.match(lastRequestText(), /First question/);
   });
 });
