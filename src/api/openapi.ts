@@ -36,6 +36,7 @@ const errors = (...codes: number[]) =>
           403: 'The token lacks the role the agent needs',
           404: 'Not found, or not yours',
           409: 'Not pending any more, or a turn is running',
+          410: "The conversation's workflow ended and it could not be revived from PostgreSQL (a sentence says so); its transcript can still be read and exported",
           413: 'The body is larger than 256 KB (after decompression)',
           415: 'The body is not JSON (Content-Type: application/json), not UTF-8, or compressed other than gzip, deflate or br',
           422: 'A decision that does not fit its item, or an Idempotency-Key already used with a different body',
@@ -144,10 +145,11 @@ export function openApiDocument(): Record<string, unknown> {
       ...lifecyclePaths(),
       '/v1/conversations/{id}/messages': {
         post: {
-          summary: 'A user turn; answers when the turn ends or parks on a pending item',
+          summary:
+            'A user turn; answers when the turn ends or parks on a pending item. A conversation whose workflow run ended or is wedged is revived from PostgreSQL first (a new run, same workflow id)',
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Message' } } } },
-          responses: { 200: json("The turn's new messages and open pending items", 'Turn'), ...errors(400, 401, 403, 404, 409, 413, 415, 422, 500, 503) },
+          responses: { 200: json("The turn's new messages and open pending items", 'Turn'), ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 500, 503) },
         },
       },
       '/v1/conversations/{id}/decisions': {
@@ -155,7 +157,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Decide a pending item (approve, reject, edit; yes/no; accept/reject)',
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Decision' } } } },
-          responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 413, 415, 422, 500, 503) },
+          responses: { 200: json('What the turn did next', 'Turn'), ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 500, 503) },
         },
       },
       '/v1/conversations/{id}/events': {
