@@ -181,3 +181,34 @@ describe('a wedged conversation', () => {
     assert.match(lastRequestText(), /First question/);
   });
 });
+
+describe('a stateful agent', () => {
+  test('keeps the state its dead run last held (a step marked done) when its next message revives it', async () => {
+    const recipe = {
+      title: 'Pancakes',
+      servings: 2,
+      ingredients: [
+        { id: 'i1', text: '200 g flour' },
+        { id: 'i2', text: '300 ml milk' },
+      ],
+      steps: [
+        { id: 's1', text: 'Whisk the flour and milk into a batter.' },
+        { id: 's2', text: 'Fry ladlefuls of batter in a hot pan.' },
+      ],
+    };
+    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipe, defaults: { portions: 2 } } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const { id, workflowId } = created.body;
+    const marked = await app.call('POST', `/v1/conversations/${id}/steps/s1/done`);
+    assert.equal(marked.status, 200, JSON.stringify(marked.body));
+    assert.equal(marked.body.recipe.steps[0].status, 'done');
+
+    await app.client.workflow.getHandle(workflowId).terminate('a test ends it by hand');
+    fake.script(reply.text(JSON.stringify({ assistant_message: 'Now fry the batter.', patchSet: null })));
+    const turn = await say(id, 'What next?');
+    assert.equal(turn.messages.at(-1).text, 'Now fry the batter.');
+    const after = await view(id);
+    assert.equal(after.recipe.version, marked.body.recipe.version, 'the recipe as the dead run held it');
+    assert.equal(after.recipe.steps[0].status, 'done', 'the step marked done in the dead run is still done');
+  });
+});

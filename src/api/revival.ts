@@ -21,6 +21,7 @@ import { insertEvents, insertMessages, readTranscript } from '../db/transcript.t
 import { mcpInput } from '../mcp/config.ts';
 import { sessionSettings } from '../session-settings.ts';
 import { type ChatMessage, ChatSessionInput, ClosedReason, type NewEvent, type PendingItem } from '../shared/messages.ts';
+import { agentStateQuery } from '../shared/definitions.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import { toolMessage } from '../shared/tool-message.ts';
 import type { chatSession } from '../workflows/chat-session.ts';
@@ -111,7 +112,7 @@ export async function reviveConversation(deps: RevivalDeps, row: ConversationRow
     ...(previous?.input ?? freshInput(deps.config, row)),
     carried: {
       ...closing.carried,
-      ...stateOf(row, previous?.input),
+      ...(await stateOf(client, row, 'runId' in was ? was.runId : undefined, previous?.input)),
     },
   };
   try {
@@ -182,13 +183,22 @@ function freshInput(config: Config, row: ConversationRow): ChatSessionInput {
   };
 }
 
+const STATE_QUERY_MS = 10_000;
+
 /**
- * A stateful agent's state: what the dead run started from (carried, or its kernel's first state). Changes
- * the dead run made after it started are not in PostgreSQL as state; the transcript has them in words.
+ * A stateful agent's state: as the dead run last held it (a query, which Temporal answers for a closed run
+ * by replaying its history on a worker), else what that run started from (carried, or its kernel's first
+ * state): changes since are not in PostgreSQL as state, only in the transcript's words.
  */
-function stateOf(row: ConversationRow, previous: ChatSessionInput | undefined): { agentState?: unknown } {
+async function stateOf(client: Client, row: ConversationRow, runId: string | undefined, previous: ChatSessionInput | undefined): Promise<{ agentState?: unknown }> {
   const kernel = AGENT_SPECS[row.agent].kernel;
   if (!kernel) return {};
+  if (runId) {
+    const held = await client
+      .withDeadline(Date.now() + STATE_QUERY_MS, () => client.workflow.getHandle(row.workflowId, runId).query(agentStateQuery))
+      .catch(() => undefined);
+    if (held && held.agentState !== undefined) return { agentState: held.agentState };
+  }
   return { agentState: previous?.carried ? previous.carried.agentState : kernel.init(previous?.init) };
 }
 

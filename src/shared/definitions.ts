@@ -19,6 +19,8 @@ export const stopUpdate = defineUpdate<StopResult, []>('stop');
 /** Stop from the Temporal Web UI or CLI (no payload needed; any payload is ignored). */
 export const stopSignal = defineSignal<[unknown?]>('stop');
 export const stateQuery = defineQuery<ConversationState>('state');
+/** A stateful agent's state as the run holds it (what continue-as-new would carry): what revival starts from. */
+export const agentStateQuery = defineQuery<{ agentState?: unknown }>('agentState');
 
 /** An action on a stateful agent's state outside a turn ({"name": "markStepDone", "args": {"stepId": "s2"}}). */
 export const agentActionUpdate = defineUpdate<ConversationState, [{ name: string; args: JsonObject }]>('agentAction');
