@@ -9,7 +9,7 @@
 // Used by the turn routes (on a message or decision to a dead or wedged run) and by `npm run revive`.
 import { createHash } from 'node:crypto';
 import { type Client, type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type pg from 'pg';
 import { AGENT_SPECS } from '../agents/registry.ts';
@@ -130,7 +130,7 @@ export async function reviveConversation(deps: RevivalDeps, row: ConversationRow
     });
   } catch (error) {
     // Another request revived it first: that run is the conversation now.
-    if ((error as { name?: string }).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
   return {
     was,
