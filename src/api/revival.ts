@@ -100,9 +100,10 @@ export async function reviveConversation(deps: RevivalDeps, row: ConversationRow
   const how =
     options.how ??
     (was.state === 'wedged' ? 'was stuck' : was.state === 'gone' ? 'was gone' : was.state === 'ended' ? `ended (${was.status.toLowerCase().replace(/_/g, ' ')})` : 'was restarted by an operator');
-  const seed = 'runId' in was ? was.runId : `gone:${row.id}`;
   const closing = await asUser(pool, row.userId, async (db) => {
     const transcript = await readTranscript(db, row.id);
+    // keyed by the dead run, so a second revival of it writes nothing again; a run Temporal forgot has no id
+    const seed = 'runId' in was ? was.runId : `gone:${row.id}:${transcript.length}`;
     const began = options.turnText === undefined ? -1 : turnStart(transcript, options.turnText);
     const words = await closeInWords(db, row, transcript, seed, how);
     const turn = began >= 0 ? [...transcript.slice(began), ...words.messages] : undefined;
