@@ -158,6 +158,27 @@ describe('revival', () => {
   });
 });
 
+describe('two requests at once', () => {
+  test('to a terminated conversation revive it once: one note, one new run, each answered', async () => {
+    const { id, workflowId } = await open();
+    fake.script(reply.text('Hello.'));
+    await say(id, 'Hello');
+    await app.client.workflow.getHandle(workflowId).terminate('a test ends it by hand');
+    fake.scriptFn(() => reply.text('Answered.'));
+    const answers = await Promise.all(
+      ['First at once', 'Second at once'].map((text) => app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } })),
+    );
+    for (const answer of answers) assert.ok([200, 409].includes(answer.status), JSON.stringify(answer.body));
+    assert.ok(answers.some((answer) => answer.status === 200));
+    const after = await view(id);
+    const notes = after.messages.filter((message: { text: string }) => /This conversation was interrupted/.test(message.text));
+    assert.equal(notes.length, 1, 'one revival, one note');
+    const runs = [];
+    for await (const run of app.client.workflow.list({ query: `WorkflowId = "${workflowId}" AND ExecutionStatus = "Running"` })) runs.push(run.runId);
+    assert.ok(runs.length <= 1, `one running run: ${runs.join(', ')}`);
+  });
+});
+
 describe('a wedged conversation', () => {
   test('whose workflow task fails again and again is terminated and revived by its next message', async () => {
     const { id, workflowId } = await open();

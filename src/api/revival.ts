@@ -100,39 +100,46 @@ export async function reviveConversation(deps: RevivalDeps, row: ConversationRow
   const how =
     options.how ??
     (was.state === 'wedged' ? 'was stuck' : was.state === 'gone' ? 'was gone' : was.state === 'ended' ? `ended (${was.status.toLowerCase().replace(/_/g, ' ')})` : 'was restarted by an operator');
+  // One revival at a time per conversation, and its words and its new run together: a start that fails
+  // rolls the words back (the next message tries again), and a second request waits, then finds the run.
   const closing = await asUser(pool, row.userId, async (db) => {
+    await db.query({ name: 'brigade.revival_lock', text: 'SELECT pg_advisory_xact_lock(hashtext($1)::bigint)', values: [`brigade.revive:${row.id}`] });
+    const now = await runHealth(handle);
+    if (now.state === 'running' && 'runId' in was && now.runId !== was.runId) return undefined;
     const transcript = await readTranscript(db, row.id);
     // keyed by the dead run, so a second revival of it writes nothing again; a run Temporal forgot has no id
     const seed = 'runId' in was ? was.runId : `gone:${row.id}:${transcript.length}`;
     const began = options.turnText === undefined ? -1 : turnStart(transcript, options.turnText);
     const words = await closeInWords(db, row, transcript, seed, how);
     const turn = began >= 0 ? [...transcript.slice(began), ...words.messages] : undefined;
-    return { ...words, turn, carried: await carriedFromPostgres(db, row.id, words.closedIds) };
+    const input: ChatSessionInput = {
+      ...(previous?.input ?? freshInput(deps.config, row)),
+      carried: {
+        ...(await carriedFromPostgres(db, row.id, words.closedIds)),
+        ...(await stateOf(client, row, 'runId' in was ? was.runId : undefined, previous?.input)),
+      },
+    };
+    try {
+      await client.workflow.start<typeof chatSession>('chatSession', {
+        workflowId: row.workflowId,
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        typedSearchAttributes: [
+          { key: AGENT_KEY, value: row.agent },
+          { key: USER_KEY, value: row.userId },
+          { key: WAITING_KEY, value: false },
+        ],
+        memo: { title: row.title },
+        staticSummary: `${row.agent}: ${row.title} (revived)`,
+      });
+    } catch (error) {
+      // Started by another process that did not take the lock (an older API): that run is the conversation now.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+    return { ...words, turn };
   });
-  const input: ChatSessionInput = {
-    ...(previous?.input ?? freshInput(deps.config, row)),
-    carried: {
-      ...closing.carried,
-      ...(await stateOf(client, row, 'runId' in was ? was.runId : undefined, previous?.input)),
-    },
-  };
-  try {
-    await client.workflow.start<typeof chatSession>('chatSession', {
-      workflowId: row.workflowId,
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      args: [input],
-      typedSearchAttributes: [
-        { key: AGENT_KEY, value: row.agent },
-        { key: USER_KEY, value: row.userId },
-        { key: WAITING_KEY, value: false },
-      ],
-      memo: { title: row.title },
-      staticSummary: `${row.agent}: ${row.title} (revived)`,
-    });
-  } catch (error) {
-    // Another request revived it first: that run is the conversation now.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+  // another request revived it while this one waited for the lock
+  if (!closing) return { was, revived: true, closedItems: 0, answeredCalls: 0 };
   return {
     was,
     revived: true,
