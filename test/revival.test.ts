@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from './support/fake-gemini.ts';
+import { sessionSettings } from '../src/session-settings.ts';
 import { temporalAddress } from './support/harness.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
@@ -155,6 +156,28 @@ describe('revival', () => {
     fake.script(reply.text('It was 42.'));
     assert.equal((await say(id, 'What was the number?')).messages.at(-1).text, 'It was 42.');
     assert.match(lastRequestText(), /Remember the number 42/);
+  });
+});
+
+describe('a conversation whose run timed out', () => {
+  test('is revived by its next message', async () => {
+    const { id, workflowId } = await open();
+    fake.script(reply.text('One.'));
+    await say(id, 'One');
+    // A run with a run timeout, as a deployment might set one: it times out while the conversation is idle.
+    await app.client.workflow.getHandle(workflowId).terminate('replaced by a run that times out');
+    const input = { conversationId: id, userId: 'alice', agent: 'support', title: 'revival', settings: sessionSettings(app.config) };
+    await app.client.workflow.start('chatSession', { workflowId, taskQueue: app.taskQueue, args: [input], workflowRunTimeout: '1s' });
+    const deadline = Date.now() + 20_000;
+    while ((await describeRun(workflowId)).status.name !== 'TIMED_OUT') {
+      assert.ok(Date.now() < deadline, 'the run timed out');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    fake.script(reply.text('Two.'));
+    assert.equal((await say(id, 'Two')).messages.at(-1).text, 'Two.');
+    const after = await view(id);
+    assert.ok(after.messages.some((message: { text: string }) => /its workflow ended \(timed out\)/.test(message.text)));
+    assert.equal((await describeRun(workflowId)).status.name, 'RUNNING');
   });
 });
 
