@@ -63,6 +63,13 @@ module.exports = {
       to: { path: IO_PACKAGES, reachable: true },
     },
     {
+      name: 'workflow-code-no-regex-engine',
+      comment: "A tool's patterns run in the MCP activity (src/mcp/pattern-check.ts), never in workflow code.",
+      severity: 'error',
+      from: { path: '^src/workflows/index[.]ts$' },
+      to: { path: '((^|/)node_modules/re2-wasm/|^src/mcp/pattern-check[.]ts$)', reachable: true },
+    },
+    {
       name: 'bench-not-a-route-module',
       severity: 'error',
       comment: 'The bench drives the API over HTTP or calls the code below it, never an Express route module.',

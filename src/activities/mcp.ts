@@ -62,6 +62,7 @@ class CallClock {
 }
 
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`);
+import { argumentsRefusal } from '../mcp/pattern-check.ts';
 
 export const IDEMPOTENCY_META_KEY = 'io.brigade/idempotency-key';
 
@@ -163,6 +164,11 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
     };
     let result: JsonObject;
     try {
+      // The workflow checked the arguments without the schema's patterns (src/mcp/json-schema.ts); here the
+      // whole schema is checked, patterns with RE2, and a refusal is the tool's result for the model.
+      const listed = (await connections.listTools(input.server)).tools.find((tool) => tool.tool === input.tool);
+      const refusal = listed && argumentsRefusal(listed.inputSchema, input.args);
+      if (refusal) throw new ArgumentsRefused(`The arguments do not fit ${input.name}, so it was not called: ${refusal}`);
       const raw = await connections.callTool(
         input.server,
         { tool: input.tool, args: input.args, meta: { [IDEMPOTENCY_META_KEY]: `${conversationId}:${callId}` } },
@@ -177,7 +183,9 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
     } catch (error) {
       const stopped = context.cancellationSignal.aborted;
       // Stop (the workflow cancelled the call): the server may have gone on and finished it.
-      if (stopped && context.cancellationDetails?.cancelRequested) result = serverCallStopped();
+      // Arguments the whole schema refuses: the server never saw the call, and the model is told why.
+      if (error instanceof ArgumentsRefused) result = { error: error.message };
+      else if (stopped && context.cancellationDetails?.cancelRequested) result = serverCallStopped();
       else if (stopped) throw error; // the worker stops or the attempt timed out: Temporal retries it
       else if (clock.timedOut) {
         if (context.info.attempt < Math.min(server.timeoutAttempts, server.maxAttempts)) throw error;
@@ -217,6 +225,9 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
 
   return { mcpListTools, mcpCallTool };
 }
+
+/** Arguments that do not fit the tool's whole schema: the call's result, never sent to the server. */
+class ArgumentsRefused extends Error {}
 
 /**
  * The call's content as the model's result: text joined, structured content as it is, images, audio and

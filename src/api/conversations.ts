@@ -33,6 +33,7 @@ import { readLedgerTotals } from '../db/usage-ledger.ts';
 import { mcpInput } from '../mcp/config.ts';
 import { noteConversation } from './metrics.ts';
 import { countRequest, openStreamLease } from './user-limits.ts';
+import { withRevival } from './revival.ts';
 
 export interface ConversationDeps {
   config: Config;
@@ -195,12 +196,15 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
         return;
       }
     }
-    const result = await run(handle, body, key).catch(async (error: unknown) => {
-      // A turn cut off (not a refusal of the workflow's own, 409 or 422) may have been ended by a DELETE meanwhile:
-      // the server fails the accepted update (AcceptedUpdateCompletedWorkflow) once the workflow is terminated.
-      if (!(error instanceof WorkflowUpdateFailedError) || isRefusal(error.cause)) throw error;
-      throw (await deletedMeanwhile(client, handle)) ? gone() : error;
-    });
+    // A conversation whose run has ended, is gone or is wedged is brought back from PostgreSQL (revival.ts);
+    // one deleted while its turn ran is not: the server fails the accepted update once DELETE terminated it.
+    const text = route === 'messages' ? (body as { text?: string }).text : undefined;
+    const result = await withRevival({ config, client, pool, log }, row, text, () =>
+      run(handle, body, key).catch(async (error: unknown) => {
+        if (!(error instanceof WorkflowUpdateFailedError) || isRefusal(error.cause)) throw error;
+        throw (await deletedMeanwhile(client, handle)) ? gone() : error;
+      }),
+    );
     if (record) {
       // The answer is already decided; failing to record it only means a later retry asks Temporal again.
       await asUser(pool, principal.user, (db) => recordIdempotentResponse(db, { ...record, status: 200, response: storableJson(result) })).catch(

@@ -43,7 +43,7 @@ const errors = (...codes: number[]) =>
           403: 'The token lacks the role the agent needs',
           404: 'Not found, or not yours',
           409: 'Not pending any more, or a turn is running',
-          410: 'The conversation was deleted while this turn ran',
+          410: "The conversation was deleted while this turn ran, or its workflow ended and it could not be revived from PostgreSQL (a sentence says which); a transcript that is left can still be read and exported",
           413: 'The body is larger than 256 KB (after decompression)',
           415: 'The body is not JSON (Content-Type: application/json), not UTF-8, or compressed other than gzip, deflate or br',
           422: 'A decision that does not fit its item, or an Idempotency-Key already used with a different body',
@@ -166,7 +166,8 @@ export function openApiDocument(): Record<string, unknown> {
       ...signInPaths(),
       '/v1/conversations/{id}/messages': {
         post: {
-          summary: 'A user turn; answers when the turn ends or parks on a pending item',
+          summary:
+            'A user turn; answers when the turn ends or parks on a pending item. A conversation whose workflow run ended or is wedged is revived from PostgreSQL first (a new run, same workflow id)',
           description:
             'The answer is bounded (about 1 MB whatever the turn did): a tool result over 16 KB comes as a stand-in ' +
             '{elided: true, bytes, preview, error?}, and a message shortened so is marked elided: true; GET /v1/conversations/{id} ' +

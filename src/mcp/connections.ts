@@ -20,6 +20,7 @@ import { type McpServerConfig, withEnv } from './config.ts';
 import { exposedName } from './names.ts';
 import { policyFor } from './policy.ts';
 import { toGeminiSchema } from './schema.ts';
+import { linearSchemaValidator } from './pattern-check.ts';
 import type { McpServerTools, McpToolDescriptor } from './types.ts';
 
 /** Asks the user what the server asked (elicitation), for the call in flight. */
@@ -70,7 +71,11 @@ export class McpConnections {
   }
 
   async #connect(server: McpServerConfig): Promise<Connection> {
-    const client = new Client({ name: 'brigade', version: VERSION }, { capabilities: { elicitation: { form: {} } } });
+    // The client checks structuredContent against the tool's outputSchema: with RE2, never a backtracking RegExp.
+    const client = new Client(
+      { name: 'brigade', version: VERSION },
+      { capabilities: { elicitation: { form: {} } }, jsonSchemaValidator: linearSchemaValidator() },
+    );
     const connection: Connection = { client, listVersion: 0, calls: [], closed: false };
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       connection.listVersion += 1;

@@ -24,6 +24,8 @@ export const stateQuery = defineQuery<ConversationState>('state');
  * deploy's drain step sends it to every conversation pinned to the old version). No payload.
  */
 export const upgradeSignal = defineSignal<[unknown?]>('upgrade');
+/** A stateful agent's state as the run holds it (what continue-as-new would carry): what revival starts from. */
+export const agentStateQuery = defineQuery<{ agentState?: unknown }>('agentState');
 
 /** An action on a stateful agent's state outside a turn ({"name": "markStepDone", "args": {"stepId": "s2"}}). */
 export const agentActionUpdate = defineUpdate<ConversationState, [{ name: string; args: JsonObject }]>('agentAction');

@@ -30,6 +30,7 @@ import { AGENT_SPECS, findTool } from '../agents/registry.ts';
 import { type ChildToolInput, type ChildToolOutput, OpenPendingRequest } from '../shared/child-tool.ts';
 import {
   agentActionUpdate,
+  agentStateQuery,
   decideUpdate,
   decisionSignal,
   openPendingSignal,
@@ -341,6 +342,10 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
   );
 
   setHandler(stateQuery, state, { description: 'The conversation now: idle, running or waiting, its open items, counters and agent state.' });
+  // A query adds no command: histories recorded before it replay as they were.
+  setHandler(agentStateQuery, () => (kernel ? { agentState: agentState.state } : {}), {
+    description: "A stateful agent's own state as this run holds it; what a revival from PostgreSQL starts the new run with.",
+  });
 
   loop.idleDetails();
   pending.syncWaiting();
