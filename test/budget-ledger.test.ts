@@ -175,7 +175,7 @@ describe('token budgets against the ledger', () => {
         ? reply.text('Here is what I found.', { usage: costs(100) })
         : { kind: 'calls', calls: [{ name: 'run_analytical_query_tool', args: { question: 'What did we buy most?' } }], usage: costs(100) };
     };
-    const created = await app.call('POST', '/v1/conversations', { token: ERIN_BEER_STAFF, body: { agent: 'beer', client: 'CLT-CFY747' } });
+    const created = await app.call('POST', '/v1/conversations', { token: ERIN_BEER_STAFF, body: { agent: 'beer', client: 'CLT-CFY747', title: 'budget ledger' } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const turn = await say(app, created.body.id, 'What did we buy most?', ERIN_BEER_STAFF);
     assert.equal(turn.status, 200, JSON.stringify(turn.body));
