@@ -63,7 +63,7 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   // unauthenticated like the health routes: serve it on a port only the scraper reaches (docs/operations.md)
   if (config.METRICS_ENABLED) app.get('/metrics', metricsHandler());
   app.use(requestMetrics());
-  const document = openApiDocument();
+  const document = openApiDocument({ publicUrl: config.PUBLIC_URL });
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.use(fileRoutes(config, pool, [...AGENT_SERVERS.values()].flatMap((server) => (server.publicFiles ? [server.publicFiles] : []))));
   app.use(mcpFileRoutes(config));

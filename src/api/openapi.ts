@@ -21,6 +21,7 @@ import {
 import { ExportBody, ExportQuery, StopResultBody } from './conversation-lifecycle.ts';
 import { CodecBody } from './codec-server.ts';
 import { ErasureReport, PersonalExport } from './personal-data-routes.ts';
+import { withOperationIds } from './openapi-ids.ts';
 
 const schema = (type: z.ZodType, io: 'input' | 'output' = 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -67,8 +68,12 @@ const idempotencyHeader = {
   schema: { type: 'string', maxLength: 200 },
 };
 
-export function openApiDocument(): Record<string, unknown> {
-  return {
+/**
+ * The document; `publicUrl` (PUBLIC_URL) is where clients reach the API, else the server is the one that
+ * served the document. Operations without an explicit operationId get one made from method and path.
+ */
+export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Record<string, unknown> {
+  return withOperationIds({
     openapi: '3.1.0',
     info: {
       title: 'Brigade',
@@ -78,6 +83,7 @@ export function openApiDocument(): Record<string, unknown> {
         'gzip, deflate or br accepted). Text fields refuse NUL and unpaired surrogate characters (400 naming the field). ' +
         'Every response carries X-Request-Id (a plain X-Request-Id sent by the client is kept).',
     },
+    servers: [publicUrl ? { url: publicUrl.replace(/\/+$/, ''), description: 'this deployment (PUBLIC_URL)' } : { url: '/', description: 'this server' }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
@@ -102,9 +108,10 @@ export function openApiDocument(): Record<string, unknown> {
     },
     security: [{ bearer: [] }],
     paths: {
-      '/healthz': { get: { summary: 'The process is up', security: [], responses: { 200: { description: 'Up' } } } },
+      '/healthz': { get: { operationId: 'checkLiveness', summary: 'The process is up', security: [], responses: { 200: { description: 'Up' } } } },
       '/readyz': {
         get: {
+          operationId: 'checkReadiness',
           summary: 'PostgreSQL and Temporal answer',
           security: [],
           responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is down; the body names it' } },
@@ -112,18 +119,21 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/v1/meta': {
         get: {
+          operationId: 'getMeta',
           summary: "The caller (user, roles, client), the agents its token may open with their tools' argument schemas, the model, and the Temporal Web UI (an addition, for the web client)",
           responses: { 200: { description: 'About this deployment and the caller', content: { 'application/json': { schema: schema(MetaBody) } } }, ...errors(401) },
         },
       },
       '/v1/conversations': {
         post: {
+          operationId: 'createConversation',
           summary: 'Start a conversation with an agent',
           parameters: [idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateConversation' } } } },
           responses: { 201: json('Started', 'CreatedConversation'), ...errors(400, 401, 403, 413, 415, 422, 429, 500, 503) },
         },
         get: {
+          operationId: 'listConversations',
           summary:
             "The caller's conversations, newest first, a page at a time (at most `limit`, default and most 100); `nextCursor` is the next page's `cursor`, null on the last page",
           parameters: [
@@ -138,11 +148,13 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/v1/conversations/{id}': {
         get: {
+          operationId: 'getConversation',
           summary: 'Messages, pending items, status and usage',
           parameters: [idParam],
           responses: { 200: json('The conversation', 'Conversation'), ...errors(401, 403, 404, 503) },
         },
         patch: {
+          operationId: 'renameConversation',
           summary:
             "Rename the conversation (owner only): a title of 1 to 200 characters, trimmed. Its event streams get a title.changed event. " +
             'A conversation started without a title gets one made from its first exchange, unless it was renamed first.',
@@ -154,6 +166,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
         delete: {
+          operationId: 'deleteConversation',
           summary:
             'Delete the conversation: ends its workflow and removes its executions from Temporal (DeleteWorkflowExecution), erases its messages, events, ' +
             'model usage, tool calls and idempotency keys, and closes its event streams (event conversation.deleted). Later calls answer 404.',
@@ -166,6 +179,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...signInPaths(),
       '/v1/conversations/{id}/messages': {
         post: {
+          operationId: 'sendMessage',
           summary:
             'A user turn; answers when the turn ends or parks on a pending item. A conversation whose workflow run ended or is wedged is revived from PostgreSQL first (a new run, same workflow id)',
           description:
@@ -180,6 +194,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/v1/conversations/{id}/decisions': {
         post: {
+          operationId: 'decide',
           summary: 'Decide a pending item (approve, reject, edit; yes/no; accept/reject)',
           description:
             'With BUDGET_APPROVER_ROLE set, approving a budget item is refused to the conversation\'s own user (403), and a user with that role ' +
@@ -198,6 +213,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/v1/conversations/{id}/events': {
         get: {
+          operationId: 'streamEvents',
           summary:
             'Server-Sent Events: messages, deltas, tool calls and results, pending items, progress of child workflows (data: SaveProgress for save_recipe), usage. ' +
             'Live deltas (message.delta with data.live true) have no id: they are not in the event log, leave Last-Event-ID alone, and repeat as logged message.delta events; ' +
@@ -220,6 +236,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...agentPaths(),
       '/files/mcp/{conversation}/{name}': {
         get: {
+          operationId: 'getMcpFile',
           summary:
             'A file an MCP tool answered with (an image, audio, a binary resource) on the local object store: what a tool result\'s files[].url points at. No bearer token: both ids are random. Raster images and audio are served inline, anything else as a download.',
           security: [],
@@ -231,7 +248,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
     },
-  };
+  });
 }
 
 const helpers: OpenApiHelpers = { json, errors, idParam, schema };
@@ -247,6 +264,7 @@ function signInPaths(): Record<string, unknown> {
   return {
     '/v1/api-keys': {
       post: {
+        operationId: 'createApiKey',
         summary:
           'Make a personal API key (brg_…) for scripts. The key is in this answer only; it is stored as a digest. It acts as its owner with the smaller of ' +
           'the roles given here (default: all of them) and the roles the owner was last seen with, and stops working when it expires, is deleted, its owner ' +
@@ -255,12 +273,14 @@ function signInPaths(): Record<string, unknown> {
         responses: { 201: { description: 'The key, shown once', content: { 'application/json': { schema: schema(CreatedApiKey) } } }, ...errors(400, 401, 403, 503) },
       },
       get: {
+        operationId: 'listApiKeys',
         summary: "The caller's API keys, without secrets, newest first",
         responses: { 200: { description: 'Keys', content: { 'application/json': { schema: schema(ApiKeyList) } } }, ...errors(401, 503) },
       },
     },
     '/v1/api-keys/{id}': {
       delete: {
+        operationId: 'revokeApiKey',
         summary: 'Revoke a key: the next request with it answers 401 from every API process. Another user\'s key is 404.',
         parameters: [keyId],
         responses: { 204: { description: 'Revoked' }, ...errors(401, 404, 503) },
@@ -268,6 +288,7 @@ function signInPaths(): Record<string, unknown> {
     },
     '/auth/session': {
       get: {
+        operationId: 'getSignInSession',
         summary: 'How the web client signs in (signIn: oidc or token), whether this browser is signed in by cookie, and the CSRF token that its state-changing requests send as X-CSRF-Token',
         security: [],
         responses: { 200: { description: '{ signIn, signedIn, csrfToken? }' } },
@@ -275,6 +296,7 @@ function signInPaths(): Record<string, unknown> {
     },
     '/auth/login': {
       get: {
+        operationId: 'startSignIn',
         summary: 'With AUTH_OIDC_CLIENT_ID: redirects to the provider (Authorization Code with PKCE); returnTo is a path on this site',
         security: [],
         parameters: [{ name: 'returnTo', in: 'query', required: false, schema: { type: 'string' } }],
@@ -283,6 +305,7 @@ function signInPaths(): Record<string, unknown> {
     },
     '/auth/callback': {
       get: {
+        operationId: 'finishSignIn',
         summary: "The provider's redirect back: sets the session cookie (HttpOnly, Secure, SameSite=Strict) and redirects to returnTo",
         security: [],
         responses: { 302: { description: 'Signed in' }, 400: json('Not a sign-in started here', 'Error'), 401: json('The tokens were refused', 'Error') },
@@ -290,6 +313,7 @@ function signInPaths(): Record<string, unknown> {
     },
     '/auth/logout': {
       post: {
+        operationId: 'signOut',
         summary: "Ends the cookie session (X-CSRF-Token required); endSessionUrl is the provider's sign-out to navigate to, when it has one",
         security: [],
         responses: { 200: { description: '{ endSessionUrl }' }, 403: json('No CSRF token', 'Error') },
@@ -303,6 +327,7 @@ function lifecyclePaths(): Record<string, unknown> {
   return {
     '/v1/conversations/{id}/stop': {
       post: {
+        operationId: 'stopTurn',
         summary:
           'Stop the running turn within a second: the model call in flight is cancelled (its stream closed), tools are cancelled where they can be, ' +
           'items the turn waits on are withdrawn (closedAs withdrawn). What streamed stays in the transcript with stopped: true, and the waiting messages ' +
@@ -320,6 +345,7 @@ function lifecyclePaths(): Record<string, unknown> {
     },
     '/v1/conversations/{id}/export': {
       get: {
+        operationId: 'exportConversation',
         summary:
           'The whole conversation as a download (Content-Disposition: attachment): its transcript, every tool call with arguments and result, and every decision ' +
           '(pending.opened, pending.closed and turn.stopped events). JSON by default, or Markdown for reading.',
@@ -342,6 +368,7 @@ function protectionPaths(): Record<string, unknown> {
   const exportResponse = { description: 'The export', content: { 'application/json': { schema: schema(PersonalExport) } } };
   const codec = (action: string, summary: string) => ({
     post: {
+      operationId: `${action}Payloads`,
       summary,
       parameters: [{ name: 'X-Namespace', in: 'header', required: false, description: 'the Temporal namespace (another than Brigade\'s is 404)', schema: { type: 'string' } }],
       requestBody: { required: true, content: { 'application/json': { schema: schema(CodecBody, 'input') } } },
@@ -354,6 +381,7 @@ function protectionPaths(): Record<string, unknown> {
   return {
     '/v1/me/export': {
       get: {
+        operationId: 'exportMyData',
         summary:
           'Everything Brigade holds of the caller, as one JSON download: every conversation (as GET /v1/conversations/{id}/export), usage rows, ' +
           'and what each agent keeps (savedRecipes).',
@@ -362,6 +390,7 @@ function protectionPaths(): Record<string, unknown> {
     },
     '/v1/me': {
       delete: {
+        operationId: 'eraseMyData',
         summary:
           "Erase everything of the caller: conversations with their files and Temporal executions (deleted, children too), saved recipes with their " +
           'images, usage rows (kept only as anonymous daily totals) and idempotency keys. Answers 204 when done; repeating it is harmless.',
@@ -369,10 +398,11 @@ function protectionPaths(): Record<string, unknown> {
       },
     },
     '/v1/users/{user}/export': {
-      get: { summary: "An operator's GET /v1/me/export for a given user (role operator)", parameters: [userParam], responses: { 200: exportResponse, ...errors(401, 403, 503) } },
+      get: { operationId: 'exportUserData', summary: "An operator's GET /v1/me/export for a given user (role operator)", parameters: [userParam], responses: { 200: exportResponse, ...errors(401, 403, 503) } },
     },
     '/v1/users/{user}': {
       delete: {
+        operationId: 'eraseUserData',
         summary: "An operator's DELETE /v1/me for a given user (role operator); answers what was erased, by kind",
         parameters: [userParam],
         responses: { 200: { description: 'Erased', content: { 'application/json': { schema: schema(ErasureReport) } } }, ...errors(401, 403, 503) },

@@ -50,6 +50,7 @@ export function beerClientPaths({ json, errors, idParam }: OpenApiHelpers): Reco
   return {
     '/v1/bars': {
       get: {
+        operationId: 'listBars',
         summary:
           'Beer: the bars (clients) the caller may open a beer conversation for, by name: a token with a client gets its own bar, ' +
           'a token with the beer-staff role and no client every bar; any other token is refused (403). No parameters.',
@@ -58,6 +59,7 @@ export function beerClientPaths({ json, errors, idParam }: OpenApiHelpers): Reco
     },
     '/v1/conversations/{id}/bar': {
       get: {
+        operationId: 'getConversationBar',
         summary: 'Beer: the bar (client) this conversation acts for, by name; 404 for a conversation that is not your beer conversation',
         parameters: [idParam],
         responses: { 200: json('The bar', 'BeerClient'), ...errors(401, 403, 404, 503) },

@@ -169,7 +169,8 @@ export const ToolMetrics = z.object({
   calls: z.number().int(),
   totalMs: z.number(),
   avgMs: z.number(),
-  cache: z.record(CacheStateSchema, z.number().int()).optional(),
+  // an object of the three states, not z.record: its JSON Schema would require keys it never declares
+  cache: z.object({ CACHE_HIT: z.number().int(), CACHE_STALE: z.number().int(), CACHE_MISS: z.number().int() }).optional(),
 });
 export type ToolMetrics = z.infer<typeof ToolMetrics>;
 

@@ -49,6 +49,7 @@ export function beerMetricsPaths({ json, errors, idParam }: OpenApiHelpers): Rec
   return {
     '/v1/conversations/{id}/metrics': {
       get: {
+        operationId: 'getConversationMetrics',
         summary:
           "The beer agent's recommendation runs in this conversation: each one's execution log (step, tool, time, status, cache state) and metrics (per tool, totals, cache hit rate, grounding calls made and saved), and the conversation's totals",
         parameters: [idParam],

@@ -23,6 +23,7 @@ export function recipeImagePaths({ json }: OpenApiHelpers): Record<string, unkno
   return {
     '/files/recipes/{name}': {
       get: {
+        operationId: 'getRecipeImage',
         summary:
           "A saved recipe's image on the local object store (no GCS_BUCKET_NAME): what image_url points at, while the recipe is not deleted. No bearer token: the name is the recipe's random UUID, an unguessable link.",
         security: [],

@@ -131,6 +131,7 @@ export function recipePaths({ json, errors, idParam, schema }: OpenApiHelpers): 
   return {
     '/v1/recipes': {
       get: {
+        operationId: 'listRecipes',
         summary: "The caller's saved recipes, newest first; soft-deleted ones only with deleted=true. Paginated: pass nextCursor as cursor.",
         parameters,
         responses: { 200: json('A page of recipes', 'RecipeList'), ...errors(400, 401, 503) },
@@ -138,6 +139,7 @@ export function recipePaths({ json, errors, idParam, schema }: OpenApiHelpers): 
     },
     '/v1/recipes/{id}': {
       get: {
+        operationId: 'getRecipe',
         summary: "One of the caller's recipes (soft-deleted ones too, with is_deleted true); records last_accessed_at",
         parameters: [idParam],
         responses: { 200: json('The recipe', 'Recipe'), ...errors(400, 401, 404, 503) },

@@ -126,6 +126,7 @@ export function sousPaths({ json, errors, idParam }: OpenApiHelpers): Record<str
   return {
     '/v1/conversations/{id}/steps/{stepId}/done': {
       post: {
+        operationId: 'markStepDone',
         summary: 'Sous: mark a step done (idempotent); bumps the recipe version and expires a waiting PatchSet',
         parameters: [idParam, { name: 'stepId', in: 'path', required: true, schema: { type: 'string', maxLength: 40 } }],
         responses: { 200: json('The recipe and pending items after it', 'SousState'), ...errors(401, 403, 404, 503) },
@@ -133,6 +134,7 @@ export function sousPaths({ json, errors, idParam }: OpenApiHelpers): Record<str
     },
     '/v1/conversations/{id}/overrides': {
       post: {
+        operationId: 'overrideHardAvoid',
         summary: 'Sous: lift one of the hard avoids for this recipe in this conversation',
         parameters: [idParam],
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/HardAvoidOverride' } } } },
@@ -141,6 +143,7 @@ export function sousPaths({ json, errors, idParam }: OpenApiHelpers): Record<str
     },
     '/v1/conversations/{id}/recipe/save': {
       post: {
+        operationId: 'saveRecipeVersion',
         summary:
           'Sous: save the recipe as it is now (after accepted changes) to My recipes as a new recipe, "<title> (changed)" unless named; the saved recipe it started from is left as it was. Idempotent: the same content again answers the same recipe',
         parameters: [idParam],
