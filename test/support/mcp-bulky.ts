@@ -1,11 +1,8 @@
 // A misbehaving MCP server over Streamable HTTP, in the test's process: its tools answer with as much as they
 // are asked for (megabytes of text, an error of megabytes, structured content of megabytes), as a careless or
 // hostile server would. Built with @modelcontextprotocol/sdk like the kitchen (mcp-kitchen.ts).
-import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { serveMcpOverHttp } from './mcp-http.ts';
 import { z } from 'zod';
 
 /** `kb` kilobytes of text that says where each kilobyte is: "<tag> 000017 ..." */
@@ -70,35 +67,5 @@ export interface BulkyHttp {
 
 /** `wordy`: a server whose only tool has a 3 MB description (its list is 3 MB) */
 export async function startBulkyHttp(options: { wordy?: boolean } = {}): Promise<BulkyHttp> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const httpServer = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-    const sessionId = req.headers['mcp-session-id'] as string | undefined;
-    let transport = sessionId ? sessions.get(sessionId) : undefined;
-    if (!transport) {
-      if (sessionId || req.method !== 'POST') {
-        res.writeHead(404).end();
-        return;
-      }
-      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, created),
-      });
-      created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
-      await buildBulky(options.wordy ?? false).connect(created);
-      transport = created;
-    }
-    await transport.handleRequest(req, res, body);
-  });
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`,
-    async close() {
-      for (const transport of sessions.values()) await transport.close().catch(() => undefined);
-      httpServer.closeAllConnections();
-      await new Promise((resolve) => httpServer.close(resolve));
-    },
-  };
+  return serveMcpOverHttp(() => buildBulky(options.wordy ?? false));
 }

@@ -4,11 +4,8 @@
 //   match_word   `word` must match ^(a+)+$ (catastrophic on a backtracking engine: "aaaa…a!")
 //   label        a property named "pattern", names starting x- (patternProperties) must be numbers, nothing else
 // Every call that reaches the server is recorded in `calls`.
-import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { serveMcpOverHttp } from './mcp-http.ts';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 export const CATASTROPHIC = '^(a+)+$';
@@ -53,36 +50,6 @@ function build(calls: PatternsServer['calls']): Server {
 
 export async function startPatternsServer(): Promise<PatternsServer> {
   const calls: PatternsServer['calls'] = [];
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const httpServer = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-    const sessionId = req.headers['mcp-session-id'] as string | undefined;
-    let transport = sessionId ? sessions.get(sessionId) : undefined;
-    if (!transport) {
-      if (sessionId || req.method !== 'POST') {
-        res.writeHead(404).end();
-        return;
-      }
-      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, created),
-      });
-      created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
-      await build(calls).connect(created);
-      transport = created;
-    }
-    await transport.handleRequest(req, res, body);
-  });
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`,
-    calls,
-    async close() {
-      for (const transport of sessions.values()) await transport.close().catch(() => undefined);
-      httpServer.closeAllConnections();
-      await new Promise((resolve) => httpServer.close(resolve));
-    },
-  };
+  const served = await serveMcpOverHttp(() => build(calls));
+  return { ...served, calls };
 }

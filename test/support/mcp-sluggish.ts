@@ -3,11 +3,8 @@
 //   slow_simmer     answers after `simmerMs` (a test presses Stop meanwhile); `finished` counts the ones it completed
 //   ask_then_work   asks the user something (elicitation), then works `afterQuestionMs` before answering
 // Every call is counted by tool, and the `notifications/cancelled` the client sends are kept.
-import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { serveMcpOverHttp } from './mcp-http.ts';
 import { z } from 'zod';
 
 export interface SluggishServer {
@@ -53,34 +50,8 @@ export async function startSluggishServer(): Promise<SluggishServer> {
     });
     return server;
   };
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const httpServer = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-    const sessionId = req.headers['mcp-session-id'] as string | undefined;
-    let transport = sessionId ? sessions.get(sessionId) : undefined;
-    if (!transport) {
-      if (sessionId || req.method !== 'POST') {
-        res.writeHead(404).end();
-        return;
-      }
-      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, created),
-      });
-      created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
-      await build().connect(created);
-      transport = created;
-    }
-    await transport.handleRequest(req, res, body);
-  });
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`;
-  state.close = async () => {
-    for (const transport of sessions.values()) await transport.close().catch(() => undefined);
-    httpServer.closeAllConnections();
-    await new Promise((resolve) => httpServer.close(resolve));
-  };
+  const served = await serveMcpOverHttp(build);
+  state.url = served.url;
+  state.close = served.close;
   return state;
 }
