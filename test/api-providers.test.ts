@@ -29,7 +29,7 @@ for (const provider of PROVIDERS) {
     });
 
     test('looks up, cancels with approval, retries a 503, and Stop closes the stream', async () => {
-      const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+      const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'providers' } });
       assert.equal(created.status, 201);
       const id = created.body.id;
       const say = (text: string) => app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
