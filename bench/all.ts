@@ -31,7 +31,11 @@ let failed = 0;
 const summary: { bench: string; name: string; target: Target }[] = [];
 for (const bench of BENCHES) {
   console.log(`\n=== bench: ${bench.name} ===`);
-  const run = spawnSync(process.execPath, [bench.file, ...bench.args], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 64 << 20 });
+  const run = spawnSync(process.execPath, [bench.file, ...bench.args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   process.stdout.write(run.stdout ?? '');
   if (run.status !== 0) {
     failed += 1;

@@ -24,7 +24,14 @@ import pg from 'pg';
 import { migrate } from '../src/db/migrate.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { createGeminiTaskModel } from '../src/model/task-model.ts';
-import { type BreweryResult, MAX_RECOMMENDATIONS, MIN_RECOMMENDATIONS, SearchBreweriesArgs, addNewBreweries, searchPlan } from '../src/agents/beer/definitions.ts';
+import {
+  type BreweryResult,
+  MAX_RECOMMENDATIONS,
+  MIN_RECOMMENDATIONS,
+  SearchBreweriesArgs,
+  addNewBreweries,
+  searchPlan,
+} from '../src/agents/beer/definitions.ts';
 import { startEmbeddedPostgres } from '../src/stack/embedded-postgres.ts';
 import { freePort } from '../src/stack/ports.ts';
 import { toClientProfile } from '../src/agents/beer/profile-adapter.ts';
@@ -71,7 +78,12 @@ async function main(): Promise<void> {
   const started = performance.now();
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-bench-beer-'));
   await fs.chmod(tmp, 0o755);
-  const postgres = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg'), port: await freePort(), database: 'brigade', ephemeral: true });
+  const postgres = await startEmbeddedPostgres({
+    dataDir: path.join(tmp, 'pg'),
+    port: await freePort(),
+    database: 'brigade',
+    ephemeral: true,
+  });
   const api = await startFakeOpenBreweryDb();
   const gemini = await startFakeGemini();
   gemini.scriptFn((request) => {
@@ -86,7 +98,13 @@ async function main(): Promise<void> {
     const admin = new pg.Pool({ connectionString: postgres.url, max: 2 });
     // PostgreSQL stops at the end while idle clients may still be open: that is not an error of the run.
     for (const p of [pool, admin]) p.on('error', () => undefined);
-    const taskModel = createGeminiTaskModel({ apiKey: 'bench', baseUrl: gemini.baseUrl, model: 'gemini-2.5-flash', imageModel: 'img', timeoutMs: 10_000 });
+    const taskModel = createGeminiTaskModel({
+      apiKey: 'bench',
+      baseUrl: gemini.baseUrl,
+      model: 'gemini-2.5-flash',
+      imageModel: 'img',
+      timeoutMs: 10_000,
+    });
     const obdb = { baseUrl: api.baseUrl, timeoutMs: 5_000, maxAttempts: 3 };
 
     const { rows: clientRows } = await admin.query<{ client_id: string }>('SELECT client_id FROM beer.customers ORDER BY client_id');
@@ -105,7 +123,10 @@ async function main(): Promise<void> {
       const seen = new Set<string>();
       for (const query of searchPlan(profile)) {
         if (found.length >= MIN_RECOMMENDATIONS) break;
-        const result = await searchBreweries(SearchBreweriesArgs.parse({ ...query, brewery_history: profile.brewery_history, per_page: 50 }), obdb);
+        const result = await searchBreweries(
+          SearchBreweriesArgs.parse({ ...query, brewery_history: profile.brewery_history, per_page: 50 }),
+          obdb,
+        );
         addNewBreweries(found, seen, result.breweries);
       }
       const picks = found.slice(0, MAX_RECOMMENDATIONS);
@@ -131,7 +152,9 @@ async function main(): Promise<void> {
         for (let i = 0; i < requests; i += 1) {
           const day = (i * DAYS) / requests;
           // time passes: every cached entry gets older by the spacing between requests
-          await admin.query('UPDATE beer_website_summaries SET created_at = created_at - make_interval(secs => $1)', [(day - lastDay) * DAY_S]);
+          await admin.query('UPDATE beer_website_summaries SET created_at = created_at - make_interval(secs => $1)', [
+            (day - lastDay) * DAY_S,
+          ]);
           lastDay = day;
           const client = clients[weighted(random, popularity)]!;
           const picks = await recommend(client);
@@ -180,20 +203,37 @@ async function main(): Promise<void> {
     await getWebsiteSummary(warm, { pool, taskModel, charge: { userId: 'bench', key: 'summary' }, ttlMs: 30 * DAY_S * 1000 });
     const hitLookups: number[] = [];
     for (let i = 0; i < 500; i += 1) {
-      hitLookups.push((await getWebsiteSummary(warm, { pool, taskModel, charge: { userId: 'bench', key: 'summary' }, ttlMs: 30 * DAY_S * 1000 })).metadata.lookup_ms);
+      hitLookups.push(
+        (await getWebsiteSummary(warm, { pool, taskModel, charge: { userId: 'bench', key: 'summary' }, ttlMs: 30 * DAY_S * 1000 })).metadata
+          .lookup_ms,
+      );
     }
 
     // Concurrency: 8 conversations asking for the same uncached brewery at once.
     const before = groundingCalls();
     gemini.scriptFn((request) =>
-      reply.delay(200, reply.grounded(`${/^Name: (.+)$/m.exec(String(request.body.contents?.[0]?.parts?.[0]?.text))?.[1]}: a summary.`, ['q'], [{ uri: 'https://e.com' }])),
+      reply.delay(
+        200,
+        reply.grounded(
+          `${/^Name: (.+)$/m.exec(String(request.body.contents?.[0]?.parts?.[0]?.text))?.[1]}: a summary.`,
+          ['q'],
+          [{ uri: 'https://e.com' }],
+        ),
+      ),
     );
     const burst = await Promise.all(
       Array.from({ length: 8 }, () =>
-        getWebsiteSummary({ brewery_name: 'Modern Times Beer', url: 'http://www.moderntimesbeer.com' }, { pool, taskModel, charge: { userId: 'bench', key: 'summary' }, ttlMs: 30 * DAY_S * 1000 }),
+        getWebsiteSummary(
+          { brewery_name: 'Modern Times Beer', url: 'http://www.moderntimesbeer.com' },
+          { pool, taskModel, charge: { userId: 'bench', key: 'summary' }, ttlMs: 30 * DAY_S * 1000 },
+        ),
       ),
     );
-    const concurrent = { callers: 8, groundingCalls: groundingCalls() - before, hits: burst.filter((r) => r.cache_status === 'CACHE_HIT').length };
+    const concurrent = {
+      callers: 8,
+      groundingCalls: groundingCalls() - before,
+      hits: burst.filter((r) => r.cache_status === 'CACHE_HIT').length,
+    };
 
     const hitSummary = summarise(hitLookups);
     const lines = [
@@ -209,7 +249,16 @@ async function main(): Promise<void> {
       `(${Math.round((performance.now() - started) / 1000)} s on ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)})`,
     ];
     console.log(lines.join('\n'));
-    console.log(JSON.stringify({ bench: 'beer', settings: { REQUESTS, DAYS, P_YES, ZIPF, TTLS, SEED, BUSY }, runs, busy, hitLookupMs: hitSummary, concurrent }));
+    console.log(
+      JSON.stringify({
+        bench: 'beer',
+        settings: { REQUESTS, DAYS, P_YES, ZIPF, TTLS, SEED, BUSY },
+        runs,
+        busy,
+        hitLookupMs: hitSummary,
+        concurrent,
+      }),
+    );
     await pool.end();
     await admin.end();
   } finally {
@@ -227,20 +276,20 @@ function table(title: string, runs: Run[]): string[] {
     title,
     'TTL   presented  asked  no-url  hit/stale/miss  grounding  saved:confirm  saved:cache  saved total  hit rate  lookup p50/p99 ms',
     ...runs.map((r) =>
-        [
-          `${r.ttlDays}d`.padEnd(5),
-          String(r.presented).padStart(9),
-          String(r.detailsAsked).padStart(6),
-          String(r.invalidUrl).padStart(7),
-          `${r.cache.hits}/${r.cache.stale}/${r.cache.misses}`.padStart(15),
-          String(r.groundingCalls).padStart(10),
-          `${r.savedByConfirmation} (${r.savedByConfirmationPct}%)`.padStart(14),
-          String(r.savedByCache).padStart(12),
-          `${r.savedTotalPct}%`.padStart(12),
-          `${r.hitRatePct}%`.padStart(9),
-          `${round(r.lookupMs.p50, 2)}/${round(r.lookupMs.p99, 2)}`.padStart(18),
-        ].join(' '),
-      ),
+      [
+        `${r.ttlDays}d`.padEnd(5),
+        String(r.presented).padStart(9),
+        String(r.detailsAsked).padStart(6),
+        String(r.invalidUrl).padStart(7),
+        `${r.cache.hits}/${r.cache.stale}/${r.cache.misses}`.padStart(15),
+        String(r.groundingCalls).padStart(10),
+        `${r.savedByConfirmation} (${r.savedByConfirmationPct}%)`.padStart(14),
+        String(r.savedByCache).padStart(12),
+        `${r.savedTotalPct}%`.padStart(12),
+        `${r.hitRatePct}%`.padStart(9),
+        `${round(r.lookupMs.p50, 2)}/${round(r.lookupMs.p99, 2)}`.padStart(18),
+      ].join(' '),
+    ),
   ];
 }
 

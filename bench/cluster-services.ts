@@ -35,7 +35,11 @@ export async function startClusterServices(log: (line: string) => void, modelEnv
     await fs.rm(tmpDir, { recursive: true, force: true });
     throw error;
   }
-  const processes: Record<number, string> = { [cluster.temporal.pid!]: 'temporal server', [cluster.api.pid!]: 'api (idle)', [cluster.ui.pid!]: 'web ui' };
+  const processes: Record<number, string> = {
+    [cluster.temporal.pid!]: 'temporal server',
+    [cluster.api.pid!]: 'api (idle)',
+    [cluster.ui.pid!]: 'web ui',
+  };
   cluster.workers.forEach((worker, index) => (processes[worker.pid!] = `worker ${index + 1}`));
   return {
     databaseUrl: cluster.postgres.url,

@@ -34,7 +34,9 @@ const f = (value: unknown, digits = 1) => (typeof value === 'number' && Number.i
 /** CPU ms per turn of each process group, from a run's % of one core and its throughput. */
 function cpuPerTurn(run: any): Record<string, number> {
   if (!run?.cpuPct?.groups || !run.perSecond) return {};
-  return Object.fromEntries(Object.entries(run.cpuPct.groups as Record<string, number>).map(([name, pct]) => [name, (pct / 100) * (1000 / run.perSecond)]));
+  return Object.fromEntries(
+    Object.entries(run.cpuPct.groups as Record<string, number>).map(([name, pct]) => [name, (pct / 100) * (1000 / run.perSecond)]),
+  );
 }
 
 export async function compareShapes(): Promise<void> {
@@ -59,15 +61,26 @@ export async function compareShapes(): Promise<void> {
     ['approve -> result p50 ms', (j) => f(j.temporal.approvalToResultMs?.p50)],
     ['load average at the end (1 min)', (j) => f(j.settings.loadAverage[0], 2)],
   ];
-  const groups = new Set([...Object.keys(cpuPerTurn(dev.json.temporal.lookupClosed)), ...Object.keys(cpuPerTurn(cluster.json.temporal.lookupClosed))]);
+  const groups = new Set([
+    ...Object.keys(cpuPerTurn(dev.json.temporal.lookupClosed)),
+    ...Object.keys(cpuPerTurn(cluster.json.temporal.lookupClosed)),
+  ]);
   for (const group of [...groups].sort()) {
     rows.push([`CPU ms/turn, lookup closed: ${group}`, (j) => f(cpuPerTurn(j.temporal.lookupClosed)[group], 2)]);
   }
-  rows.push(['CPU ms/turn, lookup closed: all of ours', (j) => f(Object.values(cpuPerTurn(j.temporal.lookupClosed)).reduce((a, b) => a + b, 0), 2)]);
+  rows.push([
+    'CPU ms/turn, lookup closed: all of ours',
+    (j) =>
+      f(
+        Object.values(cpuPerTurn(j.temporal.lookupClosed)).reduce((a, b) => a + b, 0),
+        2,
+      ),
+  ]);
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   console.log('==== side by side ====');
   console.log(`${''.padEnd(width)}${'dev server'.padStart(16)}${'cluster shape'.padStart(18)}`);
-  for (const [label, value] of rows) console.log(`${label.padEnd(width)}${value(dev.json).padStart(16)}${value(cluster.json).padStart(18)}`);
+  for (const [label, value] of rows)
+    console.log(`${label.padEnd(width)}${value(dev.json).padStart(16)}${value(cluster.json).padStart(18)}`);
   console.log(`dev server:    ${dev.json.settings.temporal}`);
   console.log(`cluster shape: ${cluster.json.settings.temporal}`);
   console.log(JSON.stringify({ bench: 'brigade-turns-shapes', dev: dev.json, cluster: cluster.json }));

@@ -63,7 +63,8 @@ export function cpuProbe(
           if (roots.has(Number(pid))) continue;
           if (ports.temporal && /^temporal/.test(comm)) {
             const args = argsOf(pid);
-            if (args.includes('--port') && args[args.indexOf('--port') + 1] === String(ports.temporal)) roots.set(Number(pid), 'temporal server');
+            if (args.includes('--port') && args[args.indexOf('--port') + 1] === String(ports.temporal))
+              roots.set(Number(pid), 'temporal server');
           } else if (ports.postgres && comm === 'postgres') {
             const args = argsOf(pid);
             if (args.includes('-p') && args[args.indexOf('-p') + 1] === String(ports.postgres)) roots.set(Number(pid), 'postgres');
@@ -105,8 +106,10 @@ export function cpuBetween(before: CpuSnapshot | undefined, after: CpuSnapshot |
   if (perCore <= 0) return undefined;
   const pct = (ticks: number) => (ticks / perCore) * 100;
   const diff = (a: Map<string, number>, b: Map<string, number>) =>
-    Object.fromEntries(
-      [...b].map(([name, ticks]) => [name, pct(ticks - (a.get(name) ?? 0))] as const).filter(([, value]) => value > 0.5),
-    );
-  return { machine: pct(after.machineBusy - before.machineBusy), groups: diff(before.groups, after.groups), threads: diff(before.threads, after.threads) };
+    Object.fromEntries([...b].map(([name, ticks]) => [name, pct(ticks - (a.get(name) ?? 0))] as const).filter(([, value]) => value > 0.5));
+  return {
+    machine: pct(after.machineBusy - before.machineBusy),
+    groups: diff(before.groups, after.groups),
+    threads: diff(before.threads, after.threads),
+  };
 }

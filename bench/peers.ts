@@ -25,7 +25,6 @@ export interface Baseline {
   stop(): Promise<void>;
 }
 
-
 async function baseline(
   name: Baseline['name'],
   deps: { client: Client; address: string; namespace: string },
@@ -87,7 +86,13 @@ export function startFloor(deps: { client: Client; address: string; namespace: s
   );
 }
 
-export function startAiSdkPeer(deps: { client: Client; address: string; namespace: string; pool: pg.Pool; geminiBaseUrl: string }): Promise<Baseline> {
+export function startAiSdkPeer(deps: {
+  client: Client;
+  address: string;
+  namespace: string;
+  pool: pg.Pool;
+  geminiBaseUrl: string;
+}): Promise<Baseline> {
   const google = createGoogleGenerativeAI({ apiKey: 'bench', baseURL: `${deps.geminiBaseUrl}/v1beta` });
   return baseline(
     'ai-sdk',
@@ -102,7 +107,11 @@ export function startAiSdkPeer(deps: { client: Client; address: string; namespac
         activities: {
           // the same statement as Brigade's get_order_by_id (src/agents/support/implementations.ts)
           getOrderById: async ({ order_id }: { order_id: string }) => {
-            const { rows } = await deps.pool.query({ name: 'peer.order_by_id', text: 'SELECT * FROM orders WHERE id = $1', values: [order_id] });
+            const { rows } = await deps.pool.query({
+              name: 'peer.order_by_id',
+              text: 'SELECT * FROM orders WHERE id = $1',
+              values: [order_id],
+            });
             return rows[0] ?? { error: 'Order not found' };
           },
         },

@@ -29,20 +29,33 @@ export function statementSnapshot(url: string): Promise<StatementSnapshot | unde
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
     );
     return new Map(
-      rows.map((row) => [row.key, { query: row.query, toplevel: row.toplevel, calls: Number(row.calls), ms: Number(row.ms), rows: Number(row.rows) }]),
+      rows.map((row) => [
+        row.key,
+        { query: row.query, toplevel: row.toplevel, calls: Number(row.calls), ms: Number(row.ms), rows: Number(row.rows) },
+      ]),
     );
   }).catch(() => undefined);
 }
 
 /** The statements run between two snapshots, per turn, busiest first. */
-export function statementsBetween(before: StatementSnapshot | undefined, after: StatementSnapshot | undefined, turns: number): StatementUse[] {
+export function statementsBetween(
+  before: StatementSnapshot | undefined,
+  after: StatementSnapshot | undefined,
+  turns: number,
+): StatementUse[] {
   if (!before || !after || turns <= 0) return [];
   const used: StatementUse[] = [];
   for (const [id, now] of after) {
     const was = before.get(id);
     const calls = now.calls - (was?.calls ?? 0);
     if (calls <= 0) continue;
-    used.push({ query: now.query, toplevel: now.toplevel, calls: calls / turns, ms: (now.ms - (was?.ms ?? 0)) / turns, rows: (now.rows - (was?.rows ?? 0)) / turns });
+    used.push({
+      query: now.query,
+      toplevel: now.toplevel,
+      calls: calls / turns,
+      ms: (now.ms - (was?.ms ?? 0)) / turns,
+      rows: (now.rows - (was?.rows ?? 0)) / turns,
+    });
   }
   return used.sort((a, b) => b.ms - a.ms);
 }

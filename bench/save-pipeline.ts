@@ -70,7 +70,14 @@ const client = new Client({ connection, dataConverter: dataConverter(config) });
 const userId = 'bench';
 const conversationId = randomUUID();
 await asUser(pool, userId, (db) =>
-  insertConversation(db, { id: conversationId, userId, agent: 'recipes', client: null, title: 'bench', workflowId: `conversation-${conversationId}` }),
+  insertConversation(db, {
+    id: conversationId,
+    userId,
+    agent: 'recipes',
+    client: null,
+    title: 'bench',
+    workflowId: `conversation-${conversationId}`,
+  }),
 );
 
 /** One save, start to result, in the client; its workflow ID for the history. */
@@ -144,18 +151,31 @@ try {
   const phaseNames = ['workflow', 'structureRecipe', 'writeImagePrompt', 'generateRecipeImage', 'uploadRecipeImage', 'insertRecipe'];
   const phaseP50 = Object.fromEntries(phaseNames.map((name) => [name, round(summarise(phaseRuns.map((run) => run[name] ?? NaN)).p50)]));
 
-  const saved = await asUser(pool, userId, async (db) => (await db.query('SELECT count(*)::int AS n FROM saved_recipes')).rows[0].n as number);
+  const saved = await asUser(
+    pool,
+    userId,
+    async (db) => (await db.query('SELECT count(*)::int AS n FROM saved_recipes')).rows[0].n as number,
+  );
 
   const seq = summarise(sequential.map((run) => run.latencyMs));
   const con = summarise(concurrent);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   say('');
   say(`Save pipeline overhead (offline task model: every model step instant; local object store)`);
-  say(`  machine      ${os.cpus().length} cores, load average ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`);
+  say(
+    `  machine      ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' ')}`,
+  );
   say(`  services     PostgreSQL: ${services.describe.postgres}; Temporal: ${services.describe.temporal}`);
   say(`  sequential   ${fmt(seq)}`);
   say(`  concurrent   ${fmt(con)}; ${round(SAVES / concurrentSeconds)} saves/s at ${CONCURRENCY} in flight`);
-  say(`  server-side  p50 per save: ${Object.entries(phaseP50).map(([name, value]) => `${name} ${value} ms`).join(', ')}`);
+  say(
+    `  server-side  p50 per save: ${Object.entries(phaseP50)
+      .map(([name, value]) => `${name} ${value} ms`)
+      .join(', ')}`,
+  );
   say(`  history      ${round(summarise(phaseRuns.map((run) => run.events!)).p50, 0)} events per save`);
   say(`  rows         ${saved} saved (${WARMUP + 2 * SAVES} expected)`);
   say(
@@ -164,7 +184,13 @@ try {
       saves: SAVES,
       concurrency: CONCURRENCY,
       sequential: { p50: round(seq.p50), p95: round(seq.p95), p99: round(seq.p99), mean: round(seq.mean) },
-      concurrent: { p50: round(con.p50), p95: round(con.p95), p99: round(con.p99), mean: round(con.mean), savesPerSecond: round(SAVES / concurrentSeconds) },
+      concurrent: {
+        p50: round(con.p50),
+        p95: round(con.p95),
+        p99: round(con.p99),
+        mean: round(con.mean),
+        savesPerSecond: round(SAVES / concurrentSeconds),
+      },
       serverSideP50: phaseP50,
       loadAverage: os.loadavg(),
     }),

@@ -60,7 +60,11 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
       // as `npm start` runs it (src/main.ts): durable commits, fsync on
       // per-statement figures for the report (bench/pg-statements.ts)
       // BENCH_PG_SETTINGS="name=value ...": further settings, for experiments (synchronous_commit=off, say)
-      settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', ...(process.env.BENCH_PG_SETTINGS ?? '').split(/\s+/).filter(Boolean)],
+      settings: [
+        'shared_preload_libraries=pg_stat_statements',
+        'pg_stat_statements.track=all',
+        ...(process.env.BENCH_PG_SETTINGS ?? '').split(/\s+/).filter(Boolean),
+      ],
       log: (line) => log(line),
     });
     await migrate(postgres.url);
@@ -122,7 +126,9 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
   const failures = [pg, tmp, bundled].filter((result) => result.status === 'rejected');
   if (failures.length > 0 || pg.status !== 'fulfilled' || tmp.status !== 'fulfilled' || bundled.status !== 'fulfilled') {
     await stop();
-    throw new Error(`Benchmark services could not start:\n${failures.map((f) => `  ${(f.reason as Error)?.message ?? f.reason}`).join('\n')}`);
+    throw new Error(
+      `Benchmark services could not start:\n${failures.map((f) => `  ${(f.reason as Error)?.message ?? f.reason}`).join('\n')}`,
+    );
   }
   return {
     databaseUrl: pg.value.url,

@@ -92,7 +92,15 @@ export interface Phases {
 export function phasesOf(slice: TurnSlice): Phases {
   const byId = new Map<string, HistoryEvent>();
   for (const event of slice.events) byId.set(String(event.eventId), event);
-  const phases: Phases = { span: slice.endMs - slice.startMs, workflowTasks: 0, wftQueue: 0, wftRun: 0, activities: 0, actQueue: 0, actRun: 0 };
+  const phases: Phases = {
+    span: slice.endMs - slice.startMs,
+    workflowTasks: 0,
+    wftQueue: 0,
+    wftRun: 0,
+    activities: 0,
+    actQueue: 0,
+    actRun: 0,
+  };
   for (const event of slice.events) {
     if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
       const attrs = event.workflowTaskCompletedEventAttributes!;

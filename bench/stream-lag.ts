@@ -162,7 +162,10 @@ class StreamClient {
   }
 
   async open(): Promise<void> {
-    const response = await fetch(this.url, { headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream' }, signal: this.controller.signal });
+    const response = await fetch(this.url, {
+      headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream' },
+      signal: this.controller.signal,
+    });
     if (response.status !== 200) throw new Error(`SSE answered ${response.status}`);
     void this.read(response.body!).catch(() => undefined);
   }
@@ -209,7 +212,7 @@ class StreamClient {
   private add(reply: Reply, offset: number, text: string, at: number): void {
     const known = reply.ahead.get(offset);
     if (!known || known.length < text.length) reply.ahead.set(offset, text);
-    for (let moved = true; moved; ) {
+    for (let moved = true; moved;) {
       moved = false;
       for (const [start, piece] of reply.ahead) {
         if (start > reply.text.length) continue;
@@ -232,7 +235,10 @@ class StreamClient {
 // ---- the stack: the API and a worker as processes of their own ----
 
 function startProcess(name: string, file: string, env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [file], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [file], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -375,7 +381,10 @@ async function main(): Promise<void> {
         first.push(reply.arrived[0]! - entry.sent[0]!);
         entry.sent.forEach((sent, index) => every.push(reply.arrived[index]! - sent));
       }
-      const writes = await deltaWrites(admin, all.map(({ reply }) => reply.messageId!));
+      const writes = await deltaWrites(
+        admin,
+        all.map(({ reply }) => reply.messageId!),
+      );
       const perStep: number[] = [];
       let allowed = 0;
       let streamSeconds = 0;
@@ -407,7 +416,9 @@ async function main(): Promise<void> {
       };
     };
 
-    log(`stream bench: ${CONVERSATIONS} conversations; warm-up, then ${TURNS} paced turns (${PIECES} x ${INTERVAL_MS} ms) and ${FAST_TURNS} fast turns (${FAST_PIECES} x ${FAST_INTERVAL_MS} ms) each`);
+    log(
+      `stream bench: ${CONVERSATIONS} conversations; warm-up, then ${TURNS} paced turns (${PIECES} x ${INTERVAL_MS} ms) and ${FAST_TURNS} fast turns (${FAST_PIECES} x ${FAST_INTERVAL_MS} ms) each`,
+    );
     await run('warm-up', 1, 10, INTERVAL_MS, 'u');
     const paced = await run('paced', TURNS, PIECES, INTERVAL_MS, 'p');
     const fast = FAST_TURNS > 0 ? await run('fast', FAST_TURNS, FAST_PIECES, FAST_INTERVAL_MS, 'f') : undefined;
@@ -434,7 +445,10 @@ async function main(): Promise<void> {
           `${round(result.walBytes / 1024 / result.wallSeconds)} KiB/s of WAL in all; CPU: API ${result.cpuPercent.api}%, worker ${result.cpuPercent.worker}% of a core`,
       );
     }
-    lines.push('', `(${Math.round((performance.now() - started) / 1000)} s on ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}; ${model.unplanned} unplanned model calls)`);
+    lines.push(
+      '',
+      `(${Math.round((performance.now() - started) / 1000)} s on ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}; ${model.unplanned} unplanned model calls)`,
+    );
     console.log(lines.join('\n'));
     const figures = (result: RunResult | undefined) =>
       result && {
@@ -455,7 +469,10 @@ async function main(): Promise<void> {
             value: `${round(paced.first.p50)} ms`,
             met: paced.first.p50 <= TARGET.firstP50,
           },
-          [`every piece at the client p95 <= ${TARGET.everyP95} ms`]: { value: `${round(paced.every.p95)} ms`, met: paced.every.p95 <= TARGET.everyP95 },
+          [`every piece at the client p95 <= ${TARGET.everyP95} ms`]: {
+            value: `${round(paced.every.p95)} ms`,
+            met: paced.every.p95 <= TARGET.everyP95,
+          },
           ['delta INSERTs <= 1 per 100 ms per streaming step (as before)']: {
             value: `${paced.deltaWrites + (fast?.deltaWrites ?? 0)}/${paced.deltaWritesAllowed + (fast?.deltaWritesAllowed ?? 0)}`,
             met: paced.deltaWrites + (fast?.deltaWrites ?? 0) <= paced.deltaWritesAllowed + (fast?.deltaWritesAllowed ?? 0),
@@ -488,14 +505,23 @@ function cpuTicks(pid: number): number {
 }
 
 const sum = <T>(items: T[], of: (item: T) => number) => items.reduce((total, item) => total + of(item), 0);
-const rounded = (summary: Summary) => Object.fromEntries(Object.entries(summary).map(([key, value]) => [key, key === 'count' ? value : round(value)]));
+const rounded = (summary: Summary) =>
+  Object.fromEntries(Object.entries(summary).map(([key, value]) => [key, key === 'count' ? value : round(value)]));
 
-async function counters(admin: pg.Pool, url: string, statements: boolean): Promise<{ wal: number; transactions: number; statements: StatementSnapshot | undefined }> {
+async function counters(
+  admin: pg.Pool,
+  url: string,
+  statements: boolean,
+): Promise<{ wal: number; transactions: number; statements: StatementSnapshot | undefined }> {
   const { rows } = await admin.query<{ wal: string; transactions: string }>(
     `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS wal,
             (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database())::text AS transactions`,
   );
-  return { wal: Number(rows[0]!.wal), transactions: Number(rows[0]!.transactions), statements: statements ? await statementSnapshot(url) : undefined };
+  return {
+    wal: Number(rows[0]!.wal),
+    transactions: Number(rows[0]!.transactions),
+    statements: statements ? await statementSnapshot(url) : undefined,
+  };
 }
 
 function statementCalls(before: StatementSnapshot | undefined, after: StatementSnapshot | undefined, pattern: RegExp): number {
@@ -516,7 +542,11 @@ async function deltaWrites(admin: pg.Pool, messageIds: string[]): Promise<{ tota
      SELECT step, count(DISTINCT tx) FILTER (WHERE NOT final)::int AS writes, count(*)::int AS rows FROM d GROUP BY step`,
     [messageIds],
   );
-  return { total: sum(rows, (row) => row.writes), rows: sum(rows, (row) => row.rows), byStep: new Map(rows.map((row) => [row.step, row.writes])) };
+  return {
+    total: sum(rows, (row) => row.writes),
+    rows: sum(rows, (row) => row.rows),
+    byStep: new Map(rows.map((row) => [row.step, row.writes])),
+  };
 }
 
 await main();

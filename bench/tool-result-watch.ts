@@ -63,7 +63,10 @@ export class ToolResultWatch {
           const batch = this.#queue;
           this.#queue = [];
           for (const conversationId of new Set(batch.map((notification) => notification.conversationId))) {
-            await this.#check(conversationId, batch.filter((notification) => notification.conversationId === conversationId));
+            await this.#check(
+              conversationId,
+              batch.filter((notification) => notification.conversationId === conversationId),
+            );
           }
         }
       } finally {
@@ -85,7 +88,8 @@ export class ToolResultWatch {
     // read again after the query: waiters added meanwhile stay
     for (const waiter of this.#waiting.get(conversationId) ?? []) {
       const id = found.get(waiter.key);
-      const by = id === undefined ? undefined : notifications.find((notification) => notification.upTo === undefined || notification.upTo >= id);
+      const by =
+        id === undefined ? undefined : notifications.find((notification) => notification.upTo === undefined || notification.upTo >= id);
       if (by) waiter.resolve(by.at);
       else left.push(waiter);
     }

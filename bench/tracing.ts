@@ -33,7 +33,11 @@ async function child(mode: 'off' | 'on') {
   const { initTracing } = await import('../src/telemetry/tracing.ts');
   const tracing =
     mode === 'on'
-      ? initTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: process.env.BENCH_OTLP!, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'brigade-bench' })
+      ? initTracing({
+          OTEL_EXPORTER_OTLP_ENDPOINT: process.env.BENCH_OTLP!,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_SERVICE_NAME: 'brigade-bench',
+        })
       : initTracing({});
   const { Runtime, DefaultLogger, NativeConnection } = await import('@temporalio/worker');
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -44,7 +48,12 @@ async function child(mode: 'off' | 'on') {
   const { createApp } = await import('../src/api/app.ts');
   const { clientInterceptors } = await import('../src/telemetry/temporal.ts');
   const taskQueue = `bench-tracing-${process.pid}`;
-  const config = loadConfig({ DATABASE_URL: process.env.BENCH_DB!, TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL!, TEMPORAL_TASK_QUEUE: taskQueue, ...BENCH_PAYLOAD_ENV });
+  const config = loadConfig({
+    DATABASE_URL: process.env.BENCH_DB!,
+    TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL!,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    ...BENCH_PAYLOAD_ENV,
+  });
   const pool = createPool(config.DATABASE_URL!);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
   const { dataConverter } = await import('../src/protection/data-converter.ts');
@@ -52,13 +61,24 @@ async function child(mode: 'off' | 'on') {
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   const worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: process.env.BENCH_BUNDLE! });
   const running = worker.run();
-  const app = createApp({ config, client, pool, tokens: { [TOKEN]: { user: 'bench', roles: ['support'] } }, checkTemporal: async () => undefined, log: () => undefined });
+  const app = createApp({
+    config,
+    client,
+    pool,
+    tokens: { [TOKEN]: { user: 'bench', roles: ['support'] } },
+    checkTemporal: async () => undefined,
+    log: () => undefined,
+  });
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
   const call = async (route: string, body: unknown) => {
-    const response = await fetch(`${base}${route}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${base}${route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = await response.json();
     if (!response.ok) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
     return json as { id: string };
@@ -67,7 +87,8 @@ async function child(mode: 'off' | 'on') {
   let cpu = 0;
   for (let i = 0; i < WARMUP + TURNS; i++) {
     // a conversation per 5 turns, so transcripts stay short and alike across modes
-    const { id } = i % 5 === 0 || !(globalThis as any).conv ? await call('/v1/conversations', { agent: 'support' }) : { id: (globalThis as any).conv };
+    const { id } =
+      i % 5 === 0 || !(globalThis as any).conv ? await call('/v1/conversations', { agent: 'support' }) : { id: (globalThis as any).conv };
     (globalThis as any).conv = id;
     const before = process.cpuUsage();
     const started = performance.now();
@@ -123,7 +144,11 @@ async function parent() {
   const services = await startServices(() => undefined);
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const noop = () => undefined;
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop } });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop },
+  });
   const bundle = path.join(os.tmpdir(), `brigade-bench-tracing-${process.pid}.js`);
   await fs.writeFile(bundle, code);
   const receiver = await startOtlpReceiver();
@@ -134,20 +159,33 @@ async function parent() {
         const spansBefore = receiver.spans.length;
         const out = await new Promise<string>((resolve, reject) => {
           const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', mode], {
-            env: { ...process.env, BENCH_DB: services.databaseUrl, BENCH_TEMPORAL: services.temporalAddress, BENCH_BUNDLE: bundle, BENCH_OTLP: receiver.endpoint },
+            env: {
+              ...process.env,
+              BENCH_DB: services.databaseUrl,
+              BENCH_TEMPORAL: services.temporalAddress,
+              BENCH_BUNDLE: bundle,
+              BENCH_OTLP: receiver.endpoint,
+            },
             stdio: ['ignore', 'pipe', 'inherit'],
           });
           let text = '';
           proc.stdout.on('data', (chunk) => (text += chunk));
           proc.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`child ${mode} exited ${code}`))));
         });
-        const result = JSON.parse(out.split('\n').find((line) => line.startsWith('RESULT '))!.slice(7)) as ChildResult;
+        const result = JSON.parse(
+          out
+            .split('\n')
+            .find((line) => line.startsWith('RESULT '))!
+            .slice(7),
+        ) as ChildResult;
         if (mode === 'on') {
           await new Promise((resolve) => setTimeout(resolve, 500));
           result.spans = (receiver.spans.length - spansBefore) / (TURNS + WARMUP);
         }
         results.push(result);
-        say(`  round ${round + 1} tracing ${mode.padEnd(3)}: p50 ${pct(result.latencyMs, 50).toFixed(1)} ms, mean ${mean(result.latencyMs).toFixed(1)} ms, CPU ${result.cpuMsPerTurn.toFixed(2)} ms/turn${result.spans !== undefined ? `, ${result.spans.toFixed(1)} spans/turn` : ''}`);
+        say(
+          `  round ${round + 1} tracing ${mode.padEnd(3)}: p50 ${pct(result.latencyMs, 50).toFixed(1)} ms, mean ${mean(result.latencyMs).toFixed(1)} ms, CPU ${result.cpuMsPerTurn.toFixed(2)} ms/turn${result.spans !== undefined ? `, ${result.spans.toFixed(1)} spans/turn` : ''}`,
+        );
       }
     }
   } finally {
@@ -162,11 +200,17 @@ async function parent() {
   say('');
   say(`Tracing cost per turn (${TURNS} turns x ${ROUNDS} rounds per mode, offline model, support agent, API + worker in one process):`);
   say(`  off: p50 ${pct(all('off'), 50).toFixed(1)} ms, p95 ${pct(all('off'), 95).toFixed(1)} ms, CPU ${cpu('off').toFixed(2)} ms/turn`);
-  say(`  on:  p50 ${pct(all('on'), 50).toFixed(1)} ms, p95 ${pct(all('on'), 95).toFixed(1)} ms, CPU ${cpu('on').toFixed(2)} ms/turn, ${mean(of('on').map((r) => r.spans ?? 0)).toFixed(1)} spans/turn`);
-  say(`  on - off: ${(pct(all('on'), 50) - pct(all('off'), 50)).toFixed(1)} ms p50, ${(cpu('on') - cpu('off')).toFixed(2)} ms CPU per turn`);
+  say(
+    `  on:  p50 ${pct(all('on'), 50).toFixed(1)} ms, p95 ${pct(all('on'), 95).toFixed(1)} ms, CPU ${cpu('on').toFixed(2)} ms/turn, ${mean(of('on').map((r) => r.spans ?? 0)).toFixed(1)} spans/turn`,
+  );
+  say(
+    `  on - off: ${(pct(all('on'), 50) - pct(all('off'), 50)).toFixed(1)} ms p50, ${(cpu('on') - cpu('off')).toFixed(2)} ms CPU per turn`,
+  );
   say(`  noise floor (spread of the off runs' p50): ${(Math.max(...offRuns) - Math.min(...offRuns)).toFixed(1)} ms`);
   const wrappers = await wrapperCost();
-  say(`  with tracing off, the model and tool wrappers add ${Math.max(0, wrappers.modelNs).toFixed(0)} ns and ${Math.max(0, wrappers.toolNs).toFixed(0)} ns per call (metrics counters only)`);
+  say(
+    `  with tracing off, the model and tool wrappers add ${Math.max(0, wrappers.modelNs).toFixed(0)} ns and ${Math.max(0, wrappers.toolNs).toFixed(0)} ns per call (metrics counters only)`,
+  );
 }
 
 if (process.argv[2] === '--child') await child(process.argv[3] as 'off' | 'on');

@@ -430,7 +430,12 @@ async function inProcessTurn(
       const stepStarted = performance.now();
       const { message, before = [] } = await inActivity(() =>
         activities.modelStep({
-          conversationId, userId, agent: AGENT, stepId: randomUUID(), messages: unsaved, events: [],
+          conversationId,
+          userId,
+          agent: AGENT,
+          stepId: randomUUID(),
+          messages: unsaved,
+          events: [],
           ...(INLINE ? { inline: { extraSteps: 8 - step } } : {}),
         }),
       );
@@ -483,7 +488,16 @@ const padEnd = (text: string, width: number) => text.padEnd(width);
 const meanOf = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
 
 const LABEL = 40;
-const LATENCY_HEADER = [padEnd('', LABEL), pad('n', 5), pad('p50', 8), pad('p95', 8), pad('p99', 8), pad('mean', 8), pad('max', 8), pad('turns/s', 9)].join('');
+const LATENCY_HEADER = [
+  padEnd('', LABEL),
+  pad('n', 5),
+  pad('p50', 8),
+  pad('p95', 8),
+  pad('p99', 8),
+  pad('mean', 8),
+  pad('max', 8),
+  pad('turns/s', 9),
+].join('');
 function latencyRow(label: string, summary: Summary, rate?: number): string {
   return [
     padEnd(`  ${label}`, LABEL),
@@ -494,8 +508,17 @@ function latencyRow(label: string, summary: Summary, rate?: number): string {
 }
 
 const PHASES_HEADER = [
-  padEnd('', LABEL), pad('n', 5), pad('client', 8), pad('server', 8), pad('WFTs', 5), pad('wftQ', 7), pad('wftRun', 7),
-  pad('acts', 5), pad('actQ', 7), pad('actRun', 7), pad('rpc/etc', 8),
+  padEnd('', LABEL),
+  pad('n', 5),
+  pad('client', 8),
+  pad('server', 8),
+  pad('WFTs', 5),
+  pad('wftQ', 7),
+  pad('wftRun', 7),
+  pad('acts', 5),
+  pad('actQ', 7),
+  pad('actRun', 7),
+  pad('rpc/etc', 8),
 ].join('');
 function phasesRow(label: string, slices: TurnSlice[], client?: number): string {
   const phases: Phases | undefined = meanPhases(slices.map(phasesOf));
@@ -540,13 +563,19 @@ function cpuLines(label: string, run: Run | undefined, samplesPerTurn = 1): stri
 
 async function main(): Promise<void> {
   const runStarted = performance.now();
-  progress(CLUSTER_SHAPE ? 'starting the cluster shape (PostgreSQL, Temporal server, worker processes)...' : 'starting PostgreSQL, the Temporal dev server and the workflow bundle...');
+  progress(
+    CLUSTER_SHAPE
+      ? 'starting the cluster shape (PostgreSQL, Temporal server, worker processes)...'
+      : 'starting PostgreSQL, the Temporal dev server and the workflow bundle...',
+  );
   let wire: GeminiWire | undefined;
   if (MODEL_KIND === 'gemini-wire') {
     wire = await startGeminiWire();
     stops.push({ name: 'gemini-wire server', stop: () => wire!.stop() });
   }
-  const modelEnv: Record<string, string> = wire ? { GEMINI_API_KEY: 'bench', GEMINI_BASE_URL: wire.baseUrl, GEMINI_MODEL: 'gemini-2.5-flash' } : {};
+  const modelEnv: Record<string, string> = wire
+    ? { GEMINI_API_KEY: 'bench', GEMINI_BASE_URL: wire.baseUrl, GEMINI_MODEL: 'gemini-2.5-flash' }
+    : {};
   const services: BenchServices = CLUSTER_SHAPE ? await startClusterServices(debug, modelEnv) : await startServices(debug);
   stops.push({ name: 'services', stop: () => services.stop() });
   progress(`services ready in ${(services.startupMs / 1000).toFixed(1)} s`);
@@ -625,7 +654,9 @@ async function main(): Promise<void> {
   // A few at a time: 50 at once wait on a pool of 10 for longer than its connection timeout on a busy machine.
   const conversations: Conversation[] = [];
   for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
-    conversations.push(...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => openConversation(deps, i + j)))));
+    conversations.push(
+      ...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => openConversation(deps, i + j)))),
+    );
   }
   const long = await openConversation(deps, CONVERSATIONS);
 
@@ -640,7 +671,11 @@ async function main(): Promise<void> {
   const statsOn = await enableStatementStats(services.databaseUrl);
   const pgBefore = statsOn ? await statementSnapshot(services.databaseUrl) : undefined;
   const lookupClosed = await runConcurrently(conversations, TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(c.index + n), tally));
-  const pgLookup = statementsBetween(pgBefore, statsOn ? await statementSnapshot(services.databaseUrl) : undefined, lookupClosed.latencies.length);
+  const pgLookup = statementsBetween(
+    pgBefore,
+    statsOn ? await statementSnapshot(services.databaseUrl) : undefined,
+    lookupClosed.latencies.length,
+  );
   const chatClosed = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally));
   const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
   const baselinesClosed: Awaited<ReturnType<typeof baselineClosed>>[] = [];
@@ -661,7 +696,9 @@ async function main(): Promise<void> {
   stops.push({ name: 'tool result watch', stop: () => watch.stop() });
   const approvals = await approvalCycles(conversations, APPROVALS, tally, watch, paced ? paced / 2 : undefined);
 
-  progress(`one long conversation: ${LONG_TURNS} lookup turns, one at a time${baselines.length ? `, each of the first ${LONE_TURNS} followed by a lone turn of each baseline` : ''}...`);
+  progress(
+    `one long conversation: ${LONG_TURNS} lookup turns, one at a time${baselines.length ? `, each of the first ${LONE_TURNS} followed by a lone turn of each baseline` : ''}...`,
+  );
   // Interleaved, so that Brigade's lone turns and the baselines' see the same machine (other work on it comes
   // and goes within seconds): Brigade, floor, ai-sdk, Brigade, ... Only Brigade's are timed into longRun.
   const lone = baselinesClosed.map(() => ({ latencies: [] as number[], started: performance.now(), wallMs: 0 }));
@@ -700,7 +737,11 @@ async function main(): Promise<void> {
   const slicesOf = (run: Run | undefined, name: string, activities?: number) =>
     run
       ? sampleSlices.filter(
-          (s) => s.updateName === name && (activities === undefined || countActivities(s) === activities) && s.startMs >= run.startedAt - 5 && s.endMs <= run.endedAt + 5,
+          (s) =>
+            s.updateName === name &&
+            (activities === undefined || countActivities(s) === activities) &&
+            s.startMs >= run.startedAt - 5 &&
+            s.endMs <= run.endedAt + 5,
         )
       : [];
 
@@ -708,7 +749,9 @@ async function main(): Promise<void> {
   const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() });
   const bare: BareConversation[] = [];
   for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
-    bare.push(...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => insertBareConversation(pool, i + j)))));
+    bare.push(
+      ...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => insertBareConversation(pool, i + j)))),
+    );
   }
   const ignored: ActivityTimes = { modelStep: [], runTool: [] };
   await runConcurrently(bare, WARMUP, (c, n) =>
@@ -716,17 +759,29 @@ async function main(): Promise<void> {
   );
   const closedTimes: ActivityTimes = { modelStep: [], runTool: [] };
   const pgBareBefore = statsOn ? await statementSnapshot(services.databaseUrl) : undefined;
-  const bareLookupClosed = await runConcurrently(bare, TURNS, (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(c.index + n), closedTimes, tally));
-  const pgBare = statementsBetween(pgBareBefore, statsOn ? await statementSnapshot(services.databaseUrl) : undefined, bareLookupClosed.latencies.length);
+  const bareLookupClosed = await runConcurrently(bare, TURNS, (c, n) =>
+    inProcessTurn(activities, c, 'lookup', lookupText(c.index + n), closedTimes, tally),
+  );
+  const pgBare = statementsBetween(
+    pgBareBefore,
+    statsOn ? await statementSnapshot(services.databaseUrl) : undefined,
+    bareLookupClosed.latencies.length,
+  );
   const bareChatClosed = await runConcurrently(bare, TURNS, (c) => inProcessTurn(activities, c, 'chat', CHAT_TEXT, ignored, tally));
   const pacedTimes: ActivityTimes = { modelStep: [], runTool: [] };
   const bareLookupPaced = paced
-    ? await runConcurrently(bare, TURNS, (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(c.index + n), pacedTimes, tally), paced)
+    ? await runConcurrently(
+        bare,
+        TURNS,
+        (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(c.index + n), pacedTimes, tally),
+        paced,
+      )
     : undefined;
   const soloTimes: ActivityTimes = { modelStep: [], runTool: [] };
   const solo = await insertBareConversation(pool, CONVERSATIONS);
-  const bareSolo = await runConcurrently([solo], LONG_TURNS, (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(n), soloTimes, tally));
-
+  const bareSolo = await runConcurrently([solo], LONG_TURNS, (c, n) =>
+    inProcessTurn(activities, c, 'lookup', lookupText(n), soloTimes, tally),
+  );
 
   // ---- figures ----
   const s = (run: Run | undefined) => summarise(run?.latencies ?? []);
@@ -755,9 +810,18 @@ async function main(): Promise<void> {
   const brigadeLone = s(withoutFirst(longRun)).p50;
   /** CPU ms per turn of each process group in a run */
   const cpuGroupsPerTurn = (run: Run | undefined): Record<string, number> =>
-    run?.cpu ? Object.fromEntries(Object.entries(run.cpu.groups).map(([name, pct]) => [name, (pct / 100) * (run.wallMs / run.latencies.length)])) : {};
+    run?.cpu
+      ? Object.fromEntries(Object.entries(run.cpu.groups).map(([name, pct]) => [name, (pct / 100) * (run.wallMs / run.latencies.length)]))
+      : {};
   const sides = [
-    { name: 'Brigade', capacity: throughput, cpu: lookupCpu, lone: brigadeLone, closedP50: s(lookupClosed).p50, groups: cpuGroupsPerTurn(lookupClosed) },
+    {
+      name: 'Brigade',
+      capacity: throughput,
+      cpu: lookupCpu,
+      lone: brigadeLone,
+      closedP50: s(lookupClosed).p50,
+      groups: cpuGroupsPerTurn(lookupClosed),
+    },
     ...[floorRuns && { name: 'floor', runs: floorRuns }, peerRuns && { name: 'ai-sdk', runs: peerRuns }]
       .filter((side): side is { name: string; runs: BaselineRuns } => Boolean(side))
       .map(({ name, runs }) => ({
@@ -829,25 +893,52 @@ async function main(): Promise<void> {
     },
   ];
   const earlier = [
-    { name: `>= ${TARGETS.turnsPerSecond} turns/s (closed loop, lookup + chat)`, value: `${fmt(throughput)} /s`, met: throughput >= TARGETS.turnsPerSecond },
+    {
+      name: `>= ${TARGETS.turnsPerSecond} turns/s (closed loop, lookup + chat)`,
+      value: `${fmt(throughput)} /s`,
+      met: throughput >= TARGETS.turnsPerSecond,
+    },
     {
       name: `<= ${TARGETS.cpuMsPerLookup} ms CPU per lookup turn (whole stack)`,
       value: `${fmt(lookupCpu)} ms`,
       met: lookupCpu <= TARGETS.cpuMsPerLookup,
     },
-    { name: `lookup turn p50 <= ${EARLIER.p50Ms} ms (${loadName})`, value: `${fmt(s(latencyLookup).p50)} ms`, met: s(latencyLookup).p50 <= EARLIER.p50Ms },
-    { name: `lookup turn p99 <= ${EARLIER.p99Ms} ms (${loadName})`, value: `${fmt(s(latencyLookup).p99)} ms`, met: s(latencyLookup).p99 <= EARLIER.p99Ms },
-    { name: `chat-only turn p50 <= ${EARLIER.p50Ms} ms (${loadName})`, value: `${fmt(s(latencyChat).p50)} ms`, met: s(latencyChat).p50 <= EARLIER.p50Ms },
-    { name: `chat-only turn p99 <= ${EARLIER.p99Ms} ms (${loadName})`, value: `${fmt(s(latencyChat).p99)} ms`, met: s(latencyChat).p99 <= EARLIER.p99Ms },
+    {
+      name: `lookup turn p50 <= ${EARLIER.p50Ms} ms (${loadName})`,
+      value: `${fmt(s(latencyLookup).p50)} ms`,
+      met: s(latencyLookup).p50 <= EARLIER.p50Ms,
+    },
+    {
+      name: `lookup turn p99 <= ${EARLIER.p99Ms} ms (${loadName})`,
+      value: `${fmt(s(latencyLookup).p99)} ms`,
+      met: s(latencyLookup).p99 <= EARLIER.p99Ms,
+    },
+    {
+      name: `chat-only turn p50 <= ${EARLIER.p50Ms} ms (${loadName})`,
+      value: `${fmt(s(latencyChat).p50)} ms`,
+      met: s(latencyChat).p50 <= EARLIER.p50Ms,
+    },
+    {
+      name: `chat-only turn p99 <= ${EARLIER.p99Ms} ms (${loadName})`,
+      value: `${fmt(s(latencyChat).p99)} ms`,
+      met: s(latencyChat).p99 <= EARLIER.p99Ms,
+    },
   ];
 
   const lines: string[] = [];
   const say = (line = '') => lines.push(line);
   say('Brigade turn benchmark');
-  say(`  machine      ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+  say(
+    `  machine      ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, load average ${os
+      .loadavg()
+      .map((v) => v.toFixed(1))
+      .join(' ')}`,
+  );
   say(`  postgres     ${services.describe.postgres}; worker pool max ${PG_POOL}`);
   say(`  temporal     ${services.describe.temporal}`);
-  say(`  worker       ${services.taskQueue ? `separate processes (${Object.values(services.processes ?? {}).filter((name) => name.startsWith('worker')).length}, npm run worker)` : 'in-process'}, ${MODEL_KIND === 'offline' ? 'offline model' : '@google/genai streaming from the Gemini-wire server (bench/gemini-wire.ts)'}, ${WORKER_OPTIONS ? `Worker.create + ${JSON.stringify(WORKER_OPTIONS)}` : 'createWorker() defaults'}${process.env.BENCH_WORKFLOWS_PATH ? `, workflows from ${process.env.BENCH_WORKFLOWS_PATH}` : ''}`);
+  say(
+    `  worker       ${services.taskQueue ? `separate processes (${Object.values(services.processes ?? {}).filter((name) => name.startsWith('worker')).length}, npm run worker)` : 'in-process'}, ${MODEL_KIND === 'offline' ? 'offline model' : '@google/genai streaming from the Gemini-wire server (bench/gemini-wire.ts)'}, ${WORKER_OPTIONS ? `Worker.create + ${JSON.stringify(WORKER_OPTIONS)}` : 'createWorker() defaults'}${process.env.BENCH_WORKFLOWS_PATH ? `, workflows from ${process.env.BENCH_WORKFLOWS_PATH}` : ''}`,
+  );
   say(`  load         ${CONVERSATIONS} conversations x ${TURNS} turns per kind and run, after ${WARMUP} warmup turns each (excluded)`);
   say(
     `  turns        lookup = "status of order N": model step, get_order_by_id, model step (${INLINE ? 'one activity that runs the tool itself, 2 workflow tasks' : '2 activities and a local one, 3 workflow tasks; INLINE_TOOLS=false'})`,
@@ -857,7 +948,9 @@ async function main(): Promise<void> {
   say(`  latency      ms from executeUpdate(sendMessage | decide) to its result, in the client; approve -> tool result: to the`);
   say(`               commit of the tool's result, when the brigade_events notification that wakes event streams arrives`);
   say(`  closed loop  each conversation sends its next turn when the last returns: max turns/s; latency = ${CONVERSATIONS} / throughput`);
-  say(`  paced        turns start on a schedule adding up to ${paced ?? '-'} per second (a conversation that falls behind goes on at once)`);
+  say(
+    `  paced        turns start on a schedule adding up to ${paced ?? '-'} per second (a conversation that falls behind goes on at once)`,
+  );
   say();
   say(`Temporal, ${CONVERSATIONS} concurrent conversations`);
   say(LATENCY_HEADER);
@@ -884,16 +977,32 @@ async function main(): Promise<void> {
   );
   say();
   say('Overhead ratio, lookup turn p50 (Temporal / in-process)');
-  say(`  1 conversation alone     ${fmt(ratio(withoutFirst(longRun), withoutFirst(bareSolo)), 2)}x  (${fmt(s(withoutFirst(longRun)).p50)} / ${fmt(s(withoutFirst(bareSolo)).p50)} ms)`);
-  if (lookupPaced) say(`  ${padEnd(loadName, 24)} ${fmt(ratio(lookupPaced, bareLookupPaced), 2)}x  (${fmt(s(lookupPaced).p50)} / ${fmt(s(bareLookupPaced).p50)} ms)`);
-  say(`  closed loop              ${fmt(ratio(lookupClosed, bareLookupClosed), 2)}x  (${fmt(s(lookupClosed).p50)} / ${fmt(s(bareLookupClosed).p50)} ms)`);
+  say(
+    `  1 conversation alone     ${fmt(ratio(withoutFirst(longRun), withoutFirst(bareSolo)), 2)}x  (${fmt(s(withoutFirst(longRun)).p50)} / ${fmt(s(withoutFirst(bareSolo)).p50)} ms)`,
+  );
+  if (lookupPaced)
+    say(
+      `  ${padEnd(loadName, 24)} ${fmt(ratio(lookupPaced, bareLookupPaced), 2)}x  (${fmt(s(lookupPaced).p50)} / ${fmt(s(bareLookupPaced).p50)} ms)`,
+    );
+  say(
+    `  closed loop              ${fmt(ratio(lookupClosed, bareLookupClosed), 2)}x  (${fmt(s(lookupClosed).p50)} / ${fmt(s(bareLookupClosed).p50)} ms)`,
+  );
   say();
-  say(`History of one long conversation (${LONG_TURNS} lookup turns; bytes = protobuf via temporal.api.history.v1.History.encode, json = proto3 JSON)`);
+  say(
+    `History of one long conversation (${LONG_TURNS} lookup turns; bytes = protobuf via temporal.api.history.v1.History.encode, json = proto3 JSON)`,
+  );
   say(`  ${padEnd('turn', 8)}${pad('events', 8)}${pad('bytes', 9)}${pad('json', 9)}`);
-  for (const [label, size] of [['5', at5], [String(LONG_TURNS), atLong]] as const) {
-    say(`  ${padEnd(label, 8)}${pad(String(size?.events ?? '-'), 8)}${pad(String(size?.protoBytes ?? '-'), 9)}${pad(String(size?.jsonBytes ?? '-'), 9)}`);
+  for (const [label, size] of [
+    ['5', at5],
+    [String(LONG_TURNS), atLong],
+  ] as const) {
+    say(
+      `  ${padEnd(label, 8)}${pad(String(size?.events ?? '-'), 8)}${pad(String(size?.protoBytes ?? '-'), 9)}${pad(String(size?.jsonBytes ?? '-'), 9)}`,
+    );
   }
-  say(`  bytes/turn at turn ${LONG_TURNS} / at turn 5 = ${fmt(bytesRatio, 3)}; whole history ${longEvents.length} events, ${totalSize.protoBytes} bytes`);
+  say(
+    `  bytes/turn at turn ${LONG_TURNS} / at turn 5 = ${fmt(bytesRatio, 3)}; whole history ${longEvents.length} events, ${totalSize.protoBytes} bytes`,
+  );
   say();
   say(`Where a turn's time goes (ms, mean per turn; server side from the history's event times, ${SAMPLE} sampled conversations)`);
   say('  wftQ/actQ = task scheduled -> started (history transfer queue, matching, the poll); wftRun/actRun = started ->');
@@ -906,15 +1015,22 @@ async function main(): Promise<void> {
   say(phasesRow('lookup, closed loop', slicesOf(lookupClosed, 'sendMessage', LOOKUP_ACTIVITIES), sampledMean(lookupClosed)));
   say();
   say('PostgreSQL per lookup turn, closed loop (pg_stat_statements; BENCH_PG_TOP=n lists the n busiest, > = inside a function)');
-  for (const [label, used] of [['Temporal', pgLookup], ['in-process', pgBare]] as const) {
+  for (const [label, used] of [
+    ['Temporal', pgLookup],
+    ['in-process', pgBare],
+  ] as const) {
     // A function's time includes the statements it runs, which are counted again as nested: totals are top-level.
     const top = used.filter((u) => u.toplevel);
     const nested = used.filter((u) => !u.toplevel).reduce((sum, u) => sum + u.calls, 0);
     const total = top.reduce((sum, u) => ({ calls: sum.calls + u.calls, ms: sum.ms + u.ms }), { calls: 0, ms: 0 });
-    say(`  ${padEnd(label, 12)}${fmt(total.calls, 1)} statements sent (round trips), ${fmt(nested, 1)} run inside functions, ${fmt(total.ms, 2)} ms executing`);
+    say(
+      `  ${padEnd(label, 12)}${fmt(total.calls, 1)} statements sent (round trips), ${fmt(nested, 1)} run inside functions, ${fmt(total.ms, 2)} ms executing`,
+    );
     if (process.env.BENCH_PG_TOP) {
       for (const u of used.slice(0, Number(process.env.BENCH_PG_TOP))) {
-        say(`      ${pad(fmt(u.calls, 2), 6)} ${pad(fmt(u.ms, 3), 7)} ms ${u.toplevel ? ' ' : '>'} ${u.query.replace(/\s+/g, ' ').slice(0, 110)}`);
+        say(
+          `      ${pad(fmt(u.calls, 2), 6)} ${pad(fmt(u.ms, 3), 7)} ms ${u.toplevel ? ' ' : '>'} ${u.query.replace(/\s+/g, ' ').slice(0, 110)}`,
+        );
       }
     }
   }
@@ -935,10 +1051,17 @@ async function main(): Promise<void> {
   for (const line of cpuLines('lookup in-process, closed loop', bareLookupClosed)) say(line);
   say();
   if (sides.length > 1) {
-    say(`Same server, same run: Brigade beside the bare-Temporal floor${peerRuns ? ' and the ai-sdk peer' : ''} (${CONVERSATIONS} conversations; bench/peers.ts)`);
+    say(
+      `Same server, same run: Brigade beside the bare-Temporal floor${peerRuns ? ' and the ai-sdk peer' : ''} (${CONVERSATIONS} conversations; bench/peers.ts)`,
+    );
     say('  floor  = a workflow whose Update runs one no-op activity and returns (bench/workflows/floor.ts)');
-    if (peerRuns) say('  ai-sdk = @temporalio/ai-sdk: generateText in the workflow, model and tool as activities (bench/workflows/peer.ts)');
-    const header = [padEnd('', 44), ...sides.map((side) => pad(side.name, 10)), ...sides.slice(1).map((side) => pad(`B/${side.name}`, 10))].join('');
+    if (peerRuns)
+      say('  ai-sdk = @temporalio/ai-sdk: generateText in the workflow, model and tool as activities (bench/workflows/peer.ts)');
+    const header = [
+      padEnd('', 44),
+      ...sides.map((side) => pad(side.name, 10)),
+      ...sides.slice(1).map((side) => pad(`B/${side.name}`, 10)),
+    ].join('');
     say(header);
     const row = (label: string, value: (side: (typeof sides)[number]) => number, digits = 1) =>
       say(
@@ -964,15 +1087,34 @@ async function main(): Promise<void> {
     say();
     say(`Problems: ${tally.errors} failed update(s), ${tally.unexpected} unexpected result(s); first: ${tally.firstProblem}`);
   }
-  say(`(run took ${((performance.now() - runStarted) / 1000).toFixed(1)} s including ${(services.startupMs / 1000).toFixed(1)} s of start-up)`);
+  say(
+    `(run took ${((performance.now() - runStarted) / 1000).toFixed(1)} s including ${(services.startupMs / 1000).toFixed(1)} s of start-up)`,
+  );
 
-  const summaryJson = (summary: Summary) => ({ n: summary.count, p50: summary.p50, p95: summary.p95, p99: summary.p99, mean: summary.mean, max: summary.max });
+  const summaryJson = (summary: Summary) => ({
+    n: summary.count,
+    p50: summary.p50,
+    p95: summary.p95,
+    p99: summary.p99,
+    mean: summary.mean,
+    max: summary.max,
+  });
   const runJson = (run: Run | undefined) => (run ? { ms: summaryJson(s(run)), perSecond: perSecond(run), cpuPct: run.cpu ?? null } : null);
   const json = {
     bench: 'brigade-turns',
     settings: {
-      conversations: CONVERSATIONS, turns: TURNS, warmup: WARMUP, approvals: APPROVALS, rate: RATE, longTurns: LONG_TURNS, pgPool: PG_POOL,
-      workerOptions: WORKER_OPTIONS ?? null, shape: CLUSTER_SHAPE ? 'cluster' : 'dev', temporal: services.describe.temporal, cores: os.availableParallelism(), loadAverage: os.loadavg(),
+      conversations: CONVERSATIONS,
+      turns: TURNS,
+      warmup: WARMUP,
+      approvals: APPROVALS,
+      rate: RATE,
+      longTurns: LONG_TURNS,
+      pgPool: PG_POOL,
+      workerOptions: WORKER_OPTIONS ?? null,
+      shape: CLUSTER_SHAPE ? 'cluster' : 'dev',
+      temporal: services.describe.temporal,
+      cores: os.availableParallelism(),
+      loadAverage: os.loadavg(),
     },
     temporal: {
       lookupClosed: runJson(lookupClosed),
@@ -996,7 +1138,14 @@ async function main(): Promise<void> {
       paced: lookupPaced ? ratio(lookupPaced, bareLookupPaced) : null,
       closed: ratio(lookupClosed, bareLookupClosed),
     },
-    history: { encoding: 'protobuf History.encode; json = proto3 JSON', turn5: at5 ?? null, [`turn${LONG_TURNS}`]: atLong ?? null, bytesRatio, totalEvents: longEvents.length, totalBytes: totalSize.protoBytes },
+    history: {
+      encoding: 'protobuf History.encode; json = proto3 JSON',
+      turn5: at5 ?? null,
+      [`turn${LONG_TURNS}`]: atLong ?? null,
+      bytesRatio,
+      totalEvents: longEvents.length,
+      totalBytes: totalSize.protoBytes,
+    },
     phasesMs: {
       lookupAlone: meanPhases(longSlices.slice(1).map(phasesOf)) ?? null,
       lookupPaced: meanPhases(slicesOf(lookupPaced, 'sendMessage', LOOKUP_ACTIVITIES).map(phasesOf)) ?? null,
@@ -1006,7 +1155,18 @@ async function main(): Promise<void> {
     targets: Object.fromEntries(targets.map((target) => [target.name, { value: target.value, met: target.met }])),
     earlierTargets: Object.fromEntries(earlier.map((target) => [target.name, { value: target.value, met: target.met }])),
     cpuMsPerLookupTurn: lookupCpu,
-    sideBySide: Object.fromEntries(sides.map((side) => [side.name, { turnsPerSecond: side.capacity, cpuMsPerLookupTurn: side.cpu, loneP50Ms: side.lone, closedLookupP50Ms: side.closedP50, cpuMsPerTurnByGroup: side.groups }])),
+    sideBySide: Object.fromEntries(
+      sides.map((side) => [
+        side.name,
+        {
+          turnsPerSecond: side.capacity,
+          cpuMsPerLookupTurn: side.cpu,
+          loneP50Ms: side.lone,
+          closedLookupP50Ms: side.closedP50,
+          cpuMsPerTurnByGroup: side.groups,
+        },
+      ]),
+    ),
     problems: { errors: tally.errors, unexpected: tally.unexpected, first: tally.firstProblem ?? null },
   };
 
@@ -1021,12 +1181,25 @@ async function main(): Promise<void> {
     const fields = (j: any) => j?.sideBySide ?? {};
     const mem = fields(memory);
     lines.push('');
-    lines.push('Extra row: the dev server with its history in memory (the tests\' shape; a second run, after this one, same settings)');
+    lines.push("Extra row: the dev server with its history in memory (the tests' shape; a second run, after this one, same settings)");
     lines.push([padEnd('', 44), ...Object.keys(mem).map((name) => pad(name, 10))].join(''));
-    lines.push([padEnd('  turns/s, closed loop (lookup + chat)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.turnsPerSecond), 10))].join(''));
-    lines.push([padEnd('  lookup p50 ms, 1 conversation alone', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.loneP50Ms), 10))].join(''));
-    lines.push([padEnd('  CPU ms per lookup turn, whole stack', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.cpuMsPerLookupTurn, 2), 10))].join(''));
-    (json as Record<string, unknown>).inMemoryShape = memory ? { temporal: memory.settings?.temporal, sideBySide: mem, targets: memory.targets } : null;
+    lines.push(
+      [padEnd('  turns/s, closed loop (lookup + chat)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.turnsPerSecond), 10))].join(
+        '',
+      ),
+    );
+    lines.push(
+      [padEnd('  lookup p50 ms, 1 conversation alone', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.loneP50Ms), 10))].join(''),
+    );
+    lines.push(
+      [
+        padEnd('  CPU ms per lookup turn, whole stack', 44),
+        ...Object.values(mem).map((v: any) => pad(fmt(v.cpuMsPerLookupTurn, 2), 10)),
+      ].join(''),
+    );
+    (json as Record<string, unknown>).inMemoryShape = memory
+      ? { temporal: memory.settings?.temporal, sideBySide: mem, targets: memory.targets }
+      : null;
   }
   console.log(lines.join('\n'));
   console.log(JSON.stringify(json, (_key, value: unknown) => (typeof value === 'number' ? round(value, 2) : value)));
@@ -1037,7 +1210,14 @@ function memoryShape(): Promise<any> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, BENCH_TEMPORAL_MEMORY: '1', BENCH_MEMORY_ROW: '0', BENCH_RATE: '0', BENCH_APPROVALS: '1', BENCH_LONG_TURNS: '30' },
+      env: {
+        ...process.env,
+        BENCH_TEMPORAL_MEMORY: '1',
+        BENCH_MEMORY_ROW: '0',
+        BENCH_RATE: '0',
+        BENCH_APPROVALS: '1',
+        BENCH_LONG_TURNS: '30',
+      },
     });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -1059,9 +1239,10 @@ if (process.argv.includes('--cluster')) {
     console.error(`bench failed: ${(error as Error).message}`);
     process.exitCode = 1;
   });
-} else main().catch(async (error: unknown) => {
-  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  await stopAll();
-  clearTimeout(hardLimit);
-  process.exitCode = 1;
-});
+} else
+  main().catch(async (error: unknown) => {
+    console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    await stopAll();
+    clearTimeout(hardLimit);
+    process.exitCode = 1;
+  });

@@ -10,13 +10,20 @@ let drill: DrillCluster;
 const log = process.env.DRILL_DEBUG ? (line: string) => console.error(line) : () => undefined;
 
 before(async () => {
-  drill = await startDrillCluster({ workers: 2, log, processLog: process.env.DRILL_DEBUG ? (name, line) => console.error(`[${name}] ${line}`) : undefined });
+  drill = await startDrillCluster({
+    workers: 2,
+    log,
+    processLog: process.env.DRILL_DEBUG ? (name, line) => console.error(`[${name}] ${line}`) : undefined,
+  });
 });
 after(async () => {
   await drill?.stop();
 });
 
-const only = (process.env.DRILLS ?? '').split(',').map(Number).filter((id) => Number.isInteger(id) && id > 0);
+const only = (process.env.DRILLS ?? '')
+  .split(',')
+  .map(Number)
+  .filter((id) => Number.isInteger(id) && id > 0);
 
 for (const entry of only.length ? DRILLS.filter((drill) => only.includes(drill.id)) : DRILLS) {
   test(`drill ${entry.id}: ${entry.name}`, async () => {

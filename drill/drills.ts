@@ -51,7 +51,8 @@ const temporalKilled: Drill = {
     const a = await drill.openConversation('drill 1a');
     const parked = await drill.post(`/v1/conversations/${a}/messages`, { text: 'cancel order 13579' });
     turns++;
-    if (parked.status !== 200 || parked.body.pending?.[0]?.tool !== 'cancel_order') throw new Error(`drill 1a: no approval pending: ${parked.status} ${JSON.stringify(parked.body)}`);
+    if (parked.status !== 200 || parked.body.pending?.[0]?.tool !== 'cancel_order')
+      throw new Error(`drill 1a: no approval pending: ${parked.status} ${JSON.stringify(parked.body)}`);
     answered++;
     const killedA = now();
     await temporal.kill();
@@ -138,14 +139,22 @@ const postgresStopped: Drill = {
     const result = await turn;
     const recoveryMs = now() - back;
     const lost: string[] = [];
-    if (unavailable !== probesTotal) lost.push(`2: ${probesTotal - unavailable}/${probesTotal} requests during the outage were not 503 with Retry-After: ${probes.join(', ')}`);
+    if (unavailable !== probesTotal)
+      lost.push(
+        `2: ${probesTotal - unavailable}/${probesTotal} requests during the outage were not 503 with Retry-After: ${probes.join(', ')}`,
+      );
     let answered = 0;
     if (result.status === 200 && /answered get_order_by_id/.test(result.body.messages?.at(-1)?.text ?? '')) answered++;
     else notes.push(`2: the turn answered ${result.status} ${JSON.stringify(result.body).slice(0, 200)}`);
-    notes.push(`2: ${unavailable}/${probesTotal} reads during the outage answered 503 with Retry-After; the turn's POST took ${result.attempts} attempt(s)`);
+    notes.push(
+      `2: ${unavailable}/${probesTotal} reads during the outage answered 503 with Retry-After; the turn's POST took ${result.attempts} attempt(s)`,
+    );
     await drill.waitUntilIdle(id);
     const check = await turnsOk(drill, id, { user: 1, assistant: 2, tool: 1, toolCalls: 1, modelCalls: 2 }, '2');
-    const [events] = await drill.query(`SELECT count(*)::int AS n, count(DISTINCT key)::int AS keys FROM events WHERE conversation_id = $1`, [id]);
+    const [events] = await drill.query(
+      `SELECT count(*)::int AS n, count(DISTINCT key)::int AS keys FROM events WHERE conversation_id = $1`,
+      [id],
+    );
     if (events.n !== events.keys) check.doubled.push(`2: ${events.n - events.keys} events written twice`);
     return {
       broken: `PostgreSQL stopped for ${POSTGRES_DOWN_MS / 1000} s after a model call started`,
@@ -168,7 +177,13 @@ interface StreamEvent {
 }
 
 /** Follows an SSE stream until it ends (the API died), `until` holds, or the time runs out. */
-async function follow(drill: DrillCluster, id: string, lastEventId: number, until: (events: StreamEvent[]) => boolean, timeoutMs = 30_000): Promise<{ events: StreamEvent[]; ended: 'until' | 'closed' | 'timeout' }> {
+async function follow(
+  drill: DrillCluster,
+  id: string,
+  lastEventId: number,
+  until: (events: StreamEvent[]) => boolean,
+  timeoutMs = 30_000,
+): Promise<{ events: StreamEvent[]; ended: 'until' | 'closed' | 'timeout' }> {
   const events: StreamEvent[] = [];
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -207,7 +222,10 @@ const apiKilled: Drill = {
     const ended = (events: StreamEvent[]) => events.filter((event) => event.type === 'turn.ended').length >= 2;
     const clients = Array.from({ length: SSE_CLIENTS }, () => follow(drill, id, 0, ended, 60_000));
     const key = crypto.randomUUID();
-    const turn = drill.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'status of order 24601 [3b]' }, headers: { 'Idempotency-Key': key } });
+    const turn = drill.call('POST', `/v1/conversations/${id}/messages`, {
+      body: { text: 'status of order 24601 [3b]' },
+      headers: { 'Idempotency-Key': key },
+    });
     await hold.reached;
     await sleep(200); // the streams have delivered what exists so far
     const killed = now();
@@ -220,7 +238,9 @@ const apiKilled: Drill = {
     await api.start();
     const back = now();
     // Each client reconnects from its Last-Event-ID; the careful client retries its POST with the same key.
-    const after = await Promise.all(before.map(({ events }) => follow(drill, id, events.at(-1)?.id ?? 0, (more) => ended([...events, ...more]), 30_000)));
+    const after = await Promise.all(
+      before.map(({ events }) => follow(drill, id, events.at(-1)?.id ?? 0, (more) => ended([...events, ...more]), 30_000)),
+    );
     const recoveryMs = now() - back;
     const retried = await drill.post(`/v1/conversations/${id}/messages`, { text: 'status of order 24601 [3b]' }, { key });
     const full = await follow(drill, id, 0, ended, 30_000);
@@ -235,12 +255,15 @@ const apiKilled: Drill = {
       if (unique.size !== seen.length) doubled.push(`3: client ${index + 1} saw ${seen.length - unique.size} event(s) twice`);
       const missing = fullIds.filter((eventId) => !unique.has(eventId));
       if (missing.length) lost.push(`3: client ${index + 1} missed events ${missing.join(', ')}`);
-      if (seen.join(',') !== fullIds.join(',') && !missing.length && unique.size === seen.length) lost.push(`3: client ${index + 1} saw the events out of order`);
+      if (seen.join(',') !== fullIds.join(',') && !missing.length && unique.size === seen.length)
+        lost.push(`3: client ${index + 1} saw the events out of order`);
     });
     let answered = first.status === 200 ? 1 : 0;
     if (retried.status === 200 && /answered get_order_by_id/.test(retried.body.messages?.at(-1)?.text ?? '')) answered++;
     else notes.push(`3: the retried POST answered ${retried.status} ${JSON.stringify(retried.body).slice(0, 200)}`);
-    notes.push(`3: the POST in flight got ${cut.status === 0 ? 'a dropped connection' : cut.status}; ${before[0]!.events.length} events before the kill, ${after[0]!.events.length} after, ${fullIds.length} in all`);
+    notes.push(
+      `3: the POST in flight got ${cut.status === 0 ? 'a dropped connection' : cut.status}; ${before[0]!.events.length} events before the kill, ${after[0]!.events.length} after, ${fullIds.length} in all`,
+    );
     const check = await turnsOk(drill, id, { user: 2, assistant: 3, tool: 1, toolCalls: 1, modelCalls: 3 }, '3');
     return {
       broken: `API SIGKILL + restart, ${SSE_CLIENTS} SSE clients connected, a turn running`,
@@ -299,29 +322,42 @@ const workersKilled: Drill = {
       const asked = await drill.post(`/v1/conversations/${a}/messages`, { text: `save this recipe: ${DRILL_RECIPE}` });
       turns++;
       const approval = asked.body.pending?.[0];
-      if (asked.status !== 200 || approval?.tool !== 'save_recipe') throw new Error(`drill 4a: no approval pending: ${asked.status} ${JSON.stringify(asked.body).slice(0, 300)}`);
+      if (asked.status !== 200 || approval?.tool !== 'save_recipe')
+        throw new Error(`drill 4a: no approval pending: ${asked.status} ${JSON.stringify(asked.body).slice(0, 300)}`);
       answered++;
       const hold = drill.model.hold('[4a]', 'image');
       const decision = drill.post(`/v1/conversations/${a}/decisions`, { pendingId: approval.id, decision: 'approve' });
       turns++;
       const reached = await Promise.race([hold.reached.then(() => true), decision.then(() => false), sleep(60_000).then(() => false)]);
       if (!reached) {
-        const progress = await drill.query(`SELECT data->>'step' AS step, data->>'state' AS state, data->>'message' AS message FROM events WHERE conversation_id = $1 AND type = 'progress' ORDER BY id`, [a]);
+        const progress = await drill.query(
+          `SELECT data->>'step' AS step, data->>'state' AS state, data->>'message' AS message FROM events WHERE conversation_id = $1 AND type = 'progress' ORDER BY id`,
+          [a],
+        );
         const seen = drill.fake.requests.slice(-6).map((request) => `${kindOf(request)} "${userTextOf(request).slice(0, 60)}"`);
-        throw new Error(`drill 4a: the image model call was not made: progress ${JSON.stringify(progress)}; the model's last requests: ${seen.join('; ')}`);
+        throw new Error(
+          `drill 4a: the image model call was not made: progress ${JSON.stringify(progress)}; the model's last requests: ${seen.join('; ')}`,
+        );
       }
-      const saveWorkflowId = await eventually('drill 4a: the pipeline\'s workflow ID', async () => {
-        const [row] = await drill.query(`SELECT data->>'workflowId' AS id FROM events WHERE conversation_id = $1 AND type = 'progress' LIMIT 1`, [a]);
+      const saveWorkflowId = await eventually("drill 4a: the pipeline's workflow ID", async () => {
+        const [row] = await drill.query(
+          `SELECT data->>'workflowId' AS id FROM events WHERE conversation_id = $1 AND type = 'progress' LIMIT 1`,
+          [a],
+        );
         return row?.id as string | undefined;
       });
       const recipeId = saveWorkflowId.replace(/^save-recipe-/, '');
-      const victimA = await eventually('drill 4a: the worker running generateRecipeImage', () => drill.workerRunningActivity(saveWorkflowId, 'generateRecipeImage'));
+      const victimA = await eventually('drill 4a: the worker running generateRecipeImage', () =>
+        drill.workerRunningActivity(saveWorkflowId, 'generateRecipeImage'),
+      );
       const survivorA = workers.find((worker) => worker !== victimA)!;
       const victimPidA = victimA.pid;
       const killedA = now();
       await victimA.kill();
       killed.add(victimA);
-      log(`drill 4a: ${victimA.name} SIGKILLed while its image model call for recipe ${recipeId} was held; it stays down until the save is done`);
+      log(
+        `drill 4a: ${victimA.name} SIGKILLed while its image model call for recipe ${recipeId} was held; it stays down until the save is done`,
+      );
       hold.release();
       const decided = await decision;
       const recoveryA = now() - killedA;
@@ -340,23 +376,39 @@ const workersKilled: Drill = {
       if (decided.attempts > 1) notes.push(`4a: the decision's POST needed ${decided.attempts} attempts (same Idempotency-Key)`);
       await drill.waitUntilIdle(a);
 
-      const [rows] = await drill.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE conversation_id = $2)::int AS mine FROM saved_recipes WHERE id = $1`, [recipeId, a]);
+      const [rows] = await drill.query(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE conversation_id = $2)::int AS mine FROM saved_recipes WHERE id = $1`,
+        [recipeId, a],
+      );
       if (rows.n < 1) lost.push(`4a: no saved_recipes row for ${recipeId}`);
       if (rows.n > 1) doubled.push(`4a: ${rows.n} saved_recipes rows for ${recipeId}`);
       if (rows.n === 1 && rows.mine !== 1) lost.push(`4a: the row of ${recipeId} is not the conversation's`);
       const objectsDir = path.join(drill.appDataDir, 'objects');
-      const stored = (await fs.readdir(path.join(objectsDir, 'recipes')).catch(() => [] as string[])).filter((name) => name.startsWith(recipeId));
+      const stored = (await fs.readdir(path.join(objectsDir, 'recipes')).catch(() => [] as string[])).filter((name) =>
+        name.startsWith(recipeId),
+      );
       if (!stored.includes(`${recipeId}.png`)) lost.push(`4a: no object recipes/${recipeId}.png`);
       if (stored.length > 1) doubled.push(`4a: objects for ${recipeId}: ${stored.join(', ')}`);
-      const staged = await fs.stat(path.join(objectsDir, 'staging', 'recipes', `${recipeId}.png`)).then(() => true, () => false);
+      const staged = await fs.stat(path.join(objectsDir, 'staging', 'recipes', `${recipeId}.png`)).then(
+        () => true,
+        () => false,
+      );
       if (staged) doubled.push(`4a: the staged image of ${recipeId} was left behind`);
       const served = await fetch(`${drill.cluster.apiUrl}/files/recipes/${recipeId}.png`);
       if (served.status !== 200) lost.push(`4a: the API serves recipes/${recipeId}.png with ${served.status}`);
       await served.body?.cancel();
-      const toolRows = await drill.query(`SELECT result->>'status' AS status FROM messages WHERE conversation_id = $1 AND role = 'tool'`, [a]);
+      const toolRows = await drill.query(`SELECT result->>'status' AS status FROM messages WHERE conversation_id = $1 AND role = 'tool'`, [
+        a,
+      ]);
       const saved = toolRows.filter((row) => row.status === 'saved').length;
-      if (saved !== 1) (saved ? doubled : lost).push(`4a: the tool result "status: saved" ${saved} times (${toolRows.map((row) => row.status).join(', ')})`);
-      const progress = await drill.query(`SELECT data->>'step' AS step, data->>'state' AS state FROM events WHERE conversation_id = $1 AND type = 'progress' ORDER BY id`, [a]);
+      if (saved !== 1)
+        (saved ? doubled : lost).push(
+          `4a: the tool result "status: saved" ${saved} times (${toolRows.map((row) => row.status).join(', ')})`,
+        );
+      const progress = await drill.query(
+        `SELECT data->>'step' AS step, data->>'state' AS state FROM events WHERE conversation_id = $1 AND type = 'progress' ORDER BY id`,
+        [a],
+      );
       const steps = progress.map((row) => `${row.step}:${row.state}`);
       if (steps.join() !== SAVE_PROGRESS.join()) {
         const extra = steps.length > SAVE_PROGRESS.length;
@@ -368,7 +420,9 @@ const workersKilled: Drill = {
       const imageStarts = historyA.filter((event) => event.type === 'ActivityTaskStarted' && event.activityType === 'generateRecipeImage');
       const finishedOn = imageStarts.at(-1);
       if (!finishedOn || pidOf(finishedOn.identity) === victimPidA || pidOf(finishedOn.identity) !== survivorA.pid) {
-        wrong.push(`4a: the image step finished on ${finishedOn?.identity ?? 'no worker'}, not on ${survivorA.name} (pid ${survivorA.pid}); the killed one was pid ${victimPidA}`);
+        wrong.push(
+          `4a: the image step finished on ${finishedOn?.identity ?? 'no worker'}, not on ${survivorA.name} (pid ${survivorA.pid}); the killed one was pid ${victimPidA}`,
+        );
       }
       notes.push(
         `4a: ${victimA.name} (pid ${victimPidA}) killed mid image call; the step's attempt ${finishedOn?.attempt ?? '?'} finished on ${survivorA.name} ` +
@@ -386,11 +440,15 @@ const workersKilled: Drill = {
         throw new Error(`drill 4b: no confirmation pending: ${recommended.status} ${JSON.stringify(recommended.body).slice(0, 300)}`);
       }
       const openedAt = await eventually('drill 4b: the pending.opened event', async () => {
-        const [row] = await drill.query(`SELECT created_at FROM events WHERE conversation_id = $1 AND key = $2`, [b, `pending-opened:${question.id}`]);
+        const [row] = await drill.query(`SELECT created_at FROM events WHERE conversation_id = $1 AND key = $2`, [
+          b,
+          `pending-opened:${question.id}`,
+        ]);
         return row ? (row.created_at as Date).getTime() : undefined;
       });
       const configured = Date.parse(question.expiresAt) - openedAt;
-      if (Math.abs(configured - BEER_WAIT_MS) > BEER_WAIT_TOLERANCE_MS) wrong.push(`4b: the confirmation was opened for ${(configured / 1000).toFixed(1)} s, not 30 s`);
+      if (Math.abs(configured - BEER_WAIT_MS) > BEER_WAIT_TOLERANCE_MS)
+        wrong.push(`4b: the confirmation was opened for ${(configured / 1000).toFixed(1)} s, not 30 s`);
       await restartA;
       const workflowB = drill.workflowIdOf(b);
       const victimB = await eventually('drill 4b: the worker the conversation last ran on', () => drill.workerLastRunning(workflowB));
@@ -402,7 +460,8 @@ const workersKilled: Drill = {
       killed.add(victimB);
       // The point is a worker dying with the wait still ahead: a restart of the first one so slow that the
       // kill came near the deadline proves nothing, and says so.
-      if (killedWallB - openedAt > BEER_WAIT_MS - 5_000) wrong.push(`4b: the kill came ${((killedWallB - openedAt) / 1000).toFixed(1)} s into the 30 s wait, too late to test it`);
+      if (killedWallB - openedAt > BEER_WAIT_MS - 5_000)
+        wrong.push(`4b: the kill came ${((killedWallB - openedAt) / 1000).toFixed(1)} s into the 30 s wait, too late to test it`);
       log(
         `drill 4b: ${victimB.name} (the conversation's last worker) SIGKILLed ${((killedWallB - openedAt) / 1000).toFixed(1)} s into the 30 s wait; ` +
           `nobody answers, it stays down until the turn is over`,
@@ -419,7 +478,8 @@ const workersKilled: Drill = {
       );
       const closedRows = pendingRows.filter((row) => row.type === 'pending.closed');
       const openedRows = pendingRows.filter((row) => row.type === 'pending.opened');
-      if (openedRows.length !== 1 || closedRows.length > 1) doubled.push(`4b: ${openedRows.length} pending.opened, ${closedRows.length} pending.closed`);
+      if (openedRows.length !== 1 || closedRows.length > 1)
+        doubled.push(`4b: ${openedRows.length} pending.opened, ${closedRows.length} pending.closed`);
       const closed = closedRows[0];
       let waitedMs = NaN;
       if (!closed) lost.push('4b: no pending.closed event');
@@ -427,7 +487,9 @@ const workersKilled: Drill = {
         waitedMs = (closed.created_at as Date).getTime() - openedAt;
         if (closed.data.timedOut !== true) wrong.push(`4b: the confirmation closed as ${JSON.stringify(closed.data)}, not timed out`);
         if (Math.abs(waitedMs - BEER_WAIT_MS) > BEER_WAIT_TOLERANCE_MS) {
-          wrong.push(`4b: the confirmation timed out ${(waitedMs / 1000).toFixed(1)} s after it opened, not 30 s (±${BEER_WAIT_TOLERANCE_MS / 1000} s)`);
+          wrong.push(
+            `4b: the confirmation timed out ${(waitedMs / 1000).toFixed(1)} s after it opened, not 30 s (±${BEER_WAIT_TOLERANCE_MS / 1000} s)`,
+          );
         }
       }
       const grounded = drill.fake.requests.filter((request) => kindOf(request) === 'grounding').length - groundingBefore;
@@ -444,7 +506,10 @@ const workersKilled: Drill = {
         [b],
       );
       if (beerTools.length === 1 && beerTools[0].result?.answer === 'timeout' && finalAnswer.n === 1 && ended.n === 1) answered++;
-      else notes.push(`4b: tool results ${JSON.stringify(beerTools.map((row) => row.result?.answer ?? row.result?.status))}, ${finalAnswer.n} final answers, ${ended.n} turn.ended`);
+      else
+        notes.push(
+          `4b: tool results ${JSON.stringify(beerTools.map((row) => row.result?.answer ?? row.result?.status))}, ${finalAnswer.n} final answers, ${ended.n} turn.ended`,
+        );
       if (ended.n > 1) doubled.push(`4b: turn.ended ${ended.n} times`);
       const checkB = await turnsOk(drill, b, { user: 1, assistant: 2, tool: 1, toolCalls: 0, modelCalls: 2 }, '4b');
       // After the kill, every workflow task of the conversation and of its recommendation ran on the other worker.
@@ -453,7 +518,9 @@ const workersKilled: Drill = {
         const after = (await drill.history(workflowId)).filter((event) => event.type === 'WorkflowTaskCompleted' && event.at > killedWallB);
         const elsewhere = after.filter((event) => pidOf(event.identity) !== survivorB.pid);
         if (!after.length || elsewhere.length) {
-          wrong.push(`4b: ${workflowId} after the kill: ${after.length} workflow tasks, ${elsewhere.length} not on ${survivorB.name} (${elsewhere.map((event) => event.identity).join(', ')})`);
+          wrong.push(
+            `4b: ${workflowId} after the kill: ${after.length} workflow tasks, ${elsewhere.length} not on ${survivorB.name} (${elsewhere.map((event) => event.identity).join(', ')})`,
+          );
         }
       }
       // From the deadline (opened + 30 s) until the turn's answer was written: what the kill cost the wait.
@@ -477,7 +544,9 @@ const workersKilled: Drill = {
       };
     } finally {
       // Whatever happened, the next drill gets both workers.
-      for (const worker of killed) if (!worker.running) await worker.start().catch((error: Error) => log(`drill 4: ${worker.name} did not start again: ${error.message}`));
+      for (const worker of killed)
+        if (!worker.running)
+          await worker.start().catch((error: Error) => log(`drill 4: ${worker.name} did not start again: ${error.message}`));
     }
   },
 };
@@ -516,16 +585,22 @@ const burstWithWorkerRestart: Drill = {
           inFlight.add(tag);
           const sent = now();
           const statuses: number[] = [];
-          const result = await drill.post(`/v1/conversations/${id}/messages`, { text }, {
-            timeoutMs: 120_000,
-            onRetry: (status, body) => {
-              statuses.push(status);
-              if (status !== 503 && !firstError) firstError = `${status} ${JSON.stringify(body).slice(0, 200)}`;
+          const result = await drill.post(
+            `/v1/conversations/${id}/messages`,
+            { text },
+            {
+              timeoutMs: 120_000,
+              onRetry: (status, body) => {
+                statuses.push(status);
+                if (status !== 503 && !firstError) firstError = `${status} ${JSON.stringify(body).slice(0, 200)}`;
+              },
             },
-          });
+          );
           latencies.push(now() - sent);
           if (result.attempts > 1) {
-            retried.push(`${tag.slice(0, 8)}#${k} answered ${[...new Set(statuses)].join('/')} ${statuses.length}x${inFlightAtKill.has(tag) ? ' (in flight at the kill)' : ''}`);
+            retried.push(
+              `${tag.slice(0, 8)}#${k} answered ${[...new Set(statuses)].join('/')} ${statuses.length}x${inFlightAtKill.has(tag) ? ' (in flight at the kill)' : ''}`,
+            );
           }
           inFlight.delete(tag);
           if (inFlightAtKill.has(tag)) lastOfInFlight = now();
@@ -540,7 +615,10 @@ const burstWithWorkerRestart: Drill = {
             killedAt = now();
             for (const tag of inFlight) inFlightAtKill.add(tag);
             log(`drill 5: ${done} turns answered; SIGKILL ${worker.name} with ${inFlight.size} turns in flight, and start it again`);
-            restart = worker.kill().then(() => worker.start()).then(() => void (backAt = now()));
+            restart = worker
+              .kill()
+              .then(() => worker.start())
+              .then(() => void (backAt = now()));
           }
         }
       }),
@@ -554,7 +632,10 @@ const burstWithWorkerRestart: Drill = {
         `${inFlightAtKill.size} turns were in flight at the kill; ${retried.length} POSTs were retried${retried.length ? ` (${retried.slice(0, 5).join(', ')})` : ''}` +
         (firstError ? `; the first answer other than 503 that made a client retry: ${firstError}` : ''),
     );
-    const apiErrors = drill.cluster.api.lastLines().split('\n').filter((line) => /\b500\b|Error/.test(line));
+    const apiErrors = drill.cluster.api
+      .lastLines()
+      .split('\n')
+      .filter((line) => /\b500\b|Error/.test(line));
     if (apiErrors.length) notes.push(`5: the API logged: ${apiErrors.slice(0, 3).join(' | ').slice(0, 600)}`);
     const lost: string[] = [...failures.map((f) => `5: ${f}`), ...wrong.map((w) => `5: ${w}`)];
     const doubled: string[] = [];
@@ -571,7 +652,8 @@ const burstWithWorkerRestart: Drill = {
       const roles = transcript.map((row) => row.role);
       if (roles.length < expectedRoles.length) lost.push(`5: ${id.slice(0, 8)} has ${roles.length}/${expectedRoles.length} messages`);
       if (roles.length > expectedRoles.length) doubled.push(`5: ${id.slice(0, 8)} has ${roles.length}/${expectedRoles.length} messages`);
-      if (roles.length === expectedRoles.length && roles.join() !== expectedRoles.join()) lost.push(`5: ${id.slice(0, 8)}'s transcript is out of order`);
+      if (roles.length === expectedRoles.length && roles.join() !== expectedRoles.join())
+        lost.push(`5: ${id.slice(0, 8)}'s transcript is out of order`);
       transcript
         .filter((row) => row.role === 'user')
         .forEach((row, k) => {

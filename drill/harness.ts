@@ -14,7 +14,15 @@ import { loadConfig } from '../src/config.ts';
 import { dataConverter, withDevPayloadKey } from '../src/protection/data-converter.ts';
 import { placeholderPng } from '../src/agents/recipes/offline-save.ts';
 import { chatSessionWorkflowId } from '../src/shared/definitions.ts';
-import { endsWithToolResults, lastContent, reply, startFakeGemini, type FakeGemini, type FakeReply, type RecordedRequest } from '../test/support/fake-gemini.ts';
+import {
+  endsWithToolResults,
+  lastContent,
+  reply,
+  startFakeGemini,
+  type FakeGemini,
+  type FakeReply,
+  type RecordedRequest,
+} from '../test/support/fake-gemini.ts';
 import { startFakeOpenBreweryDb, type FakeOpenBreweryDb } from '../test/support/fake-openbrewerydb.ts';
 
 export const DRILL_TOKEN = 'drill-token-support-000000000000';
@@ -63,7 +71,11 @@ export interface DrillCluster {
    * A POST as a careful client sends it: with an Idempotency-Key, retried on 503, other 5xx and network
    * errors (the API down) until it gets an answer, so a retry never starts a second turn.
    */
-  post(path: string, body: unknown, options?: { key?: string; timeoutMs?: number; onRetry?: (status: number, body: unknown) => void }): Promise<CallResult & { attempts: number }>;
+  post(
+    path: string,
+    body: unknown,
+    options?: { key?: string; timeoutMs?: number; onRetry?: (status: number, body: unknown) => void },
+  ): Promise<CallResult & { attempts: number }>;
   /** a query as the PostgreSQL superuser on Brigade's database */
   query<T = any>(sql: string, params?: unknown[]): Promise<T[]>;
   /** a support conversation unless `agent` says otherwise; a beer conversation names its `client` */
@@ -215,7 +227,12 @@ function drillModel(fake: FakeGemini): DrillModel {
 }
 
 export async function startDrillCluster(
-  opts: { workers?: number; log?: (line: string) => void; processLog?: (name: string, line: string) => void; env?: Record<string, string> } = {},
+  opts: {
+    workers?: number;
+    log?: (line: string) => void;
+    processLog?: (name: string, line: string) => void;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<DrillCluster> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-drill-'));
   // As root, PostgreSQL runs as the `postgres` user, who must be able to enter this directory.
@@ -261,7 +278,11 @@ export async function startDrillCluster(
     try {
       const response = await fetch(`${cluster.apiUrl}${urlPath}`, {
         method,
-        headers: { authorization: `Bearer ${DRILL_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: {
+          authorization: `Bearer ${DRILL_TOKEN}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(60_000),
       });
@@ -324,7 +345,9 @@ export async function startDrillCluster(
     async workerRunningActivity(workflowId, activityType) {
       return withClient(async (client) => {
         const description = await client.workflow.getHandle(workflowId).describe();
-        const pending = (description.raw.pendingActivities ?? []).filter((activity) => !activityType || activity.activityType?.name === activityType);
+        const pending = (description.raw.pendingActivities ?? []).filter(
+          (activity) => !activityType || activity.activityType?.name === activityType,
+        );
         return workerOf(pending.find((activity) => activity.lastWorkerIdentity)?.lastWorkerIdentity ?? undefined);
       });
     },
@@ -341,7 +364,9 @@ export async function startDrillCluster(
           const scheduled = event.activityTaskScheduledEventAttributes;
           if (scheduled?.activityType?.name) activityTypes.set(Number(event.eventId), scheduled.activityType.name);
           const scheduledId =
-            started?.scheduledEventId ?? event.activityTaskCompletedEventAttributes?.scheduledEventId ?? event.activityTaskFailedEventAttributes?.scheduledEventId;
+            started?.scheduledEventId ??
+            event.activityTaskCompletedEventAttributes?.scheduledEventId ??
+            event.activityTaskFailedEventAttributes?.scheduledEventId;
           const activityType = scheduled?.activityType?.name ?? (scheduledId ? activityTypes.get(Number(scheduledId)) : undefined);
           const identity =
             event.workflowTaskCompletedEventAttributes?.identity ??
@@ -368,7 +393,10 @@ export async function startDrillCluster(
       for (;;) {
         const view = await call('GET', `/v1/conversations/${id}`);
         if (view.status === 200 && view.body.status === 'idle') return;
-        if (Date.now() > deadline) throw new Error(`conversation ${id} is not idle after ${timeoutMs / 1000} s (last: ${view.status} ${JSON.stringify(view.body).slice(0, 200)})`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `conversation ${id} is not idle after ${timeoutMs / 1000} s (last: ${view.status} ${JSON.stringify(view.body).slice(0, 200)})`,
+          );
         await sleep(100);
       }
     },
@@ -398,7 +426,11 @@ export async function countsOf(drill: DrillCluster, conversationId: string): Pro
 }
 
 /** Differences between what was expected and what is there, as "lost" (fewer) and "doubled" (more). */
-export function compareCounts(label: string, expected: Record<string, number>, actual: Record<string, number>): { lost: string[]; doubled: string[] } {
+export function compareCounts(
+  label: string,
+  expected: Record<string, number>,
+  actual: Record<string, number>,
+): { lost: string[]; doubled: string[] } {
   const lost: string[] = [];
   const doubled: string[] = [];
   for (const [kind, want] of Object.entries(expected)) {

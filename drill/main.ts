@@ -80,12 +80,16 @@ console.log(widths.map((width) => '-'.repeat(width)).join('-|-'));
 for (const row of table.slice(1)) console.log(line(row));
 console.log('');
 for (const { id, outcome } of rows) {
-  for (const problem of [...(outcome?.lost ?? []), ...(outcome?.doubled ?? []), ...(outcome?.wrong ?? [])]) console.log(`drill ${id}: ${problem}`);
+  for (const problem of [...(outcome?.lost ?? []), ...(outcome?.doubled ?? []), ...(outcome?.wrong ?? [])])
+    console.log(`drill ${id}: ${problem}`);
   for (const note of outcome?.notes ?? []) console.log(`drill ${id} note: ${note}`);
 }
 console.log(`drill: ${rows.length} drill(s) in ${s(performance.now() - started)}`);
 console.log(JSON.stringify({ drills: rows.map(({ id, outcome, error, ms }) => ({ id, ms: Math.round(ms), error, ...outcome })) }));
 const failed = rows.some(
-  (row) => row.error || (row.outcome && (row.outcome.lost.length || row.outcome.doubled.length || row.outcome.wrong?.length || row.outcome.answered !== row.outcome.turns)),
+  (row) =>
+    row.error ||
+    (row.outcome &&
+      (row.outcome.lost.length || row.outcome.doubled.length || row.outcome.wrong?.length || row.outcome.answered !== row.outcome.turns)),
 );
 process.exit(failed ? 1 : 0);

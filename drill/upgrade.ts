@@ -35,7 +35,10 @@ export interface UpgradeOutcome {
   notes: string[];
 }
 
-export async function upgradeDrill(log: (line: string) => void, processLog?: (name: string, line: string) => void): Promise<UpgradeOutcome> {
+export async function upgradeDrill(
+  log: (line: string) => void,
+  processLog?: (name: string, line: string) => void,
+): Promise<UpgradeOutcome> {
   // The confirmation waits long enough to span the deploy; approvals wait a day by default.
   const drill = await startDrillCluster({ workers: 1, log, processLog, env: { BEER_CONFIRMATION_TIMEOUT: '5m' } });
   try {
@@ -57,7 +60,9 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
   const cliBinary = await findTemporalBinary({ cliPath: process.env.TEMPORAL_CLI_PATH || undefined });
   /** the handbook's commands, as an operator types them */
   const cli = async (...args: string[]) => {
-    const { stdout } = await run(cliBinary, [...args, '--address', cluster.temporalAddress, '--namespace', cluster.namespace], { timeout: 60_000 });
+    const { stdout } = await run(cliBinary, [...args, '--address', cluster.temporalAddress, '--namespace', cluster.namespace], {
+      timeout: 60_000,
+    });
     return stdout;
   };
   try {
@@ -69,34 +74,50 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
     const decisions: Record<string, () => Promise<unknown>> = {};
 
     conversations.idle = await drill.openConversation('upgrade: idle');
-    expectStatus('idle turn', await drill.post(`/v1/conversations/${conversations.idle}/messages`, { text: 'status of order 13579' }), 200, wrong);
+    expectStatus(
+      'idle turn',
+      await drill.post(`/v1/conversations/${conversations.idle}/messages`, { text: 'status of order 13579' }),
+      200,
+      wrong,
+    );
 
     conversations.approval = await drill.openConversation('upgrade: approval');
     const approval = await drill.post(`/v1/conversations/${conversations.approval}/messages`, { text: 'cancel order 24680' });
     const approvalItem = approval.body?.pending?.[0];
-    if (approvalItem?.kind !== 'approval') throw new Error(`no approval parked: ${approval.status} ${JSON.stringify(approval.body).slice(0, 300)}`);
-    decisions.approval = () => drill.post(`/v1/conversations/${conversations.approval}/decisions`, { pendingId: approvalItem.id, decision: 'approve' });
+    if (approvalItem?.kind !== 'approval')
+      throw new Error(`no approval parked: ${approval.status} ${JSON.stringify(approval.body).slice(0, 300)}`);
+    decisions.approval = () =>
+      drill.post(`/v1/conversations/${conversations.approval}/decisions`, { pendingId: approvalItem.id, decision: 'approve' });
 
     conversations.save = await drill.openConversation('upgrade: save approval', { agent: 'recipes' });
-    const save = await drill.post(`/v1/conversations/${conversations.save}/messages`, { text: 'save this recipe: Old Fashioned. Ingredients: bourbon, sugar, bitters.' });
+    const save = await drill.post(`/v1/conversations/${conversations.save}/messages`, {
+      text: 'save this recipe: Old Fashioned. Ingredients: bourbon, sugar, bitters.',
+    });
     const saveItem = save.body?.pending?.[0];
-    if (saveItem?.kind !== 'approval') throw new Error(`no save approval parked: ${save.status} ${JSON.stringify(save.body).slice(0, 300)}`);
+    if (saveItem?.kind !== 'approval')
+      throw new Error(`no save approval parked: ${save.status} ${JSON.stringify(save.body).slice(0, 300)}`);
     decisions.save = () => drill.post(`/v1/conversations/${conversations.save}/decisions`, { pendingId: saveItem.id, decision: 'approve' });
 
     conversations.beer = await drill.openConversation('upgrade: brewery confirmation', { agent: 'beer', client: BEER_CLIENT });
     const beer = await drill.post(`/v1/conversations/${conversations.beer}/messages`, { text: 'recommend breweries' });
     const beerItem = beer.body?.pending?.[0];
-    if (beerItem?.kind !== 'confirmation') throw new Error(`no confirmation parked: ${beer.status} ${JSON.stringify(beer.body).slice(0, 300)}`);
+    if (beerItem?.kind !== 'confirmation')
+      throw new Error(`no confirmation parked: ${beer.status} ${JSON.stringify(beer.body).slice(0, 300)}`);
     decisions.beer = () =>
       drill.post(`/v1/conversations/${conversations.beer}/decisions`, { pendingId: beerItem.id, decision: 'no', reason: 'not today' });
 
     conversations.pipeline = await drill.openConversation('upgrade: pipeline mid-way', { agent: 'recipes' });
-    const pipeline = await drill.post(`/v1/conversations/${conversations.pipeline}/messages`, { text: 'save this recipe: Manhattan. Ingredients: rye, vermouth.' });
+    const pipeline = await drill.post(`/v1/conversations/${conversations.pipeline}/messages`, {
+      text: 'save this recipe: Manhattan. Ingredients: rye, vermouth.',
+    });
     const pipelineItem = pipeline.body?.pending?.[0];
     if (pipelineItem?.kind !== 'approval') throw new Error(`no pipeline approval parked: ${pipeline.status}`);
     const held = drill.model.hold('Manhattan', 'structure');
     // The decision answers once the pipeline is done, which is after the switch: it is awaited at the end.
-    const pipelineDecision = drill.post(`/v1/conversations/${conversations.pipeline}/decisions`, { pendingId: pipelineItem.id, decision: 'approve' });
+    const pipelineDecision = drill.post(`/v1/conversations/${conversations.pipeline}/decisions`, {
+      pendingId: pipelineItem.id,
+      decision: 'approve',
+    });
     await held.reached;
     log('upgrade: version 1 has an idle conversation, three parked on a decision and a save pipeline held mid-way');
 
@@ -108,7 +129,9 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
     const live = await liveHistories(client, { limit: 50, taskQueue: cluster.taskQueue });
     const gate = await replayAll(v2Bundle, live, { payloadCodecs: [codec] });
     if (gate.failures.length === 0) wrong.push('the replay gate let version 2 replace version 1 in place');
-    notes.push(`replay gate: ${gate.failures.length} of ${gate.replayed} live histories do not replay on v2, so it goes in as a new version`);
+    notes.push(
+      `replay gate: ${gate.failures.length} of ${gate.replayed} live histories do not replay on v2, so it goes in as a new version`,
+    );
 
     // ---- deploy by the handbook: start v2's workers, switch, wake the idle ones ----
     const v2Worker = await cluster.addWorker('worker-v2', { WORKFLOW_BUNDLE_PATH: v2Bundle, WORKER_SET_CURRENT: 'never' });
@@ -130,11 +153,21 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
 
     // A new conversation starts on v2 at once; the idle one moves there by continue-as-new.
     conversations.fresh = await drill.openConversation('upgrade: new on v2');
-    expectStatus('new conversation on v2', await drill.post(`/v1/conversations/${conversations.fresh}/messages`, { text: 'status of order 11111' }), 200, wrong);
-    await eventually('the idle conversation on v2', async () => ((await buildIdOfRun(client, drill.workflowIdOf(conversations.idle!))) === v2 ? true : undefined), 30_000);
+    expectStatus(
+      'new conversation on v2',
+      await drill.post(`/v1/conversations/${conversations.fresh}/messages`, { text: 'status of order 11111' }),
+      200,
+      wrong,
+    );
+    await eventually(
+      'the idle conversation on v2',
+      async () => ((await buildIdOfRun(client, drill.workflowIdOf(conversations.idle!))) === v2 ? true : undefined),
+      30_000,
+    );
 
     // Parked ones are decided now: each finishes its turn on v1 (pinned), then moves.
-    for (const name of ['approval', 'save', 'beer'] as const) expectStatus(`${name} decided`, (await decisions[name]!()) as { status: number; body: unknown }, 200, wrong);
+    for (const name of ['approval', 'save', 'beer'] as const)
+      expectStatus(`${name} decided`, (await decisions[name]!()) as { status: number; body: unknown }, 200, wrong);
     held.release();
     expectStatus('pipeline decided', await pipelineDecision, 200, wrong);
 
@@ -142,17 +175,23 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
     const finished: UpgradeOutcome['conversations'] = [];
     for (const [name, id] of Object.entries(conversations)) {
       const workflowId = drill.workflowIdOf(id);
-      await eventually(`${name} on v2`, async () => ((await buildIdOfRun(client, workflowId)) === v2 ? true : undefined), 30_000).catch((error: Error) =>
-        wrong.push(error.message),
+      await eventually(`${name} on v2`, async () => ((await buildIdOfRun(client, workflowId)) === v2 ? true : undefined), 30_000).catch(
+        (error: Error) => wrong.push(error.message),
       );
-      expectStatus(`${name}: next message`, await drill.post(`/v1/conversations/${id}/messages`, { text: `status of order 22222 (${name})` }), 200, wrong);
+      expectStatus(
+        `${name}: next message`,
+        await drill.post(`/v1/conversations/${id}/messages`, { text: `status of order 22222 (${name})` }),
+        200,
+        wrong,
+      );
       const runs = await runsOf(client, workflowId);
       finished.push({ name, id, finishedOn: (await buildIdOfRun(client, workflowId)) ?? 'unknown', runs: runs.length });
       for (const run of runs) {
         if (run.failedTasks > 0) wrong.push(`${name}: ${run.failedTasks} workflow task failure(s) in run ${run.runId}`);
       }
       const lastTask = runs.at(-1)!.lastCompletedBy;
-      if (!lastTask?.startsWith(`${v2Worker.pid}@`)) wrong.push(`${name}: its last workflow task ran on ${lastTask ?? 'nobody'}, not on v2's worker`);
+      if (!lastTask?.startsWith(`${v2Worker.pid}@`))
+        wrong.push(`${name}: its last workflow task ran on ${lastTask ?? 'nobody'}, not on v2's worker`);
     }
 
     // Children (the save pipelines, the brewery recommendation) finished where they started: on v1.
@@ -172,7 +211,12 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
     ).catch(() => ['(not drained)']);
     if (stillOnV1.length > 0) wrong.push(`version 1 still runs workflows after the drain: ${stillOnV1.join(', ')}`);
     await cluster.workers[0]!.stop();
-    expectStatus('after v1 stopped', await drill.post(`/v1/conversations/${conversations.approval}/messages`, { text: 'status of order 33333' }), 200, wrong);
+    expectStatus(
+      'after v1 stopped',
+      await drill.post(`/v1/conversations/${conversations.approval}/messages`, { text: 'status of order 33333' }),
+      200,
+      wrong,
+    );
     const deployments = await cli('worker', 'deployment', 'describe', '--name', DEPLOYMENT);
     notes.push(`temporal worker deployment describe --name ${DEPLOYMENT}: current ${deployments.includes(v2) ? v2 : '(v2 not shown)'}`);
     return { v1, v2, conversations: finished, wrong, notes };
@@ -196,14 +240,20 @@ async function eventually<T>(what: string, find: () => Promise<T | undefined>, t
 }
 
 async function currentBuildId(client: Client): Promise<string> {
-  const { workerDeploymentInfo } = await client.workflowService.describeWorkerDeployment({ namespace: client.options.namespace, deploymentName: DEPLOYMENT });
+  const { workerDeploymentInfo } = await client.workflowService.describeWorkerDeployment({
+    namespace: client.options.namespace,
+    deploymentName: DEPLOYMENT,
+  });
   const current = workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId;
   if (!current) throw new Error(`deployment ${DEPLOYMENT} has no current version`);
   return current;
 }
 
 async function versionsOf(client: Client): Promise<string[]> {
-  const { workerDeploymentInfo } = await client.workflowService.describeWorkerDeployment({ namespace: client.options.namespace, deploymentName: DEPLOYMENT });
+  const { workerDeploymentInfo } = await client.workflowService.describeWorkerDeployment({
+    namespace: client.options.namespace,
+    deploymentName: DEPLOYMENT,
+  });
   return (workerDeploymentInfo?.versionSummaries ?? []).map((summary) => summary.deploymentVersion?.buildId ?? '');
 }
 
@@ -226,7 +276,8 @@ async function runsOf(client: Client, workflowId: string) {
   let runId: string | undefined = described.raw.workflowExecutionInfo?.firstRunId ?? described.runId;
   const runs: { runId: string; failedTasks: number; lastCompletedBy?: string }[] = [];
   while (runId) {
-    const events: proto.temporal.api.history.v1.IHistoryEvent[] = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    const events: proto.temporal.api.history.v1.IHistoryEvent[] =
+      (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
     const completed = events.filter((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
     runs.push({
       runId,
@@ -236,7 +287,7 @@ async function runsOf(client: Client, workflowId: string) {
     const last: proto.temporal.api.history.v1.IHistoryEvent | undefined = events.at(-1);
     runId =
       last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
-        ? last.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined
+        ? (last.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined)
         : undefined;
   }
   return runs;

@@ -15,7 +15,9 @@ runMain(async ({ config, log, onStop }) => {
   // payload encryption's keys (docs/security.md): production settings without them stop the start here
   keyProvider(config);
   await checkPostgres(config.DATABASE_URL);
-  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, { dataConverter: dataConverter(config) });
+  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, {
+    dataConverter: dataConverter(config),
+  });
   onStop('Temporal client connection', () => connection.close());
 
   const pool = createPool(config.DATABASE_URL);

@@ -13,7 +13,6 @@ const port = (fallback: number) =>
     .max(65535, 'must be between 1 and 65535')
     .default(fallback);
 
-
 // One entry per token so a leaked token can be revoked alone; roles gate agents (an agent's requiredRole).
 export const TokenGrant = z.object({
   user: z.string().min(1),
@@ -34,7 +33,10 @@ const apiTokens = z
   })
   .pipe(z.record(z.string(), TokenGrant))
   // A provider's people are 'oidc:…' (src/api/oidc.ts); a token user with that name could meet one of them.
-  .refine((tokens) => Object.values(tokens).every((grant) => !grant.user.startsWith('oidc:')), 'a user name may not start with "oidc:", which names people signed in through AUTH_OIDC_ISSUER')
+  .refine(
+    (tokens) => Object.values(tokens).every((grant) => !grant.user.startsWith('oidc:')),
+    'a user name may not start with "oidc:", which names people signed in through AUTH_OIDC_ISSUER',
+  )
   // Checked here rather than as a key schema: zod names a failing key in its issue path, which would
   // print the rejected secret at start-up.
   .superRefine((tokens, ctx) => {
@@ -65,7 +67,8 @@ const payloadKeys = z
     for (const [id, value] of Object.entries(parsed as Record<string, unknown>)) {
       const bytes = typeof value === 'string' && /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64') : undefined;
       if (!/^[\w.-]{1,100}$/.test(id)) ctx.addIssue({ code: 'custom', message: 'key ids are letters, digits, ".", "-" and "_"' });
-      else if (!bytes || bytes.length !== 32) ctx.addIssue({ code: 'custom', message: `key "${id}" must be the base64 of 32 random bytes (openssl rand -base64 32)` });
+      else if (!bytes || bytes.length !== 32)
+        ctx.addIssue({ code: 'custom', message: `key "${id}" must be the base64 of 32 random bytes (openssl rand -base64 32)` });
       else keys[id] = new Uint8Array(bytes);
     }
     return keys;
@@ -100,9 +103,25 @@ export const ConfigSchema = z.object({
    * Worker Deployment Versioning (docs/operations.md#upgrades): the deployment this worker belongs to. Unset, the
    * worker is unversioned (the tests); npm start, the cluster and docker-compose set it.
    */
-  WORKER_DEPLOYMENT_NAME: z.preprocess(emptyAsUndefined, z.string().min(1).max(200).regex(/^[^:\s]+$/, 'no spaces or colons').optional()),
+  WORKER_DEPLOYMENT_NAME: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^:\s]+$/, 'no spaces or colons')
+      .optional(),
+  ),
   /** this worker's build id; default: the package version and a hash of the workflow bundle, so new workflow code is a new version */
-  WORKER_BUILD_ID: z.preprocess(emptyAsUndefined, z.string().min(1).max(200).regex(/^[^:\s]+$/, 'no spaces or colons').optional()),
+  WORKER_BUILD_ID: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^:\s]+$/, 'no spaces or colons')
+      .optional(),
+  ),
   /**
    * pinned: a conversation stays on the version it started on until it continues as new (production: the old
    * version drains); auto-upgrade: it moves at its next workflow task (npm start, where the old worker is gone)
@@ -151,7 +170,13 @@ export const ConfigSchema = z.object({
   AUTH_OIDC_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().optional()),
   AUTH_OIDC_SCOPES: z.string().default('openid profile email'),
   /** the authorization request parameter that asks for AUTH_OIDC_AUDIENCE: resource (RFC 8707), audience (Auth0), or unset */
-  AUTH_OIDC_AUDIENCE_PARAM: z.preprocess(emptyAsUndefined, z.string().regex(/^[a-z_]+$/, 'must be a parameter name such as resource or audience').optional()),
+  AUTH_OIDC_AUDIENCE_PARAM: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[a-z_]+$/, 'must be a parameter name such as resource or audience')
+      .optional(),
+  ),
   /** how long a web sign-in lasts */
   AUTH_SESSION_TTL: duration.default(12 * 3600_000),
   /** an API key stops working when its owner has not been seen (signed in or used a token) for this long */
@@ -191,27 +216,38 @@ export const ConfigSchema = z.object({
    * The most a tool's result (an agent's tool or an MCP server's) may be, as JSON bytes, when the model gets it;
    * a larger one is cut with a note that says so. 128 KiB is about 32k tokens: a few per turn fit a 1M-token window.
    */
-  TOOL_RESULT_MAX_BYTES: z.coerce.number().int('must be a whole number').min(1024, 'must be at least 1024').default(128 * 1024),
+  TOOL_RESULT_MAX_BYTES: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1024, 'must be at least 1024')
+    .default(128 * 1024),
   GEMINI_IMAGE_MODEL: z.string().default('gemini-3-pro-image-preview'),
   /** per-model prices over the defaults in src/model/prices.ts: {"<model>": {"input": 0.3, "output": 2.5, "currency": "USD"}} per million tokens */
-  MODEL_PRICES: z
-    .preprocess(emptyAsUndefined, z.string().optional())
-    .transform((text, ctx) => {
-      try {
-        return parseModelPrices(text);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^MODEL_PRICES:? ?/, '') });
-        return z.NEVER;
-      }
-    }),
+  MODEL_PRICES: z.preprocess(emptyAsUndefined, z.string().optional()).transform((text, ctx) => {
+    try {
+      return parseModelPrices(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^MODEL_PRICES:? ?/, '') });
+      return z.NEVER;
+    }
+  }),
 
   /** where browsers reach the API, for absolute URLs (local recipe images); default http://HOST:PORT */
   PUBLIC_URL: optionalUrl,
   /** exact origins allowed to call the API from a browser elsewhere; comma-separated, no wildcard */
   CORS_ORIGINS: z
     .string()
-    .transform((text) => text.split(',').map((origin) => origin.trim()).filter(Boolean))
-    .pipe(z.array(z.url({ error: 'must be a list of origins such as https://app.example.com' }).refine((origin) => origin !== '*', 'no wildcard')))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z.url({ error: 'must be a list of origins such as https://app.example.com' }).refine((origin) => origin !== '*', 'no wildcard'),
+      ),
+    )
     .default([]),
 
   /** per-user limits, shared by every API process through PostgreSQL (429 with Retry-After past them); 0 = none */
@@ -263,9 +299,7 @@ export class ConfigError extends Error {
 
 /** Reads every setting at once so a bad start-up names all wrong variables, not the first. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const raw = Object.fromEntries(
-    Object.keys(ConfigSchema.shape).map((key) => [key, emptyAsUndefined(env[key])]),
-  );
+  const raw = Object.fromEntries(Object.keys(ConfigSchema.shape).map((key) => [key, emptyAsUndefined(env[key])]));
   const parsed = ConfigSchema.safeParse(raw);
   const lines = parsed.success
     ? [...oidcProblems(parsed.data), ...providerProblems(parsed.data)]
@@ -281,14 +315,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 // An issuer without an audience would take any token the provider signs, for any application.
 function oidcProblems(config: Config): string[] {
   const problems: string[] = [];
-  if (config.AUTH_OIDC_ISSUER && !config.AUTH_OIDC_AUDIENCE) problems.push('  AUTH_OIDC_AUDIENCE: required with AUTH_OIDC_ISSUER (the audience the provider puts in access tokens for Brigade\'s API)');
-  if (!config.AUTH_OIDC_ISSUER && (config.AUTH_OIDC_AUDIENCE || config.AUTH_OIDC_CLIENT_ID)) problems.push('  AUTH_OIDC_ISSUER: required with AUTH_OIDC_AUDIENCE and AUTH_OIDC_CLIENT_ID');
+  if (config.AUTH_OIDC_ISSUER && !config.AUTH_OIDC_AUDIENCE)
+    problems.push(
+      "  AUTH_OIDC_AUDIENCE: required with AUTH_OIDC_ISSUER (the audience the provider puts in access tokens for Brigade's API)",
+    );
+  if (!config.AUTH_OIDC_ISSUER && (config.AUTH_OIDC_AUDIENCE || config.AUTH_OIDC_CLIENT_ID))
+    problems.push('  AUTH_OIDC_ISSUER: required with AUTH_OIDC_AUDIENCE and AUTH_OIDC_CLIENT_ID');
   return problems;
 }
 
 /** MODEL_PROVIDER must name a provider whose key is set. */
 function providerProblems(config: Config): string[] {
   const provider = config.MODEL_PROVIDER;
-  const keyName = provider ? ({ gemini: 'GEMINI_API_KEY', openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const)[provider] : undefined;
+  const keyName = provider
+    ? ({ gemini: 'GEMINI_API_KEY', openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const)[provider]
+    : undefined;
   return keyName && !config[keyName]?.trim() ? [`  MODEL_PROVIDER: is ${provider}, but ${keyName} is not set`] : [];
 }

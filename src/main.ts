@@ -65,7 +65,9 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
     startedTemporal = true;
     uiUrl ??= server.uiUrl;
   }
-  const { connection, client } = await connectTemporal(temporalAddress, config.TEMPORAL_NAMESPACE, { dataConverter: dataConverter(config) });
+  const { connection, client } = await connectTemporal(temporalAddress, config.TEMPORAL_NAMESPACE, {
+    dataConverter: dataConverter(config),
+  });
   onStop('Temporal client connection', () => connection.close());
   const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);
@@ -96,7 +98,15 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
   const devToken = config.API_TOKENS || config.AUTH_OIDC_ISSUER ? undefined : await loadOrCreateDevToken(dataDir);
   const tokens = config.API_TOKENS ?? devToken?.tokens ?? {};
   await ensureWebBuild(log.info);
-  const app = createApp({ config, client, pool: apiPool, tokens, checkTemporal: temporalCheck(connection), temporalUiUrl: uiUrl, codec: payloadCodec(config) });
+  const app = createApp({
+    config,
+    client,
+    pool: apiPool,
+    tokens,
+    checkTemporal: temporalCheck(connection),
+    temporalUiUrl: uiUrl,
+    codec: payloadCodec(config),
+  });
   const server = await listen(app, config.PORT, config.HOST);
   onStop('API', () => closeServer(server));
 
@@ -117,7 +127,10 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
   } else if (devToken) {
     log.info(`  Dev token:       in ${tokenFile} (user "dev"; set API_TOKENS for real users)`);
   }
-  if (config.AUTH_OIDC_ISSUER) log.info(`  Sign-in:         through ${config.AUTH_OIDC_ISSUER}${config.AUTH_OIDC_CLIENT_ID ? '' : ' (access tokens only: set AUTH_OIDC_CLIENT_ID for the web client)'}`);
+  if (config.AUTH_OIDC_ISSUER)
+    log.info(
+      `  Sign-in:         through ${config.AUTH_OIDC_ISSUER}${config.AUTH_OIDC_CLIENT_ID ? '' : ' (access tokens only: set AUTH_OIDC_CLIENT_ID for the web client)'}`,
+    );
   log.info('Press Ctrl-C to stop.');
 });
 

@@ -32,7 +32,8 @@ runMain(async ({ config, log }) => {
     } else {
       const outcome = await reviveConversation({ config, client, pool }, row, { force });
       const was = outcome.was.state === 'ended' ? `ended (${outcome.was.status})` : outcome.was.state;
-      if (!outcome.revived) log.info(`Conversation ${row.id}: its run is healthy (${row.workflowId}); nothing done. Use --force to restart it anyway.`);
+      if (!outcome.revived)
+        log.info(`Conversation ${row.id}: its run is healthy (${row.workflowId}); nothing done. Use --force to restart it anyway.`);
       else {
         log.info(
           `Conversation ${row.id} revived as a new run of ${row.workflowId} (the run before: ${was}; ${outcome.closedItems} pending item(s) closed, ${outcome.answeredCalls} call(s) answered in words).`,

@@ -52,7 +52,10 @@ export async function promoteWhenPolling(
   let lastError = 'the version did not appear';
   while (Date.now() < deadline && !signal?.aborted) {
     try {
-      const { workerDeploymentInfo: info, conflictToken } = await service.describeWorkerDeployment({ namespace, deploymentName: version.deploymentName });
+      const { workerDeploymentInfo: info, conflictToken } = await service.describeWorkerDeployment({
+        namespace,
+        deploymentName: version.deploymentName,
+      });
       const current = info?.routingConfig?.currentDeploymentVersion;
       if (current?.buildId === version.buildId) return 'already current';
       if (mode === 'if-none' && current?.buildId) return 'left as it is';

@@ -16,7 +16,9 @@ runMain(async ({ config, log, onStop, fail }) => {
   const { applied } = await migrate(config.DATABASE_URL, { log: log.debug });
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
 
-  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, { dataConverter: dataConverter(config) });
+  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, {
+    dataConverter: dataConverter(config),
+  });
   onStop('Temporal client connection', () => connection.close());
   const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);

@@ -44,7 +44,9 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     {
       config,
       pool,
-      model: instrumentModel(options.model ?? selectModel(config), { captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT }),
+      model: instrumentModel(options.model ?? selectModel(config), {
+        captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+      }),
       systemPrompt: loadPrompt,
       implementations: instrumentTools(toolImplementations()),
     },
@@ -59,7 +61,11 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: options.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
-    ...(code ? { workflowBundle: { code } } : bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(code
+      ? { workflowBundle: { code } }
+      : bundlePath
+        ? { workflowBundle: { codePath: bundlePath } }
+        : { workflowsPath: WORKFLOWS_PATH }),
     ...(workerDeployment ? { workerDeploymentOptions: workerDeployment } : {}),
     activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
     // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way

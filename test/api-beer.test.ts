@@ -17,7 +17,8 @@ after(async () => {
   await app?.stop();
 });
 
-const open = (token: string, body: Record<string, unknown>) => app.call('POST', '/v1/conversations', { token, body: { agent: 'beer', ...body } });
+const open = (token: string, body: Record<string, unknown>) =>
+  app.call('POST', '/v1/conversations', { token, body: { agent: 'beer', ...body } });
 
 describe('who a beer conversation acts for', () => {
   test("a bar's token opens one for its own client, with no role", async () => {

@@ -35,7 +35,10 @@ const say = (app: TestApp, id: string, text: string) => app.call('POST', `/v1/co
 describe('titles in words (no server)', () => {
   test('the offline model answers the title task with the first words of what the person wrote', () => {
     const prompt = titlePrompt('  What is the status of\norder 24601 please, and when does it arrive?', 'Order 24601 has shipped.');
-    assert.equal(offlineTitle({ charge: { userId: 'alice', key: 'title:test' }, task: TITLE_TASK, prompt }), 'What is the status of order…');
+    assert.equal(
+      offlineTitle({ charge: { userId: 'alice', key: 'title:test' }, task: TITLE_TASK, prompt }),
+      'What is the status of order…',
+    );
     assert.equal(firstWords('cancel order 13579'), 'cancel order 13579');
   });
 
@@ -89,7 +92,10 @@ describe('titles on the offline model', () => {
     const list = await app.call('GET', '/v1/conversations');
     assert.equal(list.body.conversations.find((c: { id: string }) => c.id === id).title, 'Jane’s refund');
     const events = await app.adminQuery(`SELECT data FROM events WHERE conversation_id = $1 AND type = 'title.changed'`, [id]);
-    assert.deepEqual(events.map((e) => e.data), [{ title: 'Jane’s refund' }]);
+    assert.deepEqual(
+      events.map((e) => e.data),
+      [{ title: 'Jane’s refund' }],
+    );
   });
 
   test('a rename before the first exchange is not overwritten by the made title', async () => {
@@ -102,7 +108,15 @@ describe('titles on the offline model', () => {
 
   test('PATCH refuses a bad body with the field and why', async () => {
     const id = await create(app, { agent: 'support', title: 'Kept' });
-    for (const body of [{}, { title: '' }, { title: '   ' }, { title: 'x'.repeat(201) }, { title: 42 }, { title: 'ok', agent: 'beer' }, { title: 'a\u0000b' }]) {
+    for (const body of [
+      {},
+      { title: '' },
+      { title: '   ' },
+      { title: 'x'.repeat(201) },
+      { title: 42 },
+      { title: 'ok', agent: 'beer' },
+      { title: 'a\u0000b' },
+    ]) {
       const refused = await app.call('PATCH', `/v1/conversations/${id}`, { body });
       assert.equal(refused.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(refused.body)}`);
       assert.equal(typeof refused.body.error, 'string');

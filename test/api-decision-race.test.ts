@@ -50,7 +50,10 @@ test('a decision racing a message: one wins, the other is told what really happe
       assert.equal(await orderStatus('19283'), 'Cancelled');
       // The decision's answer is its own: the approved action's result and the reply to it.
       const answered: Message[] = decision.body.messages;
-      assert.ok(answered.some((m) => m.tool === 'cancel_order'), 'the decision answer carries the tool result');
+      assert.ok(
+        answered.some((m) => m.tool === 'cancel_order'),
+        'the decision answer carries the tool result',
+      );
       assert.ok(!answered.some((m) => m.role === 'user'), 'the decision answer carries no user message');
     } else {
       outcomes.messageWon += 1;

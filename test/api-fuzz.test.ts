@@ -56,13 +56,19 @@ function requestFor(row: EndpointRow): fc.Arbitrary<FuzzRequest> {
         { weight: 8, arbitrary: arbitraryFor(row.body).map((json) => ({ json })) },
         { weight: 1, arbitrary: hostileRawBody.map((raw) => ({ raw })) },
       )
-    : fc.option(hostileRawBody.map((raw) => ({ raw })), { freq: 6 });
+    : fc.option(
+        hostileRawBody.map((raw) => ({ raw })),
+        { freq: 6 },
+      );
   const query = fc.record(
     Object.fromEntries(
       Object.entries(row.query ?? {}).map(([name, schema]) => [
         name,
         // each value at most 2 000 characters: a query string beyond Node's header limit is reset, not answered
-        fc.oneof(arbitraryFor(schema).map((value) => String(value).slice(0, 2_000)), hostileString.map((text) => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '')).slice(0, 2_000))),
+        fc.oneof(
+          arbitraryFor(schema).map((value) => String(value).slice(0, 2_000)),
+          hostileString.map((text) => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '')).slice(0, 2_000)),
+        ),
       ]),
     ),
     { requiredKeys: [] },
@@ -93,7 +99,10 @@ function requestFor(row: EndpointRow): fc.Arbitrary<FuzzRequest> {
       { weight: 12, arbitrary: fc.constant('identity' as const) },
       { weight: 1, arbitrary: fc.constantFrom('gzip' as const, 'gzip-lie' as const, 'x-unknown' as const, 'gzip, br' as const) },
     ),
-    token: fc.oneof({ weight: 12, arbitrary: fc.constant('alice' as const) }, { weight: 1, arbitrary: fc.constantFrom('carol' as const, 'none' as const) }),
+    token: fc.oneof(
+      { weight: 12, arbitrary: fc.constant('alice' as const) },
+      { weight: 1, arbitrary: fc.constantFrom('carol' as const, 'none' as const) },
+    ),
     idempotencyKey: row.headers?.includes('Idempotency-Key')
       ? fc.option(fc.oneof(fc.constantFrom('k1', 'k2', 'k3'), headerValue), { freq: 2 })
       : fc.constant(null),
@@ -124,7 +133,9 @@ test('hostile input from the schemas never breaks the API', { timeout: 120_000 }
     const conversationId = conversations[request.conversation]!;
     let path = row.path.replace(':id', request.pathId ?? conversationId);
     for (const [name, value] of Object.entries(request.params)) path = path.replace(`:${name}`, value);
-    const query = new URLSearchParams(Object.entries(request.query).map(([name, value]): [string, string] => [name, decodeURIComponentSafe(value)])).toString();
+    const query = new URLSearchParams(
+      Object.entries(request.query).map(([name, value]): [string, string] => [name, decodeURIComponentSafe(value)]),
+    ).toString();
     if (query) path += `?${query}`;
 
     const headers: Record<string, string> = {};
@@ -157,10 +168,16 @@ test('hostile input from the schemas never breaks the API', { timeout: 120_000 }
     }
     if (response.status === 200 && row.method === 'POST' && !request.pathId && request.token === 'alice') {
       if (row.message && response.headers['idempotent-replayed'] !== 'true') {
-        const sent = (JSON.parse(typeof body === 'string' ? body : gunzipText(body!, request.encoding)) as Record<string, string>)[row.message]!;
+        const sent = (JSON.parse(typeof body === 'string' ? body : gunzipText(body!, request.encoding)) as Record<string, string>)[
+          row.message
+        ]!;
         accepted.get(conversationId)!.push(sent.trim());
       }
-      if (Array.isArray(response.json?.pending)) pending.set(conversationId, response.json.pending.map((item: { id: string }) => item.id));
+      if (Array.isArray(response.json?.pending))
+        pending.set(
+          conversationId,
+          response.json.pending.map((item: { id: string }) => item.id),
+        );
     }
   });
 

@@ -54,9 +54,19 @@ describe('the support flow over the Gemini wire format', () => {
     assert.equal(response.name, 'get_user_info');
     assert.equal(response.response.user_info.email, 'john@gmail.com');
     const declared = second.tools![0]!.functionDeclarations!.map((d) => d.name).sort();
-    assert.deepEqual(declared, ['cancel_order', 'get_customer_orders', 'get_order_by_id', 'get_user', 'get_user_info', 'update_user_contact']);
+    assert.deepEqual(declared, [
+      'cancel_order',
+      'get_customer_orders',
+      'get_order_by_id',
+      'get_user',
+      'get_user_info',
+      'update_user_contact',
+    ]);
 
-    fake.script(reply.calls({ name: 'cancel_order', args: { order_id: '24601' } }), reply.text('It has already shipped, so I could not cancel it.'));
+    fake.script(
+      reply.calls({ name: 'cancel_order', args: { order_id: '24601' } }),
+      reply.text('It has already shipped, so I could not cancel it.'),
+    );
     const shipped = await say(id, 'Cancel order 24601');
     assert.equal(shipped.body.pending[0].tool, 'cancel_order');
     const refused = await decide(id, { pendingId: shipped.body.pending[0].id, decision: 'approve' });
@@ -78,7 +88,10 @@ describe('the support flow over the Gemini wire format', () => {
     assert.equal(badEdit.status, 422);
     assert.match(badEdit.body.error, /phone: must be a phone number in format XXX-XXX-XXXX/);
     const rejected = await decide(id, { pendingId: item.id, decision: 'reject', reason: 'number unverified' });
-    const sentBack = fake.requests.at(-1)!.body.contents!.at(-1)!.parts!.find((p) => p.functionResponse)!.functionResponse;
+    const sentBack = fake.requests
+      .at(-1)!
+      .body.contents!.at(-1)!
+      .parts!.find((p) => p.functionResponse)!.functionResponse;
     assert.match(JSON.stringify(sentBack.response), /number unverified/);
     assert.equal(rejected.body.messages.at(-1).text, 'Understood, I left the phone number alone.');
 
@@ -107,11 +120,7 @@ describe('model output is not trusted', () => {
 
   test('too many invalid calls end the turn with a clear message', async () => {
     const id = await conversation();
-    fake.script(
-      reply.calls({ name: 'nope', args: {} }),
-      reply.calls({ name: 'nope', args: {} }),
-      reply.calls({ name: 'nope', args: {} }),
-    );
+    fake.script(reply.calls({ name: 'nope', args: {} }), reply.calls({ name: 'nope', args: {} }), reply.calls({ name: 'nope', args: {} }));
     const turn = await say(id, 'Do something odd');
     assert.match(turn.body.messages.at(-1).text, /the model made 3 invalid tool calls/);
     assert.equal(fake.requests.length, 3);

@@ -64,14 +64,23 @@ describe('1. bodies the API cannot take are 413, 415 or 400, never 500', () => {
       });
       assertClientError(response, 415, /UTF-8/);
     }
-    const utf8 = await send('POST', '/v1/conversations', { headers: { ...auth(), 'content-type': 'application/json; charset=UTF-8' }, body: '{"agent":"support"}' });
+    const utf8 = await send('POST', '/v1/conversations', {
+      headers: { ...auth(), 'content-type': 'application/json; charset=UTF-8' },
+      body: '{"agent":"support"}',
+    });
     assert.equal(utf8.status, 201);
   });
 
   test('an unknown Content-Encoding is 415; one that lies about the body is 400', async () => {
-    const unknown = await send('POST', '/v1/conversations', { headers: { ...JSON_HEADERS, 'content-encoding': 'snappy' }, body: '{"agent":"support"}' });
+    const unknown = await send('POST', '/v1/conversations', {
+      headers: { ...JSON_HEADERS, 'content-encoding': 'snappy' },
+      body: '{"agent":"support"}',
+    });
     assertClientError(unknown, 415, /gzip, deflate or br/);
-    const lying = await send('POST', '/v1/conversations', { headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' }, body: '{"agent":"support"}' });
+    const lying = await send('POST', '/v1/conversations', {
+      headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' },
+      body: '{"agent":"support"}',
+    });
     assertClientError(lying, 400, /not valid gzip/);
     const honest = await send('POST', '/v1/conversations', {
       headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' },
@@ -124,7 +133,10 @@ describe('3. text PostgreSQL cannot store is refused with 400 naming the field',
   const SURROGATE = 'smile \ud83d';
 
   test('a NUL in a title', async () => {
-    const response = await send('POST', '/v1/conversations', { headers: JSON_HEADERS, body: JSON.stringify({ agent: 'support', title: NUL }) });
+    const response = await send('POST', '/v1/conversations', {
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ agent: 'support', title: NUL }),
+    });
     assertClientError(response, 400, /title: must not contain NUL/);
     assert.equal(response.json.fields[0].field, 'title');
   });
@@ -170,7 +182,9 @@ describe('3. text PostgreSQL cannot store is refused with 400 naming the field',
     assertClientError(tooDeep, 400, /nest deeper than 16/);
 
     // The item is still pending and a clean rejection gives the call its result.
-    const rejected = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId, decision: 'reject', reason: 'not now' } });
+    const rejected = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+      body: { pendingId, decision: 'reject', reason: 'not now' },
+    });
     assert.equal(rejected.status, 200, JSON.stringify(rejected.body));
     const tool = rejected.body.messages.find((m: { role: string }) => m.role === 'tool');
     assert.match(tool.result.error, /not now/);
@@ -203,7 +217,10 @@ describe('4 and 5. Idempotency-Key', () => {
   test('on POST /v1/conversations: the same key twice (even at once) is one conversation', async () => {
     const title = `idem-${Date.now()}`;
     const create = () =>
-      send('POST', '/v1/conversations', { headers: { ...JSON_HEADERS, 'Idempotency-Key': `create-${title}` }, body: JSON.stringify({ agent: 'support', title }) });
+      send('POST', '/v1/conversations', {
+        headers: { ...JSON_HEADERS, 'Idempotency-Key': `create-${title}` },
+        body: JSON.stringify({ agent: 'support', title }),
+      });
     const [a, b, c] = await Promise.all([create(), create(), create()]);
     const later = await create();
     for (const response of [a, b, c, later]) assert.equal(response.status, 201, response.text);
@@ -222,12 +239,21 @@ describe('4 and 5. Idempotency-Key', () => {
 
   test('the same key with a different body is 422 on create, and nothing is created', async () => {
     const key = `create-diff-${Date.now()}`;
-    const first = await send('POST', '/v1/conversations', { headers: { ...JSON_HEADERS, 'Idempotency-Key': key }, body: JSON.stringify({ agent: 'support', title: 'one' }) });
+    const first = await send('POST', '/v1/conversations', {
+      headers: { ...JSON_HEADERS, 'Idempotency-Key': key },
+      body: JSON.stringify({ agent: 'support', title: 'one' }),
+    });
     assert.equal(first.status, 201);
     // Key order does not make a body different.
-    const reordered = await send('POST', '/v1/conversations', { headers: { ...JSON_HEADERS, 'Idempotency-Key': key }, body: '{"title":"one","agent":"support"}' });
+    const reordered = await send('POST', '/v1/conversations', {
+      headers: { ...JSON_HEADERS, 'Idempotency-Key': key },
+      body: '{"title":"one","agent":"support"}',
+    });
     assert.equal(reordered.json.id, first.json.id);
-    const second = await send('POST', '/v1/conversations', { headers: { ...JSON_HEADERS, 'Idempotency-Key': key }, body: JSON.stringify({ agent: 'support', title: 'two' }) });
+    const second = await send('POST', '/v1/conversations', {
+      headers: { ...JSON_HEADERS, 'Idempotency-Key': key },
+      body: JSON.stringify({ agent: 'support', title: 'two' }),
+    });
     assertClientError(second, 422, /Idempotency-Key was already used with a different request/);
     const list = await app.call('GET', '/v1/conversations');
     assert.ok(!list.body.conversations.some((row: { title: string }) => row.title === 'two'));
@@ -236,7 +262,10 @@ describe('4 and 5. Idempotency-Key', () => {
   test('the same key with a different message is 422, not the first outcome; the transcript has one message', async () => {
     const id = await newConversation();
     const post = (text: string, key = 'turn-a') =>
-      send('POST', `/v1/conversations/${id}/messages`, { headers: { ...JSON_HEADERS, 'Idempotency-Key': key }, body: JSON.stringify({ text }) });
+      send('POST', `/v1/conversations/${id}/messages`, {
+        headers: { ...JSON_HEADERS, 'Idempotency-Key': key },
+        body: JSON.stringify({ text }),
+      });
     const first = await post('status of order 24601');
     assert.equal(first.status, 200);
     const replay = await post('status of order 24601');
@@ -289,8 +318,14 @@ describe('6. Last-Event-ID beyond the newest event', () => {
       const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'status of order 24601' } });
       assert.equal(turn.status, 200);
       const events = await stream;
-      assert.ok(events.some((e) => e.event === 'message'), 'the new message arrived');
-      assert.ok(events.some((e) => e.event === 'turn.ended'), 'the stream stayed open until the turn ended');
+      assert.ok(
+        events.some((e) => e.event === 'message'),
+        'the new message arrived',
+      );
+      assert.ok(
+        events.some((e) => e.event === 'turn.ended'),
+        'the stream stayed open until the turn ended',
+      );
     });
   }
 });
@@ -299,14 +334,23 @@ describe('8. echoes and edges', () => {
   test('an error repeats at most a little of a long client value', async () => {
     const { id } = await parkedApproval();
     const huge = 'p'.repeat(100_000);
-    const response = await send('POST', `/v1/conversations/${id}/decisions`, { headers: JSON_HEADERS, body: JSON.stringify({ pendingId: huge, decision: 'approve' }) });
+    const response = await send('POST', `/v1/conversations/${id}/decisions`, {
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ pendingId: huge, decision: 'approve' }),
+    });
     assert.ok(response.status === 400 || response.status === 404, response.text.slice(0, 200));
     assert.ok(response.text.length < 1_000, `answered ${response.text.length} bytes`);
     const unknown = 'q'.repeat(190);
-    const notFound = await send('POST', `/v1/conversations/${id}/decisions`, { headers: JSON_HEADERS, body: JSON.stringify({ pendingId: unknown, decision: 'approve' }) });
+    const notFound = await send('POST', `/v1/conversations/${id}/decisions`, {
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ pendingId: unknown, decision: 'approve' }),
+    });
     assertClientError(notFound, 404, /No pending item/);
     assert.ok(!notFound.text.includes(unknown), 'the 404 does not repeat the whole id');
-    const type = await send('POST', '/v1/conversations', { headers: { ...auth(), 'content-type': `text/${'z'.repeat(5_000)}` }, body: '{}' });
+    const type = await send('POST', '/v1/conversations', {
+      headers: { ...auth(), 'content-type': `text/${'z'.repeat(5_000)}` },
+      body: '{}',
+    });
     assertClientError(type, 415);
     assert.ok(type.text.length < 1_000);
   });
@@ -383,18 +427,26 @@ describe('CORS', () => {
   test('exactly the configured origins, never a wildcard', async () => {
     const own = await serveOwnApi({ corsOrigins: ['https://app.example.com'] });
     try {
-      const allowed = await rawRequest(own.baseUrl, 'GET', '/v1/conversations', { headers: { ...auth(), origin: 'https://app.example.com' } });
+      const allowed = await rawRequest(own.baseUrl, 'GET', '/v1/conversations', {
+        headers: { ...auth(), origin: 'https://app.example.com' },
+      });
       assert.equal(allowed.status, 200);
       assert.equal(allowed.headers['access-control-allow-origin'], 'https://app.example.com');
       assert.equal(allowed.headers['access-control-allow-credentials'], undefined);
       assert.match(String(allowed.headers['access-control-expose-headers']), /X-Request-Id/);
       const preflight = await rawRequest(own.baseUrl, 'OPTIONS', '/v1/conversations', {
-        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+        headers: {
+          origin: 'https://app.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
       });
       assert.equal(preflight.status, 204);
       assert.match(String(preflight.headers['access-control-allow-headers']), /Authorization/);
       assert.match(String(preflight.headers['access-control-allow-headers']), /Idempotency-Key/);
-      const other = await rawRequest(own.baseUrl, 'GET', '/v1/conversations', { headers: { ...auth(), origin: 'https://evil.example.com' } });
+      const other = await rawRequest(own.baseUrl, 'GET', '/v1/conversations', {
+        headers: { ...auth(), origin: 'https://evil.example.com' },
+      });
       assert.equal(other.headers['access-control-allow-origin'], undefined);
       const otherPreflight = await rawRequest(own.baseUrl, 'OPTIONS', '/v1/conversations', {
         headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },

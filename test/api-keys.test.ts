@@ -93,7 +93,10 @@ describe('personal API keys across two API processes', () => {
 
     const used = await onOther('GET', '/v1/conversations', made.key);
     assert.equal(used.status, 200, JSON.stringify(used.body));
-    assert.deepEqual(used.body.conversations.map((c: { id: string }) => c.id), [conversation.body.id]);
+    assert.deepEqual(
+      used.body.conversations.map((c: { id: string }) => c.id),
+      [conversation.body.id],
+    );
     const meta = await onOther('GET', '/v1/meta', made.key);
     assert.equal(meta.body.user, 'alice');
     assert.deepEqual(meta.body.roles, ['support']);
@@ -106,7 +109,10 @@ describe('personal API keys across two API processes', () => {
 
     const revoked = await app.call('DELETE', `/v1/api-keys/${made.id}`, { token: ALICE });
     assert.equal(revoked.status, 204);
-    for (const response of [await onOther('GET', '/v1/conversations', made.key), await app.call('GET', '/v1/conversations', { token: made.key })]) {
+    for (const response of [
+      await onOther('GET', '/v1/conversations', made.key),
+      await app.call('GET', '/v1/conversations', { token: made.key }),
+    ]) {
       assert.equal(response.status, 401);
       assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token", error_description="[^"]*revoked/);
       assert.ok(!(response.headers.get('www-authenticate') ?? '').includes(made.key));
@@ -114,7 +120,7 @@ describe('personal API keys across two API processes', () => {
     assert.equal((await app.call('DELETE', `/v1/api-keys/${made.id}`, { token: ALICE })).status, 404);
   });
 
-  test('a key acts with the smaller of its roles and its owner\'s, and cannot make keys', async () => {
+  test("a key acts with the smaller of its roles and its owner's, and cannot make keys", async () => {
     const none = await makeKey(ALICE, { name: 'read only', roles: [] });
     const meta = await onOther('GET', '/v1/meta', none.key);
     assert.deepEqual(meta.body.roles, []);

@@ -11,8 +11,18 @@ import { type TestApp, startTestApp } from './support/test-app.ts';
 const KEY = 'sk-provider-test-key-0123456789';
 
 const PROVIDERS = [
-  { name: 'OpenAI', model: 'gpt-4.1-mini', start: () => startFakeOpenAi({ apiKey: KEY }), env: (url: string) => ({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: url, OPENAI_MODEL: 'gpt-4.1-mini' }) },
-  { name: 'Anthropic', model: 'claude-haiku-4-5', start: () => startFakeAnthropic({ apiKey: KEY }), env: (url: string) => ({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: url, ANTHROPIC_MODEL: 'claude-haiku-4-5' }) },
+  {
+    name: 'OpenAI',
+    model: 'gpt-4.1-mini',
+    start: () => startFakeOpenAi({ apiKey: KEY }),
+    env: (url: string) => ({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: url, OPENAI_MODEL: 'gpt-4.1-mini' }),
+  },
+  {
+    name: 'Anthropic',
+    model: 'claude-haiku-4-5',
+    start: () => startFakeAnthropic({ apiKey: KEY }),
+    env: (url: string) => ({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: url, ANTHROPIC_MODEL: 'claude-haiku-4-5' }),
+  },
 ];
 
 for (const provider of PROVIDERS) {
@@ -34,7 +44,10 @@ for (const provider of PROVIDERS) {
       const id = created.body.id;
       const say = (text: string) => app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
 
-      fake.script(reply.calls({ name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } }), reply.text('John Doe has three orders.', { usage: { input: 900, output: 10 } }));
+      fake.script(
+        reply.calls({ name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } }),
+        reply.text('John Doe has three orders.', { usage: { input: 900, output: 10 } }),
+      );
       const lookup = await say('Who is john@gmail.com?');
       assert.equal(lookup.status, 200, JSON.stringify(lookup.body));
       const tool = lookup.body.messages.find((m: any) => m.role === 'tool');
@@ -43,12 +56,18 @@ for (const provider of PROVIDERS) {
       assert.match(JSON.stringify(fake.requests[1]!.body.messages), /johndoe/, 'the tool result went back to the model');
 
       // a 503 first: Temporal retries the model step, the SDK itself made one request per attempt
-      fake.script(reply.error(503, 'overloaded'), reply.calls({ name: 'cancel_order', args: { order_id: '13579' } }), reply.text('Order 13579 is cancelled.'));
+      fake.script(
+        reply.error(503, 'overloaded'),
+        reply.calls({ name: 'cancel_order', args: { order_id: '13579' } }),
+        reply.text('Order 13579 is cancelled.'),
+      );
       const cancel = await say('Cancel order 13579');
       assert.equal(cancel.body.pending[0]?.kind, 'approval');
       assert.equal(cancel.body.pending[0]?.tool, 'cancel_order');
       assert.deepEqual(cancel.body.pending[0]?.args, { order_id: '13579' });
-      const approved = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: cancel.body.pending[0].id, decision: 'approve' } });
+      const approved = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+        body: { pendingId: cancel.body.pending[0].id, decision: 'approve' },
+      });
       assert.equal(approved.body.messages.find((m: any) => m.role === 'tool').result.status, 'Cancelled');
       assert.equal(approved.body.messages.at(-1).text, 'Order 13579 is cancelled.');
 
@@ -66,7 +85,11 @@ for (const provider of PROVIDERS) {
       assert.equal((await say('Hello?')).body.messages.at(-1).text, 'Hello again.');
       const replayed = fake.requests.at(-1)!.body;
       assert.equal(replayed.model, provider.model);
-      assert.match(JSON.stringify(replayed.messages), /Order 13579 is cancelled\./, 'the whole transcript, calls and results paired, went out again');
+      assert.match(
+        JSON.stringify(replayed.messages),
+        /Order 13579 is cancelled\./,
+        'the whole transcript, calls and results paired, went out again',
+      );
 
       const view = await app.call('GET', `/v1/conversations/${id}`);
       assert.ok(view.body.usage.inputTokens >= 900, JSON.stringify(view.body.usage));

@@ -15,8 +15,19 @@ async function resetFixture(): Promise<void> {
     await admin.query(
       `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, servings, tags, is_deleted, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [recipe.id, recipe.user_id, recipe.name, recipe.recipe_type, JSON.stringify(recipe.ingredients), JSON.stringify(recipe.instructions),
-        recipe.prep_time, recipe.servings, JSON.stringify(recipe.tags), recipe.is_deleted, recipe.created_at],
+      [
+        recipe.id,
+        recipe.user_id,
+        recipe.name,
+        recipe.recipe_type,
+        JSON.stringify(recipe.ingredients),
+        JSON.stringify(recipe.instructions),
+        recipe.prep_time,
+        recipe.servings,
+        JSON.stringify(recipe.tags),
+        recipe.is_deleted,
+        recipe.created_at,
+      ],
     );
   }
 }
@@ -110,7 +121,8 @@ describe('GET /v1/recipes/:id', () => {
   });
 
   test("another user's recipe and an unknown one are 404; a malformed id is 400", async () => {
-    const touched = async () => (await admin.query('SELECT last_accessed_at FROM saved_recipes WHERE id = $1', [B1])).rows[0].last_accessed_at.getTime();
+    const touched = async () =>
+      (await admin.query('SELECT last_accessed_at FROM saved_recipes WHERE id = $1', [B1])).rows[0].last_accessed_at.getTime();
     const bobsBefore = await touched();
     assert.equal((await app.call('GET', `/v1/recipes/${B1}`)).status, 404);
     assert.equal((await app.call('GET', `/v1/recipes/${A1}`, { token: BOB })).status, 404);
@@ -123,7 +135,7 @@ describe('GET /v1/recipes/:id', () => {
     assert.equal(await touched(), bobsBefore, "another user's attempt leaves bob's recipe untouched");
   });
 
-  test('a soft-deleted recipe is still the owner\'s to open', async () => {
+  test("a soft-deleted recipe is still the owner's to open", async () => {
     const got = await app.call('GET', `/v1/recipes/${A4}`);
     assert.equal(got.status, 200);
     assert.equal(got.body.is_deleted, true);
@@ -164,7 +176,10 @@ describe('execute_recipe_sql in a recipes conversation, on the offline model', (
     const { tool, reply } = await say(id, 'list my recipes');
     assert.equal(tool.tool, 'execute_recipe_sql');
     assert.equal(tool.result.status, 'success');
-    assert.deepEqual(tool.result.rows.map((row: { id: string }) => row.id), [A3, A2, A1]);
+    assert.deepEqual(
+      tool.result.rows.map((row: { id: string }) => row.id),
+      [A3, A2, A1],
+    );
     assert.match(reply, /3 recipes: Tiramisu \(dessert, 30 min prep, serves 8\) \[3333/);
     assert.doesNotMatch(reply, /Mint Julep|Bob/);
 
@@ -176,7 +191,7 @@ describe('execute_recipe_sql in a recipes conversation, on the offline model', (
   test('"find recipes with bourbon", "run sql: ...", delete and restore', async () => {
     const id = await conversation();
     assert.match((await say(id, 'find recipes with bourbon')).reply, /1 recipe: Old Fashioned/);
-    const sql = await say(id, 'run sql: SELECT name, servings FROM saved_recipes WHERE recipe_type = \'dessert\'');
+    const sql = await say(id, "run sql: SELECT name, servings FROM saved_recipes WHERE recipe_type = 'dessert'");
     assert.deepEqual(sql.tool.result, { status: 'success', rows: [{ name: 'Tiramisu', servings: 8 }], count: 1 });
 
     const deleted = await say(id, `delete recipe ${A2}`);
@@ -191,7 +206,10 @@ describe('execute_recipe_sql in a recipes conversation, on the offline model', (
     assert.equal((await app.call('GET', `/v1/recipes/${A1}`)).body.servings, 4);
 
     const shown = await say(id, `show recipe ${A1}`);
-    assert.match(shown.reply, /Old Fashioned \(cocktail, 5 min prep, serves 4\).*Ingredients: 2 oz bourbon, 1 sugar cube.*Steps: 1\) Muddle/);
+    assert.match(
+      shown.reply,
+      /Old Fashioned \(cocktail, 5 min prep, serves 4\).*Ingredients: 2 oz bourbon, 1 sugar cube.*Steps: 1\) Muddle/,
+    );
   });
 
   test('a refused query is recorded as its error result, and the reply explains it', async () => {

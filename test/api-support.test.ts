@@ -81,10 +81,7 @@ describe('the support agent', () => {
     assert.equal(tool.tool, 'get_user_info');
     assert.deepEqual(tool.args, { key: 'email', value: 'john@gmail.com' });
     assert.equal(tool.result.user_info.name, 'John Doe');
-    assert.deepEqual(
-      tool.result.orders.map((o: { id: string }) => o.id).sort(),
-      ['13579', '24601', '90357'],
-    );
+    assert.deepEqual(tool.result.orders.map((o: { id: string }) => o.id).sort(), ['13579', '24601', '90357']);
     const last = turn.body.messages.at(-1);
     assert.equal(last.role, 'assistant');
     assert.notEqual(last.text, '', 'the offline model reads the result aloud');
@@ -182,14 +179,20 @@ describe('the support agent', () => {
   test('a retried POST with the same Idempotency-Key returns the first outcome, not a second turn', async () => {
     const id = await newSupportConversation();
     const post = () =>
-      app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'status of order 24601' }, headers: { 'Idempotency-Key': 'turn-1' } });
+      app.call('POST', `/v1/conversations/${id}/messages`, {
+        body: { text: 'status of order 24601' },
+        headers: { 'Idempotency-Key': 'turn-1' },
+      });
     const first = await post();
     const retried = await post();
     assert.equal(retried.status, 200);
     assert.deepEqual(retried.body, first.body);
     const view = await app.call('GET', `/v1/conversations/${id}`);
     assert.equal(view.body.messages.filter((m: { role: string }) => m.role === 'user').length, 1);
-    const bad = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'x' }, headers: { 'Idempotency-Key': 'no spaces allowed' } });
+    const bad = await app.call('POST', `/v1/conversations/${id}/messages`, {
+      body: { text: 'x' },
+      headers: { 'Idempotency-Key': 'no spaces allowed' },
+    });
     assert.equal(bad.status, 400);
   });
 
@@ -232,10 +235,25 @@ describe('operators', () => {
   test('the OpenAPI document lists every route', async () => {
     const doc = await app.call('GET', '/openapi.json', { token: '' });
     assert.equal(doc.status, 200);
-    for (const route of ['/v1/conversations', '/v1/conversations/{id}', '/v1/conversations/{id}/messages', '/v1/conversations/{id}/decisions', '/v1/conversations/{id}/events']) {
+    for (const route of [
+      '/v1/conversations',
+      '/v1/conversations/{id}',
+      '/v1/conversations/{id}/messages',
+      '/v1/conversations/{id}/decisions',
+      '/v1/conversations/{id}/events',
+    ]) {
       assert.ok(doc.body.paths[route], route);
     }
-    assert.deepEqual(doc.body.components.schemas.Decision.properties.decision.enum, ['approve', 'reject', 'edit', 'yes', 'no', 'accept', 'decline', 'cancel']);
+    assert.deepEqual(doc.body.components.schemas.Decision.properties.decision.enum, [
+      'approve',
+      'reject',
+      'edit',
+      'yes',
+      'no',
+      'accept',
+      'decline',
+      'cancel',
+    ]);
   });
 });
 
@@ -274,7 +292,10 @@ describe('events', () => {
       assert.ok(types.includes(type), `${type} in ${types.join(', ')}`);
     }
     const ids = events.map((e) => Number(e.id));
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    );
 
     const middle = events[2]!.id!;
     const resumed = await readSse(url, { token: ALICE, lastEventId: middle, until: (e) => e.length >= events.length - 3 });

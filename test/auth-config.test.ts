@@ -7,7 +7,11 @@ import { loadConfig } from '../src/config.ts';
 test('AUTH_OIDC_ISSUER without AUTH_OIDC_AUDIENCE, or a client id without an issuer, stops the start', () => {
   assert.throws(() => loadConfig({ AUTH_OIDC_ISSUER: 'https://login.example.com/' }), /AUTH_OIDC_AUDIENCE: required with AUTH_OIDC_ISSUER/);
   assert.throws(() => loadConfig({ AUTH_OIDC_CLIENT_ID: 'web' }), /AUTH_OIDC_ISSUER: required/);
-  const config = loadConfig({ AUTH_OIDC_ISSUER: 'https://login.example.com/', AUTH_OIDC_AUDIENCE: 'https://api.example.com', AUTH_OIDC_CLOCK_SKEW: '10s' });
+  const config = loadConfig({
+    AUTH_OIDC_ISSUER: 'https://login.example.com/',
+    AUTH_OIDC_AUDIENCE: 'https://api.example.com',
+    AUTH_OIDC_CLOCK_SKEW: '10s',
+  });
   assert.equal(config.AUTH_OIDC_ROLES_CLAIM, 'roles');
   assert.equal(config.AUTH_OIDC_CLOCK_SKEW, 10_000);
   assert.equal(config.AUTH_API_KEY_OWNER_UNSEEN, 30 * 86_400_000);

@@ -94,7 +94,7 @@ describe('a real access token from the provider', () => {
     assert.deepEqual(meta.body.roles, []);
   });
 
-  test('a subject equal to an API_TOKENS user name gets none of that user\'s data', async () => {
+  test("a subject equal to an API_TOKENS user name gets none of that user's data", async () => {
     const created = await app.call('POST', '/v1/conversations', { token: ALICE, body: { agent: 'support', title: 'alice by token' } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const impostor = (await provider.signIn('alice')).accessToken;
@@ -143,9 +143,14 @@ describe('tokens that are refused, each with its reason', () => {
     await assertRefused(token, /algorithm/);
   });
 
-  test('HS256 signed with the provider\'s public key', async () => {
+  test("HS256 signed with the provider's public key", async () => {
     const publicJwk = { ...provider.keys[0]! };
-    delete publicJwk.d; delete publicJwk.p; delete publicJwk.q; delete publicJwk.dp; delete publicJwk.dq; delete publicJwk.qi;
+    delete publicJwk.d;
+    delete publicJwk.p;
+    delete publicJwk.q;
+    delete publicJwk.dp;
+    delete publicJwk.dq;
+    delete publicJwk.qi;
     for (const secret of [
       Buffer.from(createPublicKey({ key: publicJwk as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' })),
       Buffer.from(JSON.stringify(publicJwk)),

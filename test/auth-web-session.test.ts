@@ -64,7 +64,11 @@ describe('the web sign-in through the server', () => {
     assert.match(session, /; Path=\/; HttpOnly; Secure; SameSite=Strict; Max-Age=43200$/);
     const cookie = cookiePair(session);
 
-    const state = (await (await fetch(`${app.baseUrl}/auth/session`, { headers: { cookie } })).json()) as { signIn: string; signedIn: boolean; csrfToken: string };
+    const state = (await (await fetch(`${app.baseUrl}/auth/session`, { headers: { cookie } })).json()) as {
+      signIn: string;
+      signedIn: boolean;
+      csrfToken: string;
+    };
     assert.equal(state.signIn, 'oidc');
     assert.equal(state.signedIn, true);
     assert.match(state.csrfToken, /^[A-Za-z0-9_-]{43}$/);
@@ -79,9 +83,17 @@ describe('the web sign-in through the server', () => {
     const forged = await app.call('POST', '/v1/api-keys', { token: '', headers: { cookie }, body: { name: 'forged' } });
     assert.equal(forged.status, 403);
     assert.match(forged.body.error, /x-csrf-token/);
-    const wrong = await app.call('POST', '/v1/api-keys', { token: '', headers: { cookie, 'x-csrf-token': 'x'.repeat(43) }, body: { name: 'forged' } });
+    const wrong = await app.call('POST', '/v1/api-keys', {
+      token: '',
+      headers: { cookie, 'x-csrf-token': 'x'.repeat(43) },
+      body: { name: 'forged' },
+    });
     assert.equal(wrong.status, 403);
-    const made = await app.call('POST', '/v1/api-keys', { token: '', headers: { cookie, 'x-csrf-token': state.csrfToken }, body: { name: 'mine' } });
+    const made = await app.call('POST', '/v1/api-keys', {
+      token: '',
+      headers: { cookie, 'x-csrf-token': state.csrfToken },
+      body: { name: 'mine' },
+    });
     assert.equal(made.status, 201);
 
     // sign-out: the session ends (everywhere: it is a row), the provider's sign-out is offered
@@ -128,7 +140,10 @@ describe('the web sign-in through the server', () => {
   });
 
   test('an account disabled before its first request: its access token is refused', async () => {
-    await app.adminQuery("INSERT INTO users (user_id, iss, sub, disabled_at) VALUES ($1, $2, 'nadia', now())", [oidcUserId(provider.issuer, 'nadia'), provider.issuer]);
+    await app.adminQuery("INSERT INTO users (user_id, iss, sub, disabled_at) VALUES ($1, $2, 'nadia', now())", [
+      oidcUserId(provider.issuer, 'nadia'),
+      provider.issuer,
+    ]);
     const { accessToken } = await provider.signIn('nadia');
     const refused = await app.call('GET', '/v1/meta', { token: accessToken });
     assert.equal(refused.status, 401);

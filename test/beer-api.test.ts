@@ -89,7 +89,10 @@ describe('recommendations through the API', () => {
     assert.equal(tool.result.summary.status, 'success');
     assert.equal(tool.result.summary.cache_status, 'CACHE_MISS');
     assert.match(tool.result.summary.summary, new RegExp(chosenName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-    assert.deepEqual(tool.cards.map((card: any) => card.type), ['breweries', 'brewery_summary']);
+    assert.deepEqual(
+      tool.cards.map((card: any) => card.type),
+      ['breweries', 'brewery_summary'],
+    );
     assert.equal(tool.cards[1].name, chosenName);
     assert.equal(decided.body.messages.at(-1).text, 'Those are the breweries I found for you.');
     assert.equal(groundingCalls(fake), 1);
@@ -117,11 +120,10 @@ describe('recommendations through the API', () => {
     assert.equal(run.workflowId, tool.result.workflow_id);
     assert.equal(run.status, 'completed');
     assert.equal(run.answer, 'yes');
-    assert.deepEqual(run.log.map((e: any) => e.tool).filter((t: string, i: number, all: string[]) => all.indexOf(t) === i), [
-      'get_client_profile',
-      'search_breweries',
-      'get_website_summary',
-    ]);
+    assert.deepEqual(
+      run.log.map((e: any) => e.tool).filter((t: string, i: number, all: string[]) => all.indexOf(t) === i),
+      ['get_client_profile', 'search_breweries', 'get_website_summary'],
+    );
     assert.equal(run.tools.get_website_summary.cache.CACHE_HIT, 1);
     assert.equal(run.cacheHitRate, 1);
     assert.deepEqual(run.grounding, { made: 0, savedByConfirmation: item.options.length - 1, savedByCache: 1 });
@@ -137,7 +139,10 @@ describe('recommendations through the API', () => {
     const tool = toolMessage(answered.body.messages);
     assert.equal(tool.result.answer, 'no');
     assert.equal(tool.result.summary, undefined);
-    assert.deepEqual(tool.cards.map((card: any) => card.type), ['breweries']);
+    assert.deepEqual(
+      tool.cards.map((card: any) => card.type),
+      ['breweries'],
+    );
     assert.equal(groundingCalls(fake), 0);
     const late = await decide(id, { pendingId: item.id, decision: 'yes', choice: item.options[0].id });
     assert.equal(late.status, 409);

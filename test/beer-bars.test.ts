@@ -34,9 +34,15 @@ describe('GET /v1/bars', () => {
     assert.equal(customers?.count, 20);
     assert.equal(all.body.bars.length, 20);
     const names = all.body.bars.map((bar: { name: string }) => bar.name);
-    assert.deepEqual(names, [...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
+    assert.deepEqual(
+      names,
+      [...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())),
+    );
     assert.deepEqual(all.body.bars[0], { clientId: 'CLT-CFY747', name: '10 Barrel Brewing Co', city: 'Bend', state: 'Oregon' });
-    assert.deepEqual(all.body.bars.find((bar: { clientId: string }) => bar.clientId === 'CLT-XLX836'), GREAT_LAKES);
+    assert.deepEqual(
+      all.body.bars.find((bar: { clientId: string }) => bar.clientId === 'CLT-XLX836'),
+      GREAT_LAKES,
+    );
   });
 
   test("a token whose client is not a bar: an empty list, not another bar's", async () => {
@@ -68,7 +74,7 @@ describe('GET /v1/bars', () => {
 });
 
 describe('beer.bars_for in the database', () => {
-  const asRole = async <T,>(role: string | null, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> => {
+  const asRole = async <T>(role: string | null, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ connectionString: app.databaseUrl, options: '-c role=brigade_app' });
     await client.connect();
     try {
@@ -87,7 +93,10 @@ describe('beer.bars_for in the database', () => {
       assert.equal((await db.query('SELECT * FROM beer.customers')).rows.length, 0, 'no client set: no row of the table');
       const all = await db.query('SELECT * FROM beer.bars_for(NULL)');
       assert.equal(all.rows.length, 20);
-      assert.deepEqual(all.fields.map((field) => field.name), ['client_id', 'name', 'city', 'state']);
+      assert.deepEqual(
+        all.fields.map((field) => field.name),
+        ['client_id', 'name', 'city', 'state'],
+      );
       const one = await db.query('SELECT client_id FROM beer.bars_for($1)', ['CLT-XLX836']);
       assert.deepEqual(one.rows, [{ client_id: 'CLT-XLX836' }]);
     });
@@ -105,7 +114,8 @@ describe('beer.bars_for in the database', () => {
 });
 
 describe('an unknown bar, in words', () => {
-  const open = (token: string, body: Record<string, unknown>) => app.call('POST', '/v1/conversations', { token, body: { agent: 'beer', ...body } });
+  const open = (token: string, body: Record<string, unknown>) =>
+    app.call('POST', '/v1/conversations', { token, body: { agent: 'beer', ...body } });
 
   test('named in the body: 400, a sentence that says to pick a bar, and the field it is about', async () => {
     const refused = await open(ERIN_BEER_STAFF, { client: 'clt-nope00' });
@@ -117,6 +127,9 @@ describe('an unknown bar, in words', () => {
   test("the token's own: 400, a sentence that says who can fix it", async () => {
     const refused = await open(HAL_UNKNOWN_BAR, {});
     assert.equal(refused.status, 400);
-    assert.equal(refused.body.error, 'The bar this token acts for ("CLT-NOSUCH") does not exist. Ask whoever gave you the token to correct it.');
+    assert.equal(
+      refused.body.error,
+      'The bar this token acts for ("CLT-NOSUCH") does not exist. Ask whoever gave you the token to correct it.',
+    );
   });
 });

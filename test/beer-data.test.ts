@@ -27,7 +27,9 @@ interface FixtureCustomer {
   top5_beers_recently: string[];
   top3_breweries_recently: string[];
 }
-const fixture: FixtureCustomer[] = JSON.parse(await readFile(new URL('./fixtures/beerforyou-customers.json', import.meta.url), 'utf8')).customers;
+const fixture: FixtureCustomer[] = JSON.parse(
+  await readFile(new URL('./fixtures/beerforyou-customers.json', import.meta.url), 'utf8'),
+).customers;
 const byId = new Map(fixture.map((customer) => [customer.client_id, customer]));
 
 const GREAT_LAKES = 'CLT-XLX836'; // Cleveland, Ohio: the only client in its state
@@ -96,7 +98,7 @@ describe('the migration', () => {
     }
   });
 
-  test('purchases come from the client\'s own lists: beers from its top 5, recent ones from its top 3 breweries, all in 2025', async () => {
+  test("purchases come from the client's own lists: beers from its top 5, recent ones from its top 3 breweries, all in 2025", async () => {
     const { rows } = await admin.query(
       'SELECT client_id, beer, brewery, purchased_on::text AS day, quantity, right(purchase_id, 2)::int AS n FROM beer.purchases',
     );
@@ -129,7 +131,8 @@ describe('the migration', () => {
       [views],
     );
     const names = new Set(columns.map((column) => column.column_name));
-    for (const forbidden of ['client_id', 'client_name', 'client_city', 'postal_code', 'purchase_id']) assert.ok(!names.has(forbidden), forbidden);
+    for (const forbidden of ['client_id', 'client_name', 'client_city', 'postal_code', 'purchase_id'])
+      assert.ok(!names.has(forbidden), forbidden);
 
     // The views answer for a sealed identity only (migrations 016 and 017): without one there is no asking
     // bar to leave out, so they are empty.
@@ -143,9 +146,14 @@ describe('the migration', () => {
       // read as a client: the view aggregates across all the other clients
       const rows = await asSealedClient(async (db) => (await db.query(`SELECT * FROM beer.${view}`)).rows);
       assert.ok(rows.length > 0, `${view} has rows`);
-      assert.ok(rows.every((row) => row.clients >= 3), `${view}: every group has 3+ clients`);
+      assert.ok(
+        rows.every((row) => row.clients >= 3),
+        `${view}: every group has 3+ clients`,
+      );
     }
-    const total = await asSealedClient(async (db) => (await db.query('SELECT sum(total_quantity)::int AS q FROM beer.sales_by_month')).rows[0].q);
+    const total = await asSealedClient(
+      async (db) => (await db.query('SELECT sum(total_quantity)::int AS q FROM beer.sales_by_month')).rows[0].q,
+    );
     const others = (await admin.query('SELECT sum(quantity)::int AS q FROM beer.purchases WHERE client_id <> $1', [GREAT_LAKES])).rows[0].q;
     assert.ok(total > 0 && total <= others, 'the months add up to the published purchases of the other bars');
 
@@ -167,7 +175,7 @@ describe('get_client_profile_tool', () => {
   const callTool = (client: string | undefined, args: unknown) =>
     asUser(pool, 'beer-test', (db) => getClientProfileTool(profileSpec.args.parse(args), contextFor(db, client))) as Promise<any>;
 
-  test('by client_id: the seed\'s shape, lists as lists, the brewery history, search_metadata with the SQL and its time', async () => {
+  test("by client_id: the seed's shape, lists as lists, the brewery history, search_metadata with the SQL and its time", async () => {
     const profile = await callTool(GREAT_LAKES, { client_id: GREAT_LAKES });
     const fixtureRow = byId.get(GREAT_LAKES)!;
     assert.equal(profile.client_id, GREAT_LAKES);
@@ -180,7 +188,9 @@ describe('get_client_profile_tool', () => {
     assert.deepEqual(profile.top5_beers_recently, fixtureRow.top5_beers_recently);
     assert.deepEqual(profile.top3_breweries_recently, fixtureRow.top3_breweries_recently);
     assert.ok(Array.isArray(profile.brewery_history));
-    const bought = (await admin.query('SELECT DISTINCT brewery FROM beer.purchases WHERE client_id = $1', [GREAT_LAKES])).rows.map((r) => r.brewery);
+    const bought = (await admin.query('SELECT DISTINCT brewery FROM beer.purchases WHERE client_id = $1', [GREAT_LAKES])).rows.map(
+      (r) => r.brewery,
+    );
     assert.deepEqual([...profile.brewery_history].sort(), bought.sort());
     for (const recent of fixtureRow.top3_breweries_recently) assert.ok(profile.brewery_history.includes(recent));
     assert.ok(profile.brewery_history.length > 3, 'the history is longer than the recent top 3');
@@ -189,7 +199,7 @@ describe('get_client_profile_tool', () => {
     assert.equal(typeof profile.search_metadata.execution_time_ms, 'number');
   });
 
-  test('client_id left out, or spelled in lower case, is the conversation\'s client', async () => {
+  test("client_id left out, or spelled in lower case, is the conversation's client", async () => {
     assert.equal((await callTool(GREAT_LAKES, {})).client_id, GREAT_LAKES);
     const forActivity = (await loadClientProfile(pool, 'beer-test', GREAT_LAKES)) as any;
     assert.equal(forActivity.client_id, GREAT_LAKES);
@@ -205,10 +215,10 @@ describe('get_client_profile_tool', () => {
     assert.equal(refused.search_metadata, undefined);
   });
 
-  test('falls back to postal_code with client_name (case-insensitive), as the conversation\'s client', async () => {
-    const found = await asUser(pool, 'beer-test', (db) =>
+  test("falls back to postal_code with client_name (case-insensitive), as the conversation's client", async () => {
+    const found = (await asUser(pool, 'beer-test', (db) =>
       getClientProfile(db, GREAT_LAKES, { postal_code: '44113', client_name: 'great lakes brewing company' }),
-    ) as any;
+    )) as any;
     assert.equal(found.client_id, GREAT_LAKES);
     assert.equal(found.search_metadata.method, 'postal_code_and_name');
     assert.match(found.search_metadata.sql, /postal_code = \$1 AND lower\(c\.client_name\) = lower\(\$2\)/);
@@ -230,7 +240,7 @@ describe('get_client_profile_tool', () => {
     assert.equal(other.client_name, undefined);
   });
 
-  test('an id without a row is not_found, and the fallback it then tries cannot reach another client\'s row', async () => {
+  test("an id without a row is not_found, and the fallback it then tries cannot reach another client's row", async () => {
     // The seed's order on the plain function: by id, then by postal code and name (here Great Lakes',
     // which row-level security hides from a conversation acting for another client).
     const missing = (await asUser(pool, 'beer-test', (db) =>

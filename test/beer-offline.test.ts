@@ -28,7 +28,10 @@ describe('offline phrasings', () => {
   test('map to the beer finder tools', () => {
     assert.deepEqual(matchIntent('recommend breweries', tools), { name: 'recommend_breweries', args: {} });
     assert.deepEqual(matchIntent('Can you recommend some new breweries?', tools), { name: 'recommend_breweries', args: {} });
-    assert.deepEqual(matchIntent('find breweries in San Diego, CA', tools), { name: 'search_breweries_tool', args: { city: 'San Diego', state: 'CA' } });
+    assert.deepEqual(matchIntent('find breweries in San Diego, CA', tools), {
+      name: 'search_breweries_tool',
+      args: { city: 'San Diego', state: 'CA' },
+    });
     assert.deepEqual(matchIntent('find micro breweries in Bend, OR', tools), {
       name: 'search_breweries_tool',
       args: { city: 'Bend', state: 'OR', brewery_type: 'micro' },

@@ -46,7 +46,13 @@ before(async () => {
     client: OWN,
     services: {
       config,
-      taskModel: createGeminiTaskModel({ apiKey: KEY, baseUrl: fake.baseUrl, model: 'gemini-2.5-flash', imageModel: 'unused', timeoutMs: 10_000 }),
+      taskModel: createGeminiTaskModel({
+        apiKey: KEY,
+        baseUrl: fake.baseUrl,
+        model: 'gemini-2.5-flash',
+        imageModel: 'unused',
+        timeoutMs: 10_000,
+      }),
       pool,
     },
   };
@@ -70,18 +76,33 @@ async function ask(sql: string, question = 'a question'): Promise<any> {
 
 // US Census regions, as beer.region_of has them (only the states of the fixture's bars)
 const REGION_OF: Record<string, string> = {
-  California: 'West', Oregon: 'West', Colorado: 'West', Vermont: 'Northeast', 'New York': 'Northeast', Massachusetts: 'Northeast',
-  Pennsylvania: 'Northeast', Ohio: 'Midwest', Minnesota: 'Midwest', Indiana: 'Midwest', Michigan: 'Midwest',
-  'North Carolina': 'South', Delaware: 'South', Kentucky: 'South',
+  California: 'West',
+  Oregon: 'West',
+  Colorado: 'West',
+  Vermont: 'Northeast',
+  'New York': 'Northeast',
+  Massachusetts: 'Northeast',
+  Pennsylvania: 'Northeast',
+  Ohio: 'Midwest',
+  Minnesota: 'Midwest',
+  Indiana: 'Midwest',
+  Michigan: 'Midwest',
+  'North Carolina': 'South',
+  Delaware: 'South',
+  Kentucky: 'South',
 };
 const regionOf = (state: string) => REGION_OF[state] ?? assert.fail(`no region for ${state}`);
 
 const ownQuantity = async (beer: string) =>
-  (await admin.query('SELECT coalesce(sum(quantity), 0)::int AS q FROM beer.purchases WHERE client_id = $1 AND beer = $2', [OWN, beer])).rows[0].q;
+  (await admin.query('SELECT coalesce(sum(quantity), 0)::int AS q FROM beer.purchases WHERE client_id = $1 AND beer = $2', [OWN, beer]))
+    .rows[0].q;
 
 describe('own data: yes', () => {
   test('"how many Quilmes did I buy": the SQL from Gemini, fences stripped, runs on the client\'s own rows', async () => {
-    const result = await ask("```sql\nSELECT sum(quantity) AS cases FROM purchases WHERE lower(beer) = lower('Quilmes');\n```", 'How many Quilmes did I buy?');
+    const result = await ask(
+      "```sql\nSELECT sum(quantity) AS cases FROM purchases WHERE lower(beer) = lower('Quilmes');\n```",
+      'How many Quilmes did I buy?',
+    );
     assert.equal(result.status, 'success', JSON.stringify(result));
     assert.deepEqual(result.rows, [{ cases: await ownQuantity('Quilmes') }]);
     assert.equal(result.count, 1);
@@ -110,7 +131,7 @@ describe('own data: yes', () => {
 
 describe("another client's data: no", () => {
   test('named directly: a clear refusal, before anything runs', async () => {
-    const result = await ask(`SELECT beer, quantity FROM purchases WHERE client_id = '${OTHER}'`, "What did Deschutes buy?");
+    const result = await ask(`SELECT beer, quantity FROM purchases WHERE client_id = '${OTHER}'`, 'What did Deschutes buy?');
     assert.equal(result.status, 'refused');
     assert.match(result.error, /another client's data \(CLT-CIR922\)\. This conversation acts for CLT-XLX836/);
     assert.equal(result.rows, undefined);
@@ -129,19 +150,23 @@ describe("another client's data: no", () => {
     assert.match(result.message, /nothing among your own purchases/);
   });
 
-  test('through a join on the other bar\'s name: nothing', async () => {
-    const result = await ask("SELECT p.beer, p.quantity FROM purchases p JOIN customers c ON c.client_id = p.client_id WHERE c.client_name = 'Deschutes Brewery'");
+  test("through a join on the other bar's name: nothing", async () => {
+    const result = await ask(
+      "SELECT p.beer, p.quantity FROM purchases p JOIN customers c ON c.client_id = p.client_id WHERE c.client_name = 'Deschutes Brewery'",
+    );
     assert.equal(result.status, 'success', JSON.stringify(result));
     assert.deepEqual(result.rows, []);
   });
 
   test('through a subquery over other states: nothing', async () => {
-    const result = await ask("SELECT beer, quantity FROM purchases WHERE client_id IN (SELECT client_id FROM customers WHERE client_state = 'Oregon')");
+    const result = await ask(
+      "SELECT beer, quantity FROM purchases WHERE client_id IN (SELECT client_id FROM customers WHERE client_state = 'Oregon')",
+    );
     assert.equal(result.status, 'success', JSON.stringify(result));
     assert.deepEqual(result.rows, []);
   });
 
-  test('through a UNION with everyone else\'s rows: only its own come back', async () => {
+  test("through a UNION with everyone else's rows: only its own come back", async () => {
     const result = await ask(
       `SELECT client_id, count(*) AS n FROM purchases GROUP BY client_id UNION ALL SELECT client_id, count(*) FROM purchases WHERE client_id <> '${OWN}' GROUP BY client_id`,
     );
@@ -150,7 +175,9 @@ describe("another client's data: no", () => {
   });
 
   test('every client at once: the database has one', async () => {
-    const result = await ask('SELECT (SELECT count(*) FROM customers) AS customers, (SELECT count(DISTINCT client_id) FROM purchases) AS buyers');
+    const result = await ask(
+      'SELECT (SELECT count(*) FROM customers) AS customers, (SELECT count(DISTINCT client_id) FROM purchases) AS buyers',
+    );
     assert.deepEqual(result.rows, [{ customers: 1, buyers: 1 }]);
   });
 
@@ -195,7 +222,46 @@ describe("another client's data: no", () => {
     const guarded = await guardSql(`SELECT beer FROM purchases WHERE client_id = '${OTHER}'`, BEER_SQL_POLICY);
     assert.ok(guarded.ok);
     const run = (sql: string) =>
-      executeGuardedAlone(pool, { ok: true, kind: 'select', sql }, {
+      executeGuardedAlone(
+        pool,
+        { ok: true, kind: 'select', sql },
+        {
+          role: BEER_SQL_ROLE,
+          userId: 'privacy-test',
+          statementTimeoutMs: 2_000,
+          maxRows: 100,
+          maxUpdatedRows: 0,
+          readOnly: true,
+          searchPath: 'beer',
+          settings: { 'brigade.client_id': OWN },
+        },
+      );
+    assert.deepEqual(await run(guarded.sql), { status: 'success', rows: [], count: 0, truncated: false });
+    const denied = await run('SELECT * FROM public.customers');
+    assert.equal(denied.status, 'error');
+    assert.match((denied as { error: string }).error, /permission denied/);
+    const noClient = await executeGuardedAlone(
+      pool,
+      { ok: true, kind: 'select', sql: 'SELECT count(*)::int AS n FROM purchases' },
+      {
+        role: BEER_SQL_ROLE,
+        userId: 'privacy-test',
+        statementTimeoutMs: 2_000,
+        maxRows: 100,
+        maxUpdatedRows: 0,
+        readOnly: true,
+        searchPath: 'beer',
+      },
+    );
+    assert.deepEqual((noClient as { rows: unknown[] }).rows, [{ n: 0 }], 'no client set: no rows');
+  });
+
+  test('a set_config that got past the guard: the database refuses it, and says only that', async () => {
+    const sneaky = `SELECT p.client_id, p.beer FROM (SELECT set_config('brigade.client_id', '${OTHER}', true) AS c) AS s, purchases p`;
+    const result = await executeGuardedAlone(
+      pool,
+      { ok: true, kind: 'select', sql: sneaky },
+      {
         role: BEER_SQL_ROLE,
         userId: 'privacy-test',
         statementTimeoutMs: 2_000,
@@ -204,29 +270,8 @@ describe("another client's data: no", () => {
         readOnly: true,
         searchPath: 'beer',
         settings: { 'brigade.client_id': OWN },
-      });
-    assert.deepEqual(await run(guarded.sql), { status: 'success', rows: [], count: 0, truncated: false });
-    const denied = await run('SELECT * FROM public.customers');
-    assert.equal(denied.status, 'error');
-    assert.match((denied as { error: string }).error, /permission denied/);
-    const noClient = await executeGuardedAlone(pool, { ok: true, kind: 'select', sql: 'SELECT count(*)::int AS n FROM purchases' }, {
-      role: BEER_SQL_ROLE, userId: 'privacy-test', statementTimeoutMs: 2_000, maxRows: 100, maxUpdatedRows: 0, readOnly: true, searchPath: 'beer',
-    });
-    assert.deepEqual((noClient as { rows: unknown[] }).rows, [{ n: 0 }], 'no client set: no rows');
-  });
-
-  test('a set_config that got past the guard: the database refuses it, and says only that', async () => {
-    const sneaky = `SELECT p.client_id, p.beer FROM (SELECT set_config('brigade.client_id', '${OTHER}', true) AS c) AS s, purchases p`;
-    const result = await executeGuardedAlone(pool, { ok: true, kind: 'select', sql: sneaky }, {
-      role: BEER_SQL_ROLE,
-      userId: 'privacy-test',
-      statementTimeoutMs: 2_000,
-      maxRows: 100,
-      maxUpdatedRows: 0,
-      readOnly: true,
-      searchPath: 'beer',
-      settings: { 'brigade.client_id': OWN },
-    });
+      },
+    );
     assert.deepEqual(result, { status: 'error', error: 'Query failed: permission denied for function set_config' });
   });
 });
@@ -270,7 +315,10 @@ describe('aggregates: yes', () => {
   });
 
   test('statement_timeout cancels a query that runs too long, as an error result', async () => {
-    const quick = { ...context, services: { ...context.services, config: loadConfig({ DATABASE_URL: database.url, SQL_STATEMENT_TIMEOUT: '300ms' }) } };
+    const quick = {
+      ...context,
+      services: { ...context.services, config: loadConfig({ DATABASE_URL: database.url, SQL_STATEMENT_TIMEOUT: '300ms' }) },
+    };
     fake.reset();
     fake.script(reply.text('SELECT count(*) FROM purchases a, purchases b, purchases c, purchases d, purchases e'));
     const started = Date.now();
@@ -299,7 +347,15 @@ describe('aggregates cannot be taken apart (differencing, granularities, filters
       await setK(k);
       const views: Record<string, Cell[]> = {};
       // one at a time: the scripted model answers one request at a time
-      for (const name of ['sales_by_beer', 'sales_by_brewery', 'sales_by_month', 'sales_by_region', 'sales_by_region_beer', 'sales_by_state', 'sales_by_state_beer']) {
+      for (const name of [
+        'sales_by_beer',
+        'sales_by_brewery',
+        'sales_by_month',
+        'sales_by_region',
+        'sales_by_region_beer',
+        'sales_by_state',
+        'sales_by_state_beer',
+      ]) {
         views[name] = await view(name);
       }
       for (const [name, cells] of Object.entries(views)) {
@@ -309,16 +365,29 @@ describe('aggregates cannot be taken apart (differencing, granularities, filters
 
       // One grand total: no view's total minus another's is a hidden group.
       const grand = sum(views.sales_by_month!);
-      for (const name of ['sales_by_beer', 'sales_by_brewery', 'sales_by_region', 'sales_by_region_beer']) assert.equal(sum(views[name]!), grand, name);
+      for (const name of ['sales_by_beer', 'sales_by_brewery', 'sales_by_region', 'sales_by_region_beer'])
+        assert.equal(sum(views[name]!), grand, name);
       // A total minus its finer rows is zero.
       for (const cell of views.sales_by_beer!) {
-        assert.equal(sum(views.sales_by_region_beer!, (part) => part.beer === cell.beer), Number(cell.total_quantity), `beer ${cell.beer}`);
+        assert.equal(
+          sum(views.sales_by_region_beer!, (part) => part.beer === cell.beer),
+          Number(cell.total_quantity),
+          `beer ${cell.beer}`,
+        );
       }
       for (const cell of views.sales_by_region!) {
-        assert.equal(sum(views.sales_by_region_beer!, (part) => part.region === cell.region), Number(cell.total_quantity), `region ${cell.region}`);
+        assert.equal(
+          sum(views.sales_by_region_beer!, (part) => part.region === cell.region),
+          Number(cell.total_quantity),
+          `region ${cell.region}`,
+        );
       }
       for (const cell of views.sales_by_state!) {
-        assert.equal(sum(views.sales_by_state_beer!, (part) => part.state === cell.state), Number(cell.total_quantity), `state ${cell.state}`);
+        assert.equal(
+          sum(views.sales_by_state_beer!, (part) => part.state === cell.state),
+          Number(cell.total_quantity),
+          `state ${cell.state}`,
+        );
       }
       // A region's cell minus the states shown in it: no clients, or k of them (a bar has one state, so
       // clients subtract exactly).
@@ -343,8 +412,17 @@ describe('aggregates cannot be taken apart (differencing, granularities, filters
       if (hidden === 0) continue;
       const restClients = regions
         .filter((row) => row.beer === beer.beer)
-        .map((row) => Number(row.clients) - states.filter((s) => s.beer === beer.beer && regionOf(String(s.state)) === row.region).reduce((t, s) => t + Number(s.clients), 0));
-      assert.ok(restClients.every((clients) => clients === 0 || clients >= 3), `${beer.beer}: the difference is made of groups of 3+ (${restClients})`);
+        .map(
+          (row) =>
+            Number(row.clients) -
+            states
+              .filter((s) => s.beer === beer.beer && regionOf(String(s.state)) === row.region)
+              .reduce((t, s) => t + Number(s.clients), 0),
+        );
+      assert.ok(
+        restClients.every((clients) => clients === 0 || clients >= 3),
+        `${beer.beer}: the difference is made of groups of 3+ (${restClients})`,
+      );
     }
     // and the groups that the old views let a subtraction recover are not anywhere in the answers
     const small = (
@@ -388,7 +466,10 @@ describe('aggregates cannot be taken apart (differencing, granularities, filters
       const cell = byBeer.find((b) => b.beer === row.beer);
       if (!cell) continue;
       const others = (
-        await admin.query('SELECT count(DISTINCT client_id)::int AS n FROM beer.purchases WHERE beer = $1 AND client_id <> $2', [row.beer, OWN])
+        await admin.query('SELECT count(DISTINCT client_id)::int AS n FROM beer.purchases WHERE beer = $1 AND client_id <> $2', [
+          row.beer,
+          OWN,
+        ])
       ).rows[0].n as number;
       assert.ok(Number(cell.clients) <= others, `${row.beer}: counts only other bars`);
     }
@@ -422,7 +503,7 @@ describe('through the whole stack', () => {
     await app?.stop();
   });
 
-  test('a bar\'s token, a chat model that asks for another bar\'s purchases, SQL that names it: refused, and the model is told why', async () => {
+  test("a bar's token, a chat model that asks for another bar's purchases, SQL that names it: refused, and the model is told why", async () => {
     const created = await app.call('POST', '/v1/conversations', { token: GUS_GREAT_LAKES, body: { agent: 'beer' } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     fake.scriptFn((request) => {

@@ -59,12 +59,31 @@ describe('search_breweries_tool', () => {
     const result = await search({ city: 'San Diego', state: 'CA', brewery_type: 'regional' });
     assert.equal(result.status, 'success');
     assert.deepEqual(api.requests[0]!.query, { by_city: 'san_diego', by_state: 'california', by_type: 'regional', per_page: '50' });
-    const expected = api.breweries.filter((b) => b.city.toLowerCase().includes('san diego') && b.state_province === 'California' && b.brewery_type === 'regional');
-    assert.deepEqual(result.breweries.map((b) => b.brewery_id), expected.map((b) => b.id));
+    const expected = api.breweries.filter(
+      (b) => b.city.toLowerCase().includes('san diego') && b.state_province === 'California' && b.brewery_type === 'regional',
+    );
+    assert.deepEqual(
+      result.breweries.map((b) => b.brewery_id),
+      expected.map((b) => b.id),
+    );
     const first = result.breweries[0]!;
     assert.deepEqual(Object.keys(first).sort(), [
-      'address_1', 'address_2', 'address_3', 'brewery_id', 'brewery_name', 'brewery_type', 'city', 'country', 'latitude', 'longitude',
-      'phone', 'postal_code', 'state', 'state_province', 'street', 'website_url',
+      'address_1',
+      'address_2',
+      'address_3',
+      'brewery_id',
+      'brewery_name',
+      'brewery_type',
+      'city',
+      'country',
+      'latitude',
+      'longitude',
+      'phone',
+      'postal_code',
+      'state',
+      'state_province',
+      'street',
+      'website_url',
     ]);
     assert.equal(first.address_2, 'Unavailable');
     assert.equal(typeof first.latitude, 'string');
@@ -74,13 +93,20 @@ describe('search_breweries_tool', () => {
   test('history filtering compares simplified names: "Stone Brewing" filters "Stone Brewing Co"', async () => {
     const all = await search({ city: 'Escondido', state: 'CA' });
     const names = all.breweries.map((b) => b.brewery_name);
-    assert.ok(names.some((n) => /^Stone Brewing/.test(n)), names.join(', '));
+    assert.ok(
+      names.some((n) => /^Stone Brewing/.test(n)),
+      names.join(', '),
+    );
     const filtered = await search({ city: 'Escondido', state: 'CA', brewery_history: ['Stone Brewing'] });
     assert.equal(filtered.status, 'success');
     const kept = filtered.breweries.map((b) => b.brewery_name);
     for (const name of filtered.metadata.filtered_names) assert.equal(simplifyBreweryName(name), 'stone');
     assert.ok(filtered.metadata.filtered_out >= 1);
-    assert.deepEqual(kept, names.filter((n) => simplifyBreweryName(n) !== 'stone'), 'the API order is kept');
+    assert.deepEqual(
+      kept,
+      names.filter((n) => simplifyBreweryName(n) !== 'stone'),
+      'the API order is kept',
+    );
   });
 
   test('NO_BREWERIES and NO_NEW_BREWERIES', async () => {
@@ -88,7 +114,12 @@ describe('search_breweries_tool', () => {
     assert.equal(none.status, 'NO_BREWERIES');
     assert.equal(none.metadata.total_found, 0);
     const one = await search({ city: 'San Diego', state: 'CA', brewery_type: 'large' });
-    const all = await search({ city: 'San Diego', state: 'CA', brewery_type: 'large', brewery_history: one.breweries.map((b) => b.brewery_name) });
+    const all = await search({
+      city: 'San Diego',
+      state: 'CA',
+      brewery_type: 'large',
+      brewery_history: one.breweries.map((b) => b.brewery_name),
+    });
     assert.equal(all.status, 'NO_NEW_BREWERIES');
     assert.equal(all.metadata.filtered_out, one.breweries.length);
     assert.match(all.message!, /already in the client's history/);
@@ -128,7 +159,11 @@ describe('search_breweries_tool', () => {
         server.close(() => resolve(port));
       });
     });
-    const refused = await searchBreweries(SearchBreweriesArgs.parse({ state: 'OR' }), { ...options(), baseUrl: `http://127.0.0.1:${closed}`, maxAttempts: 1 });
+    const refused = await searchBreweries(SearchBreweriesArgs.parse({ state: 'OR' }), {
+      ...options(),
+      baseUrl: `http://127.0.0.1:${closed}`,
+      maxAttempts: 1,
+    });
     assert.equal(refused.error, 'OpenBreweryDB could not be reached: the connection was refused (after 1 attempt)');
     assert.equal(refused.metadata.failure, 'ECONNREFUSED');
     assert.doesNotMatch(`${dropped.error} ${refused.error}`, /[A-Z]{4,}_|E[A-Z]{5,}/, 'no error codes in the sentence');
@@ -145,7 +180,10 @@ describe('search_breweries_tool', () => {
   });
 
   test('a 404 is final: no retries', async () => {
-    const result = await searchBreweries(SearchBreweriesArgs.parse({ state: 'OR' }), { ...options(), baseUrl: api.baseUrl.replace('/v1', '/v0') });
+    const result = await searchBreweries(SearchBreweriesArgs.parse({ state: 'OR' }), {
+      ...options(),
+      baseUrl: api.baseUrl.replace('/v1', '/v0'),
+    });
     assert.equal(result.status, 'API_ERROR');
     assert.equal(api.requests.length, 1);
   });

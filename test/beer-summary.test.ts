@@ -15,12 +15,22 @@ let fake: FakeGemini;
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;
 let admin: pg.Pool;
-const taskModel = () => createGeminiTaskModel({ apiKey: 'k', baseUrl: fake.baseUrl, model: 'gemini-2.5-flash', imageModel: 'img', timeoutMs: 5_000 });
+const taskModel = () =>
+  createGeminiTaskModel({ apiKey: 'k', baseUrl: fake.baseUrl, model: 'gemini-2.5-flash', imageModel: 'img', timeoutMs: 5_000 });
 const charge = { userId: 'alice', key: 'summary' };
 const deps = (ttlMs = 60_000) => ({ pool, taskModel: taskModel(), charge, ttlMs });
-const stone = { brewery_name: 'Stone Brewing', url: 'http://www.stonebrew.com', brewery_type: 'regional', address: '1999 Citracado Pkwy, Escondido' };
+const stone = {
+  brewery_name: 'Stone Brewing',
+  url: 'http://www.stonebrew.com',
+  brewery_type: 'regional',
+  address: '1999 Citracado Pkwy, Escondido',
+};
 const grounded = (text = 'Stone brews bold IPAs; big gardens; tours daily.') =>
-  reply.grounded(text, ['Stone Brewing Escondido', 'Stone Brewing taproom'], [{ uri: 'https://stonebrew.com' }, { uri: 'https://example.com/stone' }, { uri: 'https://example.org/x' }]);
+  reply.grounded(
+    text,
+    ['Stone Brewing Escondido', 'Stone Brewing taproom'],
+    [{ uri: 'https://stonebrew.com' }, { uri: 'https://example.com/stone' }, { uri: 'https://example.org/x' }],
+  );
 
 before(async () => {
   fake = await startFakeGemini();

@@ -19,7 +19,10 @@ let short: TestApp;
 let long: TestApp;
 let worker: ChildProcess | undefined;
 /** Beer staff may open a conversation for a named client. */
-const as = (app: TestApp): TestApp['call'] => (method, path, options = {}) => app.call(method, path, { token: ERIN_BEER_STAFF, ...options });
+const as =
+  (app: TestApp): TestApp['call'] =>
+  (method, path, options = {}) =>
+    app.call(method, path, { token: ERIN_BEER_STAFF, ...options });
 const env = () => ({ GEMINI_API_KEY: 'crash-key', GEMINI_BASE_URL: fake.baseUrl, OPENBREWERYDB_BASE_URL: api.baseUrl });
 
 before(async () => {
@@ -73,7 +76,9 @@ test('killed during the wait and restarted: an answer that comes later is taken'
   await killWorker(worker);
   worker = await startWorkerProcess(long, env());
   const choice = item.options[0];
-  const decided = await as(long)('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: item.id, decision: 'yes', choice: choice.name } });
+  const decided = await as(long)('POST', `/v1/conversations/${id}/decisions`, {
+    body: { pendingId: item.id, decision: 'yes', choice: choice.name },
+  });
   assert.equal(decided.status, 200, JSON.stringify(decided.body));
   const tool = decided.body.messages.find((m: any) => m.tool === 'recommend_breweries');
   assert.equal(tool.result.answer, 'yes');

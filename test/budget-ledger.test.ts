@@ -11,7 +11,14 @@ import { after, before, describe, test } from 'node:test';
 import { placeholderPng } from '../src/agents/recipes/offline-save.ts';
 import { budgetView } from '../src/api/budget-view.ts';
 import { freePort } from '../src/stack/ports.ts';
-import { type FakeGemini, type FakeReply, type RecordedRequest, endsWithToolResults, reply, startFakeGemini } from './support/fake-gemini.ts';
+import {
+  type FakeGemini,
+  type FakeReply,
+  type RecordedRequest,
+  endsWithToolResults,
+  reply,
+  startFakeGemini,
+} from './support/fake-gemini.ts';
 import { OLD_FASHIONED, OLD_FASHIONED_JSON } from './support/recipes.ts';
 import { ALICE, BOB, CAROL, ERIN_BEER_STAFF, GUS_GREAT_LAKES, type TestApp, startTestApp } from './support/test-app.ts';
 
@@ -24,7 +31,8 @@ async function open(app: TestApp, token: string, agent: string): Promise<string>
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body.id;
 }
-const say = (app: TestApp, id: string, text: string, token: string) => app.call('POST', `/v1/conversations/${id}/messages`, { token, body: { text } });
+const say = (app: TestApp, id: string, text: string, token: string) =>
+  app.call('POST', `/v1/conversations/${id}/messages`, { token, body: { text } });
 const decide = (app: TestApp, id: string, body: Record<string, unknown>, token: string) =>
   app.call('POST', `/v1/conversations/${id}/decisions`, { token, body });
 const chatTokens = async (app: TestApp, user: string) =>
@@ -68,7 +76,11 @@ describe('token budgets against the ledger', () => {
     answer = (request) =>
       endsWithToolResults(request)
         ? reply.delay(400, reply.text('Found them.', { usage: costs(1000) }))
-        : reply.delay(400, { kind: 'calls', calls: [{ name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } }], usage: costs(1000) });
+        : reply.delay(400, {
+            kind: 'calls',
+            calls: [{ name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } }],
+            usage: costs(1000),
+          });
     const ids = await Promise.all(Array.from({ length: 6 }, () => open(app, ALICE, 'support')));
     const turns = await Promise.all(ids.map((id) => say(app, id, 'Who is john@gmail.com?', ALICE)));
     for (const turn of turns) assert.equal(turn.status, 200, JSON.stringify(turn.body));
@@ -175,11 +187,16 @@ describe('token budgets against the ledger', () => {
         ? reply.text('Here is what I found.', { usage: costs(100) })
         : { kind: 'calls', calls: [{ name: 'run_analytical_query_tool', args: { question: 'What did we buy most?' } }], usage: costs(100) };
     };
-    const created = await app.call('POST', '/v1/conversations', { token: ERIN_BEER_STAFF, body: { agent: 'beer', client: 'CLT-CFY747', title: 'budget ledger' } });
+    const created = await app.call('POST', '/v1/conversations', {
+      token: ERIN_BEER_STAFF,
+      body: { agent: 'beer', client: 'CLT-CFY747', title: 'budget ledger' },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const turn = await say(app, created.body.id, 'What did we buy most?', ERIN_BEER_STAFF);
     assert.equal(turn.status, 200, JSON.stringify(turn.body));
-    const rows = await app.adminQuery("SELECT kind, task, tokens::int AS tokens, settled FROM usage_ledger WHERE user_id = 'erin' AND kind = 'task'");
+    const rows = await app.adminQuery(
+      "SELECT kind, task, tokens::int AS tokens, settled FROM usage_ledger WHERE user_id = 'erin' AND kind = 'task'",
+    );
     assert.deepEqual(rows, [{ kind: 'task', task: 'sql_generation', tokens: 300, settled: true }]);
     const view = await app.call('GET', `/v1/conversations/${created.body.id}`, { token: ERIN_BEER_STAFF });
     assert.equal(view.body.budget.userDay.spent, 500, 'two chat steps and the SQL generation');
@@ -189,11 +206,17 @@ describe('token budgets against the ledger', () => {
       if (!request.stream) return { kind: 'grounded', text: 'A brewery in Escondido.', queries: ['stone brewing'], sources: [] };
       return endsWithToolResults(request)
         ? reply.text('Stone Brewing makes IPAs.', { usage: costs(100) })
-        : { kind: 'calls', calls: [{ name: 'get_website_summary_tool', args: { brewery_name: 'Stone Brewing', url: 'https://www.stonebrew.com' } }], usage: costs(100) };
+        : {
+            kind: 'calls',
+            calls: [{ name: 'get_website_summary_tool', args: { brewery_name: 'Stone Brewing', url: 'https://www.stonebrew.com' } }],
+            usage: costs(100),
+          };
     };
     const summary = await say(app, created.body.id, 'Tell me about Stone Brewing', ERIN_BEER_STAFF);
     assert.equal(summary.status, 200, JSON.stringify(summary.body));
-    const grounded = await app.adminQuery("SELECT task, tokens::int AS tokens, settled FROM usage_ledger WHERE user_id = 'erin' AND task = 'web_summary'");
+    const grounded = await app.adminQuery(
+      "SELECT task, tokens::int AS tokens, settled FROM usage_ledger WHERE user_id = 'erin' AND task = 'web_summary'",
+    );
     assert.equal(grounded.length, 1);
     assert.ok(grounded[0].settled && grounded[0].tokens > 0, JSON.stringify(grounded));
   });
@@ -285,7 +308,12 @@ describe('money budgets', () => {
     const view = await pro.call('GET', `/v1/conversations/${dear.id}`, { token: ALICE });
     assert.deepEqual(view.body.usage.cost, { amount: 0.002125, currency: 'USD' });
     assert.deepEqual(view.body.budget.money, { currency: 'USD', userDay: { spent: 0.002125, limit: LIMIT } });
-    assert.deepEqual(view.body.budget.warning, { scope: 'user-day', unit: 'money', percent: 106, text: 'You have used all of your daily budget.' });
+    assert.deepEqual(view.body.budget.warning, {
+      scope: 'user-day',
+      unit: 'money',
+      percent: 106,
+      text: 'You have used all of your daily budget.',
+    });
   });
 
   test('with BUDGET_APPROVER_ROLE the spender cannot approve their budget item; an approver can, and sees nothing else', async () => {

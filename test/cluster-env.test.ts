@@ -43,7 +43,10 @@ function composeEnv(service: ClusterRole): { envFiles: string[]; names: Set<stri
   const own = serviceBlock.lines.some((line) => /^    environment:/.test(line))
     ? keys(block(serviceBlock.lines.join('\n'), /^    environment:/).lines)
     : ['<<'];
-  assert.ok(serviceBlock.lines.some((line) => /<<: \*brigade$/.test(line)), `${service} extends x-brigade`);
+  assert.ok(
+    serviceBlock.lines.some((line) => /<<: \*brigade$/.test(line)),
+    `${service} extends x-brigade`,
+  );
   const names = new Set(own.flatMap((key) => (key === '<<' ? base : [key])));
   return { envFiles, names };
 }
@@ -59,9 +62,14 @@ test('the worker and the API get the same variables in docker-compose.yml and in
   const shared = Object.keys(sharedEnv());
   for (const role of ['worker', 'api'] as const) {
     const fromCompose = composeEnv(role).names;
-    for (const name of shared) assert.ok(!fromCompose.has(name), `${role}: ${name} is in deploy/brigade.env; compose must not set it again`);
+    for (const name of shared)
+      assert.ok(!fromCompose.has(name), `${role}: ${name} is in deploy/brigade.env; compose must not set it again`);
     const expected = new Set([...TOPOLOGY_VARIABLES[role], ...PASSED_THROUGH_VARIABLES[role]]);
-    assert.deepEqual([...fromCompose].sort(), [...expected].sort(), `${role}: compose's own variables are the topology's and the passed-through ones`);
+    assert.deepEqual(
+      [...fromCompose].sort(),
+      [...expected].sort(),
+      `${role}: compose's own variables are the topology's and the passed-through ones`,
+    );
 
     const topology = Object.fromEntries(TOPOLOGY_VARIABLES[role].map((name) => [name, `value-of-${name}`]));
     const secrets = Object.fromEntries(PASSED_THROUGH_VARIABLES[role].map((name) => [name, `secret-${name}`]));

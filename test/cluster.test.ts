@@ -140,7 +140,10 @@ test('npm run cluster: separate processes serve the support scenario, and the We
   }
   assert.deepEqual(listed, [`conversation-${conversationId}`]);
 
-  const approved = await call('POST', `/v1/conversations/${conversationId}/decisions`, { pendingId: cancel.body.pending[0].id, decision: 'approve' });
+  const approved = await call('POST', `/v1/conversations/${conversationId}/decisions`, {
+    pendingId: cancel.body.pending[0].id,
+    decision: 'approve',
+  });
   assert.equal(approved.status, 200, JSON.stringify(approved.body));
   assert.match(approved.body.messages.at(-1).text, /cancelled/i);
 

@@ -35,13 +35,21 @@ after(async () => {
 async function conversation(): Promise<{ conversationId: string; userId: string }> {
   const key = { conversationId: randomUUID(), userId: `u-${randomUUID()}` };
   await asUser(app, key.userId, (client) =>
-    insertConversation(client, { id: key.conversationId, userId: key.userId, agent: 'support', client: null, title: 'durability', workflowId: `d-${key.conversationId}` }),
+    insertConversation(client, {
+      id: key.conversationId,
+      userId: key.userId,
+      agent: 'support',
+      client: null,
+      title: 'durability',
+      workflowId: `d-${key.conversationId}`,
+    }),
   );
   return key;
 }
 
 const message = (text: string): ChatMessage => ({ id: randomUUID(), role: 'user', text });
-const setting = async (client: pg.ClientBase) => (await client.query<{ v: string }>("SELECT current_setting('synchronous_commit') AS v")).rows[0]!.v;
+const setting = async (client: pg.ClientBase) =>
+  (await client.query<{ v: string }>("SELECT current_setting('synchronous_commit') AS v")).rows[0]!.v;
 const lsn = async (sql: string) => (await admin.query<{ at: string }>(`SELECT (${sql})::text AS at`)).rows[0]!.at;
 const atOrPast = async (a: string, b: string) =>
   (await admin.query<{ ok: boolean }>('SELECT $1::pg_lsn >= $2::pg_lsn AS ok', [a, b])).rows[0]!.ok;
@@ -74,7 +82,10 @@ test('the deferred transcript read writes the batch and returns the whole transc
   await writeBatch(app, key, { messages: written.slice(0, 39) });
   const plain = await writeBatchReadTranscript(app, key, { messages: [] });
   const deferred = await writeBatchReadTranscript(app, key, { messages: [written[39]!] }, { deferCommit: true });
-  assert.deepEqual(deferred.map((m) => m.text), written.map((m) => m.text));
+  assert.deepEqual(
+    deferred.map((m) => m.text),
+    written.map((m) => m.text),
+  );
   assert.deepEqual(deferred.slice(0, 39), plain);
 });
 

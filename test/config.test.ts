@@ -69,8 +69,20 @@ describe('loadConfig', () => {
     });
     const lines = error.message.split('\n');
     assert.equal(lines[0], 'Invalid configuration:');
-    for (const name of ['PORT', 'EMBEDDED_PG_PORT', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'LOG_LEVEL', 'MODEL_TIMEOUT', 'API_TOKENS', 'OPENBREWERYDB_BASE_URL']) {
-      assert.ok(lines.some((line) => line.trimStart().startsWith(`${name}:`)), `${name} should be named in:\n${error.message}`);
+    for (const name of [
+      'PORT',
+      'EMBEDDED_PG_PORT',
+      'DATABASE_URL',
+      'TEMPORAL_ADDRESS',
+      'LOG_LEVEL',
+      'MODEL_TIMEOUT',
+      'API_TOKENS',
+      'OPENBREWERYDB_BASE_URL',
+    ]) {
+      assert.ok(
+        lines.some((line) => line.trimStart().startsWith(`${name}:`)),
+        `${name} should be named in:\n${error.message}`,
+      );
     }
     assert.match(error.message, /PORT: must be a port number/);
     assert.match(error.message, /EMBEDDED_PG_PORT: must be between 1 and 65535/);
@@ -82,7 +94,10 @@ describe('loadConfig', () => {
 
   test('BEER_MIN_CLIENTS is at least 3, and a token client is normalized', () => {
     assert.match(configError({ BEER_MIN_CLIENTS: '2' }).message, /BEER_MIN_CLIENTS: must be 3 or more/);
-    const config = loadConfig({ BEER_MIN_CLIENTS: '5', API_TOKENS: JSON.stringify({ ['x'.repeat(20)]: { user: 'gus', client: ' clt-xlx836 ' } }) });
+    const config = loadConfig({
+      BEER_MIN_CLIENTS: '5',
+      API_TOKENS: JSON.stringify({ ['x'.repeat(20)]: { user: 'gus', client: ' clt-xlx836 ' } }),
+    });
     assert.equal(config.BEER_MIN_CLIENTS, 5);
     assert.equal(config.API_TOKENS?.['x'.repeat(20)]?.client, 'CLT-XLX836');
   });

@@ -38,7 +38,9 @@ function conversationOperations(): { method: string; path: string; operation: an
   const paths = openApiDocument().paths as Record<string, Record<string, any>>;
   return Object.entries(paths)
     .filter(([path]) => path.startsWith('/v1/conversations/{id}'))
-    .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })));
+    .flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+    );
 }
 
 async function call(baseUrl: string, token: string, method: string, path: string): Promise<{ status: number; text: string }> {
@@ -60,7 +62,10 @@ test('a user whose role was removed between two starts is refused on every conve
   const support = created.body.id as string;
   const turn = await app.call('POST', `/v1/conversations/${support}/messages`, { token: ALICE, body: { text: 'Look up customer 1001' } });
   assert.equal(turn.status, 200, JSON.stringify(turn.body));
-  const beerCreated = await app.call('POST', '/v1/conversations', { token: ERIN_BEER_STAFF, body: { agent: 'beer', client: 'CLT-CFY747' } });
+  const beerCreated = await app.call('POST', '/v1/conversations', {
+    token: ERIN_BEER_STAFF,
+    body: { agent: 'beer', client: 'CLT-CFY747' },
+  });
   assert.equal(beerCreated.status, 201, JSON.stringify(beerCreated.body));
   const beer = beerCreated.body.id as string;
   const before = (await app.call('GET', `/v1/conversations/${support}/export`, { token: ALICE })).body;
@@ -88,12 +93,18 @@ test('a user whose role was removed between two starts is refused on every conve
   }
 
   const wrong: string[] = [];
-  for (const [token, id] of [[ALICE, support], [ERIN_BEER_STAFF, beer]] as const) {
+  for (const [token, id] of [
+    [ALICE, support],
+    [ERIN_BEER_STAFF, beer],
+  ] as const) {
     for (const { method, path, operation } of operations) {
       if (!operation.responses?.['403']) wrong.push(`${method} ${path}: the document does not say it may answer 403`);
       const url = path.replace('{id}', id).replace(/\{[^}]+\}/g, 'step-1');
       const answer = await call(second.baseUrl, token, method, url);
-      if (answer.status !== 403) wrong.push(`${method} ${path} (${token === ALICE ? 'alice without support' : 'erin without beer-staff'}): ${answer.status} ${answer.text.slice(0, 200)}`);
+      if (answer.status !== 403)
+        wrong.push(
+          `${method} ${path} (${token === ALICE ? 'alice without support' : 'erin without beer-staff'}): ${answer.status} ${answer.text.slice(0, 200)}`,
+        );
     }
   }
   assert.deepEqual(wrong, []);

@@ -32,7 +32,8 @@ async function exposed(dir: string, top = dir): Promise<string[]> {
     const full = path.join(dir, entry.name);
     if (entry.isSymbolicLink()) continue;
     const { mode } = await fs.stat(full);
-    if ((mode & 0o066) !== 0 || (entry.isFile() && (mode & 0o077) !== 0)) found.push(`${path.relative(top, full)} ${(mode & 0o777).toString(8)}`);
+    if ((mode & 0o066) !== 0 || (entry.isFile() && (mode & 0o077) !== 0))
+      found.push(`${path.relative(top, full)} ${(mode & 0o777).toString(8)}`);
     if (entry.isDirectory()) found.push(...(await exposed(full, top)));
   }
   return found;
@@ -74,7 +75,7 @@ test('npm start keeps DATA_DIR to its owner: the history file, the dev token, st
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
   });
-  for (const until = Date.now() + 120_000; !output.includes('Brigade is running'); ) {
+  for (const until = Date.now() + 120_000; !output.includes('Brigade is running');) {
     assert.ok(Date.now() < until && child.exitCode === null, `npm start did not come up:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -70,7 +70,15 @@ describe('a batch', () => {
         { id: `${step}.2`, name: 'get_order_by_id', args: { order_id: '13579' } },
       ],
     };
-    const tool: ChatMessage = { id: `${step}.1`, role: 'tool', callId: `${step}.1`, tool: 'get_order_by_id', args: { order_id: '24601' }, result: null, text: 'done' };
+    const tool: ChatMessage = {
+      id: `${step}.1`,
+      role: 'tool',
+      callId: `${step}.1`,
+      tool: 'get_order_by_id',
+      args: { order_id: '24601' },
+      result: null,
+      text: 'done',
+    };
     const extra: NewEvent[] = [
       { key: `delta:${step}:1`, type: 'message.delta', data: { messageId: step, chunk: 1, text: 'x' } },
       { key: `usage:${step}`, type: 'usage', data: { stepId: step } },
@@ -80,10 +88,16 @@ describe('a batch', () => {
       events: extra,
       usage: { stepId: step, model: 'offline', inputTokens: 3, outputTokens: 2, totalTokens: 5 },
     });
-    assert.deepEqual(inserted.map((message) => message.id), [user.id, assistant.id, tool.id]);
+    assert.deepEqual(
+      inserted.map((message) => message.id),
+      [user.id, assistant.id, tool.id],
+    );
 
     const { events, messages, usage } = await stored(ref.conversationId);
-    assert.deepEqual(messages.map((row) => row.id), [user.id, assistant.id, tool.id]);
+    assert.deepEqual(
+      messages.map((row) => row.id),
+      [user.id, assistant.id, tool.id],
+    );
     assert.deepEqual(
       events.map((event) => event.key),
       [
@@ -131,8 +145,14 @@ describe('a batch', () => {
     const inserted = await writeBatch(app, ref, { messages: [first, second] });
     assert.deepEqual(inserted, [second]);
     const { events, messages } = await stored(ref.conversationId);
-    assert.deepEqual(messages.map((row) => row.id), [first.id, second.id]);
-    assert.deepEqual(events.map((event) => event.key), [`turn-ended:${step}`, `message:${second.id}`]);
+    assert.deepEqual(
+      messages.map((row) => row.id),
+      [first.id, second.id],
+    );
+    assert.deepEqual(
+      events.map((event) => event.key),
+      [`turn-ended:${step}`, `message:${second.id}`],
+    );
   });
 
   test('inside asUser it joins the transaction: a rollback undoes it', async () => {
@@ -149,7 +169,12 @@ describe('a batch', () => {
 
   test('text PostgreSQL cannot store is repaired, in rows and events', async () => {
     const ref = await conversation('alice');
-    const message: ChatMessage = { id: randomUUID(), role: 'assistant', text: 'bad \u0000 and \ud83d.', structured: { 'k\u0000': 'v\udc00' } };
+    const message: ChatMessage = {
+      id: randomUUID(),
+      role: 'assistant',
+      text: 'bad \u0000 and \ud83d.',
+      structured: { 'k\u0000': 'v\udc00' },
+    };
     await writeBatch(app, ref, { messages: [message], events: [{ key: 'progress:1', type: 'progress', data: { note: 'x\u0000y' } }] });
     const { events, messages } = await stored(ref.conversationId);
     assert.equal(messages[0]!.text, 'bad \uFFFD and \uFFFD.');
@@ -199,7 +224,10 @@ describe("another user's conversation", () => {
     await writeBatch(app, alice, { messages: [userMessage('private')] });
     assert.deepEqual(await writeBatchReadTranscript(app, intruder, {}), []);
     const { events, messages, usage } = await stored(alice.conversationId);
-    assert.deepEqual(messages.map((row) => row.text), ['private']);
+    assert.deepEqual(
+      messages.map((row) => row.text),
+      ['private'],
+    );
     assert.equal(events.length, 1);
     assert.equal(usage.length, 0);
   });
@@ -208,7 +236,9 @@ describe("another user's conversation", () => {
     const alice = await conversation('alice');
     const mallory = await conversation('mallory');
     await assert.rejects(
-      asUser(app, 'mallory', (client) => writeBatch(client, { conversationId: alice.conversationId, userId: 'alice' }, { messages: [userMessage('x')] })),
+      asUser(app, 'mallory', (client) =>
+        writeBatch(client, { conversationId: alice.conversationId, userId: 'alice' }, { messages: [userMessage('x')] }),
+      ),
       { code: '42501', message: 'this transaction acts for another user' },
     );
     await assert.rejects(
@@ -221,10 +251,12 @@ describe("another user's conversation", () => {
     assert.equal((await stored(mallory.conversationId)).messages.length, 1);
   });
 
-  test('cannot be written through insertMessages or insertEvents either (the delta writer\'s path)', async () => {
+  test("cannot be written through insertMessages or insertEvents either (the delta writer's path)", async () => {
     const alice = await conversation('alice');
     await assert.rejects(
-      asUser(app, 'mallory', (client) => insertEvents(client, alice.conversationId, 'mallory', [{ key: 'delta:x:1', type: 'message.delta', data: {} }])),
+      asUser(app, 'mallory', (client) =>
+        insertEvents(client, alice.conversationId, 'mallory', [{ key: 'delta:x:1', type: 'message.delta', data: {} }]),
+      ),
       { code: '42501' },
     );
     await assert.rejects(
@@ -280,12 +312,21 @@ describe('a tool call', () => {
     assert.equal(runs, 2);
 
     const { calls, events, messages } = await stored(ref.conversationId);
-    assert.deepEqual(calls.map((row) => [row.call_id, row.result]), [
-      ['call-null', null],
-      ['call-lookup', { order: '24601', note: 'bad \uFFFD' }],
-    ]);
-    assert.deepEqual(messages.map((row) => row.id), ['call-null', 'call-lookup']);
-    assert.deepEqual(events.map((event) => event.key), ['message:call-null', 'tool-result:call-null', 'message:call-lookup', 'tool-result:call-lookup']);
+    assert.deepEqual(
+      calls.map((row) => [row.call_id, row.result]),
+      [
+        ['call-null', null],
+        ['call-lookup', { order: '24601', note: 'bad \uFFFD' }],
+      ],
+    );
+    assert.deepEqual(
+      messages.map((row) => row.id),
+      ['call-null', 'call-lookup'],
+    );
+    assert.deepEqual(
+      events.map((event) => event.key),
+      ['message:call-null', 'tool-result:call-null', 'message:call-lookup', 'tool-result:call-lookup'],
+    );
   });
 
   test('recorded twice (two attempts at once), the second fails and its effect rolls back', async () => {
@@ -293,15 +334,19 @@ describe('a tool call', () => {
     await withToolCall(app, ref, (client) => recordToolCall(client, ref, { tool: 't', args: {}, result: { n: 1 } }));
     await assert.rejects(
       withToolCall(app, ref, async (client) => {
-        await client.query(`INSERT INTO events (conversation_id, user_id, key, type, data) VALUES ($1, 'alice', 'effect', 'progress', '{}')`, [
-          ref.conversationId,
-        ]);
+        await client.query(
+          `INSERT INTO events (conversation_id, user_id, key, type, data) VALUES ($1, 'alice', 'effect', 'progress', '{}')`,
+          [ref.conversationId],
+        );
         await recordToolCall(client, ref, { tool: 't', args: {}, result: { n: 2 } });
       }),
       { code: '23505' },
     );
     const { calls, events } = await stored(ref.conversationId);
-    assert.deepEqual(calls.map((row) => row.result), [{ n: 1 }]);
+    assert.deepEqual(
+      calls.map((row) => row.result),
+      [{ n: 1 }],
+    );
     assert.ok(!events.some((event) => event.key === 'effect'), 'the second attempt left nothing');
   });
 });

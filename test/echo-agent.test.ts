@@ -35,7 +35,10 @@ test('the API lists the test agent with its tool, after the four built-in agents
     ['recipes', 'sous', 'beer', 'support', 'echo'],
   );
   const echo = meta.body.agents.find((agent: { name: string }) => agent.name === 'echo');
-  assert.deepEqual(echo.tools.map((tool: { name: string }) => tool.name), ['echo_text']);
+  assert.deepEqual(
+    echo.tools.map((tool: { name: string }) => tool.name),
+    ['echo_text'],
+  );
   assert.equal(echo.allowed, true);
 });
 
@@ -62,7 +65,9 @@ test('a conversation with the test agent runs a turn with its tool through the r
 });
 
 test("another agent's create-conversation fields are refused for the test agent, as for any agent", async () => {
-  const refused = await app.call('POST', '/v1/conversations', { body: { agent: 'echo', recipeId: '00000000-0000-4000-8000-000000000000' } });
+  const refused = await app.call('POST', '/v1/conversations', {
+    body: { agent: 'echo', recipeId: '00000000-0000-4000-8000-000000000000' },
+  });
   assert.equal(refused.status, 400);
   assert.deepEqual(refused.body.fields, [{ field: 'recipeId', message: 'only for the sous agent' }]);
 });

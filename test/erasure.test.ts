@@ -45,7 +45,10 @@ async function makeData(token: string) {
   const recipes = await call('POST', '/v1/conversations', { agent: 'recipes' });
   const asked = await call('POST', `/v1/conversations/${recipes.body.id}/messages`, { text: `save this recipe: ${OLD_FASHIONED}` });
   assert.equal(asked.status, 200, JSON.stringify(asked.body));
-  const approved = await call('POST', `/v1/conversations/${recipes.body.id}/decisions`, { pendingId: asked.body.pending[0].id, decision: 'approve' });
+  const approved = await call('POST', `/v1/conversations/${recipes.body.id}/decisions`, {
+    pendingId: asked.body.pending[0].id,
+    decision: 'approve',
+  });
   assert.equal(approved.status, 200, JSON.stringify(approved.body));
   const saved = approved.body.messages.find((message: { role: string }) => message.role === 'tool').result;
   assert.equal(saved.status, 'saved', JSON.stringify(saved));
@@ -61,7 +64,11 @@ async function makeData(token: string) {
   };
 }
 
-const exists = (key: string) => fs.stat(localPath(path.join(dataDir, 'objects'), key)).then(() => true, () => false);
+const exists = (key: string) =>
+  fs.stat(localPath(path.join(dataDir, 'objects'), key)).then(
+    () => true,
+    () => false,
+  );
 
 /** Every row in any table of Brigade's database with a user_id column that is this user's. */
 async function rowsOf(user: string): Promise<Record<string, number>> {
@@ -97,7 +104,14 @@ test('GET /v1/me/export gives everything of theirs, then DELETE /v1/me erases it
   const mine = await makeData(PERSON_TOKEN);
   const theirs = await makeData(OTHER_TOKEN);
   const before = await rowsOf(PERSON);
-  for (const table of ['public.conversations', 'public.messages', 'public.events', 'public.model_usage', 'public.tool_calls', 'public.saved_recipes']) {
+  for (const table of [
+    'public.conversations',
+    'public.messages',
+    'public.events',
+    'public.model_usage',
+    'public.tool_calls',
+    'public.saved_recipes',
+  ]) {
     assert.ok(before[table]! > 0, `the person has rows in ${table} to erase (${JSON.stringify(before)})`);
   }
   for (const key of mine.files) assert.ok(await exists(key), `${key} exists before`);
@@ -107,7 +121,10 @@ test('GET /v1/me/export gives everything of theirs, then DELETE /v1/me erases it
   assert.equal(exported.body.user, PERSON);
   assert.deepEqual(exported.body.conversations.map((c: any) => c.conversation.id).sort(), mine.conversations.map((c) => c.id).sort());
   assert.ok(JSON.stringify(exported.body.conversations).includes('john@gmail.com'), 'the transcript is in the export');
-  assert.deepEqual(exported.body.savedRecipes.map((r: any) => r.id), [mine.recipeId]);
+  assert.deepEqual(
+    exported.body.savedRecipes.map((r: any) => r.id),
+    [mine.recipeId],
+  );
   assert.ok(exported.body.usage.length > 0);
   assert.ok(!JSON.stringify(exported.body).includes(theirs.recipeId), 'nothing of anyone else');
 
@@ -117,7 +134,12 @@ test('GET /v1/me/export gives everything of theirs, then DELETE /v1/me erases it
 
   assert.deepEqual(await rowsOf(PERSON), {}, 'no row of the person is left in any table');
   for (const key of mine.files) assert.equal(await exists(key), false, `${key} is erased`);
-  assert.deepEqual(await fs.readdir(path.join(dataDir, 'objects', 'mcp')).then((names) => names.filter((name) => mine.conversations.some((c) => c.id === name))), []);
+  assert.deepEqual(
+    await fs
+      .readdir(path.join(dataDir, 'objects', 'mcp'))
+      .then((names) => names.filter((name) => mine.conversations.some((c) => c.id === name))),
+    [],
+  );
   for (const workflowId of [...mine.conversations.map((c) => c.workflowId), mine.childWorkflowId]) {
     assert.ok(await goneFromTemporal(workflowId), `${workflowId} is deleted from Temporal, not only terminated`);
   }
@@ -128,7 +150,9 @@ test('GET /v1/me/export gives everything of theirs, then DELETE /v1/me erases it
   // budgets keep anonymous totals: the person's tokens are still counted, under no name
   const totalsAfter = (await app.adminQuery('SELECT coalesce(sum(total_tokens), 0)::int AS t FROM usage_totals'))[0].t;
   assert.ok(totalsAfter > totalsBefore, 'the usage went into anonymous totals');
-  const columns = (await app.adminQuery(`SELECT column_name FROM information_schema.columns WHERE table_name = 'usage_totals'`)).map((row) => row.column_name);
+  const columns = (await app.adminQuery(`SELECT column_name FROM information_schema.columns WHERE table_name = 'usage_totals'`)).map(
+    (row) => row.column_name,
+  );
   assert.ok(!columns.includes('user_id') && !columns.includes('conversation_id'));
 
   // the other person keeps everything
@@ -160,6 +184,8 @@ test("an operator erases a given user's data; nobody else may", async () => {
 
 test('the OpenAPI document lists the export, the erasures and the codec server', async () => {
   const { paths } = (await app.call('GET', '/openapi.json', { token: '' })).body;
-  assert.ok(paths['/v1/me'].delete && paths['/v1/me/export'].get && paths['/v1/users/{user}'].delete && paths['/v1/users/{user}/export'].get);
+  assert.ok(
+    paths['/v1/me'].delete && paths['/v1/me/export'].get && paths['/v1/users/{user}'].delete && paths['/v1/users/{user}/export'].get,
+  );
   assert.ok(paths['/codec/decode'].post && paths['/codec/encode'].post);
 });

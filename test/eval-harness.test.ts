@@ -21,12 +21,22 @@ describe('the eval cases', () => {
   test('every agent, every behaviour the issue names, a right and a wrong answer for each case', () => {
     assert.deepEqual([...new Set(EVAL_CASES.map((c) => c.agent))].sort(), ['beer', 'recipes', 'sous', 'support']);
     const behaviours = new Set(EVAL_CASES.map((c) => c.behaviour));
-    for (const b of ['lookup', 'cancel', 'refusal', 'save', 'guarded-sql', 'patchset', 'question', 'recommendation', 'confirmation']) assert.ok(behaviours.has(b), b);
-    assert.ok(EVAL_CASES.some((c) => c.steps.length > 1 && !c.steps[0]!.expect), 'a case with a conversation so far');
+    for (const b of ['lookup', 'cancel', 'refusal', 'save', 'guarded-sql', 'patchset', 'question', 'recommendation', 'confirmation'])
+      assert.ok(behaviours.has(b), b);
+    assert.ok(
+      EVAL_CASES.some((c) => c.steps.length > 1 && !c.steps[0]!.expect),
+      'a case with a conversation so far',
+    );
     assert.equal(new Set(EVAL_CASES.map((c) => c.name)).size, EVAL_CASES.length, 'names are unique');
     for (const kase of EVAL_CASES) {
-      assert.ok(EVAL_SCRIPTED.some((r) => r.case === kase.name && r.grade === 'pass'), `a right answer for ${kase.name}`);
-      assert.ok(EVAL_SCRIPTED.some((r) => r.case === kase.name && r.grade === 'fail'), `a wrong answer for ${kase.name}`);
+      assert.ok(
+        EVAL_SCRIPTED.some((r) => r.case === kase.name && r.grade === 'pass'),
+        `a right answer for ${kase.name}`,
+      );
+      assert.ok(
+        EVAL_SCRIPTED.some((r) => r.case === kase.name && r.grade === 'fail'),
+        `a wrong answer for ${kase.name}`,
+      );
     }
     for (const run of EVAL_SCRIPTED) caseNamed(run.case);
   });
@@ -47,9 +57,15 @@ describe('scripted answers through the turn engine', () => {
     try {
       const outcomes = await onWire({ wire: 'gemini', fake }, EVAL_SCRIPTED, 'gemini-2.5-flash');
       console.log(formatScripted(outcomes));
-      assert.deepEqual(outcomes.filter((o) => o.mismatches.length).map((o) => `${o.run.case} (${o.run.label}): ${o.mismatches.join('; ')}`), []);
+      assert.deepEqual(
+        outcomes.filter((o) => o.mismatches.length).map((o) => `${o.run.case} (${o.run.label}): ${o.mismatches.join('; ')}`),
+        [],
+      );
       for (const agent of ['support', 'recipes', 'sous', 'beer']) {
-        assert.ok(outcomes.some((o) => o.result.agent === agent && o.run.grade === 'fail' && !o.result.pass), `a wrong ${agent} answer caught`);
+        assert.ok(
+          outcomes.some((o) => o.result.agent === agent && o.run.grade === 'fail' && !o.result.pass),
+          `a wrong ${agent} answer caught`,
+        );
       }
     } finally {
       await fake.close();
@@ -60,9 +76,15 @@ describe('scripted answers through the turn engine', () => {
     test(`${wire === 'openai' ? 'OpenAI' : 'Anthropic'} wire: the same cases' right answers pass, and a wrong one is caught`, async () => {
       const fake = wire === 'openai' ? await startFakeOpenAi({ apiKey: KEY }) : await startFakeAnthropic({ apiKey: KEY });
       try {
-        const runs = [...EVAL_SCRIPTED.filter((r) => r.grade === 'pass'), EVAL_SCRIPTED.find((r) => r.label === 'cancels the wrong order')!];
+        const runs = [
+          ...EVAL_SCRIPTED.filter((r) => r.grade === 'pass'),
+          EVAL_SCRIPTED.find((r) => r.label === 'cancels the wrong order')!,
+        ];
         const outcomes = await onWire({ wire, fake }, runs, wire === 'openai' ? 'gpt-4.1-mini' : 'claude-haiku-4-5');
-        assert.deepEqual(outcomes.filter((o) => o.mismatches.length).map((o) => `${o.run.case} (${o.run.label}): ${o.mismatches.join('; ')}`), []);
+        assert.deepEqual(
+          outcomes.filter((o) => o.mismatches.length).map((o) => `${o.run.case} (${o.run.label}): ${o.mismatches.join('; ')}`),
+          [],
+        );
         assert.equal(outcomes.filter((o) => o.result.pass).length, EVAL_CASES.length);
       } finally {
         await fake.close();
@@ -81,9 +103,19 @@ describe('npm run eval with a key', () => {
   test('a model that never acts: a scorecard per behaviour with its cost, the judge says why, exit 1 under the threshold', async () => {
     // chat turns (streamed) get a bland answer; the judge's one-shot calls get a failing verdict
     fake.scriptFn((request) =>
-      request.stream ? wireReply.text('I can only help with that in general terms.', { usage: { input: 1000, output: 20 } }) : wireReply.text('{"pass": false, "reason": "it answers nothing the person asked"}'),
+      request.stream
+        ? wireReply.text('I can only help with that in general terms.', { usage: { input: 1000, output: 20 } })
+        : wireReply.text('{"pass": false, "reason": "it answers nothing the person asked"}'),
     );
-    const env: Record<string, string | undefined> = { ...process.env, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl, OPENAI_MODEL: 'gpt-4.1-mini', EVAL_AGENTS: 'support', EVAL_JUDGE: '1', EVAL_THRESHOLD: '0.8' };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      OPENAI_API_KEY: KEY,
+      OPENAI_BASE_URL: fake.baseUrl,
+      OPENAI_MODEL: 'gpt-4.1-mini',
+      EVAL_AGENTS: 'support',
+      EVAL_JUDGE: '1',
+      EVAL_THRESHOLD: '0.8',
+    };
     delete env.GEMINI_API_KEY;
     delete env.ANTHROPIC_API_KEY;
     const failed = await promisify(execFile)(process.execPath, [SCRIPT], { env, timeout: 120_000 }).then(
@@ -104,6 +136,9 @@ describe('npm run eval with a key', () => {
     assert.match(out, /Below the threshold/);
     const chat = fake.requests.filter((r) => r.stream);
     assert.ok(chat.every((r) => r.body.stream_options?.include_usage === true));
-    assert.ok(fake.requests.some((r) => !r.stream && r.body.response_format?.type === 'json_schema'), 'the judge answered with a schema');
+    assert.ok(
+      fake.requests.some((r) => !r.stream && r.body.response_format?.type === 'json_schema'),
+      'the judge answered with a schema',
+    );
   });
 });

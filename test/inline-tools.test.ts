@@ -11,7 +11,12 @@ import { killWorker, startWorkerProcess } from './support/worker-process.ts';
 
 const EventType = proto.temporal.api.enums.v1.EventType;
 let fake: FakeGemini;
-const env = (extra: Record<string, string> = {}) => ({ GEMINI_API_KEY: 'inline-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '4s', ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  GEMINI_API_KEY: 'inline-key',
+  GEMINI_BASE_URL: fake.baseUrl,
+  MODEL_TIMEOUT: '4s',
+  ...extra,
+});
 
 before(async () => {
   fake = await startFakeGemini();
@@ -72,10 +77,7 @@ describe('inline tools (the default)', () => {
     const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'Inline tools' } });
     const id = created.body.id;
     fake.script(
-      reply.calls(
-        { name: 'get_order_by_id', args: { order_id: '24601' } },
-        { name: 'cancel_order', args: { order_id: '24601' } },
-      ),
+      reply.calls({ name: 'get_order_by_id', args: { order_id: '24601' } }, { name: 'cancel_order', args: { order_id: '24601' } }),
     );
     const parked = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'Look up 24601 and cancel it' } });
     assert.equal(parked.status, 200, JSON.stringify(parked.body));
@@ -115,7 +117,7 @@ describe('a tool that fails inside the model step', () => {
     assert.equal(done.body.messages.at(-1).text, 'Order 24601 has shipped.');
     const shape = await shapeOf(app, id);
     assert.deepEqual(shape.activities, ['modelStep', 'modelStep'], 'the second model call is a step of the workflow');
-    assert.equal(shape.markers, 1, 'the tool ran as the workflow\'s local activity');
+    assert.equal(shape.markers, 1, "the tool ran as the workflow's local activity");
     assert.equal(await count(app, 'SELECT count(*) FROM tool_calls WHERE conversation_id = $1', [id]), 1);
   });
 });

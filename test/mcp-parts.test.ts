@@ -10,16 +10,25 @@ import { questionSpec } from '../src/mcp/question-kind.ts';
 import { toGeminiSchema } from '../src/mcp/schema.ts';
 import { describeIssues } from '../src/shared/tool-spec.ts';
 
-const config = (servers: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) => parseMcpConfig(JSON.stringify({ mcpServers: servers }), env);
+const config = (servers: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) =>
+  parseMcpConfig(JSON.stringify({ mcpServers: servers }), env);
 const refused = (servers: Record<string, unknown>, pattern: RegExp, env: NodeJS.ProcessEnv = {}) =>
-  assert.throws(() => config(servers, env), (error: Error) => error instanceof McpConfigError && pattern.test(error.message));
+  assert.throws(
+    () => config(servers, env),
+    (error: Error) => error instanceof McpConfigError && pattern.test(error.message),
+  );
 
 describe('BRIGADE_MCP_CONFIG', () => {
   test('stdio and HTTP servers, with defaults', () => {
     const [stdio, http] = config(
       {
         pantry: { command: 'node', args: ['server.js'], agents: ['recipes'] },
-        kitchen: { url: 'https://kitchen.example/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, agents: ['recipes', 'support'], approval: 'always' },
+        kitchen: {
+          url: 'https://kitchen.example/mcp',
+          headers: { Authorization: 'Bearer ${TOKEN}' },
+          agents: ['recipes', 'support'],
+          approval: 'always',
+        },
       },
       { TOKEN: 't' },
     );
@@ -36,12 +45,21 @@ describe('BRIGADE_MCP_CONFIG', () => {
     refused({ pantry: { agents: ['recipes'] } }, /mcpServers\.pantry: needs "command"/);
     refused({ pantry: { command: 'x', agents: ['nobody'] } }, /mcpServers\.pantry\.agents\.0/);
     refused({ pantry: { command: 'x', agents: ['recipes'], approval: 'sometimes' } }, /mcpServers\.pantry\.approval/);
-    refused({ pantry: { command: 'x', agents: ['recipes'], tools: { t: { deadline: 'soon' } } } }, /mcpServers\.pantry\.tools\.t\.deadline/);
-    refused({ pantry: { command: 'x', agents: ['recipes'], tools: { t: { timeoutAction: 'explode' } } } }, /mcpServers\.pantry\.tools\.t\.timeoutAction/);
+    refused(
+      { pantry: { command: 'x', agents: ['recipes'], tools: { t: { deadline: 'soon' } } } },
+      /mcpServers\.pantry\.tools\.t\.deadline/,
+    );
+    refused(
+      { pantry: { command: 'x', agents: ['recipes'], tools: { t: { timeoutAction: 'explode' } } } },
+      /mcpServers\.pantry\.tools\.t\.timeoutAction/,
+    );
     refused({ kitchen: { url: 'ftp://x', agents: ['recipes'] } }, /mcpServers\.kitchen\.url/);
     refused({ kitchen: { url: 'http://x', agents: ['recipes'], colour: 'red' } }, /mcpServers\.kitchen.*colour/);
     refused({ 'bad name': { command: 'x', agents: ['recipes'] } }, /mcpServers\.bad name/);
-    refused({ kitchen: { url: 'http://x', agents: ['recipes'], headers: { Authorization: 'Bearer ${MISSING}' } } }, /headers\.Authorization: environment variable MISSING is not set/);
+    refused(
+      { kitchen: { url: 'http://x', agents: ['recipes'], headers: { Authorization: 'Bearer ${MISSING}' } } },
+      /headers\.Authorization: environment variable MISSING is not set/,
+    );
   });
 
   test('an error names the variable, never its value', () => {
@@ -97,7 +115,11 @@ describe('schemas', () => {
   });
 
   test('arguments checked against the whole schema, with messages that name the field', () => {
-    const args = jsonSchemaArgs({ type: 'object', properties: { item: { type: 'string', minLength: 1 }, quantity: { type: 'integer', maximum: 20 } }, required: ['item'] });
+    const args = jsonSchemaArgs({
+      type: 'object',
+      properties: { item: { type: 'string', minLength: 1 }, quantity: { type: 'integer', maximum: 20 } },
+      required: ['item'],
+    });
     assert.ok(args.safeParse({ item: 'eggs', quantity: 2 }).success);
     const bad = args.safeParse({ quantity: 50 });
     assert.ok(!bad.success);
@@ -114,12 +136,19 @@ describe('policies', () => {
     assert.deepEqual(policyFor(server, 'order', false), { approval: true, decisions: ['approve', 'reject', 'edit'], onTimeout: 'reject' });
     assert.equal(policyFor({ ...server, approval: 'always' }, 'lookup', true).approval, true);
     assert.equal(policyFor({ ...server, approval: 'never' }, 'order', false).approval, false);
-    assert.deepEqual(policyFor({ ...server, tools: { order: { deadline: 30_000, timeoutAction: 'approve', decisions: ['approve', 'reject'] } } }, 'order', false), {
-      approval: true,
-      decisions: ['approve', 'reject'],
-      deadlineMs: 30_000,
-      onTimeout: 'approve',
-    });
+    assert.deepEqual(
+      policyFor(
+        { ...server, tools: { order: { deadline: 30_000, timeoutAction: 'approve', decisions: ['approve', 'reject'] } } },
+        'order',
+        false,
+      ),
+      {
+        approval: true,
+        decisions: ['approve', 'reject'],
+        deadlineMs: 30_000,
+        onTimeout: 'approve',
+      },
+    );
   });
 });
 

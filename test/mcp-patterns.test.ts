@@ -17,7 +17,7 @@ import { type TestApp, startTestApp } from './support/test-app.ts';
 
 const WORD_SCHEMA = { type: 'object', properties: { word: { type: 'string', pattern: CATASTROPHIC } }, required: ['word'] };
 
-describe('the workflow\'s check of MCP arguments', () => {
+describe("the workflow's check of MCP arguments", () => {
   test('runs no pattern: a catastrophic one is not matched in workflow code (the activity checks it)', () => {
     // 2^26 steps on a backtracking engine: seconds; the copy without patterns takes none of them.
     const schema = jsonSchemaArgs(WORD_SCHEMA);
@@ -51,7 +51,7 @@ describe('the workflow\'s check of MCP arguments', () => {
     assert.ok(performance.now() - started < 500, 'a pattern reached through a $ref into an enum value is not run');
   });
 
-  test('the activity\'s check runs patterns in linear time and refuses strings past the limit', () => {
+  test("the activity's check runs patterns in linear time and refuses strings past the limit", () => {
     const started = performance.now();
     const refusal = argumentsRefusal(WORD_SCHEMA, { word: `${'a'.repeat(20_000)}!` });
     assert.ok(performance.now() - started < 2_000, 'RE2 does not backtrack');
@@ -60,7 +60,10 @@ describe('the workflow\'s check of MCP arguments', () => {
     const long = argumentsRefusal(WORD_SCHEMA, { word: 'a'.repeat(PATTERN_TEXT_LIMIT + 1) });
     assert.match(long ?? '', new RegExp(`at most ${PATTERN_TEXT_LIMIT}`));
     // a pattern RE2 cannot run (lookahead) is left to the server, never run by a backtracking engine
-    assert.equal(argumentsRefusal({ type: 'object', properties: { w: { type: 'string', pattern: '^(?=a)(a+)+$' } } }, { w: `${'a'.repeat(30)}!` }), undefined);
+    assert.equal(
+      argumentsRefusal({ type: 'object', properties: { w: { type: 'string', pattern: '^(?=a)(a+)+$' } } }, { w: `${'a'.repeat(30)}!` }),
+      undefined,
+    );
   });
 });
 
@@ -75,7 +78,9 @@ describe('a tool whose schema has a catastrophic pattern', () => {
     patterns = await startPatternsServer();
     const configPath = path.join(dir, 'mcp.json');
     fs.writeFileSync(configPath, JSON.stringify({ mcpServers: { hostile: { url: patterns.url, agents: ['support'] } } }));
-    app = await startTestApp({ env: { GEMINI_API_KEY: 'patterns-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s', BRIGADE_MCP_CONFIG: configPath } });
+    app = await startTestApp({
+      env: { GEMINI_API_KEY: 'patterns-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s', BRIGADE_MCP_CONFIG: configPath },
+    });
   });
   after(async () => {
     await app?.stop();
@@ -111,7 +116,7 @@ describe('a tool whose schema has a catastrophic pattern', () => {
 
     const evil = `${'a'.repeat(40)}!`;
     fake.script(reply.calls({ name: 'hostile__match_word', args: { word: evil } }), reply.text('The tool refused that word.'));
-    const turn = await say(id, 'Is this word all a\'s?');
+    const turn = await say(id, "Is this word all a's?");
     const tool = turn.messages.find((message: { role: string }) => message.role === 'tool');
     assert.equal(tool.tool, 'hostile__match_word');
     assert.match(tool.result.error, /not called: \/word must match pattern "\^\(a\+\)\+\$"/);
@@ -119,9 +124,9 @@ describe('a tool whose schema has a catastrophic pattern', () => {
     assert.equal(turn.messages.at(-1).text, 'The tool refused that word.');
     assert.equal(patterns.calls.length, 0, 'the refused call never reached the server');
 
-    fake.script(reply.calls({ name: 'hostile__match_word', args: { word: 'aaaa' } }), reply.text('Yes, all a\'s.'));
+    fake.script(reply.calls({ name: 'hostile__match_word', args: { word: 'aaaa' } }), reply.text("Yes, all a's."));
     const next = await say(id, 'And this one?');
-    assert.equal(next.messages.at(-1).text, 'Yes, all a\'s.');
+    assert.equal(next.messages.at(-1).text, "Yes, all a's.");
     assert.deepEqual(patterns.calls, [{ tool: 'match_word', args: { word: 'aaaa' } }]);
 
     // patternProperties: enforced by the activity, with a property that is named "pattern"

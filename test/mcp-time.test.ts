@@ -36,7 +36,15 @@ before(async () => {
       },
     }),
   );
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'mcp-time-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s', BRIGADE_MCP_CONFIG: configPath, DATA_DIR: path.join(dir, 'data') } });
+  app = await startTestApp({
+    env: {
+      GEMINI_API_KEY: 'mcp-time-key',
+      GEMINI_BASE_URL: fake.baseUrl,
+      MODEL_TIMEOUT: '10s',
+      BRIGADE_MCP_CONFIG: configPath,
+      DATA_DIR: path.join(dir, 'data'),
+    },
+  });
 });
 after(async () => {
   await app?.stop();
@@ -65,7 +73,10 @@ const toolMessage = (messages: any[]) => messages.find((message) => message.role
 describe('MCP time', () => {
   test('a server that never answers holds the turn for callTimeout, once, and is reported as a timeout', async () => {
     const id = await open();
-    fake.script(reply.calls({ name: 'sluggish__never_answers', args: { what: 'stock' } }), reply.text('The kitchen server did not answer in time.'));
+    fake.script(
+      reply.calls({ name: 'sluggish__never_answers', args: { what: 'stock' } }),
+      reply.text('The kitchen server did not answer in time.'),
+    );
     const { body, ms } = await say(id, 'Make stock', 60_000);
     const tool = toolMessage(body.messages);
     assert.match(tool.result.error, /did not answer within 2 s \(timed out\)/);
@@ -85,8 +96,13 @@ describe('MCP time', () => {
   test("a timeout is retried as the server's timeoutAttempts say, each attempt bounded by callTimeout", async () => {
     // its own app: a server whose timed-out calls may be tried twice
     const patientConfig = path.join(dir, 'patient.json');
-    fs.writeFileSync(patientConfig, JSON.stringify({ mcpServers: { patient: { url: server.url, agents: ['support'], callTimeout: '2s', timeoutAttempts: 2 } } }));
-    const patientApp = await startTestApp({ env: { GEMINI_API_KEY: 'mcp-time-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s', BRIGADE_MCP_CONFIG: patientConfig } });
+    fs.writeFileSync(
+      patientConfig,
+      JSON.stringify({ mcpServers: { patient: { url: server.url, agents: ['support'], callTimeout: '2s', timeoutAttempts: 2 } } }),
+    );
+    const patientApp = await startTestApp({
+      env: { GEMINI_API_KEY: 'mcp-time-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s', BRIGADE_MCP_CONFIG: patientConfig },
+    });
     try {
       const before = server.calls.never_answers ?? 0;
       const created = await patientApp.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'patient' } });
@@ -112,7 +128,9 @@ describe('MCP time', () => {
     const question = asked.body.pending.find((item: any) => item.kind === 'question');
     assert.ok(question, JSON.stringify(asked.body));
     await new Promise((resolve) => setTimeout(resolve, 3_000)); // longer than the 2 s callTimeout
-    const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: question.id, decision: 'accept', args: { pot: 'big' } } });
+    const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+      body: { pendingId: question.id, decision: 'accept', args: { pot: 'big' } },
+    });
     assert.equal(decided.status, 200, JSON.stringify(decided.body));
     assert.equal(toolMessage(decided.body.messages).result.text, 'Cooked soup in the big pot.');
   });
@@ -124,7 +142,7 @@ describe('MCP time', () => {
     const id = await open();
     fake.script(reply.calls({ name: 'stockpot__slow_simmer', args: { minutes: 90 } }));
     const turn = app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'Simmer the stock' } });
-    for (const until = Date.now() + 30_000; (server.calls.slow_simmer ?? 0) === callsBefore; ) {
+    for (const until = Date.now() + 30_000; (server.calls.slow_simmer ?? 0) === callsBefore;) {
       assert.ok(Date.now() < until, 'the server never got the call');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -138,13 +156,13 @@ describe('MCP time', () => {
     assert.ok(said.result.error.includes(STOPPED_WORDS), said.result.error);
 
     // The server goes on and finishes: "it may have completed" is true.
-    for (const until = Date.now() + 30_000; server.finished === finishedBefore; ) {
+    for (const until = Date.now() + 30_000; server.finished === finishedBefore;) {
       assert.ok(Date.now() < until, 'the server never finished');
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     // The call's activity learns of the Stop on a heartbeat and records the call with the same words.
     let exported: any;
-    for (const until = Date.now() + 45_000; ; ) {
+    for (const until = Date.now() + 45_000; ;) {
       exported = (await app.call('GET', `/v1/conversations/${id}/export`)).body;
       if (exported.toolCalls.some((call: any) => call.callId === said.callId)) break;
       assert.ok(Date.now() < until, `no tool-call record: ${JSON.stringify(exported.toolCalls)}`);

@@ -16,14 +16,22 @@ let kitchen: KitchenHttp;
 let app: TestApp;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brigade-mcp-crash-'));
 const configPath = path.join(dir, 'mcp.json');
-const env = () => ({ GEMINI_API_KEY: 'crash-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '4s', BRIGADE_MCP_CONFIG: configPath, KITCHEN_TOKEN: 'crash-token' });
+const env = () => ({
+  GEMINI_API_KEY: 'crash-key',
+  GEMINI_BASE_URL: fake.baseUrl,
+  MODEL_TIMEOUT: '4s',
+  BRIGADE_MCP_CONFIG: configPath,
+  KITCHEN_TOKEN: 'crash-token',
+});
 
 before(async () => {
   fake = await startFakeGemini();
   kitchen = await startKitchenHttp();
   fs.writeFileSync(
     configPath,
-    JSON.stringify({ mcpServers: { kitchen: { url: kitchen.url, headers: { Authorization: 'Bearer ${KITCHEN_TOKEN}' }, agents: ['support'] } } }),
+    JSON.stringify({
+      mcpServers: { kitchen: { url: kitchen.url, headers: { Authorization: 'Bearer ${KITCHEN_TOKEN}' }, agents: ['support'] } },
+    }),
   );
   process.env.KITCHEN_TOKEN = 'crash-token';
   app = await startTestApp({ worker: false, env: env() });
@@ -108,13 +116,20 @@ test('a worker killed while a question waits for the user: the retried call asks
       second = view.body.pending?.find((item: { kind: string; id: string }) => item.kind === 'question' && item.id !== first.id);
     } while (!second && Date.now() < deadline);
     assert.ok(second, 'the retried call asked again');
-    const stale = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: first.id, decision: 'accept', args: { day: 'monday' } } });
-    assert.equal(stale.status, 409, 'the dead attempt\'s question is closed');
+    const stale = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+      body: { pendingId: first.id, decision: 'accept', args: { day: 'monday' } },
+    });
+    assert.equal(stale.status, 409, "the dead attempt's question is closed");
 
     fake.script(reply.text('Booked for Monday.'));
-    const answered = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: second.id, decision: 'accept', args: { day: 'monday' } } });
+    const answered = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+      body: { pendingId: second.id, decision: 'accept', args: { day: 'monday' } },
+    });
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
-    assert.equal(answered.body.messages.find((message: { role: string }) => message.role === 'tool').result.text, 'Delivery booked for monday.');
+    assert.equal(
+      answered.body.messages.find((message: { role: string }) => message.role === 'tool').result.text,
+      'Delivery booked for monday.',
+    );
     const asks = kitchen.calls.filter((call) => call.tool === 'confirm_delivery' && call.key === `${id}:${first.callId}`);
     assert.equal(asks.length, 2, 'the call ran again on the new worker, with the same idempotency key');
   } finally {

@@ -34,7 +34,12 @@ export function writeMcpConfig(file: string, kitchenUrl: string, log: string): v
           questionDeadline: '3s',
           tools: { order_groceries: { deadline: '5m' }, broken_oven: { approval: 'never' } },
         },
-        fridge: { url: kitchenUrl, agents: ['support'], approval: 'always', tools: { order_groceries: { deadline: '1500ms', timeoutAction: 'reject' } } },
+        fridge: {
+          url: kitchenUrl,
+          agents: ['support'],
+          approval: 'always',
+          tools: { order_groceries: { deadline: '1500ms', timeoutAction: 'reject' } },
+        },
       },
     }),
   );
@@ -45,7 +50,15 @@ before(async () => {
   fake = await startFakeGemini();
   kitchen = await startKitchenHttp();
   writeMcpConfig(configPath, kitchen.url, stdioLog);
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'mcp-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s', BRIGADE_MCP_CONFIG: configPath, DATA_DIR: path.join(dir, 'data') } });
+  app = await startTestApp({
+    env: {
+      GEMINI_API_KEY: 'mcp-key',
+      GEMINI_BASE_URL: fake.baseUrl,
+      MODEL_TIMEOUT: '10s',
+      BRIGADE_MCP_CONFIG: configPath,
+      DATA_DIR: path.join(dir, 'data'),
+    },
+  });
 });
 after(async () => {
   await app?.stop();
@@ -71,10 +84,18 @@ const lastFunctionResponse = () => {
   const parts = fake.requests.at(-1)!.body.contents!.flatMap((content) => content.parts ?? []);
   return parts.filter((part) => part.functionResponse).at(-1)?.functionResponse;
 };
-const stdioCalls = () => (fs.existsSync(stdioLog) ? fs.readFileSync(stdioLog, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)) : []);
+const stdioCalls = () =>
+  fs.existsSync(stdioLog)
+    ? fs
+        .readFileSync(stdioLog, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
 
 describe('MCP tools', () => {
-  test('are offered beside the agent\'s own; a read-only tool over stdio runs without asking', async () => {
+  test("are offered beside the agent's own; a read-only tool over stdio runs without asking", async () => {
     const id = await open();
     fake.script(reply.calls({ name: 'pantry__lookup_pantry', args: { ingredient: 'flour' } }), reply.text('You have 500 g of flour.'));
     const turn = await say(id, 'How much flour is there?');
@@ -87,14 +108,23 @@ describe('MCP tools', () => {
 
     const declarations = fake.requests.at(-2)!.body.tools!.flatMap((tools) => tools.functionDeclarations ?? []);
     const names = declarations.map((declaration) => declaration.name);
-    for (const name of ['get_order_by_id', 'pantry__lookup_pantry', 'pantry__order_groceries', 'kitchen__broken_oven', 'fridge__lookup_pantry']) {
+    for (const name of [
+      'get_order_by_id',
+      'pantry__lookup_pantry',
+      'pantry__order_groceries',
+      'kitchen__broken_oven',
+      'fridge__lookup_pantry',
+    ]) {
       assert.ok(names.includes(name), `${name} is declared: ${names.join(', ')}`);
     }
     const lookup = declarations.find((declaration) => declaration.name === 'pantry__lookup_pantry')!;
     assert.equal(lookup.parametersJsonSchema.type, 'object');
     assert.equal(lookup.parametersJsonSchema.properties.ingredient.type, 'string');
     assert.equal(lookup.parametersJsonSchema.$schema, undefined);
-    assert.deepEqual(lastFunctionResponse()?.response?.structured ?? lastFunctionResponse()?.response?.output?.structured, { ingredient: 'flour', grams: 500 });
+    assert.deepEqual(lastFunctionResponse()?.response?.structured ?? lastFunctionResponse()?.response?.output?.structured, {
+      ingredient: 'flour',
+      grams: 500,
+    });
     assert.equal(stdioCalls().filter((call) => call.tool === 'lookup_pantry').length, 1);
   });
 
@@ -127,7 +157,7 @@ describe('MCP tools', () => {
     assert.ok(!history.includes('kitchen-secret-token'), 'the secret is not in history');
   });
 
-  test('a rejection\'s reason reaches the model; an edit that does not fit the schema is refused with 422, one that fits runs', async () => {
+  test("a rejection's reason reaches the model; an edit that does not fit the schema is refused with 422, one that fits runs", async () => {
     const id = await open();
     fake.script(reply.calls({ name: 'kitchen__order_groceries', args: { item: 'milk', quantity: 2 } }));
     const first = await say(id, 'Order milk');
@@ -151,13 +181,19 @@ describe('MCP tools', () => {
     const edited = await decide(id, { pendingId, decision: 'edit', args: { item: 'butter', quantity: 2 } });
     assert.equal(edited.status, 200, JSON.stringify(edited.body));
     assert.equal(toolMessages(edited.body)[0].result.text, 'Ordered 2 × butter.');
-    assert.deepEqual(kitchen.calls.slice(before).map((call) => call.args), [{ item: 'butter', quantity: 2 }]);
+    assert.deepEqual(
+      kitchen.calls.slice(before).map((call) => call.args),
+      [{ item: 'butter', quantity: 2 }],
+    );
   });
 
   test('a gated call that nobody decides times out with its timeout action, and the model is told', async () => {
     const id = await open();
     const before = kitchen.calls.length;
-    fake.script(reply.calls({ name: 'fridge__order_groceries', args: { item: 'cheese', quantity: 1 } }), reply.text('Nobody approved the cheese.'));
+    fake.script(
+      reply.calls({ name: 'fridge__order_groceries', args: { item: 'cheese', quantity: 1 } }),
+      reply.text('Nobody approved the cheese.'),
+    );
     const parked = await say(id, 'Order cheese');
     assert.equal(parked.pending[0].tool, 'fridge__order_groceries');
     const deadline = Date.now() + 15_000;
@@ -218,7 +254,7 @@ describe('MCP tools', () => {
     await assert.rejects(fs.promises.access(path.resolve(app.config.DATA_DIR, 'objects', 'mcp', id)), { code: 'ENOENT' });
   });
 
-  test('a call whose arguments do not fit the server\'s schema goes back to the model without reaching the server', async () => {
+  test("a call whose arguments do not fit the server's schema goes back to the model without reaching the server", async () => {
     const id = await open();
     const before = stdioCalls().length;
     fake.script(reply.calls({ name: 'pantry__lookup_pantry', args: { ingredient: '' } }), reply.text('Which ingredient?'));
@@ -233,9 +269,16 @@ describe('MCP tools', () => {
     await say(id, 'Preheat');
     kitchen.addTool('set_timer');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    fake.script(reply.calls({ name: 'kitchen__broken_oven', args: { celsius: 180 } }), reply.calls({ name: 'kitchen__set_timer', args: {} }), reply.text('Timer set.'));
+    fake.script(
+      reply.calls({ name: 'kitchen__broken_oven', args: { celsius: 180 } }),
+      reply.calls({ name: 'kitchen__set_timer', args: {} }),
+      reply.text('Timer set.'),
+    );
     const turn = await say(id, 'Preheat again, then set a timer');
-    const names = fake.requests.at(-2)!.body.tools!.flatMap((tools) => tools.functionDeclarations ?? []).map((declaration) => declaration.name);
+    const names = fake.requests
+      .at(-2)!
+      .body.tools!.flatMap((tools) => tools.functionDeclarations ?? [])
+      .map((declaration) => declaration.name);
     assert.ok(names.includes('kitchen__set_timer'), names.join(', '));
     assert.equal(toolMessages(turn).at(-1).result.text, 'set_timer ran');
   });
@@ -256,7 +299,7 @@ describe('MCP elicitation', () => {
     return item;
   };
 
-  test('an answer that fits the server\'s schema goes back to the server; one that does not is refused with 422', async () => {
+  test("an answer that fits the server's schema goes back to the server; one that does not is refused with 422", async () => {
     const id = await open();
     const item = await ask(id);
     const bad = await decide(id, { pendingId: item.id, decision: 'accept', args: { day: 'sunday' } });
@@ -273,7 +316,9 @@ describe('MCP elicitation', () => {
     const id = await open();
     const item = await ask(id);
     fake.script(reply.text('Booked.'));
-    await app.client.workflow.getHandle(`conversation-${id}`).signal(decisionSignal, { pendingId: item.id, decision: 'accept', args: { day: 'tuesday' } });
+    await app.client.workflow
+      .getHandle(`conversation-${id}`)
+      .signal(decisionSignal, { pendingId: item.id, decision: 'accept', args: { day: 'tuesday' } });
     await waitUntilIdle(app, id);
     assert.match(JSON.stringify(lastFunctionResponse()), /Delivery booked for tuesday/);
   });

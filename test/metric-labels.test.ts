@@ -20,16 +20,25 @@ test('a tool name per call (a hostile server inventing them) adds at most the bo
   assert.ok(series.length <= MAX_LABEL_VALUES + 1, `${series.length} series`);
   const other = series.find((value) => value.labels.tool === 'other');
   assert.ok(other && other.value >= 500 - MAX_LABEL_VALUES, JSON.stringify(other));
-  assert.equal(series.reduce((sum, value) => sum + value.value, 0), 500, 'every call is still counted');
+  assert.equal(
+    series.reduce((sum, value) => sum + value.value, 0),
+    500,
+    'every call is still counted',
+  );
 });
 
-test("a model that reports a new version on every reply does not grow the token metric", async () => {
+test('a model that reports a new version on every reply does not grow the token metric', async () => {
   let n = 0;
   const model: ChatModel = {
     name: 'gemini-2.5-flash',
     async generate() {
       n += 1;
-      return { text: 'hi', toolCalls: [], model: `made-up-model-${n}-${'v'.repeat(n % 3 ? 10 : 100)}`, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } } as never;
+      return {
+        text: 'hi',
+        toolCalls: [],
+        model: `made-up-model-${n}-${'v'.repeat(n % 3 ? 10 : 100)}`,
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      } as never;
     },
   } as never;
   const instrumented = instrumentModel(model);

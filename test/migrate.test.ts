@@ -60,7 +60,10 @@ describe('migrate', () => {
       db.url,
       'SELECT version, checksum, applied_at FROM schema_migrations ORDER BY version',
     );
-    assert.deepEqual(rows.map((row) => row.version), expected);
+    assert.deepEqual(
+      rows.map((row) => row.version),
+      expected,
+    );
     for (const row of rows) {
       assert.match(row.checksum, /^[0-9a-f]{64}$/);
       assert.ok(row.applied_at instanceof Date);
@@ -100,10 +103,16 @@ describe('migrate', () => {
     await fs.writeFile(path.join(dir, '001_first.sql'), 'CREATE TABLE first_table (id int);');
     await fs.writeFile(path.join(dir, '003_broken.sql'), 'CREATE TABLE third_table (id int);\nSELECT no_such_function();');
     await assert.rejects(migrate(db.url, { dir }), /Migration 003_broken\.sql failed: function no_such_function\(\) does not exist/);
-    const tables = await query<{ table_name: string }>(db.url, "SELECT table_name FROM information_schema.tables WHERE table_name = 'third_table'");
+    const tables = await query<{ table_name: string }>(
+      db.url,
+      "SELECT table_name FROM information_schema.tables WHERE table_name = 'third_table'",
+    );
     assert.deepEqual(tables, [], 'the failed file was rolled back');
     const versions = await query<{ version: string }>(db.url, 'SELECT version FROM schema_migrations ORDER BY version');
-    assert.deepEqual(versions.map((row) => row.version), ['001_first.sql', '002_second.sql']);
+    assert.deepEqual(
+      versions.map((row) => row.version),
+      ['001_first.sql', '002_second.sql'],
+    );
   });
 
   describe('row-level security as brigade_app', () => {
@@ -151,13 +160,13 @@ describe('migrate', () => {
       assert.deepEqual(rows, []);
     });
 
-    test("writing a row for another user is refused by the policy", async () => {
+    test('writing a row for another user is refused by the policy', async () => {
       await assert.rejects(
         asUser(app, 'alice', (client) =>
-          client.query(
-            "INSERT INTO conversations (id, user_id, agent, title, workflow_id) VALUES ($1, 'bob', 'recipes', 'x', $2)",
-            [randomUUID(), `conversation-${randomUUID()}`],
-          ),
+          client.query("INSERT INTO conversations (id, user_id, agent, title, workflow_id) VALUES ($1, 'bob', 'recipes', 'x', $2)", [
+            randomUUID(),
+            `conversation-${randomUUID()}`,
+          ]),
         ),
         /row-level security policy/,
       );

@@ -27,17 +27,15 @@ function afterCalls(...results: { tool: string; args?: Record<string, unknown>; 
       text: '',
       toolCalls: results.map((entry, index) => ({ id: `c${index}`, name: entry.tool, args: entry.args ?? {} })),
     },
-    ...results.map(
-      (entry, index): ChatMessage => ({
-        id: `c${index}`,
-        role: 'tool',
-        text: `${entry.tool} done`,
-        callId: `c${index}`,
-        tool: entry.tool,
-        args: entry.args ?? {},
-        result: entry.result,
-      }),
-    ),
+    ...results.map((entry, index): ChatMessage => ({
+      id: `c${index}`,
+      role: 'tool',
+      text: `${entry.tool} done`,
+      callId: `c${index}`,
+      tool: entry.tool,
+      args: entry.args ?? {},
+      result: entry.result,
+    })),
   ];
 }
 
@@ -109,7 +107,11 @@ describe('offline model: phrasings become tool calls', () => {
 describe('offline model: summaries of results', () => {
   test('an error result is said plainly', async () => {
     const reply = await ask(
-      afterCalls({ tool: 'cancel_order', args: { order_id: '24601' }, result: { error: "Order has already shipped. Can't cancel it.", status: 'Shipped' } }),
+      afterCalls({
+        tool: 'cancel_order',
+        args: { order_id: '24601' },
+        result: { error: "Order has already shipped. Can't cancel it.", status: 'Shipped' },
+      }),
     );
     assert.equal(reply.text, "That did not work: Order has already shipped. Can't cancel it.");
     assert.deepEqual(reply.toolCalls, []);
@@ -150,7 +152,12 @@ describe('offline model: summaries of results', () => {
     assert.match(info, /John Doe/);
     assert.match(info, /1 order: 13579 Smartphone Case \(Cancelled\)/);
     const updated = (
-      await ask(afterCalls({ tool: 'update_user_contact', result: { ...john, email: 'new@example.com', message: 'User information updated successfully' } }))
+      await ask(
+        afterCalls({
+          tool: 'update_user_contact',
+          result: { ...john, email: 'new@example.com', message: 'User information updated successfully' },
+        }),
+      )
     ).text;
     assert.match(updated, /^User information updated successfully\. Customer 1213210: John Doe, email new@example.com/);
   });
@@ -162,10 +169,7 @@ describe('offline model: summaries of results', () => {
         { tool: 'cancel_order', result: { status: 'Cancelled', message: 'Order 13579 has been successfully cancelled' } },
       ),
     );
-    assert.equal(
-      reply.text,
-      'That did not work: Order not found\nOrder 13579 has been successfully cancelled',
-    );
+    assert.equal(reply.text, 'That did not work: Order not found\nOrder 13579 has been successfully cancelled');
   });
 });
 

@@ -24,7 +24,9 @@ test('an image model charges per image', () => {
 });
 
 test('MODEL_PRICES overrides and adds entries, and bad JSON is a sentence', () => {
-  const prices = parseModelPrices('{"llama3.1:8b": {"input": 0, "output": 0}, "gemini-2.5-flash": {"input": 1, "output": 1, "currency": "EUR"}}');
+  const prices = parseModelPrices(
+    '{"llama3.1:8b": {"input": 0, "output": 0}, "gemini-2.5-flash": {"input": 1, "output": 1, "currency": "EUR"}}',
+  );
   assert.deepEqual(costOf(prices, 'gemini-2.5-flash', { inputTokens: 500_000, outputTokens: 500_000 }), { amount: 1, currency: 'EUR' });
   assert.equal(costOf(prices, 'llama3.1:8b', { inputTokens: 5, outputTokens: 5 })!.amount, 0);
   assert.throws(() => parseModelPrices('{nope'), /MODEL_PRICES must be JSON/);

@@ -22,8 +22,10 @@ import { type FakeWire, wireReply as reply } from './support/fake-wire.ts';
 
 const API_KEY = 'sk-test-not-a-real-key-0123456789abcdef';
 // who pays, where the task interface asks for it (the usage ledger's charge)
-const task = (fields: Omit<TaskRequest, 'charge'>) => ({ charge: { userId: 'test', key: `task-${fields.task}` }, ...fields }) as TaskRequest;
-const image = (fields: Omit<ImageRequest, 'charge'>) => ({ charge: { userId: 'test', key: `image-${fields.task}` }, ...fields }) as ImageRequest;
+const task = (fields: Omit<TaskRequest, 'charge'>) =>
+  ({ charge: { userId: 'test', key: `task-${fields.task}` }, ...fields }) as TaskRequest;
+const image = (fields: Omit<ImageRequest, 'charge'>) =>
+  ({ charge: { userId: 'test', key: `image-${fields.task}` }, ...fields }) as ImageRequest;
 
 interface Wire {
   name: 'OpenAI' | 'Anthropic';
@@ -45,27 +47,41 @@ const WIRES: Wire[] = [
     start: () => startFakeOpenAi({ apiKey: API_KEY }),
     chat: (fake, timeoutMs = 5_000) => createOpenAiModel({ apiKey: API_KEY, baseUrl: fake.baseUrl, model: 'gpt-4.1-mini', timeoutMs }),
     task: (fake) => createOpenAiTaskModel({ apiKey: API_KEY, baseUrl: fake.baseUrl, model: 'gpt-4.1-mini', timeoutMs: 5_000 }),
-    system: (body) => body.messages.filter((m: any) => m.role === 'system').map((m: any) => m.content).join('\n'),
+    system: (body) =>
+      body.messages
+        .filter((m: any) => m.role === 'system')
+        .map((m: any) => m.content)
+        .join('\n'),
     toolNames: (body) => (body.tools ?? []).map((t: any) => t.function.name),
-    toolResults: (body) => body.messages.filter((m: any) => m.role === 'tool').map((m: any) => ({ id: m.tool_call_id, content: m.content })),
+    toolResults: (body) =>
+      body.messages.filter((m: any) => m.role === 'tool').map((m: any) => ({ id: m.tool_call_id, content: m.content })),
     env: (fake) => ({ OPENAI_API_KEY: API_KEY, OPENAI_BASE_URL: fake.baseUrl, OPENAI_MODEL: 'gpt-4.1-mini' }),
   },
   {
     name: 'Anthropic',
     model: 'claude-haiku-4-5',
     start: () => startFakeAnthropic({ apiKey: API_KEY }),
-    chat: (fake, timeoutMs = 5_000) => createAnthropicModel({ apiKey: API_KEY, baseUrl: fake.baseUrl, model: 'claude-haiku-4-5', timeoutMs }),
+    chat: (fake, timeoutMs = 5_000) =>
+      createAnthropicModel({ apiKey: API_KEY, baseUrl: fake.baseUrl, model: 'claude-haiku-4-5', timeoutMs }),
     task: (fake) => createAnthropicTaskModel({ apiKey: API_KEY, baseUrl: fake.baseUrl, model: 'claude-haiku-4-5', timeoutMs: 5_000 }),
     system: (body) => body.system ?? '',
     toolNames: (body) => (body.tools ?? []).map((t: any) => t.name),
     toolResults: (body) =>
-      body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === 'tool_result').map((b: any) => ({ id: b.tool_use_id, content: b.content })),
+      body.messages
+        .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
+        .filter((b: any) => b.type === 'tool_result')
+        .map((b: any) => ({ id: b.tool_use_id, content: b.content })),
     env: (fake) => ({ ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_MODEL: 'claude-haiku-4-5' }),
   },
 ];
 
 const user = (text: string): ChatMessage => ({ id: `u-${text.length}`, role: 'user', text });
-const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({ system: 'You are a test.', messages: [user('hello')], tools: [], ...overrides });
+const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
+  system: 'You are a test.',
+  messages: [user('hello')],
+  tools: [],
+  ...overrides,
+});
 
 async function modelError(promise: Promise<unknown>): Promise<ModelCallError> {
   const error = await promise.then(
@@ -108,15 +124,30 @@ for (const wire of WIRES) {
     });
 
     test('sends the system prompt, the context apart from user text, the tools, and the transcript with paired calls and results', async () => {
-      fake.script(reply.calls({ name: 'get_order_by_id', args: { order_id: '24601' } }, { name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } }));
+      fake.script(
+        reply.calls(
+          { name: 'get_order_by_id', args: { order_id: '24601' } },
+          { name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } },
+        ),
+      );
       const messages: ChatMessage[] = [
         user('cancel 13579'),
-        { id: 'a1', role: 'assistant', text: 'Checking.', toolCalls: [{ id: 'step.1', name: 'cancel_order', args: { order_id: '13579' } }, { id: 'step.2', name: 'get_order_by_id', args: { order_id: '13579' } }] },
+        {
+          id: 'a1',
+          role: 'assistant',
+          text: 'Checking.',
+          toolCalls: [
+            { id: 'step.1', name: 'cancel_order', args: { order_id: '13579' } },
+            { id: 'step.2', name: 'get_order_by_id', args: { order_id: '13579' } },
+          ],
+        },
         { id: 't1', role: 'tool', text: '', callId: 'step.1', tool: 'cancel_order', result: { status: 'Cancelled' } },
         { id: 'a2', role: 'assistant', text: 'Half a reply', stopped: true },
         user('where is 24601?'),
       ];
-      const result = await wire.chat(fake).generate(request({ messages, tools: toolDeclarations(supportTools), context: { recipeVersion: 3 } }));
+      const result = await wire
+        .chat(fake)
+        .generate(request({ messages, tools: toolDeclarations(supportTools), context: { recipeVersion: 3 } }));
       assert.deepEqual(result.toolCalls, [
         { name: 'get_order_by_id', args: { order_id: '24601' } },
         { name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } },
@@ -124,7 +155,12 @@ for (const wire of WIRES) {
       const body = fake.requests[0]!.body;
       assert.match(wire.system(body), /^You are a test\./);
       assert.match(wire.system(body), new RegExp(`${CONTEXT_MARKER.replace(/[()]/g, '\\$&')}\\n\\{"recipeVersion":3\\}`));
-      assert.deepEqual(wire.toolNames(body).sort(), toolDeclarations(supportTools).map((d) => d.name).sort());
+      assert.deepEqual(
+        wire.toolNames(body).sort(),
+        toolDeclarations(supportTools)
+          .map((d) => d.name)
+          .sort(),
+      );
       const results = wire.toolResults(body);
       // the runtime's call ids (`<step>.<n>`) as each wire allows them: Anthropic takes letters, digits, _ and - only
       const sentId = (id: string) => (wire.name === 'Anthropic' ? id.replace('.', '_') : id);
@@ -143,7 +179,8 @@ for (const wire of WIRES) {
       assert.deepEqual(JSON.parse(result.text), { assistant_message: 'Hi' });
       assert.deepEqual(result.toolCalls, []);
       const body = fake.requests[0]!.body;
-      if (wire.name === 'OpenAI') assert.deepEqual(body.response_format, { type: 'json_schema', json_schema: { name: 'sous', schema, strict: false } });
+      if (wire.name === 'OpenAI')
+        assert.deepEqual(body.response_format, { type: 'json_schema', json_schema: { name: 'sous', schema, strict: false } });
       else {
         assert.deepEqual(body.tool_choice, { type: 'tool', name: 'structured_answer' });
         assert.deepEqual(body.tools[0].input_schema, schema);
@@ -180,9 +217,10 @@ for (const wire of WIRES) {
       });
     }
     test('a wrong key is not retryable and stays out of the error', async () => {
-      const bad = wire.name === 'OpenAI'
-        ? createOpenAiModel({ apiKey: 'sk-wrong-key-0123456789', baseUrl: fake.baseUrl, model: wire.model })
-        : createAnthropicModel({ apiKey: 'sk-wrong-key-0123456789', baseUrl: fake.baseUrl, model: wire.model });
+      const bad =
+        wire.name === 'OpenAI'
+          ? createOpenAiModel({ apiKey: 'sk-wrong-key-0123456789', baseUrl: fake.baseUrl, model: wire.model })
+          : createAnthropicModel({ apiKey: 'sk-wrong-key-0123456789', baseUrl: fake.baseUrl, model: wire.model });
       const error = await modelError(bad.generate(request()));
       assert.equal(error.status, 401);
       assert.equal(error.retryable, false);
@@ -211,21 +249,64 @@ for (const wire of WIRES) {
     test("another server's dialect: calls sent whole, without the deltas OpenAI and Anthropic send", async () => {
       if (wire.name === 'OpenAI') {
         // as some compatible servers send them: no index, each call whole with its own id, arguments as an object
-        const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ data: { id: 'x', object: 'chat.completion.chunk', created: 1, model: 'llama3.2', choices: [{ index: 0, delta, finish_reason: finish }] } });
+        const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+          data: {
+            id: 'x',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model: 'llama3.2',
+            choices: [{ index: 0, delta, finish_reason: finish }],
+          },
+        });
         fake.script(
           reply.events(
-            chunk({ role: 'assistant', tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_order_by_id', arguments: { order_id: '24601' } } }] }),
-            chunk({ tool_calls: [{ id: 'b', type: 'function', function: { name: 'get_user_info', arguments: '{"key":"email","value":"john@gmail.com"}' } }] }),
+            chunk({
+              role: 'assistant',
+              tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_order_by_id', arguments: { order_id: '24601' } } }],
+            }),
+            chunk({
+              tool_calls: [
+                { id: 'b', type: 'function', function: { name: 'get_user_info', arguments: '{"key":"email","value":"john@gmail.com"}' } },
+              ],
+            }),
             chunk({}, 'tool_calls'),
           ),
         );
       } else {
         fake.script(
           reply.events(
-            { event: 'message_start', data: { type: 'message_start', message: { id: 'm', type: 'message', role: 'assistant', model: 'claude-haiku-4-5', content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } } },
-            { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'a', name: 'get_order_by_id', input: { order_id: '24601' } } } },
+            {
+              event: 'message_start',
+              data: {
+                type: 'message_start',
+                message: {
+                  id: 'm',
+                  type: 'message',
+                  role: 'assistant',
+                  model: 'claude-haiku-4-5',
+                  content: [],
+                  stop_reason: null,
+                  usage: { input_tokens: 10, output_tokens: 1 },
+                },
+              },
+            },
+            {
+              event: 'content_block_start',
+              data: {
+                type: 'content_block_start',
+                index: 0,
+                content_block: { type: 'tool_use', id: 'a', name: 'get_order_by_id', input: { order_id: '24601' } },
+              },
+            },
             { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
-            { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'b', name: 'get_user_info', input: { key: 'email', value: 'john@gmail.com' } } } },
+            {
+              event: 'content_block_start',
+              data: {
+                type: 'content_block_start',
+                index: 1,
+                content_block: { type: 'tool_use', id: 'b', name: 'get_user_info', input: { key: 'email', value: 'john@gmail.com' } },
+              },
+            },
             { event: 'content_block_stop', data: { type: 'content_block_stop', index: 1 } },
             { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 30 } } },
             { event: 'message_stop', data: { type: 'message_stop' } },
@@ -262,7 +343,14 @@ for (const wire of WIRES) {
       const gemini: FakeGemini = await startFakeGemini();
       try {
         gemini.script(geminiReply.grounded('A brewery.', ['example brewery'], [{ uri: 'https://example.com' }]));
-        const both = selectTaskModel(loadConfig({ ...wire.env(fake), GEMINI_API_KEY: 'gemini-key', GEMINI_BASE_URL: gemini.baseUrl, MODEL_PROVIDER: wire.name.toLowerCase() }));
+        const both = selectTaskModel(
+          loadConfig({
+            ...wire.env(fake),
+            GEMINI_API_KEY: 'gemini-key',
+            GEMINI_BASE_URL: gemini.baseUrl,
+            MODEL_PROVIDER: wire.name.toLowerCase(),
+          }),
+        );
         const summary = await both.complete(task({ task: 'web_summary', prompt: 'Summarise example.com', grounding: true }));
         assert.equal(summary.text, 'A brewery.');
         assert.deepEqual(summary.grounding?.queries, ['example brewery']);
@@ -291,7 +379,10 @@ describe('choosing the provider', () => {
     assert.equal(selectProvider(loadConfig({ ...keys, MODEL_PROVIDER: 'openai' })), 'openai');
   });
   test('MODEL_PROVIDER naming a provider without its key is a configuration error that says so', () => {
-    assert.throws(() => loadConfig({ GEMINI_API_KEY: 'g-key', MODEL_PROVIDER: 'openai' }), /MODEL_PROVIDER: is openai, but OPENAI_API_KEY is not set/);
+    assert.throws(
+      () => loadConfig({ GEMINI_API_KEY: 'g-key', MODEL_PROVIDER: 'openai' }),
+      /MODEL_PROVIDER: is openai, but OPENAI_API_KEY is not set/,
+    );
     assert.throws(() => loadConfig({ MODEL_PROVIDER: 'claude' }), /MODEL_PROVIDER/);
   });
 });

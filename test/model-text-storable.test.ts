@@ -45,5 +45,8 @@ test('a model reply and tool arguments with NUL and lone surrogates are stored, 
   assert.doesNotMatch(JSON.stringify(view.body), /could not answer|invalid byte sequence|Unicode/);
 
   const events = await stream;
-  assert.ok(events.some((e) => e.event === 'turn.ended'), 'turn.ended was sent');
+  assert.ok(
+    events.some((e) => e.event === 'turn.ended'),
+    'turn.ended was sent',
+  );
 });

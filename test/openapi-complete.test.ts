@@ -45,7 +45,9 @@ test('every operation has an operationId, readable camelCase and unique', () => 
 });
 
 test('the existing operations have explicit, readable ids', () => {
-  const byRoute = Object.fromEntries(operations(openApiDocument()).map(({ method, path, operation }) => [`${method.toUpperCase()} ${path}`, operation.operationId]));
+  const byRoute = Object.fromEntries(
+    operations(openApiDocument()).map(({ method, path, operation }) => [`${method.toUpperCase()} ${path}`, operation.operationId]),
+  );
   const expected: Record<string, string> = {
     'GET /v1/conversations': 'listConversations',
     'POST /v1/conversations': 'createConversation',
@@ -96,7 +98,12 @@ test('a route an agent adds without an operationId gets a made one in the docume
       paths: ({ idParam, errors }) => ({
         '/v1/conversations/{id}/echoes': {
           get: { summary: 'no id given', parameters: [idParam], responses: { 200: { description: 'Echoes' }, ...errors(401) } },
-          post: { operationId: 'addEcho', summary: 'an id given', parameters: [idParam], responses: { 200: { description: 'Echoed' }, ...errors(401) } },
+          post: {
+            operationId: 'addEcho',
+            summary: 'an id given',
+            parameters: [idParam],
+            responses: { 200: { description: 'Echoed' }, ...errors(401) },
+          },
         },
       }),
     },
@@ -117,16 +124,22 @@ test('every property a schema requires is declared under its properties, nested 
   const document = openApiDocument();
   assert.deepEqual(requiredMismatches(document), []);
   // the walk does find one: the check above is not vacuous
-  assert.deepEqual(requiredMismatches({ components: { schemas: { A: { type: 'object', properties: { b: { type: 'array', items: { required: ['c'] } } } } } } }), [
-    '#/components/schemas/A/properties/b/items: requires "c", not under properties',
-  ]);
+  assert.deepEqual(
+    requiredMismatches({
+      components: { schemas: { A: { type: 'object', properties: { b: { type: 'array', items: { required: ['c'] } } } } } },
+    }),
+    ['#/components/schemas/A/properties/b/items: requires "c", not under properties'],
+  );
 });
 
 // operation-2xx-response and operation-4xx-response are off in redocly.yaml (redirects, probes); these say what holds instead.
 test('every operation documents its success (2xx, or a 3xx redirect), and every one behind the bearer token its 401', () => {
   for (const { method, path, operation } of operations(openApiDocument())) {
     const codes = Object.keys(operation.responses);
-    assert.ok(codes.some((code) => /^[23]\d\d$/.test(code)), `${method.toUpperCase()} ${path} answers ${codes.join(', ')}`);
+    assert.ok(
+      codes.some((code) => /^[23]\d\d$/.test(code)),
+      `${method.toUpperCase()} ${path} answers ${codes.join(', ')}`,
+    );
     const open = Array.isArray(operation.security) && operation.security.length === 0;
     if (!open) assert.ok(codes.includes('401'), `${method.toUpperCase()} ${path} documents no 401`);
   }

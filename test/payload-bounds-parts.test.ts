@@ -39,14 +39,21 @@ describe('bounds, as functions', () => {
   });
 
   test("an Update's response stays under its budget whatever the messages", () => {
-    const big = (id: string): ChatMessage => ({ id, role: 'tool', callId: id, tool: 't', args: {}, text: 't done', result: { text: 'x'.repeat(300_000) } });
+    const big = (id: string): ChatMessage => ({
+      id,
+      role: 'tool',
+      callId: id,
+      tool: 't',
+      args: {},
+      text: 't done',
+      result: { text: 'x'.repeat(300_000) },
+    });
     const bounded = boundTurnResult({ messages: Array.from({ length: 50 }, (_, i) => big(`c${i}`)), pending: [] });
     assert.ok(jsonBytes(bounded) <= TURN_RESULT_MAX_BYTES + 1024, `${jsonBytes(bounded)} bytes`);
     assert.equal(bounded.messages.length, 50);
     assert.ok(bounded.messages.every((message, i) => message.id === `c${i}` && message.elided));
   });
 });
-
 
 describe("an agent's own tool with a large result", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -63,17 +70,28 @@ describe("an agent's own tool with a large result", () => {
   test('is capped before it is recorded, and crosses as a local-activity marker only as a stand-in', async () => {
     const conversationId = randomUUID();
     await withClient(database.adminUrl, (admin) =>
-      admin.query(`INSERT INTO conversations (id, user_id, agent, title, workflow_id) VALUES ($1, 'alice', 'support', 't', $2)`, [conversationId, `w-${conversationId}`]),
+      admin.query(`INSERT INTO conversations (id, user_id, agent, title, workflow_id) VALUES ($1, 'alice', 'support', 't', $2)`, [
+        conversationId,
+        `w-${conversationId}`,
+      ]),
     );
     const rows = Array.from({ length: 5000 }, (_, index) => ({ index, note: 'n'.repeat(100) }));
     const config = loadConfig({ DATABASE_URL: database.url, TEMPORAL_ADDRESS: '127.0.0.1:1', TOOL_RESULT_MAX_BYTES: '65536' });
-    const runTool = createRunTool({ pool, config, taskModel: selectTaskModel(config), implementations: { list_everything: async () => ({ rows }) } });
+    const runTool = createRunTool({
+      pool,
+      config,
+      taskModel: selectTaskModel(config),
+      implementations: { list_everything: async () => ({ rows }) },
+    });
     const input = { conversationId, userId: 'alice', agent: 'support' as AgentName, callId: 'step-1.1', tool: 'list_everything', args: {} };
     const seen = (await runTool(input)) as Record<string, any>;
     assert.ok(jsonBytes(seen) <= 65536, `${jsonBytes(seen)} bytes`);
     assert.deepEqual(seen.truncated, { bytes: jsonBytes({ rows }), maxBytes: 65536 });
     assert.ok(seen.text.startsWith('{"rows":[{"index":0,'));
-    const [record] = await withClient(database.adminUrl, async (admin) => (await admin.query('SELECT result FROM tool_calls WHERE call_id = $1', ['step-1.1'])).rows);
+    const [record] = await withClient(
+      database.adminUrl,
+      async (admin) => (await admin.query('SELECT result FROM tool_calls WHERE call_id = $1', ['step-1.1'])).rows,
+    );
     assert.deepEqual(record.result, seen, 'the record is what the model sees');
     // the local activity (a retry finds the record) hands the workflow a stand-in
     const marker = (await runToolActivity(runTool)(input)) as Record<string, any>;
@@ -85,7 +103,15 @@ describe("an agent's own tool with a large result", () => {
 
 describe("the web client's transcript", () => {
   test('a copy an Update shortened gives way to the whole message from the event stream, never the reverse', () => {
-    const whole: ChatMessage = { id: 'c1', role: 'tool', callId: 'c1', tool: 't', args: {}, text: 't done', result: { text: 'x'.repeat(20_000) } };
+    const whole: ChatMessage = {
+      id: 'c1',
+      role: 'tool',
+      callId: 'c1',
+      tool: 't',
+      args: {},
+      text: 't done',
+      result: { text: 'x'.repeat(20_000) },
+    };
     const shortened = boundTurnResult({ messages: [whole], pending: [] }).messages[0]!;
     assert.equal(shortened.elided, true);
     const fromTurn = addMessages(emptyTranscript(), [shortened]);

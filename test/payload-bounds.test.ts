@@ -36,7 +36,13 @@ before(async () => {
     JSON.stringify({ mcpServers: { bulky: { url: bulky.url, agents: ['support'] }, wordy: { url: wordy.url, agents: ['recipes'] } } }),
   );
   app = await startTestApp({
-    env: { GEMINI_API_KEY: 'bounds-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '60s', BRIGADE_MCP_CONFIG: configPath, DATA_DIR: path.join(dir, 'data') },
+    env: {
+      GEMINI_API_KEY: 'bounds-key',
+      GEMINI_BASE_URL: fake.baseUrl,
+      MODEL_TIMEOUT: '60s',
+      BRIGADE_MCP_CONFIG: configPath,
+      DATA_DIR: path.join(dir, 'data'),
+    },
   });
 });
 after(async () => {
@@ -70,7 +76,9 @@ const sentToModel = () =>
     .filter((part) => part.functionResponse)
     .map((part) => part.functionResponse);
 const records = (id: string) =>
-  app.adminQuery<{ call_id: string; result: any }>('SELECT call_id, result FROM tool_calls WHERE conversation_id = $1 ORDER BY call_id', [id]);
+  app.adminQuery<{ call_id: string; result: any }>('SELECT call_id, result FROM tool_calls WHERE conversation_id = $1 ORDER BY call_id', [
+    id,
+  ]);
 
 /** The size of the conversation's workflow history (its current run), encoded as the server keeps it. */
 async function historyBytes(id: string): Promise<number> {
@@ -93,7 +101,9 @@ describe('a misbehaving MCP server cannot end a conversation', () => {
     const turn = await say(id, 'Dump three big things');
     assert.ok(jsonBytes(turn) < TEMPORAL_LIMIT, `the response is ${jsonBytes(turn)} bytes`);
     assert.equal(turn.messages.at(-1).text, 'Read it all.');
-    t.diagnostic(`9 MB of results: the turn's answer ${jsonBytes(turn)} bytes, the model's request ${jsonBytes(fake.requests.at(-1)!.body)} bytes, the run's history ${await historyBytes(id)} bytes`);
+    t.diagnostic(
+      `9 MB of results: the turn's answer ${jsonBytes(turn)} bytes, the model's request ${jsonBytes(fake.requests.at(-1)!.body)} bytes, the run's history ${await historyBytes(id)} bytes`,
+    );
     const toolsInTurn = turn.messages.filter((message: any) => message.role === 'tool');
     assert.equal(toolsInTurn.length, 3);
     for (const message of toolsInTurn) assert.doesNotMatch(message.text, /failed/, 'no tool failed');
@@ -117,7 +127,9 @@ describe('a misbehaving MCP server cannot end a conversation', () => {
       assert.ok(jsonBytes(message.result) <= CAP);
       const record = recorded.find((row) => row.call_id === message.callId)!;
       assert.deepEqual(record.result, message.result);
-      const response = responses.find((r) => r.id === message.callId || JSON.stringify(r.response).includes(message.result.text.slice(0, 40)));
+      const response = responses.find(
+        (r) => r.id === message.callId || JSON.stringify(r.response).includes(message.result.text.slice(0, 40)),
+      );
       assert.ok(response, 'the model was sent this result');
     }
     await goesOn(id);
@@ -134,7 +146,10 @@ describe('a misbehaving MCP server cannot end a conversation', () => {
     const toolsInTurn = turn.messages.filter((message: any) => message.role === 'tool');
     assert.equal(toolsInTurn.length, 20);
     // The response carries stand-ins with ids; the API has each whole.
-    assert.ok(toolsInTurn.every((message: any) => message.elided === true && message.callId), 'large results are elided in the response');
+    assert.ok(
+      toolsInTurn.every((message: any) => message.elided === true && message.callId),
+      'large results are elided in the response',
+    );
     const stored = await transcriptTools(id);
     assert.equal(stored.length, 20);
     for (const message of stored) {
@@ -147,7 +162,10 @@ describe('a misbehaving MCP server cannot end a conversation', () => {
   test('a 3 MB error and 3 MB of structured content: both capped, the turn says what the model saw', async () => {
     const id = await open();
     fake.script(
-      reply.calls({ name: 'bulky__dump_error', args: { tag: 'oops', kb: 3072 } }, { name: 'bulky__dump_structured', args: { tag: 'rows', kb: 3072 } }),
+      reply.calls(
+        { name: 'bulky__dump_error', args: { tag: 'oops', kb: 3072 } },
+        { name: 'bulky__dump_structured', args: { tag: 'rows', kb: 3072 } },
+      ),
       reply.text('One failed, one was cut.'),
     );
     const turn = await say(id, 'Fail loudly and return rows');
@@ -181,7 +199,7 @@ describe('a misbehaving MCP server cannot end a conversation', () => {
     await goesOn(id);
   });
 
-  test("a tool whose description is 3 MB: offered with it cut, and it runs", async () => {
+  test('a tool whose description is 3 MB: offered with it cut, and it runs', async () => {
     // (a recipes conversation: before, the 3 MB list failed its activity and with it every turn of every
     // conversation that lists the server)
     const id = await open('recipes');

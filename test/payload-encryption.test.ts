@@ -31,7 +31,9 @@ const SECRETS = ['priya@candy.com', 'Priya Patel', 'priya123'];
 
 let app: TestApp;
 before(async () => {
-  app = await startTestApp({ env: { PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1 }), PAYLOAD_ENCRYPTION_KEY_ID: 'k1', TEMPORAL_UI_URL: UI } });
+  app = await startTestApp({
+    env: { PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1 }), PAYLOAD_ENCRYPTION_KEY_ID: 'k1', TEMPORAL_UI_URL: UI },
+  });
 });
 after(async () => app?.stop());
 
@@ -39,7 +41,9 @@ async function lookup(target: TestApp | { call: TestApp['call'] }): Promise<stri
   // the title travels too (memo, the workflow's summary): it names her
   const created = await target.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'Help for Priya Patel' } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  const turn = await target.call('POST', `/v1/conversations/${created.body.id}/messages`, { body: { text: 'Show me everything about customer priya123' } });
+  const turn = await target.call('POST', `/v1/conversations/${created.body.id}/messages`, {
+    body: { text: 'Show me everything about customer priya123' },
+  });
   assert.equal(turn.status, 200, JSON.stringify(turn.body));
   const tool = turn.body.messages.find((message: { role: string }) => message.role === 'tool');
   assert.equal(tool.result.user_info.email, 'priya@candy.com', 'the API still answers in plain words');
@@ -87,7 +91,10 @@ describe('a support lookup with the codec on', () => {
     sealed = payloads.filter((payload) => sealedWith(payload) !== undefined);
     assert.ok(sealed.length >= 3, `the history holds sealed payloads (${sealed.length} of ${payloads.length})`);
     const plain = payloads.filter((payload) => sealedWith(payload) === undefined);
-    assert.deepEqual(plain.map((payload) => Buffer.from(payload.data ?? []).toString()).filter((text) => /priya/i.test(text)), []);
+    assert.deepEqual(
+      plain.map((payload) => Buffer.from(payload.data ?? []).toString()).filter((text) => /priya/i.test(text)),
+      [],
+    );
     assert.ok(sealed.every((payload) => sealedWith(payload) === 'k1'));
   });
 
@@ -124,7 +131,11 @@ describe('a support lookup with the codec on', () => {
     const preflight = (origin: string) =>
       fetch(`${app.baseUrl}/codec/decode`, {
         method: 'OPTIONS',
-        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,x-namespace' },
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization,content-type,x-namespace',
+        },
       });
     const ui = await preflight(UI);
     assert.equal(ui.status, 204);
@@ -139,7 +150,23 @@ describe('a support lookup with the codec on', () => {
   test('`temporal workflow show` reads the conversation through the codec server with an operator token only', async () => {
     // --output json keeps payloads as protos: their data is base64, decoded here to read what the CLI holds
     const cli = async (...extra: string[]) => {
-      const out = await run(temporalCliPath(), ['workflow', 'show', '--address', temporalAddress(), '--namespace', 'default', '--workflow-id', workflowId, '--output', 'json', ...extra], { maxBuffer: 64 * 1024 * 1024 }).then(
+      const out = await run(
+        temporalCliPath(),
+        [
+          'workflow',
+          'show',
+          '--address',
+          temporalAddress(),
+          '--namespace',
+          'default',
+          '--workflow-id',
+          workflowId,
+          '--output',
+          'json',
+          ...extra,
+        ],
+        { maxBuffer: 64 * 1024 * 1024 },
+      ).then(
         ({ stdout }) => stdout,
         (error: { stdout?: string }) => error.stdout ?? '',
       );
@@ -158,7 +185,10 @@ describe('a support lookup with the codec on', () => {
       return texts.join('\n');
     };
     const without = await cli();
-    assert.ok(without.includes('binary/encrypted') || without.includes(Buffer.from('binary/encrypted').toString('base64')), 'the CLI showed the history');
+    assert.ok(
+      without.includes('binary/encrypted') || without.includes(Buffer.from('binary/encrypted').toString('base64')),
+      'the CLI showed the history',
+    );
     assert.ok(!without.includes('priya@candy.com'), 'without the codec the CLI shows ciphertext');
     const withCodec = await cli('--codec-endpoint', `${app.baseUrl}/codec`, '--codec-auth', `Bearer ${OLGA_OPERATOR}`);
     assert.ok(withCodec.includes('priya@candy.com'), 'through the codec server the operator reads the e-mail');
@@ -183,16 +213,31 @@ test('a key rotation leaves old conversations readable, and seals new payloads w
   const conversationId = workflowId.replace(/^conversation-/, '');
   // every process rolls to k2 as the current key, keeping k1 to read with
   await app.stopWorker();
-  const rotated = { ...app.config, ...loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1, k2: K2 }), PAYLOAD_ENCRYPTION_KEY_ID: 'k2' }), DATABASE_URL: app.config.DATABASE_URL, TEMPORAL_ADDRESS: app.config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: app.taskQueue };
+  const rotated = {
+    ...app.config,
+    ...loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1, k2: K2 }), PAYLOAD_ENCRYPTION_KEY_ID: 'k2' }),
+    DATABASE_URL: app.config.DATABASE_URL,
+    TEMPORAL_ADDRESS: app.config.TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE: app.taskQueue,
+  };
   const connection = await Connection.connect({ address: temporalAddress() });
   const client = new Client({ connection, namespace: 'default', dataConverter: dataConverter(rotated) });
   const workerConnection = await NativeConnection.connect({ address: temporalAddress() });
-  const worker = await createWorker({ config: rotated, connection: workerConnection, pool: app.pool, workflowBundlePath: workflowBundlePath() });
+  const worker = await createWorker({
+    config: rotated,
+    connection: workerConnection,
+    pool: app.pool,
+    workflowBundlePath: workflowBundlePath(),
+  });
   const running = worker.run();
   const { server, baseUrl } = await serveApi({ config: rotated, client, pool: app.pool, connection, codec: payloadCodec(rotated) });
   try {
     const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: response.status, body: (await response.json()) as any };
     };
     // the old conversation goes on: the new worker replays its k1 history, and answers sealed with k2
@@ -209,9 +254,18 @@ test('a key rotation leaves old conversations readable, and seals new payloads w
     const operator = await fetch(`${baseUrl}/codec/decode`, {
       method: 'POST',
       headers: { authorization: `Bearer ${OLGA_OPERATOR}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ payloads: payloads.filter((payload) => sealedWith(payload)).map((payload) => ({ metadata: Object.fromEntries(Object.entries(payload.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])), data: Buffer.from(payload.data!).toString('base64') })) }),
+      body: JSON.stringify({
+        payloads: payloads
+          .filter((payload) => sealedWith(payload))
+          .map((payload) => ({
+            metadata: Object.fromEntries(Object.entries(payload.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])),
+            data: Buffer.from(payload.data!).toString('base64'),
+          })),
+      }),
     });
-    const decoded = JSON.stringify(((await operator.json()) as any).payloads.map((payload: { data: string }) => Buffer.from(payload.data, 'base64').toString()));
+    const decoded = JSON.stringify(
+      ((await operator.json()) as any).payloads.map((payload: { data: string }) => Buffer.from(payload.data, 'base64').toString()),
+    );
     assert.ok(decoded.includes('priya@candy.com') && decoded.includes('john@gmail.com'));
   } finally {
     worker.shutdown();
@@ -246,7 +300,11 @@ describe('the codec', () => {
     const bytes = await fs.readFile(new URL('./histories/lookup-and-chat.binpb', import.meta.url));
     const history = proto.temporal.api.history.v1.History.decode(bytes);
     const config = loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1 }) });
-    await Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath() }, dataConverter: dataConverter(config) }, history, 'conversation-recorded');
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: workflowBundlePath() }, dataConverter: dataConverter(config) },
+      history,
+      'conversation-recorded',
+    );
   });
 
   test('npm start alone keeps one dev key in DATA_DIR/payload-key (0600), the same across restarts', async () => {
@@ -262,7 +320,11 @@ describe('the codec', () => {
       assert.equal((await withDevPayloadKey(loadConfig({ PAYLOAD_ENCRYPTION: 'off' }), dir)).PAYLOAD_ENCRYPTION_KEYS, undefined);
       await assert.rejects(withDevPayloadKey(loadConfig({ DATABASE_URL: 'postgres://x/y' }), dir), /PAYLOAD_ENCRYPTION_KEYS: required/);
       await fs.writeFile(path.join(dir, 'payload-key'), 'damaged');
-      await assert.rejects(withDevPayloadKey(loadConfig({}), dir), /does not hold a base64 256-bit key/, 'a damaged key is not silently replaced');
+      await assert.rejects(
+        withDevPayloadKey(loadConfig({}), dir),
+        /does not hold a base64 256-bit key/,
+        'a damaged key is not silently replaced',
+      );
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
@@ -273,8 +335,14 @@ describe('the codec', () => {
     assert.throws(() => keyProvider(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' })), /PAYLOAD_ENCRYPTION=off/);
     assert.equal(keyProvider(loadConfig({ DATABASE_URL: 'postgres://x/y', PAYLOAD_ENCRYPTION: 'off' })), undefined);
     assert.equal(keyProvider(loadConfig({})), undefined);
-    assert.throws(() => keyProvider(loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ a: K1, b: K2 }) })), /PAYLOAD_ENCRYPTION_KEY_ID: required/);
-    assert.throws(() => keyProvider(loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ a: K1 }), PAYLOAD_ENCRYPTION_KEY_ID: 'z' })), /not a key id/);
+    assert.throws(
+      () => keyProvider(loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ a: K1, b: K2 }) })),
+      /PAYLOAD_ENCRYPTION_KEY_ID: required/,
+    );
+    assert.throws(
+      () => keyProvider(loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ a: K1 }), PAYLOAD_ENCRYPTION_KEY_ID: 'z' })),
+      /not a key id/,
+    );
     const bad = 'c2hvcnQ=';
     assert.throws(
       () => loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ a: bad }) }),

@@ -21,13 +21,21 @@ const confirmation: PendingItem = {
 const { confirmation: kind, approval, patchset } = PENDING_KINDS_SPEC;
 
 test('a confirmation is answered by a message naming an option, the longest name first', () => {
-  assert.deepEqual(kind.fromMessage(confirmation, 'yes, Stone Brewing Tap Room please'), { pendingId: 'p1', decision: 'yes', choice: 'b2' });
+  assert.deepEqual(kind.fromMessage(confirmation, 'yes, Stone Brewing Tap Room please'), {
+    pendingId: 'p1',
+    decision: 'yes',
+    choice: 'b2',
+  });
   assert.deepEqual(kind.fromMessage(confirmation, 'Ballast point!'), { pendingId: 'p1', decision: 'yes', choice: 'b3' });
   assert.deepEqual(kind.fromMessage(confirmation, 'yes'), { pendingId: 'p1', decision: 'yes', choice: 'b1' });
 });
 
 test('"no", and anything not understood, is a no that keeps the words as its reason', () => {
-  assert.deepEqual(kind.fromMessage(confirmation, 'no, not Stone Brewing'), { pendingId: 'p1', decision: 'no', reason: 'no, not Stone Brewing' });
+  assert.deepEqual(kind.fromMessage(confirmation, 'no, not Stone Brewing'), {
+    pendingId: 'p1',
+    decision: 'no',
+    reason: 'no, not Stone Brewing',
+  });
   assert.equal(kind.fromMessage(confirmation, 'what about pizza')?.decision, 'no');
 });
 
@@ -44,7 +52,14 @@ test('a yes must name one of the options, by id or name; a lone option needs no 
 });
 
 test('an approval answered by a message is a refusal with the message as reason; a patchset is not answered by one', () => {
-  const item: PendingItem = { id: 'a1', kind: 'approval', tool: 'cancel_order', callId: 'c', args: {}, decisions: ['approve', 'reject', 'edit'] };
+  const item: PendingItem = {
+    id: 'a1',
+    kind: 'approval',
+    tool: 'cancel_order',
+    callId: 'c',
+    args: {},
+    decisions: ['approve', 'reject', 'edit'],
+  };
   assert.deepEqual(approval.fromMessage(item, 'wait'), { pendingId: 'a1', decision: 'reject', reason: 'wait' });
   assert.equal(approval.messageIsAnswer, false);
   assert.equal(patchset.fromMessage({ ...item, kind: 'patchset' }, 'yes'), undefined);

@@ -42,7 +42,10 @@ describe("the bench's tool-result watcher", () => {
     try {
       const conversations = [randomUUID(), randomUUID(), randomUUID()];
       for (const [index, id] of conversations.entries()) {
-        await admin.query(`INSERT INTO conversations (id, user_id, agent, title, workflow_id) VALUES ($1, 'alice', 'support', 't', $2)`, [id, `w-${index}-${id}`]);
+        await admin.query(`INSERT INTO conversations (id, user_id, agent, title, workflow_id) VALUES ($1, 'alice', 'support', 't', $2)`, [
+          id,
+          `w-${index}-${id}`,
+        ]);
       }
       const keys = conversations.flatMap((id) => Array.from({ length: 20 }, (_, i) => ({ id, key: `tool-result:${id}.${i}` })));
       const arrivals = keys.map(({ id, key }) => watch.next(id, key));
@@ -50,7 +53,10 @@ describe("the bench's tool-result watcher", () => {
       // Each insert commits on its own and notifies: bursts of notifications arrive together.
       await Promise.all(
         keys.map(({ id, key }) =>
-          admin.query(`INSERT INTO events (conversation_id, user_id, key, type, data) VALUES ($1, 'alice', $2, 'tool.result', '{}')`, [id, key]),
+          admin.query(`INSERT INTO events (conversation_id, user_id, key, type, data) VALUES ($1, 'alice', $2, 'tool.result', '{}')`, [
+            id,
+            key,
+          ]),
         ),
       );
       const times = await Promise.race([
@@ -99,7 +105,9 @@ describe('concurrent turns through the worker and the API', () => {
         await say(id, 'look up john@gmail.com');
         const cancel = await say(id, `cancel order ${[28164, 61984, 58243, 13579, 24680, 11223][i]}`);
         if (cancel.pending?.length) {
-          const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: cancel.pending[0].id, decision: 'reject', reason: 'not now' } });
+          const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+            body: { pendingId: cancel.pending[0].id, decision: 'reject', reason: 'not now' },
+          });
           assert.equal(decided.status, 200, JSON.stringify(decided.body));
         }
         await say(id, 'hello there');
@@ -108,6 +116,10 @@ describe('concurrent turns through the worker and the API', () => {
       }),
     );
     const seen = await Promise.all(streams);
-    for (const events of seen) assert.ok(events.some((event) => event.event === 'message'), 'each stream carried the turns');
+    for (const events of seen)
+      assert.ok(
+        events.some((event) => event.event === 'message'),
+        'each stream carried the turns',
+      );
   });
 });

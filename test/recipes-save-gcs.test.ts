@@ -38,7 +38,9 @@ after(async () => {
 async function askToSave(): Promise<{ id: string; pendingId: string }> {
   const created = await app.call('POST', '/v1/conversations', { body: { agent: 'recipes' } });
   assert.equal(created.status, 201);
-  const turn = await app.call('POST', `/v1/conversations/${created.body.id}/messages`, { body: { text: `save this recipe: ${OLD_FASHIONED}` } });
+  const turn = await app.call('POST', `/v1/conversations/${created.body.id}/messages`, {
+    body: { text: `save this recipe: ${OLD_FASHIONED}` },
+  });
   assert.equal(turn.status, 200, JSON.stringify(turn.body));
   assert.equal(turn.body.pending[0].tool, 'save_recipe');
   return { id: created.body.id, pendingId: turn.body.pending[0].id };
@@ -74,7 +76,9 @@ test('a worker killed between the upload and the insert: a new worker finishes, 
   const { id, pendingId } = await askToSave();
 
   // The published object's upload reaches the bucket; its answer is held, and the worker dies meanwhile.
-  const hold = proxy.holdNext((request) => request.method === 'POST' && request.path.startsWith('/upload/') && /[?&]name=recipes%2F/.test(request.path));
+  const hold = proxy.holdNext(
+    (request) => request.method === 'POST' && request.path.startsWith('/upload/') && /[?&]name=recipes%2F/.test(request.path),
+  );
   const decided = app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId, decision: 'approve' } });
   const held = await Promise.race([
     hold.reached,

@@ -32,7 +32,7 @@ test('offline: "save this recipe: ..." asks for approval, then saves the parsed 
   const [pending] = turn.body.pending;
   assert.equal(pending.tool, 'save_recipe');
   assert.deepEqual(pending.args, { raw_recipe_data: OLD_FASHIONED });
-  assert.equal(turn.body.messages.at(-1).text, '', 'the call is the reply: its words are the client\'s');
+  assert.equal(turn.body.messages.at(-1).text, '', "the call is the reply: its words are the client's");
 
   const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: pending.id, decision: 'approve' } });
   assert.equal(decided.status, 200, JSON.stringify(decided.body));
@@ -74,12 +74,15 @@ test('offline: "save this recipe: ..." asks for approval, then saves the parsed 
   assert.equal(row.conversation_id, id);
   assert.equal(row.name, 'Old Fashioned');
   assert.equal(row.recipe_type, 'cocktail');
-  assert.deepEqual(row.ingredients.map((item: any) => [item.quantity, item.unit, item.name]), [
-    ['2', 'oz', 'bourbon'],
-    ['1', null, 'sugar cube'],
-    ['2', 'dashes', 'Angostura bitters'],
-    [null, null, 'orange peel'],
-  ]);
+  assert.deepEqual(
+    row.ingredients.map((item: any) => [item.quantity, item.unit, item.name]),
+    [
+      ['2', 'oz', 'bourbon'],
+      ['1', null, 'sugar cube'],
+      ['2', 'dashes', 'Angostura bitters'],
+      [null, null, 'orange peel'],
+    ],
+  );
   assert.deepEqual(row.instructions, ['Muddle sugar with bitters', 'Add bourbon and ice', 'Stir', 'Garnish with orange peel']);
   assert.equal(row.prep_time, 5);
   assert.equal(row.servings, 1);

@@ -11,7 +11,15 @@ import { placeholderPng } from '../src/agents/recipes/offline-save.ts';
 import { responseSchema } from '../src/model/structured.ts';
 import { RecipeContent } from '../src/agents/recipes/recipe.ts';
 import { freePort } from '../src/stack/ports.ts';
-import { type FakeGemini, type FakeReply, type RecordedRequest, endsWithToolResults, lastContent, reply, startFakeGemini } from './support/fake-gemini.ts';
+import {
+  type FakeGemini,
+  type FakeReply,
+  type RecordedRequest,
+  endsWithToolResults,
+  lastContent,
+  reply,
+  startFakeGemini,
+} from './support/fake-gemini.ts';
 import { OLD_FASHIONED, OLD_FASHIONED_JSON, adminQuery, fetchPng } from './support/recipes.ts';
 import { type SseEvent, readSse } from './support/sse.ts';
 import { ALICE, type TestApp, startTestApp } from './support/test-app.ts';
@@ -176,7 +184,9 @@ test('approve: the pipeline runs with progress events over SSE, the card comes b
     .filter((event) => event.activityTaskScheduledEventAttributes)
     .map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name);
   assert.deepEqual(summaries, ['structureRecipe', 'writeImagePrompt', 'generateRecipeImage', 'uploadRecipeImage', 'insertRecipe']);
-  assert.ok((history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes).every((event) => event.userMetadata?.summary));
+  assert.ok(
+    (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes).every((event) => event.userMetadata?.summary),
+  );
 });
 
 test('reject with a reason: nothing runs, and the reason reaches the model', async () => {
@@ -197,9 +207,14 @@ test('reject with a reason: nothing runs, and the reason reaches the model', asy
 });
 
 test('edit: the edited text is what gets structured and saved', async () => {
-  const manhattan = 'Manhattan cocktail. Ingredients: 2 oz rye, 1 oz sweet vermouth, 2 dashes bitters. Instructions: 1) Stir with ice, 2) Strain. Serves: 1. Type: cocktail.';
+  const manhattan =
+    'Manhattan cocktail. Ingredients: 2 oz rye, 1 oz sweet vermouth, 2 dashes bitters. Instructions: 1) Stir with ice, 2) Strain. Serves: 1. Type: cocktail.';
   handlers.structure = (request) =>
-    reply.text(JSON.stringify(promptOf(request).includes('Manhattan') ? { ...OLD_FASHIONED_JSON, name: 'Manhattan', prep_time: 3 } : OLD_FASHIONED_JSON));
+    reply.text(
+      JSON.stringify(
+        promptOf(request).includes('Manhattan') ? { ...OLD_FASHIONED_JSON, name: 'Manhattan', prep_time: 3 } : OLD_FASHIONED_JSON,
+      ),
+    );
   const { id, turn } = await openAndAsk();
 
   const bad = await decide(id, { pendingId: turn.pending[0].id, decision: 'edit', args: { raw_recipe_data: '' } });
@@ -224,7 +239,10 @@ test('a structuring answer that never fits the schema is asked again, then repor
   assert.equal(result.status, 200, JSON.stringify(result.body));
   const tool = toolMessageOf(result.body);
   assert.equal(tool.result.status, 'error');
-  assert.match(tool.result.error, /^Could not save the recipe: The recipe structuring model gave no valid answer in 3 attempt\(s\): the answer did not fit its schema \(recipe_type: .*\)\. Nothing was saved\.$/);
+  assert.match(
+    tool.result.error,
+    /^Could not save the recipe: The recipe structuring model gave no valid answer in 3 attempt\(s\): the answer did not fit its schema \(recipe_type: .*\)\. Nothing was saved\.$/,
+  );
   assert.equal(tool.cards, undefined);
 
   const structuring = requestsOf('structure');
@@ -241,7 +259,14 @@ test('a structuring answer that never fits the schema is asked again, then repor
     token: ALICE,
     until: (all) => all.some((event) => event.event === 'turn.ended'),
   });
-  assert.deepEqual(progressOf(events), ['structure:started', 'structure:failed', 'image_prompt:skipped', 'image:skipped', 'upload:skipped', 'insert:skipped']);
+  assert.deepEqual(progressOf(events), [
+    'structure:started',
+    'structure:failed',
+    'image_prompt:skipped',
+    'image:skipped',
+    'upload:skipped',
+    'insert:skipped',
+  ]);
 });
 
 test('an image that cannot be made: the recipe is saved with image_url null and the message says so', async () => {
@@ -252,7 +277,10 @@ test('an image that cannot be made: the recipe is saved with image_url null and 
   const tool = toolMessageOf(result.body);
   assert.equal(tool.result.status, 'saved');
   assert.equal(tool.result.image_url, null);
-  assert.match(tool.result.message, /^Saved 'Old Fashioned' to your collection without an image: the image generation failed \(.*Image generation is not available for this prompt.*\)\.$/);
+  assert.match(
+    tool.result.message,
+    /^Saved 'Old Fashioned' to your collection without an image: the image generation failed \(.*Image generation is not available for this prompt.*\)\.$/,
+  );
   assert.equal(tool.cards[0].image_url, null);
   const [row] = await adminQuery(app.adminUrl, 'SELECT name, image_url FROM saved_recipes WHERE id = $1', [tool.result.recipe_id]);
   assert.deepEqual(row, { name: 'Old Fashioned', image_url: null });
@@ -263,8 +291,15 @@ test('an image that cannot be made: the recipe is saved with image_url null and 
     until: (all) => all.some((event) => event.event === 'turn.ended'),
   });
   assert.deepEqual(progressOf(events), [
-    'structure:started', 'structure:done', 'image_prompt:started', 'image_prompt:done', 'image:started', 'image:failed',
-    'upload:skipped', 'insert:started', 'insert:done',
+    'structure:started',
+    'structure:done',
+    'image_prompt:started',
+    'image_prompt:done',
+    'image:started',
+    'image:failed',
+    'upload:skipped',
+    'insert:started',
+    'insert:done',
   ]);
 });
 
@@ -281,7 +316,8 @@ async function listObjects(): Promise<string[]> {
 }
 
 test('text PostgreSQL cannot store in the model’s recipe is made storable, not a failed save', async () => {
-  handlers.structure = () => reply.text(JSON.stringify({ ...OLD_FASHIONED_JSON, name: 'Old\u0000Fashioned', notes: 'lone \ud83d surrogate' }));
+  handlers.structure = () =>
+    reply.text(JSON.stringify({ ...OLD_FASHIONED_JSON, name: 'Old\u0000Fashioned', notes: 'lone \ud83d surrogate' }));
   const { id, turn } = await openAndAsk();
   const result = await decide(id, { pendingId: turn.pending[0].id, decision: 'approve' });
   const tool = toolMessageOf(result.body);

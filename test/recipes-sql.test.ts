@@ -34,8 +34,19 @@ async function resetFixture(): Promise<void> {
     await admin.query(
       `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, servings, tags, is_deleted, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [recipe.id, recipe.user_id, recipe.name, recipe.recipe_type, JSON.stringify(recipe.ingredients), JSON.stringify(recipe.instructions),
-        recipe.prep_time, recipe.servings, JSON.stringify(recipe.tags), recipe.is_deleted, recipe.created_at],
+      [
+        recipe.id,
+        recipe.user_id,
+        recipe.name,
+        recipe.recipe_type,
+        JSON.stringify(recipe.ingredients),
+        JSON.stringify(recipe.instructions),
+        recipe.prep_time,
+        recipe.servings,
+        JSON.stringify(recipe.tags),
+        recipe.is_deleted,
+        recipe.created_at,
+      ],
     );
   }
 }
@@ -55,7 +66,9 @@ const context = (db: pg.ClientBase, userId: string): ToolContext => ({
 async function run(query: string, userId = 'alice'): Promise<any> {
   return asUser(pool, userId, async (db) => {
     const result = await tool({ query }, context(db, userId));
-    const after = await db.query("SELECT current_user AS role, current_setting('statement_timeout') AS timeout, current_setting('brigade.user_id') AS user_id");
+    const after = await db.query(
+      "SELECT current_user AS role, current_setting('statement_timeout') AS timeout, current_setting('brigade.user_id') AS user_id",
+    );
     assert.deepEqual(after.rows[0], { role: 'brigade_app', timeout: '0', user_id: userId }, 'the runtime transaction is left as it was');
     return result;
   });
@@ -131,9 +144,22 @@ describe('generated WHERE clauses: the rewrite hides exactly the deleted rows, w
   before(resetFixture);
 
   const atom = fc.constantFrom(
-    'is_deleted', 'NOT is_deleted', 'is_deleted IS TRUE', 'is_deleted = false', 'true', 'false', "user_id = 'bob'",
-    "user_id <> 'bob'", "name ILIKE '%o%'", `id = '${A4}'`, `id = '${B1}'`, `id = '${A1}'`, "recipe_type = 'cocktail'",
-    'servings > 1', 'prep_time IS NULL', "ingredients::text ILIKE '%bourbon%'",
+    'is_deleted',
+    'NOT is_deleted',
+    'is_deleted IS TRUE',
+    'is_deleted = false',
+    'true',
+    'false',
+    "user_id = 'bob'",
+    "user_id <> 'bob'",
+    "name ILIKE '%o%'",
+    `id = '${A4}'`,
+    `id = '${B1}'`,
+    `id = '${A1}'`,
+    "recipe_type = 'cocktail'",
+    'servings > 1',
+    'prep_time IS NULL',
+    "ingredients::text ILIKE '%bourbon%'",
   );
   const expression: fc.Arbitrary<string> = fc.letrec<{ expr: string }>((tie) => ({
     expr: fc.oneof(
@@ -149,7 +175,8 @@ describe('generated WHERE clauses: the rewrite hides exactly the deleted rows, w
     (w: string) => `SELECT id FROM saved_recipes WHERE id IN (SELECT id FROM saved_recipes WHERE ${w})`,
     (w: string) => `WITH c AS (SELECT * FROM saved_recipes WHERE ${w}) SELECT id FROM c`,
     (w: string) => `SELECT id FROM saved_recipes WHERE false UNION SELECT id FROM saved_recipes WHERE ${w}`,
-    (w: string) => `SELECT r.id FROM saved_recipes r JOIN saved_recipes s ON r.id = s.id WHERE ${w.replace(/\b(is_deleted|user_id|name|id|recipe_type|servings|prep_time|ingredients)\b/g, 's.$1')}`,
+    (w: string) =>
+      `SELECT r.id FROM saved_recipes r JOIN saved_recipes s ON r.id = s.id WHERE ${w.replace(/\b(is_deleted|user_id|name|id|recipe_type|servings|prep_time|ingredients)\b/g, 's.$1')}`,
   );
 
   test('alice gets exactly her live rows that satisfy it', async () => {
@@ -178,13 +205,15 @@ describe('the guard rewrites, as the issue says', () => {
   });
 
   test('a larger LIMIT is lowered to 50, a smaller one kept, none added', async () => {
-    assert.match((await guardSql('SELECT id FROM saved_recipes LIMIT 500', RECIPES_SQL_POLICY) as { sql: string }).sql, /LIMIT 50$/);
-    assert.match((await guardSql('SELECT id FROM saved_recipes LIMIT 5', RECIPES_SQL_POLICY) as { sql: string }).sql, /LIMIT 5$/);
-    assert.doesNotMatch((await guardSql('SELECT id FROM saved_recipes', RECIPES_SQL_POLICY) as { sql: string }).sql, /LIMIT/);
+    assert.match(((await guardSql('SELECT id FROM saved_recipes LIMIT 500', RECIPES_SQL_POLICY)) as { sql: string }).sql, /LIMIT 50$/);
+    assert.match(((await guardSql('SELECT id FROM saved_recipes LIMIT 5', RECIPES_SQL_POLICY)) as { sql: string }).sql, /LIMIT 5$/);
+    assert.doesNotMatch(((await guardSql('SELECT id FROM saved_recipes', RECIPES_SQL_POLICY)) as { sql: string }).sql, /LIMIT/);
   });
 
   test('a table inside a join is replaced by its live rows', async () => {
-    const guarded = (await guardSql('SELECT a.id FROM saved_recipes a LEFT JOIN saved_recipes b ON a.id = b.id', RECIPES_SQL_POLICY)) as { sql: string };
+    const guarded = (await guardSql('SELECT a.id FROM saved_recipes a LEFT JOIN saved_recipes b ON a.id = b.id', RECIPES_SQL_POLICY)) as {
+      sql: string;
+    };
     assert.equal(
       guarded.sql,
       'SELECT a.id FROM ( SELECT * FROM saved_recipes WHERE NOT (is_deleted) ) AS a LEFT JOIN ( SELECT * FROM saved_recipes WHERE NOT (is_deleted) ) AS b ON a.id = b.id',
@@ -192,7 +221,9 @@ describe('the guard rewrites, as the issue says', () => {
   });
 
   test('an UPDATE target is not filtered, so a deleted recipe can be restored', async () => {
-    const guarded = (await guardSql(`UPDATE saved_recipes SET is_deleted = false WHERE id = '${A4}'`, RECIPES_SQL_POLICY)) as { sql: string };
+    const guarded = (await guardSql(`UPDATE saved_recipes SET is_deleted = false WHERE id = '${A4}'`, RECIPES_SQL_POLICY)) as {
+      sql: string;
+    };
     assert.equal(guarded.sql, `UPDATE saved_recipes SET is_deleted = false WHERE id = '${A4}'`);
   });
 });
@@ -206,7 +237,9 @@ describe("the seeds' legitimate queries", () => {
   };
 
   test('seed 000: search by ingredient, list, get one (deleted and foreign rows hidden)', async () => {
-    assert.deepEqual(names(await run("SELECT id, name, recipe_type, tags FROM saved_recipes WHERE ingredients::text ILIKE '%bourbon%'")), ['Old Fashioned']);
+    assert.deepEqual(names(await run("SELECT id, name, recipe_type, tags FROM saved_recipes WHERE ingredients::text ILIKE '%bourbon%'")), [
+      'Old Fashioned',
+    ]);
     const listed = await run('SELECT id, name, recipe_type, tags FROM saved_recipes');
     assert.deepEqual(names(listed), ['Manhattan', 'Old Fashioned', 'Tiramisu']);
     assert.equal((listed as { count: number }).count, 3);
@@ -220,17 +253,30 @@ describe("the seeds' legitimate queries", () => {
   });
 
   test('seed 000: update servings, soft delete, restore', async () => {
-    assert.deepEqual(await run(`UPDATE saved_recipes SET servings = 4 WHERE id = '${A1}'`), { status: 'success', rows_affected: 1, message: 'Changed 1 recipe.' });
+    assert.deepEqual(await run(`UPDATE saved_recipes SET servings = 4 WHERE id = '${A1}'`), {
+      status: 'success',
+      rows_affected: 1,
+      message: 'Changed 1 recipe.',
+    });
     assert.equal((await admin.query('SELECT servings FROM saved_recipes WHERE id = $1', [A1])).rows[0].servings, 4);
 
-    assert.equal((await run(`UPDATE saved_recipes SET is_deleted = true WHERE id = '${A2}'`) as { rows_affected: number }).rows_affected, 1);
+    assert.equal(
+      ((await run(`UPDATE saved_recipes SET is_deleted = true WHERE id = '${A2}'`)) as { rows_affected: number }).rows_affected,
+      1,
+    );
     assert.deepEqual(names(await run('SELECT name FROM saved_recipes')), ['Old Fashioned', 'Tiramisu']);
-    assert.equal((await run(`SELECT * FROM saved_recipes WHERE id = '${A2}'`) as { count: number }).count, 0);
+    assert.equal(((await run(`SELECT * FROM saved_recipes WHERE id = '${A2}'`)) as { count: number }).count, 0);
 
-    assert.equal((await run(`UPDATE saved_recipes SET is_deleted = false WHERE id = '${A2}'`) as { rows_affected: number }).rows_affected, 1);
+    assert.equal(
+      ((await run(`UPDATE saved_recipes SET is_deleted = false WHERE id = '${A2}'`)) as { rows_affected: number }).rows_affected,
+      1,
+    );
     assert.deepEqual(names(await run('SELECT name FROM saved_recipes')), ['Manhattan', 'Old Fashioned', 'Tiramisu']);
     // restoring a recipe deleted long ago works by name too: an UPDATE's target sees deleted rows
-    assert.equal((await run("UPDATE saved_recipes SET is_deleted = false WHERE name = 'Mint Julep'") as { rows_affected: number }).rows_affected, 1);
+    assert.equal(
+      ((await run("UPDATE saved_recipes SET is_deleted = false WHERE name = 'Mint Julep'")) as { rows_affected: number }).rows_affected,
+      1,
+    );
     assert.ok(names(await run('SELECT name FROM saved_recipes')).includes('Mint Julep'));
     await resetFixture();
   });
@@ -249,18 +295,35 @@ describe("the seeds' legitimate queries", () => {
   });
 
   test('seed 001, adapted to PostgreSQL: booleans, ::text for JSON, real column names', async () => {
-    assert.deepEqual(names(await run('SELECT name, recipe_type FROM saved_recipes WHERE is_deleted = false')), ['Manhattan', 'Old Fashioned', 'Tiramisu']);
+    assert.deepEqual(names(await run('SELECT name, recipe_type FROM saved_recipes WHERE is_deleted = false')), [
+      'Manhattan',
+      'Old Fashioned',
+      'Tiramisu',
+    ]);
     assert.deepEqual(names(await run("SELECT name FROM saved_recipes WHERE ingredients::text LIKE '%bourbon%'")), ['Old Fashioned']);
-    assert.equal((await run("UPDATE saved_recipes SET user_notes = 'My favorite!' WHERE name = 'Manhattan'") as { rows_affected: number }).rows_affected, 1);
+    assert.equal(
+      ((await run("UPDATE saved_recipes SET user_notes = 'My favorite!' WHERE name = 'Manhattan'")) as { rows_affected: number })
+        .rows_affected,
+      1,
+    );
     assert.equal((await admin.query('SELECT user_notes FROM saved_recipes WHERE id = $1', [A2])).rows[0].user_notes, 'My favorite!');
-    assert.equal((await run("UPDATE saved_recipes SET is_deleted = true WHERE name = 'Old Fashioned'") as { rows_affected: number }).rows_affected, 1);
+    assert.equal(
+      ((await run("UPDATE saved_recipes SET is_deleted = true WHERE name = 'Old Fashioned'")) as { rows_affected: number }).rows_affected,
+      1,
+    );
     await resetFixture();
   });
 
   test("seed 001's literal SQLite-isms give clear errors", async () => {
     const cases: [string, RegExp][] = [
-      ['SELECT name, recipe_type FROM saved_recipes WHERE is_deleted = 0', /is_deleted is a boolean in PostgreSQL: compare it with true or false, not 1 or 0/],
-      ["UPDATE saved_recipes SET is_deleted = 1 WHERE name = 'Old Fashioned'", /is_deleted is a boolean in PostgreSQL: set it to true or false, not 1 or 0/],
+      [
+        'SELECT name, recipe_type FROM saved_recipes WHERE is_deleted = 0',
+        /is_deleted is a boolean in PostgreSQL: compare it with true or false, not 1 or 0/,
+      ],
+      [
+        "UPDATE saved_recipes SET is_deleted = 1 WHERE name = 'Old Fashioned'",
+        /is_deleted is a boolean in PostgreSQL: set it to true or false, not 1 or 0/,
+      ],
       ["SELECT name FROM saved_recipes WHERE ingredients LIKE '%bourbon%'", /^Query failed: operator does not exist: jsonb ~~ unknown/],
       ['SELECT name, prep_time_minutes FROM saved_recipes', /^Query failed: column "prep_time_minutes" does not exist/],
     ];
@@ -282,7 +345,8 @@ describe('UPDATE limits, restore and immutable columns', () => {
     const result = await run("UPDATE saved_recipes SET servings = 2 WHERE recipe_type = 'cocktail'");
     assert.deepEqual(result, {
       status: 'error',
-      error: "Query blocked: this UPDATE would change 3 rows, and an UPDATE may change 1 at most. Nothing was changed. Narrow the WHERE clause to one recipe, for example WHERE id = '<id>'.",
+      error:
+        "Query blocked: this UPDATE would change 3 rows, and an UPDATE may change 1 at most. Nothing was changed. Narrow the WHERE clause to one recipe, for example WHERE id = '<id>'.",
       query: "UPDATE saved_recipes SET servings = 2 WHERE recipe_type = 'cocktail'",
     });
     assert.equal(await snapshot(), before);
@@ -299,7 +363,11 @@ describe('UPDATE limits, restore and immutable columns', () => {
   test('JSON columns can be edited in place', async () => {
     const result = await run(`UPDATE saved_recipes SET tags = tags || '["favourite"]'::jsonb WHERE id = '${A1}'`);
     assert.equal((result as { rows_affected: number }).rows_affected, 1);
-    assert.deepEqual((await admin.query('SELECT tags FROM saved_recipes WHERE id = $1', [A1])).rows[0].tags, ['classic', 'whiskey', 'favourite']);
+    assert.deepEqual((await admin.query('SELECT tags FROM saved_recipes WHERE id = $1', [A1])).rows[0].tags, [
+      'classic',
+      'whiskey',
+      'favourite',
+    ]);
     await resetFixture();
   });
 
@@ -327,9 +395,12 @@ describe('the database is the first guard: the role on its own, without the pars
     });
   }
 
-  test('row-level security: only the user\'s rows, deleted ones included (the guard hides those)', async () => {
+  test("row-level security: only the user's rows, deleted ones included (the guard hides those)", async () => {
     const { rows } = await asSqlRole('alice', 'SELECT id FROM saved_recipes ORDER BY id');
-    assert.deepEqual(rows.map((row) => row.id), [A1, A2, A3, A4]);
+    assert.deepEqual(
+      rows.map((row) => row.id),
+      [A1, A2, A3, A4],
+    );
     const none = await asSqlRole('alice', `UPDATE saved_recipes SET notes = 'x' WHERE id IN ('${B1}', '${B2}')`);
     assert.equal(none.rowCount, 0);
   });
@@ -354,7 +425,7 @@ describe('the database is the first guard: the role on its own, without the pars
     }
   });
 
-  test('brigade_app does not inherit the role\'s UPDATE right', async () => {
+  test("brigade_app does not inherit the role's UPDATE right", async () => {
     await assert.rejects(
       asUser(pool, 'alice', (db) => db.query(`UPDATE saved_recipes SET notes = 'x' WHERE id = '${A1}'`)),
       (error: { code?: string }) => error.code === '42501',
@@ -362,7 +433,7 @@ describe('the database is the first guard: the role on its own, without the pars
   });
 });
 
-describe('the save pipeline\'s insert, as brigade_app', () => {
+describe("the save pipeline's insert, as brigade_app", () => {
   test('inserts for its user once (ON CONFLICT (id) DO NOTHING), never for another user', async () => {
     const id = randomUUID();
     const content = RecipeContent.parse({
@@ -378,14 +449,28 @@ describe('the save pipeline\'s insert, as brigade_app', () => {
         db.query(
           `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time, servings, source_references, notes, tags)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
-          [id, userId, content.name, content.recipe_type, JSON.stringify(content.ingredients), JSON.stringify(content.instructions),
-            content.prep_time, content.cook_time ?? null, content.servings, JSON.stringify(content.source_references), content.notes ?? null, JSON.stringify(content.tags)],
+          [
+            id,
+            userId,
+            content.name,
+            content.recipe_type,
+            JSON.stringify(content.ingredients),
+            JSON.stringify(content.instructions),
+            content.prep_time,
+            content.cook_time ?? null,
+            content.servings,
+            JSON.stringify(content.source_references),
+            content.notes ?? null,
+            JSON.stringify(content.tags),
+          ],
         ),
       );
     assert.equal((await insert('alice')).rowCount, 1);
     assert.equal((await insert('alice')).rowCount, 0, 'a retried insert is a no-op');
     await assert.rejects(
-      asUser(pool, 'alice', (db) => db.query(`INSERT INTO saved_recipes (id, user_id, name, recipe_type) VALUES ($1, 'bob', 'x', 'food')`, [randomUUID()])),
+      asUser(pool, 'alice', (db) =>
+        db.query(`INSERT INTO saved_recipes (id, user_id, name, recipe_type) VALUES ($1, 'bob', 'x', 'food')`, [randomUUID()]),
+      ),
       /row-level security/,
     );
     const stored = (await admin.query('SELECT * FROM saved_recipes WHERE id = $1', [id])).rows[0];
@@ -435,10 +520,20 @@ test('a result larger than the limit is an error, not a transcript entry', async
   const guarded = await guardSql('SELECT * FROM saved_recipes', RECIPES_SQL_POLICY);
   assert.ok(guarded.ok);
   const result = await asUser(pool, 'alice', (db) =>
-    executeGuarded(db, guarded, { role: RECIPES_SQL_ROLE, userId: 'alice', statementTimeoutMs: 5000, maxRows: 50, maxUpdatedRows: 1, maxResultChars: 1024 }),
+    executeGuarded(db, guarded, {
+      role: RECIPES_SQL_ROLE,
+      userId: 'alice',
+      statementTimeoutMs: 5000,
+      maxRows: 50,
+      maxUpdatedRows: 1,
+      maxResultChars: 1024,
+    }),
   );
   assert.equal(result.status, 'error');
-  assert.equal((result as { error: string }).error, 'Query failed: the result is larger than the 1 KB allowed; select fewer columns or rows');
+  assert.equal(
+    (result as { error: string }).error,
+    'Query failed: the result is larger than the 1 KB allowed; select fewer columns or rows',
+  );
 });
 
 describe('another policy (how the beer agent reuses the guard): read-only, its own tables and limit', () => {
@@ -449,7 +544,10 @@ describe('another policy (how the beer agent reuses the guard): read-only, its o
       ok: false,
       error: 'Query blocked: UPDATE is not allowed; only SELECT on saved_recipes is allowed',
     });
-    assert.match((await guardSql('DELETE FROM saved_recipes', readOnly) as { error: string }).error, /DELETE is not allowed; only SELECT on saved_recipes is allowed/);
+    assert.match(
+      ((await guardSql('DELETE FROM saved_recipes', readOnly)) as { error: string }).error,
+      /DELETE is not allowed; only SELECT on saved_recipes is allowed/,
+    );
     assert.deepEqual(await guardSql('SELECT id FROM saved_recipes WHERE is_deleted LIMIT 10', readOnly), {
       ok: true,
       kind: 'select',
@@ -462,7 +560,12 @@ describe('another policy (how the beer agent reuses the guard): read-only, its o
     const options = { role: RECIPES_SQL_ROLE, userId: 'alice', statementTimeoutMs: 5000, maxRows: 2, maxUpdatedRows: 1, readOnly: true };
     const select = await guardSql('SELECT id FROM saved_recipes ORDER BY id', readOnly);
     assert.ok(select.ok);
-    assert.deepEqual(await executeGuardedAlone(pool, select, options), { status: 'success', rows: [{ id: A1 }, { id: A2 }], count: 2, truncated: true });
+    assert.deepEqual(await executeGuardedAlone(pool, select, options), {
+      status: 'success',
+      rows: [{ id: A1 }, { id: A2 }],
+      count: 2,
+      truncated: true,
+    });
     const update = await guardSql(`UPDATE saved_recipes SET notes = 'x' WHERE id = '${A1}'`, RECIPES_SQL_POLICY);
     assert.ok(update.ok);
     assert.deepEqual(await executeGuardedAlone(pool, update, options), {

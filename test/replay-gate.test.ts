@@ -23,11 +23,16 @@ test('the gate passes this commit and refuses a nondeterministic change, naming 
   const changed = path.join(dir, 'workflows-v2.js');
   await bundleWorkflows({ outFile: changed, workflowsPath: path.join(import.meta.dirname, '..', 'drill', 'workflows-v2.ts') });
   const refused = await replayAll(changed, histories);
-  const conversations = histories.filter(({ history }) => history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name === 'chatSession');
+  const conversations = histories.filter(
+    ({ history }) => history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name === 'chatSession',
+  );
   // A run whose history ends before its first command has nothing for the timer to contradict; every other
   // conversation's history is refused, and no child workflow's (their code did not change).
   const names = new Set(conversations.map(({ source }) => source));
-  assert.ok(refused.failures.length > conversations.length / 2, `${refused.failures.length} of ${conversations.length} conversation histories refused`);
+  assert.ok(
+    refused.failures.length > conversations.length / 2,
+    `${refused.failures.length} of ${conversations.length} conversation histories refused`,
+  );
   for (const failure of refused.failures) {
     assert.ok(names.has(failure.source), `${failure.source} is a conversation's history`);
     assert.match(failure.error, /[Nn]ondeterminism|TMPRL1100/, failure.source);

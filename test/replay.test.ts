@@ -58,7 +58,7 @@ async function historiesOf(workflowId: string) {
     const continued: boolean = last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW;
     // A run whose first workflow task has not completed yet has nothing to replay.
     if (events.some((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)) runs.push({ history, continued });
-    runId = continued ? last!.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined : undefined;
+    runId = continued ? (last!.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined) : undefined;
   }
   return runs;
 }

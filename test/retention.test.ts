@@ -32,7 +32,10 @@ before(async () => {
   });
 });
 after(async () => {
-  await app?.client.schedule.getHandle(retentionScheduleId(app.config)).delete().catch(() => undefined);
+  await app?.client.schedule
+    .getHandle(retentionScheduleId(app.config))
+    .delete()
+    .catch(() => undefined);
   await app?.stop();
   await fs.rm(dataDir, { recursive: true, force: true });
 });
@@ -40,13 +43,20 @@ after(async () => {
 async function lookup(): Promise<{ id: string; workflowId: string }> {
   const created = await app.call('POST', '/v1/conversations', { token: TOKEN, body: { agent: 'support' } });
   assert.equal(created.status, 201);
-  assert.equal((await app.call('POST', `/v1/conversations/${created.body.id}/messages`, { token: TOKEN, body: { text: 'Look up john@gmail.com' } })).status, 200);
+  assert.equal(
+    (await app.call('POST', `/v1/conversations/${created.body.id}/messages`, { token: TOKEN, body: { text: 'Look up john@gmail.com' } }))
+      .status,
+    200,
+  );
   return created.body;
 }
 
 const metric = async (name: string) => {
   const text = await registry.metrics();
-  return text.split('\n').filter((line) => line.startsWith(name)).map((line) => `${line.split(' ')[0]} ${Number(line.split(' ').at(-1))}`);
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(name))
+    .map((line) => `${line.split(' ')[0]} ${Number(line.split(' ').at(-1))}`);
 };
 
 test('the scheduled sweep erases what is past its retention, and only that, with a metric', async () => {
@@ -59,7 +69,9 @@ test('the scheduled sweep erases what is past its retention, and only that, with
   await app.adminQuery(`UPDATE conversations SET created_at = now() - interval '40 days' WHERE id = $1`, [old.id]);
   await app.adminQuery(`UPDATE events SET created_at = now() - interval '40 days' WHERE conversation_id = $1`, [old.id]);
   await app.adminQuery(`UPDATE model_usage SET created_at = now() - interval '10 days' WHERE conversation_id = $1`, [recent.id]);
-  const usageBefore = (await app.adminQuery(`SELECT count(*)::int AS n, sum(total_tokens)::int AS t FROM model_usage WHERE conversation_id = $1`, [recent.id]))[0];
+  const usageBefore = (
+    await app.adminQuery(`SELECT count(*)::int AS n, sum(total_tokens)::int AS t FROM model_usage WHERE conversation_id = $1`, [recent.id])
+  )[0];
   assert.ok(usageBefore.n > 0);
 
   assert.equal(await ensureRetentionSchedule(app.client, app.config), 'created');
@@ -68,7 +80,10 @@ test('the scheduled sweep erases what is past its retention, and only that, with
   const described = await schedule.describe();
   assert.equal(described.action.type, 'startWorkflow');
   assert.equal(described.action.workflowType, 'retentionSweep');
-  assert.deepEqual(described.spec.intervals?.map((interval) => interval.every), [3_600_000]);
+  assert.deepEqual(
+    described.spec.intervals?.map((interval) => interval.every),
+    [3_600_000],
+  );
 
   await schedule.trigger();
   let workflowId: string | undefined;
@@ -87,7 +102,13 @@ test('the scheduled sweep erases what is past its retention, and only that, with
   assert.equal(await store.get(`${conversationFilesPrefix(old.id)}a.txt`), undefined);
   let gone = false;
   for (let i = 0; i < 100 && !gone; i++) {
-    gone = await app.client.workflow.getHandle(old.workflowId).describe().then(() => false, (error) => error instanceof WorkflowNotFoundError);
+    gone = await app.client.workflow
+      .getHandle(old.workflowId)
+      .describe()
+      .then(
+        () => false,
+        (error) => error instanceof WorkflowNotFoundError,
+      );
     if (!gone) await new Promise((resolve) => setTimeout(resolve, 200));
   }
   assert.ok(gone, 'its execution is deleted from Temporal');

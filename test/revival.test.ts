@@ -56,7 +56,7 @@ const describeRun = (workflowId: string) => app.client.workflow.getHandle(workfl
 const lastRequestText = () => JSON.stringify(fake.requests.at(-1)!.body.contents);
 
 describe('revival', () => {
-  test('a terminated conversation\'s next message revives it as a new run, with its transcript whole, and is answered', async () => {
+  test("a terminated conversation's next message revives it as a new run, with its transcript whole, and is answered", async () => {
     const { id, workflowId } = await open();
     fake.script(reply.text('Hello! How can I help?'));
     await say(id, 'Hi there, my name is Ada');
@@ -83,12 +83,16 @@ describe('revival', () => {
     const note = after.messages[before.messages.length];
     assert.equal(note.role, 'assistant');
     assert.match(note.text, /interrupted: its workflow ended \(terminated\).*restored from its saved transcript/);
-    assert.deepEqual(after.messages.slice(-2).map((message: { text: string }) => message.text), ['Are you still there?', 'Yes, Ada, I am still here.']);
+    assert.deepEqual(
+      after.messages.slice(-2).map((message: { text: string }) => message.text),
+      ['Are you still there?', 'Yes, Ada, I am still here.'],
+    );
     assert.equal(after.status, 'idle');
     assert.ok(after.usage.calls >= before.usage.calls + 1, 'the usage PostgreSQL knows is kept and grows');
     // the model was given the whole transcript, the earlier turns included
     const sent = lastRequestText();
-    for (const words of ['my name is Ada', 'Order 12345 is on its way.', 'Are you still there?']) assert.ok(sent.includes(words), `the model saw "${words}"`);
+    for (const words of ['my name is Ada', 'Order 12345 is on its way.', 'Are you still there?'])
+      assert.ok(sent.includes(words), `the model saw "${words}"`);
 
     // and it goes on as any conversation does
     fake.script(reply.text('Goodbye.'));
@@ -113,7 +117,9 @@ describe('revival', () => {
     const after = await view(id);
     assert.deepEqual(after.pending, []);
     assert.deepEqual(after.messages.slice(0, before.messages.length), before.messages, 'the transcript before is whole');
-    const closed = after.messages.find((message: { role: string; callId?: string }) => message.role === 'tool' && message.callId === item.callId);
+    const closed = after.messages.find(
+      (message: { role: string; callId?: string }) => message.role === 'tool' && message.callId === item.callId,
+    );
     assert.match(closed.result.error, /Not run: this call waited for a person's approval/);
     assert.match(after.messages.at(-1).text, /One item that waited for a decision was closed without one/);
     const events = await app.adminQuery(`SELECT data FROM events WHERE conversation_id = $1 AND type = 'pending.closed'`, [id]);
@@ -135,7 +141,13 @@ describe('revival', () => {
     const revive = (...args: string[]) =>
       promisify(execFile)(process.execPath, [path.join(ROOT, 'src/revive-main.ts'), ...args], {
         cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: app.databaseUrl, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: app.taskQueue, LOG_LEVEL: 'info' },
+        env: {
+          ...process.env,
+          DATABASE_URL: app.databaseUrl,
+          TEMPORAL_ADDRESS: temporalAddress(),
+          TEMPORAL_TASK_QUEUE: app.taskQueue,
+          LOG_LEVEL: 'info',
+        },
       });
 
     const healthy = await revive(id);
@@ -197,7 +209,8 @@ describe('two requests at once', () => {
     const notes = after.messages.filter((message: { text: string }) => /This conversation was interrupted/.test(message.text));
     assert.equal(notes.length, 1, 'one revival, one note');
     const runs = [];
-    for await (const run of app.client.workflow.list({ query: `WorkflowId = "${workflowId}" AND ExecutionStatus = "Running"` })) runs.push(run.runId);
+    for await (const run of app.client.workflow.list({ query: `WorkflowId = "${workflowId}" AND ExecutionStatus = "Running"` }))
+      runs.push(run.runId);
     assert.ok(runs.length <= 1, `one running run: ${runs.join(', ')}`);
   });
 });

@@ -29,7 +29,10 @@ test('NUL and unpaired surrogates are unstorable; pairs, RTL marks and U+FFFD ar
 test('repaired text and JSON are accepted by a text and a jsonb column', async () => {
   for (const text of UNSTORABLE) {
     await assert.rejects(client.query('SELECT $1::jsonb', [JSON.stringify({ text })]));
-    const stored = await client.query('SELECT $1::text AS t, $2::jsonb AS j', [storableText(text), JSON.stringify(storableJson({ [text]: [text] }))]);
+    const stored = await client.query('SELECT $1::text AS t, $2::jsonb AS j', [
+      storableText(text),
+      JSON.stringify(storableJson({ [text]: [text] })),
+    ]);
     assert.equal(stored.rows[0].t, storableText(text));
     assert.deepEqual(stored.rows[0].j, { [storableText(text)]: [storableText(text)] });
   }

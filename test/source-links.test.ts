@@ -10,7 +10,13 @@ test('only an https: source of a tool that declares sources is a link, and its h
   assert.deepEqual(sourceLink('https://brewery.example/about', true), { href: 'https://brewery.example/about', host: 'brewery.example' });
   // the same address from a tool that declares no sources (an MCP server's result): text with its host
   assert.deepEqual(sourceLink('https://login.examp1e-bank.com/reset', false), { host: 'login.examp1e-bank.com' });
-  for (const hostile of ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', 'http://plain.example/', 'file:///etc/passwd', 'not a url']) {
+  for (const hostile of [
+    'javascript:alert(document.cookie)',
+    'data:text/html,<script>alert(1)</script>',
+    'http://plain.example/',
+    'file:///etc/passwd',
+    'not a url',
+  ]) {
     assert.equal(sourceLink(hostile, true).href, undefined, hostile);
   }
   // a host that hides behind a title is named: the host, not the title, says where a link goes

@@ -16,7 +16,13 @@ let app: TestApp;
 before(async () => {
   fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
   app = await startTestApp({
-    env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_MAX_ATTEMPTS: '2', MODEL_TIMEOUT: '10s', MODEL_SCHEMA_ATTEMPTS: '3' },
+    env: {
+      GEMINI_API_KEY: 'test-gemini-key',
+      GEMINI_BASE_URL: fake.baseUrl,
+      MODEL_MAX_ATTEMPTS: '2',
+      MODEL_TIMEOUT: '10s',
+      MODEL_SCHEMA_ATTEMPTS: '3',
+    },
   });
 });
 after(async () => {
@@ -43,7 +49,9 @@ const RECIPE = {
 };
 
 async function open(body: Record<string, unknown> = {}): Promise<string> {
-  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipe: RECIPE, defaults: { hardAvoids: ['peanut'], portions: 2 }, ...body } });
+  const created = await app.call('POST', '/v1/conversations', {
+    body: { agent: 'sous', recipe: RECIPE, defaults: { hardAvoids: ['peanut'], portions: 2 }, ...body },
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body.id;
 }
@@ -61,8 +69,7 @@ function contextOf(request: RecordedRequest): any {
   assert.equal(found.length, 1, 'one context part');
   return JSON.parse(found[0]!.text!.slice(CONTEXT_MARKER.length));
 }
-const userText = (request: RecordedRequest) =>
-  JSON.stringify((request.body.contents ?? []).filter((content) => content.role === 'user'));
+const userText = (request: RecordedRequest) => JSON.stringify((request.body.contents ?? []).filter((content) => content.role === 'user'));
 
 const SWAP = {
   patchSetId: 'swap-butter',
@@ -105,13 +112,28 @@ describe('a swap, reviewed and accepted', () => {
     assert.equal(patchSet.baseVersion, 1);
     assert.deepEqual(
       review.ingredients.map((i: any) => [i.id, i.change]),
-      [['i1', 'unchanged'], ['i2', 'unchanged'], ['i3', 'unchanged'], ['i4', 'modified']],
+      [
+        ['i1', 'unchanged'],
+        ['i2', 'unchanged'],
+        ['i3', 'unchanged'],
+        ['i4', 'modified'],
+      ],
     );
     assert.equal(review.ingredients[3].oldText, '30 g butter, melted');
     assert.equal(review.ingredients[3].text, '2 tbsp olive oil');
-    assert.deepEqual(review.steps.map((s: any) => s.change), ['unchanged', 'modified', 'modified', 'unchanged']);
+    assert.deepEqual(
+      review.steps.map((s: any) => s.change),
+      ['unchanged', 'modified', 'modified', 'unchanged'],
+    );
     // counted by the server, whatever the model claimed
-    assert.deepEqual(review.summary.impacted, { ingredientsAdded: 0, ingredientsModified: 1, ingredientsRemoved: 0, stepsAdded: 0, stepsModified: 2, stepsRemoved: 0 });
+    assert.deepEqual(review.summary.impacted, {
+      ingredientsAdded: 0,
+      ingredientsModified: 1,
+      ingredientsRemoved: 0,
+      stepsAdded: 0,
+      stepsModified: 2,
+      stepsRemoved: 0,
+    });
 
     const accepted = await decide(id, { pendingId: item.id, decision: 'accept' });
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
@@ -153,7 +175,18 @@ describe('lastPatchDecision', () => {
       assert.deepEqual(contextOf(request).llm.lastPatchDecision, {
         patchSetId: 'swap-butter',
         decision: 'rejected',
-        summary: { title: 'Swap butter for olive oil', bullets: ['butter → olive oil'], impacted: { ingredientsAdded: 0, ingredientsModified: 1, ingredientsRemoved: 0, stepsAdded: 0, stepsModified: 2, stepsRemoved: 0 } },
+        summary: {
+          title: 'Swap butter for olive oil',
+          bullets: ['butter → olive oil'],
+          impacted: {
+            ingredientsAdded: 0,
+            ingredientsModified: 1,
+            ingredientsRemoved: 0,
+            stepsAdded: 0,
+            stepsModified: 2,
+            stepsRemoved: 0,
+          },
+        },
       });
       assert.doesNotMatch(userText(request), /lastPatchDecision|swap-butter/);
     }
@@ -164,16 +197,36 @@ describe('lastPatchDecision', () => {
 
 describe('refused before review', () => {
   const cases: { name: string; patchSet: unknown; reason: RegExp }[] = [
-    { name: 'touches a done step', patchSet: { patchSetId: 'p1', patches: [{ op: 'update_step', step_id: 's1', text: 'Whisk gently.' }] }, reason: /step s1 is done/ },
-    { name: 'names a missing id', patchSet: { patchSetId: 'p2', patches: [{ op: 'update_ingredient', id: 'i9', text: '1 tsp salt' }] }, reason: /no ingredient "i9"/ },
+    {
+      name: 'touches a done step',
+      patchSet: { patchSetId: 'p1', patches: [{ op: 'update_step', step_id: 's1', text: 'Whisk gently.' }] },
+      reason: /step s1 is done/,
+    },
+    {
+      name: 'names a missing id',
+      patchSet: { patchSetId: 'p2', patches: [{ op: 'update_ingredient', id: 'i9', text: '1 tsp salt' }] },
+      reason: /no ingredient "i9"/,
+    },
     {
       name: 'conflicts internally',
-      patchSet: { patchSetId: 'p3', patches: [{ op: 'update_ingredient', id: 'i2', text: '250 ml oat milk' }, { op: 'remove_ingredient', id: 'i2' }] },
+      patchSet: {
+        patchSetId: 'p3',
+        patches: [
+          { op: 'update_ingredient', id: 'i2', text: '250 ml oat milk' },
+          { op: 'remove_ingredient', id: 'i2' },
+        ],
+      },
       reason: /patches 1 and 2 all change ingredient i2/,
     },
     {
       name: 'brings a hard avoid',
-      patchSet: { patchSetId: 'p4', patches: [{ op: 'update_ingredient', id: 'i4', text: '2 tbsp peanut oil' }, { op: 'update_step', step_id: 's3', text: 'Fry in peanut oil.' }] },
+      patchSet: {
+        patchSetId: 'p4',
+        patches: [
+          { op: 'update_ingredient', id: 'i4', text: '2 tbsp peanut oil' },
+          { op: 'update_step', step_id: 's3', text: 'Fry in peanut oil.' },
+        ],
+      },
       reason: /"peanut oil".*avoids \(peanut\)/,
     },
     {
@@ -206,7 +259,16 @@ describe('refused before review', () => {
     const lifted = await app.call('POST', `/v1/conversations/${id}/overrides`, { body: { hardAvoid: 'Peanut' } });
     assert.equal(lifted.status, 200, JSON.stringify(lifted.body));
     assert.deepEqual(lifted.body.hardAvoidOverrides, ['peanut']);
-    fake.script(answer('Peanut oil it is.', { patchSetId: 'p6', patches: [{ op: 'update_ingredient', id: 'i4', text: '2 tbsp peanut oil' }, { op: 'update_step', step_id: 's2', text: 'Stir in the peanut oil.' }, { op: 'update_step', step_id: 's3', text: 'Fry in a little peanut oil.' }] }));
+    fake.script(
+      answer('Peanut oil it is.', {
+        patchSetId: 'p6',
+        patches: [
+          { op: 'update_ingredient', id: 'i4', text: '2 tbsp peanut oil' },
+          { op: 'update_step', step_id: 's2', text: 'Stir in the peanut oil.' },
+          { op: 'update_step', step_id: 's3', text: 'Fry in a little peanut oil.' },
+        ],
+      }),
+    );
     const turn = await say(id, 'I know, use peanut oil anyway');
     assert.equal(turn.body.pending[0].kind, 'patchset');
     assert.deepEqual(contextOf(fake.requests[0]!).hardAvoidOverrides, ['peanut']);
@@ -266,7 +328,10 @@ describe('steps marked done', () => {
 
   test('a new PatchSet supersedes the one waiting', async () => {
     const id = await open();
-    fake.script(answer('Swap.', SWAP), answer('Or a note.', { patchSetId: 'note', patches: [{ op: 'add_note', text: 'Brown the butter first.' }] }));
+    fake.script(
+      answer('Swap.', SWAP),
+      answer('Or a note.', { patchSetId: 'note', patches: [{ op: 'add_note', text: 'Brown the butter first.' }] }),
+    );
     const first = await say(id, 'Swap the butter for olive oil');
     const second = await say(id, 'Actually just a note');
     assert.notEqual(second.body.pending[0].id, first.body.pending[0].id);
@@ -281,7 +346,11 @@ describe('steps marked done', () => {
 describe('the model answer', () => {
   test('JSON that does not fit is asked again, then reported', async () => {
     const id = await open();
-    fake.script(reply.text('not json'), answer('Fixed.', { patchSetId: 'x', patches: [{ op: 'explode' }] }), answer('Here.', { patchSetId: 'n', patches: [{ op: 'add_note', text: 'Rest longer.' }] }));
+    fake.script(
+      reply.text('not json'),
+      answer('Fixed.', { patchSetId: 'x', patches: [{ op: 'explode' }] }),
+      answer('Here.', { patchSetId: 'n', patches: [{ op: 'add_note', text: 'Rest longer.' }] }),
+    );
     const retried = await say(id, 'Add a note');
     assert.equal(retried.body.pending[0].kind, 'patchset');
     assert.equal(fake.requests.length, 3);
@@ -301,7 +370,9 @@ describe('the model answer', () => {
     const notSous = await app.call('POST', '/v1/conversations', { body: { agent: 'support', recipe: RECIPE } });
     assert.equal(notSous.status, 400);
     assert.match(notSous.body.error, /recipe: only for the sous agent/);
-    const dup = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipe: { ...RECIPE, steps: [{ id: 'i1', text: 'x' }] } } });
+    const dup = await app.call('POST', '/v1/conversations', {
+      body: { agent: 'sous', recipe: { ...RECIPE, steps: [{ id: 'i1', text: 'x' }] } },
+    });
     assert.equal(dup.status, 400);
     assert.match(dup.body.error, /duplicate id "i1"/);
     const nul = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipe: { ...RECIPE, steps: ['Whisk\u0000.'] } } });
@@ -325,22 +396,33 @@ describe('the model answer', () => {
           [
             id,
             user,
-            JSON.stringify([{ name: 'eggs', quantity: '4', unit: null, notes: null }, { name: 'tomatoes', quantity: '400', unit: 'g', notes: 'chopped' }]),
+            JSON.stringify([
+              { name: 'eggs', quantity: '4', unit: null, notes: null },
+              { name: 'tomatoes', quantity: '400', unit: 'g', notes: 'chopped' },
+            ]),
             JSON.stringify(['Simmer the tomatoes.', 'Crack in the eggs and cover.']),
           ],
         ),
       );
     await save('alice', mine);
     await save('bob', bobs);
-    const created = await app.call('POST', '/v1/conversations', { body: { agent: 'sous', recipeId: mine, defaults: { hardAvoids: ['pork'] } } });
+    const created = await app.call('POST', '/v1/conversations', {
+      body: { agent: 'sous', recipeId: mine, defaults: { hardAvoids: ['pork'] } },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const { recipe, defaults } = await view(created.body.id);
     assert.deepEqual(recipe, {
       title: 'Shakshuka',
       version: 1,
       servings: 3,
-      ingredients: [{ id: 'i1', text: '4 eggs' }, { id: 'i2', text: '400 g tomatoes, chopped' }],
-      steps: [{ id: 's1', text: 'Simmer the tomatoes.', status: 'todo' }, { id: 's2', text: 'Crack in the eggs and cover.', status: 'todo' }],
+      ingredients: [
+        { id: 'i1', text: '4 eggs' },
+        { id: 'i2', text: '400 g tomatoes, chopped' },
+      ],
+      steps: [
+        { id: 's1', text: 'Simmer the tomatoes.', status: 'todo' },
+        { id: 's2', text: 'Crack in the eggs and cover.', status: 'todo' },
+      ],
       notes: ['Best with bread.'],
     });
     assert.deepEqual(defaults, { hardAvoids: ['pork'], portions: 3 });
@@ -354,7 +436,8 @@ describe('the model answer', () => {
 });
 
 describe('saving the changed recipe to My recipes', () => {
-  const saveVersion = (id: string, body: unknown = {}, token?: string) => app.call('POST', `/v1/conversations/${id}/recipe/save`, { body, ...(token ? { token } : {}) });
+  const saveVersion = (id: string, body: unknown = {}, token?: string) =>
+    app.call('POST', `/v1/conversations/${id}/recipe/save`, { body, ...(token ? { token } : {}) });
 
   test('a new recipe beside the original, only after an accepted change; the same content is the same recipe', async () => {
     const id = await open();
@@ -369,7 +452,10 @@ describe('saving the changed recipe to My recipes', () => {
 
     const first = await saveVersion(id);
     assert.equal(first.status, 201, JSON.stringify(first.body));
-    assert.deepEqual({ ...first.body, recipeId: undefined }, { recipeId: undefined, name: 'Pancakes (changed)', version: 2, created: true });
+    assert.deepEqual(
+      { ...first.body, recipeId: undefined },
+      { recipeId: undefined, name: 'Pancakes (changed)', version: 2, created: true },
+    );
     const stored = (await app.call('GET', `/v1/recipes/${first.body.recipeId}`)).body;
     assert.deepEqual(
       { type: stored.recipe_type, servings: stored.servings, conversation: stored.conversation_id, steps: stored.instructions.length },
@@ -398,7 +484,10 @@ describe('saving the changed recipe to My recipes', () => {
 
     // someone else's conversation, or one that is not a sous conversation, is not found
     assert.equal((await saveVersion(id, {}, BOB)).status, 404);
-    const rows = await app.adminQuery<{ n: number }>("SELECT count(*)::int AS n FROM saved_recipes WHERE conversation_id = $1 AND user_id = 'alice'", [id]);
+    const rows = await app.adminQuery<{ n: number }>(
+      "SELECT count(*)::int AS n FROM saved_recipes WHERE conversation_id = $1 AND user_id = 'alice'",
+      [id],
+    );
     assert.equal(rows[0]!.n, 3);
   });
 
@@ -410,7 +499,10 @@ describe('saving the changed recipe to My recipes', () => {
          VALUES ($1, 'alice', 'Sweet pancakes', 'dessert', $2, $3, 5, 15, 2, '["brunch"]')`,
         [
           original,
-          JSON.stringify([{ name: 'flour', quantity: '200', unit: 'g', notes: 'sifted' }, { name: 'butter', quantity: '30', unit: 'g', notes: null }]),
+          JSON.stringify([
+            { name: 'flour', quantity: '200', unit: 'g', notes: 'sifted' },
+            { name: 'butter', quantity: '30', unit: 'g', notes: null },
+          ]),
           JSON.stringify(['Whisk the batter with the butter.', 'Fry.']),
         ],
       ),
@@ -434,13 +526,23 @@ describe('saving the changed recipe to My recipes', () => {
     assert.equal(saved.body.name, 'Sweet pancakes (changed)');
     const copy = (await app.call('GET', `/v1/recipes/${saved.body.recipeId}`)).body;
     assert.deepEqual(
-      { type: copy.recipe_type, prep: copy.prep_time, cook: copy.cook_time, tags: copy.tags, ingredients: copy.ingredients, image: copy.image_url },
+      {
+        type: copy.recipe_type,
+        prep: copy.prep_time,
+        cook: copy.cook_time,
+        tags: copy.tags,
+        ingredients: copy.ingredients,
+        image: copy.image_url,
+      },
       {
         type: 'dessert',
         prep: 5,
         cook: 15,
         tags: ['brunch'],
-        ingredients: [{ name: 'flour', quantity: '200', unit: 'g', notes: 'sifted' }, { name: 'sunflower oil', quantity: '2', unit: 'tbsp', notes: null }],
+        ingredients: [
+          { name: 'flour', quantity: '200', unit: 'g', notes: 'sifted' },
+          { name: 'sunflower oil', quantity: '2', unit: 'tbsp', notes: null },
+        ],
         image: null,
       },
     );
@@ -452,7 +554,12 @@ describe('saving the changed recipe to My recipes', () => {
     const doc = await app.call('GET', '/openapi.json', { token: '' });
     const post = doc.body.paths['/v1/conversations/{id}/recipe/save']?.post;
     assert.ok(post, 'the route is in the document');
-    assert.deepEqual(Object.keys(post.responses).filter((s) => s.startsWith('2')).sort(), ['200', '201']);
+    assert.deepEqual(
+      Object.keys(post.responses)
+        .filter((s) => s.startsWith('2'))
+        .sort(),
+      ['200', '201'],
+    );
     assert.ok(doc.body.components.schemas.SavedVersion.properties.recipeId);
     assert.ok(doc.body.components.schemas.SaveVersionBody.properties.name);
     assert.ok(doc.body.components.schemas.SousState.properties.acceptedChanges);

@@ -45,19 +45,25 @@ const runNamed = (label: string) => {
   assert.ok(found, label);
   return found;
 };
-const contextPart = (request: RecordedRequest) => request.body.systemInstruction?.parts?.find((part) => part.text?.startsWith(CONTEXT_MARKER))?.text ?? '';
+const contextPart = (request: RecordedRequest) =>
+  request.body.systemInstruction?.parts?.find((part) => part.text?.startsWith(CONTEXT_MARKER))?.text ?? '';
 const contentsText = (request: RecordedRequest) => JSON.stringify(request.body.contents);
 
 describe('the sous eval cases', () => {
   test('at least 20 cases over every behaviour, scripted right and wrong answers for existing cases', () => {
     assert.ok(SOUS_CASES.length >= 20);
     const categories = new Set(SOUS_CASES.map((c) => c.category));
-    for (const category of ['swap', 'hard-avoid', 'done-step', 'question', 'portions', 'note', 'remove', 'add']) assert.ok(categories.has(category as never), category);
+    for (const category of ['swap', 'hard-avoid', 'done-step', 'question', 'portions', 'note', 'remove', 'add'])
+      assert.ok(categories.has(category as never), category);
     assert.equal(new Set(SOUS_CASES.map((c) => c.name)).size, SOUS_CASES.length, 'case names are unique');
     for (const scripted of SCRIPTED) caseNamed(scripted.case);
     assert.ok(SCRIPTED.filter((r) => r.grade === 'pass').length >= 5);
     assert.ok(SCRIPTED.filter((r) => r.grade === 'fail').length >= 10);
-    for (const outcome of ['refused', 'proposal', 'error', 'none'] as const) assert.ok(SCRIPTED.some((r) => r.grade === 'fail' && r.runtime.outcome === outcome), `a wrong answer ending ${outcome}`);
+    for (const outcome of ['refused', 'proposal', 'error', 'none'] as const)
+      assert.ok(
+        SCRIPTED.some((r) => r.grade === 'fail' && r.runtime.outcome === outcome),
+        `a wrong answer ending ${outcome}`,
+      );
   });
 });
 
@@ -107,7 +113,10 @@ describe('npm run eval:sous', () => {
     delete env.GEMINI_API_KEY;
     const { stdout } = await run(process.execPath, [SCRIPT], { env });
     assert.match(stdout, /GEMINI_API_KEY is not set: grading the scripted answers/);
-    assert.match(stdout, /FAIL +wrong: an invented ingredient id +swap +swap butter for olive oil +proposal +refused +refused: patch 1 \(update_ingredient\): there is no ingredient "i9"/);
+    assert.match(
+      stdout,
+      /FAIL +wrong: an invented ingredient id +swap +swap butter for olive oil +proposal +refused +refused: patch 1 \(update_ingredient\): there is no ingredient "i9"/,
+    );
     assert.match(stdout, /PASS +right: ingredient and the step that used it updated/);
     assert.match(stdout, new RegExp(`All ${SCRIPTED.length} scripted runs graded and enforced as designed`));
   });
@@ -115,7 +124,13 @@ describe('npm run eval:sous', () => {
   test('with a model that never proposes: a score per behaviour, and exit 1 under the threshold', async () => {
     fake.reset();
     fake.scriptFn(() => reply.text(JSON.stringify({ assistant_message: 'What would you like?', patchSet: null })));
-    const env = { ...process.env, GEMINI_API_KEY: 'eval-key', GEMINI_BASE_URL: fake.baseUrl, GEMINI_MODEL: 'gemini-2.5-flash', SOUS_EVAL_THRESHOLD: '0.8' };
+    const env = {
+      ...process.env,
+      GEMINI_API_KEY: 'eval-key',
+      GEMINI_BASE_URL: fake.baseUrl,
+      GEMINI_MODEL: 'gemini-2.5-flash',
+      SOUS_EVAL_THRESHOLD: '0.8',
+    };
     const failed = await run(process.execPath, [SCRIPT], { env }).then(
       () => assert.fail('expected a non-zero exit'),
       (error: { code: number; stdout: string }) => error,

@@ -60,6 +60,9 @@ describe('sous offline', () => {
     assert.deepEqual(avoid.pending, []);
     const final = await view(id);
     assert.equal(final.recipe.version, 5);
-    assert.deepEqual(final.decisions.map((d: { decision: string }) => d.decision), ['accepted', 'accepted', 'accepted']);
+    assert.deepEqual(
+      final.decisions.map((d: { decision: string }) => d.decision),
+      ['accepted', 'accepted', 'accepted'],
+    );
   });
 });

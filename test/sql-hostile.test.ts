@@ -86,16 +86,28 @@ describe('shapes that overflowed the guard are refused as the tool answer', () =
 
 describe('values built to be huge are refused before they run', () => {
   const bombs = [
-    ["a cast to char(10485760)", "SELECT 'x'::char(10485760) FROM saved_recipes", /type modifier \(10485760\) of bpchar is larger than 1000/],
+    [
+      'a cast to char(10485760)',
+      "SELECT 'x'::char(10485760) FROM saved_recipes",
+      /type modifier \(10485760\) of bpchar is larger than 1000/,
+    ],
     ['a cast to varchar(1000000)', 'SELECT name::varchar(1000000) FROM saved_recipes', /type modifier/],
     [
       'nested replace of a long literal',
       `SELECT replace(replace(replace(name, 'e', '${'e'.repeat(40)}'), 'e', '${'e'.repeat(40)}'), 'e', '${'e'.repeat(40)}') FROM saved_recipes`,
       /could make a value \d+ times larger than its input, more than the 100 allowed/,
     ],
-    ['regexp_replace matching everywhere', `SELECT regexp_replace(regexp_replace(name, '', '${'x'.repeat(30)}', 'g'), '', '${'x'.repeat(30)}', 'g') FROM saved_recipes`, /times larger/],
-    ['a replacement that is not a literal', 'SELECT replace(name, \'e\', name) FROM saved_recipes', /literal replacement/],
-    ['a recursive query that doubles a value', 'WITH RECURSIVE t(s, n) AS (SELECT name, 1 FROM saved_recipes UNION ALL SELECT s || s, n + 1 FROM t WHERE n < 40) SELECT length(s) FROM t', /WITH RECURSIVE is not allowed/],
+    [
+      'regexp_replace matching everywhere',
+      `SELECT regexp_replace(regexp_replace(name, '', '${'x'.repeat(30)}', 'g'), '', '${'x'.repeat(30)}', 'g') FROM saved_recipes`,
+      /times larger/,
+    ],
+    ['a replacement that is not a literal', "SELECT replace(name, 'e', name) FROM saved_recipes", /literal replacement/],
+    [
+      'a recursive query that doubles a value',
+      'WITH RECURSIVE t(s, n) AS (SELECT name, 1 FROM saved_recipes UNION ALL SELECT s || s, n + 1 FROM t WHERE n < 40) SELECT length(s) FROM t',
+      /WITH RECURSIVE is not allowed/,
+    ],
   ] as const;
   for (const [what, query, refusal] of bombs) {
     test(what, async () => {
@@ -107,7 +119,9 @@ describe('values built to be huge are refused before they run', () => {
   }
 
   test(`replace() with modest growth (under ${MAX_GROWTH}x) still runs`, async () => {
-    const { result } = await run("SELECT replace(replace(name, ' ', '_'), 'Recipe', 'Cocktail recipe') AS n FROM saved_recipes ORDER BY n LIMIT 1");
+    const { result } = await run(
+      "SELECT replace(replace(name, ' ', '_'), 'Recipe', 'Cocktail recipe') AS n FROM saved_recipes ORDER BY n LIMIT 1",
+    );
     assert.equal(result.status, 'success', JSON.stringify(result));
     assert.deepEqual(result.rows, [{ n: 'Cocktail recipe_0' }]);
   });
@@ -115,7 +129,9 @@ describe('values built to be huge are refused before they run', () => {
 
 describe('what the database runs ends in time and in bounded memory', () => {
   test('a cross join that would run for minutes ends within the statement timeout plus a second', async () => {
-    const { result, ms } = await run('SELECT count(*) FROM saved_recipes a, saved_recipes b, saved_recipes c, saved_recipes d, saved_recipes e');
+    const { result, ms } = await run(
+      'SELECT count(*) FROM saved_recipes a, saved_recipes b, saved_recipes c, saved_recipes d, saved_recipes e',
+    );
     assert.equal(result.status, 'error');
     assert.match(result.error, /ran longer than 1 s and was cancelled/);
     assert.ok(ms < TIMEOUT_MS + 1_000, `ended after ${Math.round(ms)} ms`);
@@ -130,7 +146,11 @@ describe('what the database runs ends in time and in bounded memory', () => {
   });
 
   test('work_mem and temp_file_limit are lowered for the query, and restored after', async () => {
-    const guarded = { ok: true as const, kind: 'select' as const, sql: "SELECT current_setting('work_mem') AS w, current_setting('temp_file_limit') AS t" };
+    const guarded = {
+      ok: true as const,
+      kind: 'select' as const,
+      sql: "SELECT current_setting('work_mem') AS w, current_setting('temp_file_limit') AS t",
+    };
     const result = await executeGuardedAlone(pool, guarded, {
       role: RECIPES_SQL_ROLE,
       userId: USER,
@@ -193,7 +213,10 @@ describe('a result larger than the cap', () => {
         maxUpdatedRows: 0,
         maxResultChars: 16 * 1024,
       });
-      assert.deepEqual(result, { status: 'error', error: 'Query failed: the result is larger than the 16 KB allowed; select fewer columns or rows' });
+      assert.deepEqual(result, {
+        status: 'error',
+        error: 'Query failed: the result is larger than the 16 KB allowed; select fewer columns or rows',
+      });
       assert.ok(fetched <= 10, `read ${fetched} rows of 51 asked for`);
       await client.query('ROLLBACK');
     } finally {
@@ -205,17 +228,24 @@ describe('a result larger than the cap', () => {
 describe('refusals say why and nothing more', () => {
   const run = (sql: string, kind: 'select' | 'update') =>
     asUser(pool, USER, async (db) =>
-      executeGuarded(db, { ok: true, kind, sql }, {
-        role: RECIPES_SQL_ROLE,
-        userId: USER,
-        statementTimeoutMs: TIMEOUT_MS,
-        maxRows: 5,
-        maxUpdatedRows: 1,
-      }),
+      executeGuarded(
+        db,
+        { ok: true, kind, sql },
+        {
+          role: RECIPES_SQL_ROLE,
+          userId: USER,
+          statementTimeoutMs: TIMEOUT_MS,
+          maxRows: 5,
+          maxUpdatedRows: 1,
+        },
+      ),
     );
 
   test('a SELECT of a table the role may not read: the permission error alone', async () => {
-    assert.deepEqual(await run('SELECT * FROM conversations', 'select'), { status: 'error', error: 'Query failed: permission denied for table conversations' });
+    assert.deepEqual(await run('SELECT * FROM conversations', 'select'), {
+      status: 'error',
+      error: 'Query failed: permission denied for table conversations',
+    });
   });
 
   test('an UPDATE of a column the role may not write: the error and which columns may change', async () => {

@@ -61,7 +61,10 @@ const BEER: Role = {
  * One transaction set up as execute.ts sets it up; `fn` gets a runner that tries one statement in a
  * savepoint (so a refusal does not end the transaction) and answers the SQLSTATE, or 'ok'.
  */
-async function asModelRole(role: Role, fn: (tryStatement: (sql: string) => Promise<string>, client: pg.PoolClient) => Promise<void>): Promise<void> {
+async function asModelRole(
+  role: Role,
+  fn: (tryStatement: (sql: string) => Promise<string>, client: pg.PoolClient) => Promise<void>,
+): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -89,7 +92,10 @@ async function asModelRole(role: Role, fn: (tryStatement: (sql: string) => Promi
 
 async function identity(client: pg.PoolClient, role: Role): Promise<Record<string, unknown>> {
   const names = Object.keys(role.settings);
-  const { rows } = await client.query('SELECT current_user AS role, array(SELECT current_setting(n, true) FROM unnest($1::text[]) n) AS settings', [names]);
+  const { rows } = await client.query(
+    'SELECT current_user AS role, array(SELECT current_setting(n, true) FROM unnest($1::text[]) n) AS settings',
+    [names],
+  );
   return { role: rows[0].role, settings: rows[0].settings, visible: (await client.query(role.visible)).rows.map((row) => row.name) };
 }
 
@@ -219,7 +225,10 @@ test("another user's rows stay invisible to the recipes role whatever the query 
     await tryStatement(`SELECT set_config('brigade.user_id', '${BOB}', true)`);
     await tryStatement(`UPDATE pg_settings SET setting = '${BOB}' WHERE name = 'brigade.user_id'`);
     const seen = await client.query("SELECT name FROM saved_recipes WHERE user_id <> 'nobody' OR name LIKE 'Bob%'");
-    assert.deepEqual(seen.rows.map((row) => row.name), ['Alice sour']);
+    assert.deepEqual(
+      seen.rows.map((row) => row.name),
+      ['Alice sour'],
+    );
   });
 });
 
@@ -227,7 +236,11 @@ describe('a SET statement cannot change whose rows a model role sees', () => {
   const OTHER_CLIENT = 'CLT-CIR922';
   for (const [role, changes, other] of [
     [RECIPES, [`SET brigade.user_id = '${BOB}'`, `SET LOCAL brigade.user_id = '${BOB}'`, 'RESET brigade.user_id'], 'Bob secret'],
-    [BEER, [`SET brigade.client_id = '${OTHER_CLIENT}'`, `SET LOCAL brigade.client_id = '${OTHER_CLIENT}'`, 'RESET brigade.client_id'], OTHER_CLIENT],
+    [
+      BEER,
+      [`SET brigade.client_id = '${OTHER_CLIENT}'`, `SET LOCAL brigade.client_id = '${OTHER_CLIENT}'`, 'RESET brigade.client_id'],
+      OTHER_CLIENT,
+    ],
   ] as const) {
     test(`${role.role}: a changed identity sees nothing, even with the seal copied across`, async () => {
       for (const change of changes) {

@@ -73,7 +73,8 @@ async function waitForStatus(running: Running, url: string, status: number, time
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
-    if (running.child.exitCode !== null) assert.fail(`exited with ${running.child.exitCode} before ${url} gave ${status}:\n${running.output()}`);
+    if (running.child.exitCode !== null)
+      assert.fail(`exited with ${running.child.exitCode} before ${url} gave ${status}:\n${running.output()}`);
     try {
       const result = await get(url);
       if (result.status === status) return result;
@@ -89,7 +90,8 @@ async function waitForStatus(running: Running, url: string, status: number, time
 async function waitForOutput(running: Running, pattern: RegExp, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!pattern.test(running.output())) {
-    if (running.child.exitCode !== null) assert.fail(`exited with ${running.child.exitCode} before printing ${pattern}:\n${running.output()}`);
+    if (running.child.exitCode !== null)
+      assert.fail(`exited with ${running.child.exitCode} before printing ${pattern}:\n${running.output()}`);
     if (Date.now() > deadline) assert.fail(`no ${pattern} within ${timeoutMs} ms; output:\n${running.output()}`);
     await sleep(100);
   }
@@ -125,107 +127,133 @@ after(async () => {
 });
 
 describe('npm start', { concurrency: true }, () => {
-  test('cold start with no settings, warm restart, readiness, a stopped PostgreSQL, Ctrl-C', { timeout: 120_000 }, async (t: TestContext) => {
-    const dataDir = await tempDataDir();
-    const [port, pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    const env = {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      EMBEDDED_PG_PORT: String(pgPort),
-      TEMPORAL_DEV_PORT: String(temporalPort),
-      TEMPORAL_UI_PORT: String(uiPort),
-    };
-    const api = `http://127.0.0.1:${port}`;
+  test(
+    'cold start with no settings, warm restart, readiness, a stopped PostgreSQL, Ctrl-C',
+    { timeout: 120_000 },
+    async (t: TestContext) => {
+      const dataDir = await tempDataDir();
+      const [port, pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+      const env = {
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        EMBEDDED_PG_PORT: String(pgPort),
+        TEMPORAL_DEV_PORT: String(temporalPort),
+        TEMPORAL_UI_PORT: String(uiPort),
+      };
+      const api = `http://127.0.0.1:${port}`;
 
-    let started = Date.now();
-    const cold = run('src/main.ts', env);
-    const ready = await waitForStatus(cold, `${api}/readyz`, 200, 90_000);
-    t.diagnostic(`cold start to /readyz 200: ${Date.now() - started} ms`);
-    assert.deepEqual(ready.body, { status: 'ready', postgres: 'ok', temporal: 'ok' });
-    assert.deepEqual(await get(`${api}/healthz`), { status: 200, body: { status: 'ok' } });
+      let started = Date.now();
+      const cold = run('src/main.ts', env);
+      const ready = await waitForStatus(cold, `${api}/readyz`, 200, 90_000);
+      t.diagnostic(`cold start to /readyz 200: ${Date.now() - started} ms`);
+      assert.deepEqual(ready.body, { status: 'ready', postgres: 'ok', temporal: 'ok' });
+      assert.deepEqual(await get(`${api}/healthz`), { status: 200, body: { status: 'ok' } });
 
-    // The banner says where things are and which token to use; the token file is private.
-    await sleep(200);
-    const banner = cold.output();
-    assert.match(banner, new RegExp(`API: +http://127\\.0\\.0\\.1:${port}`));
-    assert.match(banner, new RegExp(`Temporal Web UI: +http://127\\.0\\.0\\.1:${uiPort}`));
-    const token = /Dev token: +([0-9a-f]{64})/.exec(banner)?.[1];
-    assert.ok(token, `no dev token in:\n${banner}`);
-    const tokenFile = path.join(dataDir, 'dev-token');
-    assert.equal((await fs.readFile(tokenFile, 'utf8')).trim(), token);
-    assert.equal((await fs.stat(tokenFile)).mode & 0o777, 0o600);
-    assert.doesNotMatch(banner, new RegExp((await fs.readFile(path.join(dataDir, 'postgres-password'), 'utf8')).trim()));
-    assert.equal((await get(`${api}/v1/conversations`, { authorization: `Bearer ${token}` })).status, 200);
-    assert.equal((await get(`${api}/v1/conversations`)).status, 401);
-    const ui = await fetch(`http://127.0.0.1:${uiPort}/`, { signal: AbortSignal.timeout(5_000) });
-    assert.equal(ui.status, 200, 'the Temporal Web UI answers');
+      // The banner says where things are and which token to use; the token file is private.
+      await sleep(200);
+      const banner = cold.output();
+      assert.match(banner, new RegExp(`API: +http://127\\.0\\.0\\.1:${port}`));
+      assert.match(banner, new RegExp(`Temporal Web UI: +http://127\\.0\\.0\\.1:${uiPort}`));
+      const token = /Dev token: +([0-9a-f]{64})/.exec(banner)?.[1];
+      assert.ok(token, `no dev token in:\n${banner}`);
+      const tokenFile = path.join(dataDir, 'dev-token');
+      assert.equal((await fs.readFile(tokenFile, 'utf8')).trim(), token);
+      assert.equal((await fs.stat(tokenFile)).mode & 0o777, 0o600);
+      assert.doesNotMatch(banner, new RegExp((await fs.readFile(path.join(dataDir, 'postgres-password'), 'utf8')).trim()));
+      assert.equal((await get(`${api}/v1/conversations`, { authorization: `Bearer ${token}` })).status, 200);
+      assert.equal((await get(`${api}/v1/conversations`)).status, 401);
+      const ui = await fetch(`http://127.0.0.1:${uiPort}/`, { signal: AbortSignal.timeout(5_000) });
+      assert.equal(ui.status, 200, 'the Temporal Web UI answers');
 
-    // Worker Deployment Versioning: the worker is a version of the `brigade` deployment (build id: the package's
-    // version and the bundle's hash), current from its start, and a conversation runs on it, auto-upgrading.
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const created = await fetch(`${api}/v1/conversations`, { method: 'POST', headers: auth, body: JSON.stringify({ agent: 'support' }) });
-    assert.equal(created.status, 201);
-    const { id } = (await created.json()) as { id: string };
-    const said = await fetch(`${api}/v1/conversations/${id}/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'hello' }) });
-    assert.equal(said.status, 200);
-    const cli = (...args: string[]) =>
-      promisify(execFile)(temporalCliPath(), [...args, '--address', `127.0.0.1:${temporalPort}`, '-o', 'json']).then(({ stdout }) => JSON.parse(stdout));
-    const deployments = JSON.stringify(await cli('worker', 'deployment', 'list'));
-    assert.match(deployments, /"brigade"/, `temporal worker deployment list shows Brigade's deployment: ${deployments}`);
-    const described = JSON.stringify(await cli('workflow', 'describe', '--workflow-id', `conversation-${id}`));
-    assert.match(described, /"buildId":\s*"0\.1\.0-[0-9a-f]{12}"/, `the conversation's version: ${described.slice(0, 2000)}`);
-    assert.match(described, /AUTO_UPGRADE|AutoUpgrade/, 'its behaviour');
+      // Worker Deployment Versioning: the worker is a version of the `brigade` deployment (build id: the package's
+      // version and the bundle's hash), current from its start, and a conversation runs on it, auto-upgrading.
+      const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const created = await fetch(`${api}/v1/conversations`, { method: 'POST', headers: auth, body: JSON.stringify({ agent: 'support' }) });
+      assert.equal(created.status, 201);
+      const { id } = (await created.json()) as { id: string };
+      const said = await fetch(`${api}/v1/conversations/${id}/messages`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ text: 'hello' }),
+      });
+      assert.equal(said.status, 200);
+      const cli = (...args: string[]) =>
+        promisify(execFile)(temporalCliPath(), [...args, '--address', `127.0.0.1:${temporalPort}`, '-o', 'json']).then(({ stdout }) =>
+          JSON.parse(stdout),
+        );
+      const deployments = JSON.stringify(await cli('worker', 'deployment', 'list'));
+      assert.match(deployments, /"brigade"/, `temporal worker deployment list shows Brigade's deployment: ${deployments}`);
+      const described = JSON.stringify(await cli('workflow', 'describe', '--workflow-id', `conversation-${id}`));
+      assert.match(described, /"buildId":\s*"0\.1\.0-[0-9a-f]{12}"/, `the conversation's version: ${described.slice(0, 2000)}`);
+      assert.match(described, /AUTO_UPGRADE|AutoUpgrade/, 'its behaviour');
 
-    // The dev server keeps its history file in write-ahead-log mode (src/stack/temporal-dev-server.ts,
-    // SQLITE_PRAGMAS): SQLite marks it in the file's header (read and write versions 2) and keeps a -wal file open.
-    const header = Buffer.alloc(20);
-    const db = await fs.open(path.join(dataDir, 'temporal.db'));
-    await db.read(header, 0, 20, 0);
-    await db.close();
-    assert.deepEqual([header[18], header[19]], [2, 2], 'temporal.db is in WAL mode');
-    await fs.access(path.join(dataDir, 'temporal.db-wal'));
+      // The dev server keeps its history file in write-ahead-log mode (src/stack/temporal-dev-server.ts,
+      // SQLITE_PRAGMAS): SQLite marks it in the file's header (read and write versions 2) and keeps a -wal file open.
+      const header = Buffer.alloc(20);
+      const db = await fs.open(path.join(dataDir, 'temporal.db'));
+      await db.read(header, 0, 20, 0);
+      await db.close();
+      assert.deepEqual([header[18], header[19]], [2, 2], 'temporal.db is in WAL mode');
+      await fs.access(path.join(dataDir, 'temporal.db-wal'));
 
-    // Ctrl-C: everything stops, including the PostgreSQL and Temporal it started.
-    const postgresPid = Number((await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
-    assert.ok(isAlive(postgresPid));
-    cold.child.kill('SIGINT');
-    const stopped = await exitOf(cold, 30_000);
-    assert.equal(stopped.code, 0, stopped.output);
-    assert.ok(!isAlive(postgresPid), 'PostgreSQL stopped with the app');
-    const temporalFreed = net.connect(temporalPort, '127.0.0.1');
-    await assert.rejects(new Promise((resolve, reject) => temporalFreed.once('connect', resolve).once('error', reject)), /ECONNREFUSED/);
-    temporalFreed.destroy();
+      // Ctrl-C: everything stops, including the PostgreSQL and Temporal it started.
+      const postgresPid = Number((await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      assert.ok(isAlive(postgresPid));
+      cold.child.kill('SIGINT');
+      const stopped = await exitOf(cold, 30_000);
+      assert.equal(stopped.code, 0, stopped.output);
+      assert.ok(!isAlive(postgresPid), 'PostgreSQL stopped with the app');
+      const temporalFreed = net.connect(temporalPort, '127.0.0.1');
+      await assert.rejects(new Promise((resolve, reject) => temporalFreed.once('connect', resolve).once('error', reject)), /ECONNREFUSED/);
+      temporalFreed.destroy();
 
-    // Second start: same data, same token, faster.
-    started = Date.now();
-    const warm = run('src/main.ts', env);
-    await waitForStatus(warm, `${api}/readyz`, 200, 60_000);
-    t.diagnostic(`warm start to /readyz 200: ${Date.now() - started} ms`);
-    await sleep(200);
-    assert.equal(/Dev token: +([0-9a-f]{64})/.exec(warm.output())?.[1], token, 'the dev token survives a restart');
-    assert.doesNotMatch(warm.output(), /Applied migrations/, 'nothing left to migrate');
+      // Second start: same data, same token, faster.
+      started = Date.now();
+      const warm = run('src/main.ts', env);
+      await waitForStatus(warm, `${api}/readyz`, 200, 60_000);
+      t.diagnostic(`warm start to /readyz 200: ${Date.now() - started} ms`);
+      await sleep(200);
+      assert.equal(/Dev token: +([0-9a-f]{64})/.exec(warm.output())?.[1], token, 'the dev token survives a restart');
+      assert.doesNotMatch(warm.output(), /Applied migrations/, 'nothing left to migrate');
 
-    // PostgreSQL goes away under a running app: not ready (503, naming it), but alive.
-    const warmPgPid = Number((await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
-    process.kill(warmPgPid, 'SIGINT');
-    const unready = await waitForStatus(warm, `${api}/readyz`, 503, 15_000);
-    assert.equal(unready.body.status, 'unavailable');
-    assert.equal(unready.body.postgres, 'failing');
-    assert.equal(unready.body.temporal, 'ok');
-    assert.deepEqual(Object.keys(unready.body).sort(), ['postgres', 'status', 'temporal'], 'an anonymous caller learns which dependency fails, not why');
-    assert.match(warm.output(), /readyz: postgres failing: .*(ECONNREFUSED|terminat|connect|shutting down)/i, 'the log says why PostgreSQL is unreachable');
-    assert.equal((await get(`${api}/healthz`)).status, 200);
+      // PostgreSQL goes away under a running app: not ready (503, naming it), but alive.
+      const warmPgPid = Number((await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      process.kill(warmPgPid, 'SIGINT');
+      const unready = await waitForStatus(warm, `${api}/readyz`, 503, 15_000);
+      assert.equal(unready.body.status, 'unavailable');
+      assert.equal(unready.body.postgres, 'failing');
+      assert.equal(unready.body.temporal, 'ok');
+      assert.deepEqual(
+        Object.keys(unready.body).sort(),
+        ['postgres', 'status', 'temporal'],
+        'an anonymous caller learns which dependency fails, not why',
+      );
+      assert.match(
+        warm.output(),
+        /readyz: postgres failing: .*(ECONNREFUSED|terminat|connect|shutting down)/i,
+        'the log says why PostgreSQL is unreachable',
+      );
+      assert.equal((await get(`${api}/healthz`)).status, 200);
 
-    warm.child.kill('SIGINT');
-    assert.equal((await exitOf(warm, 30_000)).code, 0);
-  });
+      warm.child.kill('SIGINT');
+      assert.equal((await exitOf(warm, 30_000)).code, 0);
+    },
+  );
 
   test('a wrong DATABASE_URL: PostgreSQL and the address are named, the password is not', { timeout: 40_000 }, async () => {
     const port = await freePort();
-    const running = run('src/main.ts', { DATABASE_URL: `postgres://brigade:s3cret-pw@127.0.0.1:${port}/brigade`, DATA_DIR: await tempDataDir() });
+    const running = run('src/main.ts', {
+      DATABASE_URL: `postgres://brigade:s3cret-pw@127.0.0.1:${port}/brigade`,
+      DATA_DIR: await tempDataDir(),
+    });
     const { code, output } = await exitOf(running, 30_000);
     assert.equal(code, 1);
-    assert.match(output, new RegExp(`PostgreSQL is not reachable at postgres://brigade@127\\.0\\.0\\.1:${port}/brigade \\(DATABASE_URL\\): connection refused`));
+    assert.match(
+      output,
+      new RegExp(
+        `PostgreSQL is not reachable at postgres://brigade@127\\.0\\.0\\.1:${port}/brigade \\(DATABASE_URL\\): connection refused`,
+      ),
+    );
     assert.doesNotMatch(output, /s3cret-pw/);
     assert.doesNotMatch(output, /^\s+at /m, 'no stack trace');
   });
@@ -304,7 +332,10 @@ describe('npm start', { concurrency: true }, () => {
     const running = run('src/main.ts', { EMBEDDED_PG_PORT: String(port), DATA_DIR: await tempDataDir() });
     const { code, output } = await exitOf(running, 25_000);
     assert.equal(code, 1);
-    assert.match(output, new RegExp(`PostgreSQL \\(embedded\\) could not start: port ${port} is in use; set EMBEDDED_PG_PORT or DATABASE_URL`));
+    assert.match(
+      output,
+      new RegExp(`PostgreSQL \\(embedded\\) could not start: port ${port} is in use; set EMBEDDED_PG_PORT or DATABASE_URL`),
+    );
   });
 
   test('a taken Temporal dev server port names TEMPORAL_DEV_PORT', { timeout: 30_000 }, async () => {
@@ -325,21 +356,31 @@ describe('npm start', { concurrency: true }, () => {
   });
 
   test('npm run worker and npm run api need both services configured', { timeout: 70_000 }, async () => {
-    for (const [script, command] of [['src/worker-main.ts', 'npm run worker'], ['src/api-main.ts', 'npm run api']] as const) {
+    for (const [script, command] of [
+      ['src/worker-main.ts', 'npm run worker'],
+      ['src/api-main.ts', 'npm run api'],
+    ] as const) {
       const { code, output } = await exitOf(run(script, { DATABASE_URL: 'postgres://u@127.0.0.1:1/db' }), 30_000);
       assert.equal(code, 1);
-      assert.match(output, new RegExp(`${command} runs against existing services and needs DATABASE_URL and TEMPORAL_ADDRESS; not set: TEMPORAL_ADDRESS`));
+      assert.match(
+        output,
+        new RegExp(`${command} runs against existing services and needs DATABASE_URL and TEMPORAL_ADDRESS; not set: TEMPORAL_ADDRESS`),
+      );
     }
   });
 
-  test('production settings without payload encryption keys stop every entry point, naming the setting and the way out', { timeout: 100_000 }, async () => {
-    const services = { DATABASE_URL: 'postgres://u@127.0.0.1:1/db', TEMPORAL_ADDRESS: '127.0.0.1:1', PAYLOAD_ENCRYPTION_KEYS: '' };
-    for (const script of ['src/worker-main.ts', 'src/api-main.ts', 'src/main.ts']) {
-      const { code, output } = await exitOf(run(script, services), 30_000);
-      assert.equal(code, 1, script);
-      assert.match(output, /PAYLOAD_ENCRYPTION_KEYS: required with DATABASE_URL or TEMPORAL_ADDRESS/, script);
-      assert.match(output, /PAYLOAD_ENCRYPTION=off/);
-      assert.doesNotMatch(output, /not reachable/, `${script} stops before it connects to anything`);
-    }
-  });
+  test(
+    'production settings without payload encryption keys stop every entry point, naming the setting and the way out',
+    { timeout: 100_000 },
+    async () => {
+      const services = { DATABASE_URL: 'postgres://u@127.0.0.1:1/db', TEMPORAL_ADDRESS: '127.0.0.1:1', PAYLOAD_ENCRYPTION_KEYS: '' };
+      for (const script of ['src/worker-main.ts', 'src/api-main.ts', 'src/main.ts']) {
+        const { code, output } = await exitOf(run(script, services), 30_000);
+        assert.equal(code, 1, script);
+        assert.match(output, /PAYLOAD_ENCRYPTION_KEYS: required with DATABASE_URL or TEMPORAL_ADDRESS/, script);
+        assert.match(output, /PAYLOAD_ENCRYPTION=off/);
+        assert.doesNotMatch(output, /not reachable/, `${script} stops before it connects to anything`);
+      }
+    },
+  );
 });

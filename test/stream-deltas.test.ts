@@ -50,7 +50,11 @@ function assertAtOffsets(events: SseEvent[], text: string, attempt?: number) {
   for (const e of deltas(events)) {
     const { offset, text: piece } = e.data.data;
     if (attempt !== undefined && e.data.data.attempt !== attempt) continue;
-    assert.equal(piece, text.slice(offset, offset + piece.length), `the delta at ${offset} (${e.id === undefined ? 'live' : `event ${e.id}`})`);
+    assert.equal(
+      piece,
+      text.slice(offset, offset + piece.length),
+      `the delta at ${offset} (${e.id === undefined ? 'live' : `event ${e.id}`})`,
+    );
   }
 }
 
@@ -102,7 +106,12 @@ describe('live deltas', () => {
     const lastEventId = before.filter((e) => e.id !== undefined).at(-1)!.id!;
     // a few pieces go by while no one listens
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const afterwards = await readSse(eventsUrl(id), { token: ALICE, live: true, lastEventId, until: (events) => events.some((e) => e.event === 'turn.ended') });
+    const afterwards = await readSse(eventsUrl(id), {
+      token: ALICE,
+      live: true,
+      lastEventId,
+      until: (events) => events.some((e) => e.event === 'turn.ended'),
+    });
     assert.equal((await turn).status, 200);
 
     const messageId = afterwards.find(isReply)!.data.data.id;
@@ -115,9 +124,16 @@ describe('live deltas', () => {
     assert.equal(t.drafts[messageId]?.text, full, 'no gap, no duplicate');
     // the table's events come once each, in order, across the two connections
     const ids = seen.filter((e) => e.id !== undefined).map((e) => Number(e.id));
-    assert.deepEqual(ids, [...new Set(ids)].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...new Set(ids)].sort((a, b) => a - b),
+    );
     // ids are each event's place in the conversation (1, 2, 3, …): none missing up to the last one seen
-    assert.deepEqual(ids, Array.from({ length: ids.at(-1)! }, (_, index) => index + 1), 'every event of the table reached the client');
+    assert.deepEqual(
+      ids,
+      Array.from({ length: ids.at(-1)! }, (_, index) => index + 1),
+      'every event of the table reached the client',
+    );
   });
 
   test("a user's stream never carries another user's deltas", async () => {
@@ -149,8 +165,14 @@ describe('live deltas', () => {
         app.call('POST', `/v1/conversations/${alices}/messages`, { token: ALICE, body: { text: 'alice story' } }),
         app.call('POST', `/v1/conversations/${carols}/messages`, { token: CAROL, body: { text: 'carol story' } }),
       ]);
-      assert.ok(deltas(a).some((e) => e.id === undefined), 'Alice got live deltas');
-      assert.ok(deltas(c).some((e) => e.id === undefined), 'Carol got live deltas');
+      assert.ok(
+        deltas(a).some((e) => e.id === undefined),
+        'Alice got live deltas',
+      );
+      assert.ok(
+        deltas(c).some((e) => e.id === undefined),
+        'Carol got live deltas',
+      );
       assert.doesNotMatch(JSON.stringify(c), /alicesecret|forged-wrong-user/);
       assert.doesNotMatch(JSON.stringify(a), /carolword|forged/);
       assertAtOffsets(a, texts.alice!.join(''));
@@ -185,7 +207,12 @@ describe('live deltas', () => {
     // the whole piece goes live at once, so the stream must be listening before the turn starts
     let opened!: () => void;
     const open = new Promise<void>((resolve) => (opened = resolve));
-    const stream = readSse(eventsUrl(id), { token: ALICE, live: true, onOpen: opened, until: (events) => events.some((e) => e.event === 'turn.ended') });
+    const stream = readSse(eventsUrl(id), {
+      token: ALICE,
+      live: true,
+      onOpen: opened,
+      until: (events) => events.some((e) => e.event === 'turn.ended'),
+    });
     await open;
     assert.equal((await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'a long one' } })).status, 200);
     const events = await stream;
@@ -221,13 +248,21 @@ describe('live deltas', () => {
     // the same retry with the same text: the text is there once, not twice
     const again = words('same', 8);
     fake.script(reply.text(again, { intervalMs: 40, breakAfter: 4 }), reply.text(again, { intervalMs: 40 }));
-    const second2 = readSse(eventsUrl(id), { token: ALICE, live: true, lastEventId: events.at(-1)!.id!, until: (seen) => seen.some((e) => e.event === 'turn.ended') });
+    const second2 = readSse(eventsUrl(id), {
+      token: ALICE,
+      live: true,
+      lastEventId: events.at(-1)!.id!,
+      until: (seen) => seen.some((e) => e.event === 'turn.ended'),
+    });
     assert.equal((await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'again' } })).status, 200);
     const more = await second2;
     const messageId = more.find(isReply)!.data.data.id;
     assert.equal(draftsOf(more).drafts[messageId]?.text, again.join(''));
     // and from the table alone, as a client that connects afterwards reads it
-    const replay = await readSse(eventsUrl(id), { token: ALICE, until: (seen) => seen.filter((e) => e.event === 'turn.ended').length >= 2 });
+    const replay = await readSse(eventsUrl(id), {
+      token: ALICE,
+      until: (seen) => seen.filter((e) => e.event === 'turn.ended').length >= 2,
+    });
     assert.equal(draftsOf(replay).drafts[messageId]?.text, again.join(''));
     assert.equal(draftsOf(replay).drafts[final.data.data.id]?.text, second.join(''));
   });

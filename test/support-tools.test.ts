@@ -198,7 +198,10 @@ describe('get_order_by_id', () => {
       price: 79.99,
       status: 'Shipped',
     });
-    assert.equal(JSON.stringify(order), '{"id":"24601","customer_id":"1213210","product":"Wireless Headphones","quantity":1,"price":79.99,"status":"Shipped"}');
+    assert.equal(
+      JSON.stringify(order),
+      '{"id":"24601","customer_id":"1213210","product":"Wireless Headphones","quantity":1,"price":79.99,"status":"Shipped"}',
+    );
   });
 
   test('not found', async () => {
@@ -329,20 +332,17 @@ describe('update_user_contact', () => {
   });
 
   test('updates email and phone together', async () => {
-    assert.deepEqual(
-      await call('update_user_contact', { user_id: '4782901', email: 'aaliyah.davis@example.com', phone: '111-222-4444' }),
-      {
-        id: '4782901',
-        name: 'Aaliyah Davis',
-        email: 'aaliyah.davis@example.com',
-        phone: '111-222-4444',
-        username: 'adavis',
-        message: 'User information updated successfully',
-      },
-    );
+    assert.deepEqual(await call('update_user_contact', { user_id: '4782901', email: 'aaliyah.davis@example.com', phone: '111-222-4444' }), {
+      id: '4782901',
+      name: 'Aaliyah Davis',
+      email: 'aaliyah.davis@example.com',
+      phone: '111-222-4444',
+      username: 'adavis',
+      message: 'User information updated successfully',
+    });
   });
 
-  test("refuses an email in use by another customer, in any case, and changes nothing", async () => {
+  test('refuses an email in use by another customer, in any case, and changes nothing', async () => {
     for (const email of ['priya@candy.com', 'Priya@Candy.COM']) {
       assert.deepEqual(await call('update_user_contact', { user_id: JOHN.id, email }), {
         error: 'Email already in use by another customer',
@@ -411,14 +411,7 @@ describe('argument schemas (src/agents/support/tools.ts)', () => {
 
   test('there are exactly the six tools of the seed, each implemented', () => {
     const names = supportTools.map((tool) => tool.name).sort();
-    assert.deepEqual(names, [
-      'cancel_order',
-      'get_customer_orders',
-      'get_order_by_id',
-      'get_user',
-      'get_user_info',
-      'update_user_contact',
-    ]);
+    assert.deepEqual(names, ['cancel_order', 'get_customer_orders', 'get_order_by_id', 'get_user', 'get_user_info', 'update_user_contact']);
     assert.deepEqual(Object.keys(supportImplementations).sort(), names);
   });
 

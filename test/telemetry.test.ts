@@ -63,10 +63,15 @@ describe('a turn with tracing and metrics on', () => {
     await tracing.flush();
 
     const isTurnRequest = (span: ReceivedSpan) =>
-      span.kind === 2 /* SERVER */ && String(span.attributes['http.target'] ?? span.attributes['url.path'] ?? '').endsWith(`/${conversationId}/messages`);
+      span.kind === 2 /* SERVER */ &&
+      String(span.attributes['http.target'] ?? span.attributes['url.path'] ?? '').endsWith(`/${conversationId}/messages`);
     await receiver.waitFor((spans) => {
       const root = spans.find(isTurnRequest);
-      return Boolean(root && spans.some((s) => s.traceId === root.traceId && s.name.startsWith('chat ')) && spans.some((s) => s.traceId === root.traceId && s.name === 'HandleUpdate:sendMessage'));
+      return Boolean(
+        root &&
+        spans.some((s) => s.traceId === root.traceId && s.name.startsWith('chat ')) &&
+        spans.some((s) => s.traceId === root.traceId && s.name === 'HandleUpdate:sendMessage'),
+      );
     });
     const request = receiver.spans.find(isTurnRequest)!;
     trace = receiver.spans.filter((span) => span.traceId === request.traceId);
@@ -79,7 +84,13 @@ describe('a turn with tracing and metrics on', () => {
       return span;
     };
 
-    has('conversation attributes on an API span', (s) => s.attributes['brigade.conversation_id'] === conversationId && s.attributes['brigade.agent'] === 'support' && s.attributes['brigade.user'] === 'alice');
+    has(
+      'conversation attributes on an API span',
+      (s) =>
+        s.attributes['brigade.conversation_id'] === conversationId &&
+        s.attributes['brigade.agent'] === 'support' &&
+        s.attributes['brigade.user'] === 'alice',
+    );
     has('Update call from the client', (s) => s.name === 'StartWorkflowUpdate:sendMessage');
     const handler = has('Update handler in the workflow', (s) => s.name === 'HandleUpdate:sendMessage');
     const activity = has('model activity', (s) => s.name === 'RunActivity:modelStep');
@@ -94,7 +105,10 @@ describe('a turn with tracing and metrics on', () => {
     assert.equal(model.attributes['brigade.agent'], 'support');
     assert.equal(model.attributes['gen_ai.input.messages'], undefined, 'prompts stay out of spans by default');
     const port = new URL(fake.baseUrl).port;
-    has('Gemini HTTP call', (s) => s.kind === 3 /* CLIENT */ && String(s.attributes['url.full'] ?? s.attributes['http.url'] ?? '').includes(`:${port}/`));
+    has(
+      'Gemini HTTP call',
+      (s) => s.kind === 3 /* CLIENT */ && String(s.attributes['url.full'] ?? s.attributes['http.url'] ?? '').includes(`:${port}/`),
+    );
     has('tool span', (s) => s.name === 'execute_tool get_user_info' && s.attributes['gen_ai.tool.name'] === 'get_user_info');
     has('PostgreSQL query', (s) => s.attributes['db.system'] === 'postgresql');
     assert.ok(trace.every((span) => span.service === 'brigade-test'));
@@ -119,7 +133,9 @@ describe('a turn with tracing and metrics on', () => {
     const waiting = await (await fetch(`${app.baseUrl}/metrics`)).text();
     assert.equal(sample(waiting, 'brigade_turns_total', { agent: 'support', kind: 'message', outcome: 'waiting' }), 1);
     assert.equal(sample(waiting, 'brigade_pending_waiting', { kind: asked.body.pending[0].kind }), 1);
-    const decided = await app.call('POST', `/v1/conversations/${conversationId}/decisions`, { body: { pendingId: asked.body.pending[0].id, decision: 'approve' } });
+    const decided = await app.call('POST', `/v1/conversations/${conversationId}/decisions`, {
+      body: { pendingId: asked.body.pending[0].id, decision: 'approve' },
+    });
     assert.equal(decided.status, 200);
     const after = await (await fetch(`${app.baseUrl}/metrics`)).text();
     assert.equal(sample(after, 'brigade_pending_waiting', { kind: asked.body.pending[0].kind }), 0);

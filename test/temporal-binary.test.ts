@@ -15,7 +15,11 @@ async function sandbox(options: { go: boolean }) {
   const calls = path.join(root, 'calls');
   if (options.go) {
     // `go install <module>` with GOBIN set: writes an executable "temporal" there, as the real build does.
-    await fs.writeFile(path.join(bin, 'go'), `#!/bin/sh\necho "go $*" >> "${calls}"\n/bin/mkdir -p "$GOBIN"\nprintf '#!/bin/sh\\necho built\\n' > "$GOBIN/temporal"\n/bin/chmod +x "$GOBIN/temporal"\n`, { mode: 0o755 });
+    await fs.writeFile(
+      path.join(bin, 'go'),
+      `#!/bin/sh\necho "go $*" >> "${calls}"\n/bin/mkdir -p "$GOBIN"\nprintf '#!/bin/sh\\necho built\\n' > "$GOBIN/temporal"\n/bin/chmod +x "$GOBIN/temporal"\n`,
+      { mode: 0o755 },
+    );
   }
   const env = { PATH: bin, HOME: root, BRIGADE_CACHE_DIR: path.join(root, 'cache') };
   const record = async (line: string) => fs.appendFile(calls, `${line}\n`);
@@ -23,13 +27,15 @@ async function sandbox(options: { go: boolean }) {
   return { root, env, record, callsMade, cached: path.join(root, 'cache', 'bin', 'temporal') };
 }
 
-const downloads = (record: (line: string) => Promise<void>, works: boolean): CliDownload => async (_binDir, target) => {
-  await record('download');
-  if (!works) throw new Error('getaddrinfo ENOTFOUND temporal.download');
-  await fs.mkdir(path.dirname(target), { recursive: true });
-  await fs.writeFile(target, '#!/bin/sh\necho downloaded\n', { mode: 0o755 });
-  return target;
-};
+const downloads =
+  (record: (line: string) => Promise<void>, works: boolean): CliDownload =>
+  async (_binDir, target) => {
+    await record('download');
+    if (!works) throw new Error('getaddrinfo ENOTFOUND temporal.download');
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.writeFile(target, '#!/bin/sh\necho downloaded\n', { mode: 0o755 });
+    return target;
+  };
 
 test('a download comes before the Go build, and a successful one means no build', async () => {
   const box = await sandbox({ go: true });

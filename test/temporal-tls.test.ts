@@ -81,11 +81,19 @@ describe('a Temporal that requires mutual TLS', () => {
       const security = temporalSecurity(env);
       const started = Date.now();
       await assert.rejects(connectTemporal(proxy.address, 'default', { security, timeoutMs: 5_000 }), (error: Error) => {
-        assert.match(error.message, new RegExp(`Temporal (is not reachable|at ${proxy.address.replace(/\./g, '\\.')} \\(TEMPORAL_ADDRESS, (TLS|mTLS)\\) did not answer)`));
+        assert.match(
+          error.message,
+          new RegExp(
+            `Temporal (is not reachable|at ${proxy.address.replace(/\./g, '\\.')} \\(TEMPORAL_ADDRESS, (TLS|mTLS)\\) did not answer)`,
+          ),
+        );
         assert.match(error.message, /TEMPORAL_ADDRESS, m?TLS/);
         return true;
       });
-      await assert.rejects(connectTemporalWorker(proxy.address, { security, timeoutMs: 5_000 }), /Temporal is not reachable .*TEMPORAL_ADDRESS, m?TLS/);
+      await assert.rejects(
+        connectTemporalWorker(proxy.address, { security, timeoutMs: 5_000 }),
+        /Temporal is not reachable .*TEMPORAL_ADDRESS, m?TLS/,
+      );
       assert.ok(Date.now() - started < 30_000, 'no hang');
     }
     assert.ok(proxy.refused > refusedBefore, 'the server refused the handshakes');
@@ -100,15 +108,30 @@ describe('a Temporal that requires mutual TLS', () => {
   test('a bad certificate or key is an error at start that names the setting', () => {
     const garbage = path.join(pki.dir, 'garbage.pem');
     fs.writeFileSync(garbage, '-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n');
-    assert.throws(() => temporalSecurity(mtlsEnv({ TEMPORAL_TLS_CLIENT_CERT_PATH: garbage })), (error: Error) => {
-      assert.ok(error instanceof TemporalTlsError);
-      assert.match(error.message, /TEMPORAL_TLS_CLIENT_CERT_PATH .* is not a PEM certificate/);
-      return true;
-    });
-    assert.throws(() => temporalSecurity(mtlsEnv({ TEMPORAL_TLS_CLIENT_KEY_PATH: garbage })), /TEMPORAL_TLS_CLIENT_KEY_PATH .* is not a PEM private key/);
-    assert.throws(() => temporalSecurity(mtlsEnv({ TEMPORAL_TLS_CLIENT_KEY_PATH: pki.rogueKey })), /is not the private key of TEMPORAL_TLS_CLIENT_CERT_PATH/);
-    assert.throws(() => temporalSecurity(mtlsEnv({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: garbage })), /TEMPORAL_TLS_SERVER_CA_CERT_PATH .* is not a PEM certificate/);
-    assert.throws(() => temporalSecurity(mtlsEnv({ TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(pki.dir, 'missing.pem') })), /Temporal connection settings: .*ENOENT.*missing\.pem/);
+    assert.throws(
+      () => temporalSecurity(mtlsEnv({ TEMPORAL_TLS_CLIENT_CERT_PATH: garbage })),
+      (error: Error) => {
+        assert.ok(error instanceof TemporalTlsError);
+        assert.match(error.message, /TEMPORAL_TLS_CLIENT_CERT_PATH .* is not a PEM certificate/);
+        return true;
+      },
+    );
+    assert.throws(
+      () => temporalSecurity(mtlsEnv({ TEMPORAL_TLS_CLIENT_KEY_PATH: garbage })),
+      /TEMPORAL_TLS_CLIENT_KEY_PATH .* is not a PEM private key/,
+    );
+    assert.throws(
+      () => temporalSecurity(mtlsEnv({ TEMPORAL_TLS_CLIENT_KEY_PATH: pki.rogueKey })),
+      /is not the private key of TEMPORAL_TLS_CLIENT_CERT_PATH/,
+    );
+    assert.throws(
+      () => temporalSecurity(mtlsEnv({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: garbage })),
+      /TEMPORAL_TLS_SERVER_CA_CERT_PATH .* is not a PEM certificate/,
+    );
+    assert.throws(
+      () => temporalSecurity(mtlsEnv({ TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(pki.dir, 'missing.pem') })),
+      /Temporal connection settings: .*ENOENT.*missing\.pem/,
+    );
   });
 
   test('an API key alone means TLS with the key (Temporal Cloud), and plaintext stays the default', () => {

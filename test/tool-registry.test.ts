@@ -33,7 +33,12 @@ type RegistryEntry = ReturnType<typeof toolImplementations>[string];
 type _Context = Expect<Equal<Parameters<RegistryEntry>[1], ToolContext>>;
 type _Result = Expect<Equal<ReturnType<RegistryEntry>, Promise<unknown>>>;
 /** The call the runtime makes, typed from the spec: its schema's output goes to the implementation. */
-function callAsRuntime<S extends ToolSpec['args']>(spec: ToolSpec<S>, implementation: RegistryEntry, args: ReturnType<S['parse']>, context: ToolContext): Promise<unknown> {
+function callAsRuntime<S extends ToolSpec['args']>(
+  spec: ToolSpec<S>,
+  implementation: RegistryEntry,
+  args: ReturnType<S['parse']>,
+  context: ToolContext,
+): Promise<unknown> {
   return implementation(args, context);
 }
 
@@ -65,7 +70,9 @@ describe('the tool registry', () => {
 
   test('every tool run by the runTool activity has an implementation registered under its name', () => {
     assert.ok(runByActivity.length > 0);
-    const missing = runByActivity.filter(({ spec }) => typeof registry[spec.name] !== 'function').map(({ agent, spec }) => `${agent}.${spec.name}`);
+    const missing = runByActivity
+      .filter(({ spec }) => typeof registry[spec.name] !== 'function')
+      .map(({ agent, spec }) => `${agent}.${spec.name}`);
     assert.deepEqual(missing, []);
   });
 
@@ -76,12 +83,16 @@ describe('the tool registry', () => {
       .filter(({ spec }) => spec.runner?.kind === 'child' && typeof exported[spec.runner.workflow] !== 'function')
       .map(({ agent, spec }) => `${agent}.${spec.name} -> ${spec.runner?.kind === 'child' ? spec.runner.workflow : ''}`);
     assert.deepEqual(missing, []);
-    for (const { spec } of runByChild) assert.equal(registry[spec.name], undefined, `${spec.name} runs as a child workflow, not through runTool`);
+    for (const { spec } of runByChild)
+      assert.equal(registry[spec.name], undefined, `${spec.name} runs as a child workflow, not through runTool`);
   });
 
   test('every registered implementation belongs to a tool an agent declares', () => {
     const names = new Set(runByActivity.map(({ spec }) => spec.name));
-    assert.deepEqual(Object.keys(toolImplementations).filter((name) => !names.has(name)), []);
+    assert.deepEqual(
+      Object.keys(toolImplementations).filter((name) => !names.has(name)),
+      [],
+    );
   });
 });
 
@@ -135,7 +146,9 @@ describe('each implementation called with arguments from its schema', () => {
             client: 'CLT-CCW784',
             services,
           }),
-        ).catch((error: unknown) => assert.fail(`${spec.name}(${JSON.stringify(args)}) threw: ${error instanceof Error ? error.stack : String(error)}`));
+        ).catch((error: unknown) =>
+          assert.fail(`${spec.name}(${JSON.stringify(args)}) threw: ${error instanceof Error ? error.stack : String(error)}`),
+        );
         assert.notEqual(result, undefined, `${spec.name} answered nothing`);
         assert.doesNotThrow(() => JSON.stringify(result), `${spec.name}'s answer is JSON`);
       }

@@ -45,7 +45,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A slow stream: `count` words, one every `intervalMs`. */
 const slowWords = (count: number, intervalMs: number) =>
-  reply.text(Array.from({ length: count }, (_, i) => `word${i + 1} `), { intervalMs });
+  reply.text(
+    Array.from({ length: count }, (_, i) => `word${i + 1} `),
+    { intervalMs },
+  );
 
 describe('Stop', () => {
   test('ends a streaming turn within a second, closes the model stream and keeps what streamed', async () => {
@@ -150,7 +153,9 @@ describe('delete and export', () => {
     assert.equal((await say(id, 'Who is john@gmail.com?', { 'Idempotency-Key': 'k-1' })).status, 200);
     fake.script(reply.calls({ name: 'cancel_order', args: { order_id: '13579' } }), reply.text('Cancelled.'));
     const parked = await say(id, 'Cancel order 13579');
-    const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: parked.body.pending[0].id, decision: 'approve' } });
+    const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+      body: { pendingId: parked.body.pending[0].id, decision: 'approve' },
+    });
     assert.equal(decided.status, 200);
 
     const view = await app.call('GET', `/v1/conversations/${id}`);
@@ -179,7 +184,10 @@ describe('delete and export', () => {
     const deleted = await app.call('DELETE', `/v1/conversations/${id}`);
     assert.equal(deleted.status, 204);
     const seen = await stream;
-    assert.ok(seen.some((event) => event.event === 'conversation.deleted'), 'the event stream was told and closed');
+    assert.ok(
+      seen.some((event) => event.event === 'conversation.deleted'),
+      'the event stream was told and closed',
+    );
 
     assert.equal((await app.call('GET', `/v1/conversations/${id}`)).status, 404);
     assert.equal((await app.call('DELETE', `/v1/conversations/${id}`)).status, 404);
@@ -192,7 +200,10 @@ describe('delete and export', () => {
       const rows = await app.adminQuery(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [id]);
       assert.equal(rows[0].n, 0, `${table} keeps no row of the conversation`);
     }
-    const keys = await app.adminQuery(`SELECT count(*)::int AS n FROM idempotency_keys WHERE scope = $1 OR response->>'id' = $2`, [`conversation:${id}`, id]);
+    const keys = await app.adminQuery(`SELECT count(*)::int AS n FROM idempotency_keys WHERE scope = $1 OR response->>'id' = $2`, [
+      `conversation:${id}`,
+      id,
+    ]);
     assert.equal(keys[0].n, 0);
 
     // DeleteWorkflowExecution is asynchronous on the server: the execution is gone shortly after.
@@ -222,9 +233,10 @@ test('the OpenAPI document lists stop, delete and export', async () => {
 
 describe('token budgets', () => {
   const costs = (totalTokenCount: number) => ({ promptTokenCount: totalTokenCount - 10, candidatesTokenCount: 10, totalTokenCount });
-  const decide = (id: string, body: Record<string, unknown>, token = ALICE) => app.call('POST', `/v1/conversations/${id}/decisions`, { token, body });
+  const decide = (id: string, body: Record<string, unknown>, token = ALICE) =>
+    app.call('POST', `/v1/conversations/${id}/decisions`, { token, body });
 
-  test("a conversation over its budget parks; approve raises it, reject and the deadline end the turn", async () => {
+  test('a conversation over its budget parks; approve raises it, reject and the deadline end the turn', async () => {
     const id = await conversation();
     fake.script(reply.text('one', { usage: costs(3000) }), reply.text('two', { usage: costs(3000) }));
     assert.equal((await say(id, 'one')).body.messages.at(-1).text, 'one');
@@ -257,7 +269,10 @@ describe('token budgets', () => {
     assert.equal(again.body.pending[0].kind, 'budget');
     const rejected = await decide(id, { pendingId: again.body.pending[0].id, decision: 'reject', reason: 'too expensive' });
     assert.equal(rejected.status, 200);
-    assert.match(rejected.body.messages.at(-1).text, /10,100 tokens of its 10,000-token budget, and the budget was not raised \(too expensive\)/);
+    assert.match(
+      rejected.body.messages.at(-1).text,
+      /10,100 tokens of its 10,000-token budget, and the budget was not raised \(too expensive\)/,
+    );
     assert.equal((await app.call('GET', `/v1/conversations/${id}`)).body.status, 'idle');
 
     // and nobody deciding before the deadline (3 s here) ends it too
@@ -274,7 +289,10 @@ describe('token budgets', () => {
     }
     assert.match(last.text, /nobody raised it before the deadline/);
     assert.equal(fake.requests.length, 4, 'over budget, the model was never asked');
-    const usage = await app.adminQuery('SELECT count(*)::int AS n, sum(total_tokens)::int AS total FROM model_usage WHERE conversation_id = $1', [id]);
+    const usage = await app.adminQuery(
+      'SELECT count(*)::int AS n, sum(total_tokens)::int AS total FROM model_usage WHERE conversation_id = $1',
+      [id],
+    );
     assert.deepEqual(usage[0], { n: 4, total: 10100 });
   });
 
@@ -287,7 +305,10 @@ describe('token budgets', () => {
     const [item] = parked.body.pending;
     assert.deepEqual(item.args, { scope: 'user-day', spent: 100_000, limit: 100_000 });
     assert.match(item.prompt, /You have used 100,000 tokens today, your daily budget is 100,000/);
-    fake.script(reply.calls({ name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } }), reply.text('John it is.', { usage: costs(50) }));
+    fake.script(
+      reply.calls({ name: 'get_user_info', args: { key: 'email', value: 'john@gmail.com' } }),
+      reply.text('John it is.', { usage: costs(50) }),
+    );
     const approved = await decide(second, { pendingId: item.id, decision: 'approve' }, CAROL);
     assert.equal(approved.body.messages.at(-1).text, 'John it is.', 'the whole turn went on, tool round included');
     const view = await app.call('GET', `/v1/conversations/${second}`, { token: CAROL });

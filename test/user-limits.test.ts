@@ -134,7 +134,7 @@ describe('per-user limits across two API processes', () => {
     second.close();
     // the other process notices the closed connection and gives the lease back
     let again: Awaited<ReturnType<typeof open>> | undefined;
-    for (const until = Date.now() + 20_000; ; ) {
+    for (const until = Date.now() + 20_000; ;) {
       again = await open(app.baseUrl);
       if (again.response.status === 200) break;
       await again.response.text();

@@ -33,7 +33,9 @@ function importsOf(file: string): string[] {
   const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => m[1]!);
   return specifiers.flatMap((spec) => {
     const base = path.resolve(path.dirname(file), spec);
-    const found = [base, `${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts'), path.join(base, 'index.tsx')].find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
+    const found = [base, `${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts'), path.join(base, 'index.tsx')].find(
+      (f) => fs.existsSync(f) && fs.statSync(f).isFile(),
+    );
     assert.ok(found, `${rel(file)} imports ${spec}, which is not a file`);
     // what is outside web/src (the server's wire types) or not code (styles) is not part of the graph
     return found.startsWith(SRC + path.sep) && /\.tsx?$/.test(found) ? [found] : [];
@@ -45,12 +47,17 @@ const graph = new Map(files.map((file) => [file, importsOf(file)]));
 
 test('every agent the API knows has a home folder with an index', () => {
   for (const agent of AGENTS) {
-    assert.ok(fs.existsSync(path.join(AGENTS_DIR, agent, 'index.ts')) || fs.existsSync(path.join(AGENTS_DIR, agent, 'index.tsx')), `web/src/agents/${agent}/index.ts`);
+    assert.ok(
+      fs.existsSync(path.join(AGENTS_DIR, agent, 'index.ts')) || fs.existsSync(path.join(AGENTS_DIR, agent, 'index.tsx')),
+      `web/src/agents/${agent}/index.ts`,
+    );
   }
 });
 
 test('generic web code imports agent modules only through the registry', () => {
-  const wrong = [...graph].flatMap(([file, deps]) => (isAgentFile(file) ? [] : deps.filter((dep) => isAgentFile(dep) && dep !== REGISTRY).map((dep) => `${rel(file)} -> ${rel(dep)}`)));
+  const wrong = [...graph].flatMap(([file, deps]) =>
+    isAgentFile(file) ? [] : deps.filter((dep) => isAgentFile(dep) && dep !== REGISTRY).map((dep) => `${rel(file)} -> ${rel(dep)}`),
+  );
   assert.deepEqual(wrong, []);
 });
 
@@ -58,21 +65,25 @@ test("an agent's home imports no other agent's home and not the registry", () =>
   const wrong = [...graph].flatMap(([file, deps]) => {
     const agent = agentOf(file);
     if (!agent) return [];
-    return deps.filter((dep) => dep === REGISTRY || (agentOf(dep) !== undefined && agentOf(dep) !== agent)).map((dep) => `${rel(file)} -> ${rel(dep)}`);
+    return deps
+      .filter((dep) => dep === REGISTRY || (agentOf(dep) !== undefined && agentOf(dep) !== agent))
+      .map((dep) => `${rel(file)} -> ${rel(dep)}`);
   });
   assert.deepEqual(wrong, []);
 });
 
 test('generic web code names no agent and no agent-owned pending kind as a string', () => {
   const names = new RegExp(`(['"\`])(${[...AGENTS, ...AGENT_KINDS].join('|')})\\1`);
-  const wrong = files.filter((file) => !isAgentFile(file)).flatMap((file) =>
-    fs
-      .readFileSync(file, 'utf8')
-      .split('\n')
-      .map((line, i) => [line, i + 1] as const)
-      .filter(([line]) => names.test(line))
-      .map(([line, n]) => `${rel(file)}:${n}: ${line.trim()}`),
-  );
+  const wrong = files
+    .filter((file) => !isAgentFile(file))
+    .flatMap((file) =>
+      fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line, i) => [line, i + 1] as const)
+        .filter(([line]) => names.test(line))
+        .map(([line, n]) => `${rel(file)}:${n}: ${line.trim()}`),
+    );
   assert.deepEqual(wrong, []);
 });
 

@@ -52,5 +52,9 @@ test('a worker killed during the model call: the turn finishes on a new worker, 
   assert.equal(await count("SELECT count(*) FROM messages WHERE conversation_id = $1 AND role = 'user'", [id]), 1);
   assert.equal(await count("SELECT count(*) FROM messages WHERE conversation_id = $1 AND role = 'assistant'", [id]), 2);
   assert.equal(await count("SELECT count(*) FROM messages WHERE conversation_id = $1 AND role = 'tool'", [id]), 1);
-  assert.equal(await count('SELECT count(*) FROM model_usage WHERE conversation_id = $1', [id]), 2, 'usage of the answered calls, once each');
+  assert.equal(
+    await count('SELECT count(*) FROM model_usage WHERE conversation_id = $1', [id]),
+    2,
+    'usage of the answered calls, once each',
+  );
 });

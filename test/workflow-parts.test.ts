@@ -22,7 +22,9 @@ function counter(prefix: string) {
 }
 
 /** An event log whose writes are kept, and pending items writing to it. */
-function books(options: { carriedOpen?: PendingItem[]; carriedClosed?: [string, 'decided' | 'expired' | 'superseded'][]; now?: number } = {}) {
+function books(
+  options: { carriedOpen?: PendingItem[]; carriedClosed?: [string, 'decided' | 'expired' | 'superseded'][]; now?: number } = {},
+) {
   const written: UnsavedBatch[] = [];
   const waiting: boolean[] = [];
   const events = new EventLog(async (batch) => void written.push(batch));
@@ -47,7 +49,14 @@ const approval = (id: string, extra: Partial<PendingItem> = {}): PendingItem => 
   expiresAt: new Date(NOW + 60_000).toISOString(),
   ...extra,
 });
-const patchset = (id: string): PendingItem => ({ id, kind: 'patchset', tool: 'patch', callId: `call-${id}`, args: {}, decisions: ['accept', 'reject'] });
+const patchset = (id: string): PendingItem => ({
+  id,
+  kind: 'patchset',
+  tool: 'patch',
+  callId: `call-${id}`,
+  args: {},
+  decisions: ['accept', 'reject'],
+});
 
 function refusal(fn: () => unknown): { type: string | undefined; message: string } {
   try {
@@ -117,22 +126,34 @@ describe('pending items', () => {
     pending.open(approval('p1'));
     pending.open(approval('late', { expiresAt: new Date(NOW).toISOString() }));
     assert.equal(refusal(() => pending.check({ pendingId: 'p1' })).type, 'BadInput');
-    assert.deepEqual(refusal(() => pending.check({ pendingId: 'nope', decision: 'approve' })), {
-      type: 'UnknownPending',
-      message: 'No pending item nope in this conversation.',
-    });
+    assert.deepEqual(
+      refusal(() => pending.check({ pendingId: 'nope', decision: 'approve' })),
+      {
+        type: 'UnknownPending',
+        message: 'No pending item nope in this conversation.',
+      },
+    );
     assert.match(refusal(() => pending.check({ pendingId: 'x'.repeat(100), decision: 'approve' })).message, /^No pending item x{80}… in/);
-    assert.deepEqual(refusal(() => pending.check({ pendingId: 'old', decision: 'approve' })), {
-      type: 'NotPending',
-      message: 'Pending item old is not pending any more (expired).',
-    });
+    assert.deepEqual(
+      refusal(() => pending.check({ pendingId: 'old', decision: 'approve' })),
+      {
+        type: 'NotPending',
+        message: 'Pending item old is not pending any more (expired).',
+      },
+    );
     assert.match(refusal(() => pending.check({ pendingId: 'late', decision: 'approve' })).message, /\(expired\)/);
-    assert.deepEqual(refusal(() => pending.check({ pendingId: 'p1', decision: 'yes' })), {
-      type: 'DecisionMismatch',
-      message: '"yes" does not fit a approval; allowed: approve, reject, edit.',
-    });
+    assert.deepEqual(
+      refusal(() => pending.check({ pendingId: 'p1', decision: 'yes' })),
+      {
+        type: 'DecisionMismatch',
+        message: '"yes" does not fit a approval; allowed: approve, reject, edit.',
+      },
+    );
     assert.match(refusal(() => pending.check({ pendingId: 'p1', decision: 'edit' })).message, /needs "args"/);
-    assert.match(refusal(() => pending.check({ pendingId: 'p1', decision: 'edit', args: { orderId: 1 } })).message, /do not fit cancel_order: orderId/);
+    assert.match(
+      refusal(() => pending.check({ pendingId: 'p1', decision: 'edit', args: { orderId: 1 } })).message,
+      /do not fit cancel_order: orderId/,
+    );
     assert.deepEqual(pending.check({ pendingId: 'p1', decision: 'edit', args: { orderId: '47652' } }), {
       pendingId: 'p1',
       decision: 'edit',
@@ -147,7 +168,10 @@ describe('pending items', () => {
     pending.decide(pending.check({ pendingId: 'p1', decision: 'approve' }), () => assert.fail('a turn-scoped item is left to its turn'));
     pending.answerWith({ id: 'm1', role: 'user', text: 'no, wait' });
     assert.match(refusal(() => pending.check({ pendingId: 'p1', decision: 'approve' })).message, /\(decided\)/);
-    assert.match(refusal(() => pending.check({ pendingId: 'p2', decision: 'approve' })).message, /answered by a chat message sent just before/);
+    assert.match(
+      refusal(() => pending.check({ pendingId: 'p2', decision: 'approve' })).message,
+      /answered by a chat message sent just before/,
+    );
     assert.deepEqual(pending.items(), [], 'both are decided, though their turn has not closed them yet');
   });
 
@@ -284,7 +308,10 @@ describe('agent state', () => {
     onDecision(state, item, decision) {
       if (decision.reason === 'refuse') throw new KernelRefusal('Conflict', 'not now');
       if (decision.reason === 'bug') throw new Error('kernel bug');
-      return { state: { count: decision.decision === 'accept' ? state.count * 2 : 0 }, events: [{ key: `d:${item.id}`, type: 'patchset.decided', data: {} }] };
+      return {
+        state: { count: decision.decision === 'accept' ? state.count * 2 : 0 },
+        events: [{ key: `d:${item.id}`, type: 'patchset.decided', data: {} }],
+      };
     },
     actions: {
       reset: {
@@ -330,11 +357,17 @@ describe('agent state', () => {
 
   test('a decision on a conversation-scoped item is settled by the kernel; a refusal leaves it open', () => {
     const { agent, pending, errors } = agentBooks();
-    assert.deepEqual(refusal(() => agent.decide({ pendingId: 'ps-old', decision: 'accept', reason: 'refuse' })), {
-      type: 'Conflict',
-      message: 'not now',
-    });
-    assert.equal(refusal(() => agent.decide({ pendingId: 'ps-old', decision: 'accept', reason: 'bug' })).message, 'The agent could not apply that decision to its state.');
+    assert.deepEqual(
+      refusal(() => agent.decide({ pendingId: 'ps-old', decision: 'accept', reason: 'refuse' })),
+      {
+        type: 'Conflict',
+        message: 'not now',
+      },
+    );
+    assert.equal(
+      refusal(() => agent.decide({ pendingId: 'ps-old', decision: 'accept', reason: 'bug' })).message,
+      'The agent could not apply that decision to its state.',
+    );
     assert.deepEqual(errors, ['A kernel call failed']);
     assert.equal(pending.items().length, 1);
     assert.deepEqual(agent.decide({ pendingId: 'ps-old', decision: 'accept' }), []);
@@ -353,7 +386,10 @@ describe('agent state', () => {
     const { agent, pending } = agentBooks();
     assert.equal(refusal(() => agent.checkAction('explode', {})).type, 'NotFound');
     assert.equal(refusal(() => agent.checkAction('reset', { to: 'x' })).type, 'BadInput');
-    assert.deepEqual(refusal(() => agent.checkAction('reset', { to: -1 })), { type: 'NotFound', message: 'no such count' });
+    assert.deepEqual(
+      refusal(() => agent.checkAction('reset', { to: -1 })),
+      { type: 'NotFound', message: 'no such count' },
+    );
     agent.checkAction('reset', { to: 5 });
     assert.deepEqual(agent.state, { count: 1 }, 'the dry run changed nothing');
     agent.act('reset', { to: 5 });
@@ -376,7 +412,14 @@ describe('history and continue-as-new', () => {
       budgetRaises: 0,
     });
     const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3, calls: 4 };
-    const carried = handOn({ turns: 3, usage, rejectedSignals: 1, closed: [['p1', 'decided']], agent: { state: undefined, openItems: [] }, budgetRaises: 2 });
+    const carried = handOn({
+      turns: 3,
+      usage,
+      rejectedSignals: 1,
+      closed: [['p1', 'decided']],
+      agent: { state: undefined, openItems: [] },
+      budgetRaises: 2,
+    });
     const next = takeOver({ carried, init: { a: 1 } }, kernel);
     assert.equal(next.turns, 3);
     assert.equal(next.budgetRaises, 2, 'budget approvals are carried');
@@ -445,7 +488,12 @@ const tools: ToolSpec[] = [
   { name: 'cancel_order', description: '', args: z.object({ orderId: z.string() }), policy: NEEDS_APPROVAL },
 ];
 
-const reply = (id: string, text: string, toolCalls?: ToolCall[]): ChatMessage => ({ id, role: 'assistant', text, ...(toolCalls ? { toolCalls } : {}) });
+const reply = (id: string, text: string, toolCalls?: ToolCall[]): ChatMessage => ({
+  id,
+  role: 'assistant',
+  text,
+  ...(toolCalls ? { toolCalls } : {}),
+});
 const usage = { model: 'fake', inputTokens: 10, outputTokens: 5, totalTokens: 15 };
 
 function loop(script: ((request: ModelRequest, summary: string) => ModelStepResult | Promise<ModelStepResult>)[], settings = {}) {
@@ -455,7 +503,15 @@ function loop(script: ((request: ModelRequest, summary: string) => ModelStepResu
   const ran: { tool: string; args: unknown }[] = [];
   const details: string[] = [];
   const errors: string[] = [];
-  const agent = new AgentState({ kernel: undefined, agent: 'test', state: undefined, pending: b.pending, events: b.events, newId: counter('k-'), logError: () => undefined });
+  const agent = new AgentState({
+    kernel: undefined,
+    agent: 'test',
+    state: undefined,
+    pending: b.pending,
+    events: b.events,
+    newId: counter('k-'),
+    logError: () => undefined,
+  });
   const turns = new TurnLoop(
     {
       settings: { maxSteps: 6, maxToolErrors: 2, approvalTimeoutMs: 60_000, ...settings },
@@ -501,7 +557,12 @@ describe('turn loop', () => {
       result.messages.map((message) => message.id),
       ['u-hi', 'r1'],
     );
-    assert.deepEqual(t.requests[0]!.request, { stepId: 'id-1', extraSteps: 5, messages: [{ id: 'u-hi', role: 'user', text: 'hi' }], events: [] });
+    assert.deepEqual(t.requests[0]!.request, {
+      stepId: 'id-1',
+      extraSteps: 5,
+      messages: [{ id: 'u-hi', role: 'user', text: 'hi' }],
+      events: [],
+    });
     assert.equal(t.requests[0]!.summary, 'model: turn 1, step 1 (runs tools that need no person, then asks again)');
     assert.equal(t.turns.status(), 'idle');
     assert.equal(t.turns.turns, 1);
@@ -569,7 +630,10 @@ describe('turn loop', () => {
     const answered = await t.say('no, the other one');
     assert.deepEqual(t.ran, []);
     const tool = answered.messages.find((message) => message.role === 'tool')!;
-    assert.deepEqual(tool.result, { status: 'rejected', error: 'Not run: the user answered with a message instead of approving: "no, the other one"' });
+    assert.deepEqual(tool.result, {
+      status: 'rejected',
+      error: 'Not run: the user answered with a message instead of approving: "no, the other one"',
+    });
     assert.deepEqual(
       answered.messages.map((message) => message.id),
       ['u-no, the other one', 'c1', 'r2'],
@@ -586,7 +650,10 @@ describe('turn loop', () => {
     const logStart = t.turns.logLength;
     t.clock.expire();
     const next = await t.turns.waitForBoundary(logStart);
-    assert.deepEqual(next.messages[0]!.result, { status: 'rejected', error: 'The user rejected this call: No decision before the deadline.' });
+    assert.deepEqual(next.messages[0]!.result, {
+      status: 'rejected',
+      error: 'The user rejected this call: No decision before the deadline.',
+    });
     assert.deepEqual(t.pending.closedItems(), [[parked.pending[0]!.id, 'expired']]);
   });
 
@@ -597,7 +664,10 @@ describe('turn loop', () => {
     ];
     const t = loop([() => ({ message: reply('r1', '', bad(1)), usage }), () => ({ message: reply('r2', '', bad(2)), usage })]);
     const result = await t.say('go');
-    assert.deepEqual(result.messages.at(-1)!.text, 'I stopped: the model made 4 invalid tool calls in this turn. Please rephrase the request.');
+    assert.deepEqual(
+      result.messages.at(-1)!.text,
+      'I stopped: the model made 4 invalid tool calls in this turn. Please rephrase the request.',
+    );
     assert.deepEqual(result.messages[2]!.result, { error: 'Unknown tool "nope". Available tools: lookup, cancel_order.' });
     assert.match(String((result.messages[3]!.result as { error: string }).error), /^Invalid arguments for lookup: user:/);
     assert.deepEqual(
@@ -621,7 +691,10 @@ describe('turn loop', () => {
     const result = await t.say('go');
     assert.equal(t.turns.usage.calls, 3);
     assert.deepEqual(t.ran, [{ tool: 'lookup', args: { user: 'a' } }]);
-    assert.equal(result.messages.at(-1)!.text, 'I stopped after 3 steps without reaching an answer. Please rephrase or narrow the request.');
+    assert.equal(
+      result.messages.at(-1)!.text,
+      'I stopped after 3 steps without reaching an answer. Please rephrase or narrow the request.',
+    );
   });
 
   test('a model that fails ends the turn with a message saying so; the conversation goes on', async () => {
@@ -699,14 +772,23 @@ describe('turn loop', () => {
   });
 
   test('over budget the turn parks on a budget item; a message refuses it and is kept', async () => {
-    const t = loop([() => ({ message: { id: 'id-1', role: 'assistant', text: '' }, usage: { ...usage, totalTokens: 0 }, overBudget: { scope: 'conversation', spent: 6000, limit: 5000 } })]);
+    const t = loop([
+      () => ({
+        message: { id: 'id-1', role: 'assistant', text: '' },
+        usage: { ...usage, totalTokens: 0 },
+        overBudget: { scope: 'conversation', spent: 6000, limit: 5000 },
+      }),
+    ]);
     const parked = await t.say('go');
     const [item] = parked.pending;
     assert.equal(item!.kind, 'budget');
     assert.deepEqual(item!.args, { scope: 'conversation', spent: 6000, limit: 5000 });
     const refused = await t.say('no, stop spending');
     assert.equal(t.turns.status(), 'idle');
-    assert.match(refused.messages.at(-1)!.text, /6,000 tokens of its 5,000-token budget, and the budget was not raised \(no, stop spending\)/);
+    assert.match(
+      refused.messages.at(-1)!.text,
+      /6,000 tokens of its 5,000-token budget, and the budget was not raised \(no, stop spending\)/,
+    );
     const written = t.written.flatMap((batch) => batch.messages.map((message) => message.text));
     assert.ok(written.includes('no, stop spending'), 'the refusing message is in the transcript');
     assert.equal(t.turns.budgetRaises, 0);

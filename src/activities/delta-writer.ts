@@ -108,7 +108,14 @@ export class DeltaWriter {
     this.lastLiveAt = performance.now();
     const { conversationId, userId, stepId } = this.step;
     // A lost live delta costs a viewer nothing but time: the text reaches the table in the next batch.
-    await livePublisher(this.pool).publish({ conversationId, userId, messageId: stepId, attempt: this.attempt, offset, text: this.text.slice(offset) });
+    await livePublisher(this.pool).publish({
+      conversationId,
+      userId,
+      messageId: stepId,
+      attempt: this.attempt,
+      offset,
+      text: this.text.slice(offset),
+    });
   }
 
   private take(): NewEvent | undefined {
@@ -131,7 +138,9 @@ export class DeltaWriter {
     const { conversationId, userId } = this.step;
     // Deltas are a courtesy to live viewers; the final message is the record, so a failed write is dropped.
     this.writing = this.writing
-      .then(async () => void (await writeBatch(this.pool, { conversationId, userId }, { events: [event] }, { deferCommit: this.deferCommit })))
+      .then(
+        async () => void (await writeBatch(this.pool, { conversationId, userId }, { events: [event] }, { deferCommit: this.deferCommit })),
+      )
       .catch(() => undefined);
   }
 }

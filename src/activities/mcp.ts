@@ -49,10 +49,13 @@ class CallClock {
   resume(): void {
     if (this.#timer || this.timedOut) return;
     this.#since = Date.now();
-    this.#timer = setTimeout(() => {
-      this.timedOut = true;
-      this.#controller.abort(new Error('The MCP call timed out'));
-    }, Math.max(0, this.#left));
+    this.#timer = setTimeout(
+      () => {
+        this.timedOut = true;
+        this.#controller.abort(new Error('The MCP call timed out'));
+      },
+      Math.max(0, this.#left),
+    );
   }
 
   stop(): void {
@@ -86,7 +89,11 @@ export function boundedList(list: McpServerTools): McpServerTools {
   for (const tool of list.tools) {
     const bounded = { ...tool, description: cutText(tool.description, TOOL_DESCRIPTION_MAX_BYTES) };
     const size = jsonBytes(bounded);
-    if (jsonBytes(tool.inputSchema) > TOOL_SCHEMA_MAX_BYTES || jsonBytes(tool.parameters) > TOOL_SCHEMA_MAX_BYTES || spent + size > TOOL_LIST_MAX_BYTES) {
+    if (
+      jsonBytes(tool.inputSchema) > TOOL_SCHEMA_MAX_BYTES ||
+      jsonBytes(tool.parameters) > TOOL_SCHEMA_MAX_BYTES ||
+      spent + size > TOOL_LIST_MAX_BYTES
+    ) {
       left.push(cutText(tool.name, 100));
       continue;
     }
@@ -97,7 +104,9 @@ export function boundedList(list: McpServerTools): McpServerTools {
   return {
     ...list,
     tools,
-    ...(left.length ? { error: `${left.length} tool(s) left out, too large to offer: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ', …' : ''}` } : {}),
+    ...(left.length
+      ? { error: `${left.length} tool(s) left out, too large to offer: ${left.slice(0, 10).join(', ')}${left.length > 10 ? ', …' : ''}` }
+      : {}),
   };
 }
 
@@ -124,7 +133,12 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
       } catch (error) {
         // A server that is down costs its tools for now, not the conversation: the next list tries again.
         // (cut: a server writes its own error messages, and the list crosses Temporal)
-        lists.push({ server: name, hash: '', tools: [], error: cutText(error instanceof Error ? error.message : String(error), ERROR_MAX_BYTES) });
+        lists.push({
+          server: name,
+          hash: '',
+          tools: [],
+          error: cutText(error instanceof Error ? error.message : String(error), ERROR_MAX_BYTES),
+        });
       }
     }
     return lists;
@@ -186,10 +200,14 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
       // Arguments the whole schema refuses: the server never saw the call, and the model is told why.
       if (error instanceof ArgumentsRefused) result = { error: error.message };
       else if (stopped && context.cancellationDetails?.cancelRequested) result = serverCallStopped();
-      else if (stopped) throw error; // the worker stops or the attempt timed out: Temporal retries it
+      else if (stopped)
+        throw error; // the worker stops or the attempt timed out: Temporal retries it
       else if (clock.timedOut) {
         if (context.info.attempt < Math.min(server.timeoutAttempts, server.maxAttempts)) throw error;
-        result = { status: 'timeout', error: `The MCP server ${input.server} did not answer within ${seconds(server.callTimeout)} (timed out); it may still be working on it.` };
+        result = {
+          status: 'timeout',
+          error: `The MCP server ${input.server} did not answer within ${seconds(server.callTimeout)} (timed out); it may still be working on it.`,
+        };
       } else {
         const message = error instanceof Error ? error.message : String(error);
         const unreachable = !(error instanceof McpError) || error.code === -32000 || error.code === -32001;
@@ -197,7 +215,11 @@ export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): Mcp
         if (unreachable && context.info.attempt < server.maxAttempts) {
           throw utf8Bytes(message) > ERROR_MAX_BYTES ? new Error(`${cutText(message, ERROR_MAX_BYTES)}…`) : error;
         }
-        result = { error: unreachable ? `The MCP server ${input.server} could not be reached (${message}).` : `MCP server ${input.server}: ${message}` };
+        result = {
+          error: unreachable
+            ? `The MCP server ${input.server} could not be reached (${message}).`
+            : `MCP server ${input.server}: ${message}`,
+        };
       }
     } finally {
       clearInterval(beat);
@@ -248,7 +270,13 @@ async function forModel(raw: CallToolResult, input: McpCallInput, objects: () =>
       files.push({ type: part.type, mimeType: part.mimeType, url: await store(index, part.data, part.mimeType) });
     } else if (part.type === 'resource') {
       const resource = part.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-      if (resource.text !== undefined) files.push({ type: 'resource', uri: resource.uri, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}), text: resource.text });
+      if (resource.text !== undefined)
+        files.push({
+          type: 'resource',
+          uri: resource.uri,
+          ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
+          text: resource.text,
+        });
       else if (resource.blob !== undefined) {
         const mimeType = resource.mimeType ?? 'application/octet-stream';
         files.push({ type: 'resource', uri: resource.uri, mimeType, url: await store(index, resource.blob, mimeType) });

@@ -106,7 +106,9 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
         reply = await model.generate({
           system,
           messages: transcript,
-          tools: step.mcpTools?.length ? [...toolDeclarations(AGENT_SPECS[agent].tools), ...step.mcpTools] : toolDeclarations(AGENT_SPECS[agent].tools),
+          tools: step.mcpTools?.length
+            ? [...toolDeclarations(AGENT_SPECS[agent].tools), ...step.mcpTools]
+            : toolDeclarations(AGENT_SPECS[agent].tools),
           onText: (delta) => deltas.push(delta),
           onUsage: (used) => (usedSoFar = used),
           signal: context.cancellationSignal,
@@ -123,11 +125,15 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       await meter
         .settle(chatCall(step, model.name), { model: model.name, usage: usedSoFar ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } })
         .catch(() => undefined);
-      await writeBatch(pool, { conversationId, userId }, {
-        messages: [partial],
-        events: [...tailEvents, ...(used ? [{ key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }] : [])],
-        ...(used ? { usage: used } : {}),
-      });
+      await writeBatch(
+        pool,
+        { conversationId, userId },
+        {
+          messages: [partial],
+          events: [...tailEvents, ...(used ? [{ key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }] : [])],
+          ...(used ? { usage: used } : {}),
+        },
+      );
       commits.flushed();
       throw new StepStopped(partial);
     } finally {
@@ -188,15 +194,18 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     const results: ChatMessage[] = [];
     try {
       for (const [index, call] of calls.entries()) {
-        const result = await runTool({
-          conversationId: input.conversationId,
-          userId: input.userId,
-          agent: input.agent,
-          ...(input.inline?.client ? { client: input.inline.client } : {}),
-          callId: call.id,
-          tool: call.name,
-          args: args[index]!,
-        }, options);
+        const result = await runTool(
+          {
+            conversationId: input.conversationId,
+            userId: input.userId,
+            agent: input.agent,
+            ...(input.inline?.client ? { client: input.inline.client } : {}),
+            callId: call.id,
+            tool: call.name,
+            args: args[index]!,
+          },
+          options,
+        );
         results.push(toolMessage(call, args[index]!, result));
       }
     } catch {
@@ -221,7 +230,10 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     const context = Context.current();
     // Often, too: a heartbeat's answer is how a Stop reaches the step (the worker's heartbeat throttle is
     // as short, see src/worker.ts), and Stop should close the model's stream within a second.
-    const beat = setInterval(() => context.heartbeat(), Math.min(STOP_HEARTBEAT_MS, Math.max(100, (context.info.heartbeatTimeoutMs ?? 3000) / 3)));
+    const beat = setInterval(
+      () => context.heartbeat(),
+      Math.min(STOP_HEARTBEAT_MS, Math.max(100, (context.info.heartbeatTimeoutMs ?? 3000) / 3)),
+    );
     const before: ChatMessage[] = [];
     const total: StepUsage = { model: '', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
     const limits = budgetLimits(budgetSettings(config), input.budget ?? { raises: 0 });
@@ -239,7 +251,8 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
           }
         }
         const inlineNext = n <= (input.inline?.extraSteps ?? 0);
-        const goesOn = (message: ChatMessage) => inlineNext && !!message.toolCalls?.length && inlineArgs(input.agent, message.toolCalls) !== undefined;
+        const goesOn = (message: ChatMessage) =>
+          inlineNext && !!message.toolCalls?.length && inlineArgs(input.agent, message.toolCalls) !== undefined;
         const { message, usage } = await answer(step, transcript, context, commits, goesOn);
         total.model = usage.model;
         total.inputTokens += usage.inputTokens;

@@ -28,24 +28,32 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
     const implementation = implementations[tool];
     if (!implementation) throw new Error(`No implementation for tool ${tool}`);
     const ref = { conversationId, userId, callId };
-    return withToolCall(pool, ref, async (db, earlier) => {
-      if (earlier) return earlier.result;
-      // A tool's result can carry text from elsewhere (a web page, an API); made storable like the model's,
-      // and capped to what the model may be given (the record says exactly what it saw).
-      const result = capToolResult(storableJson(
-        await implementation(args, {
-          db,
-          userId,
-          conversationId,
-          callId,
-          client: input.client,
-          services: { config, taskModel, pool },
-          ...cancellation(),
-        }),
-      ), config.TOOL_RESULT_MAX_BYTES);
-      await recordToolCall(db, ref, { tool, args, result });
-      return result;
-    }, options);
+    return withToolCall(
+      pool,
+      ref,
+      async (db, earlier) => {
+        if (earlier) return earlier.result;
+        // A tool's result can carry text from elsewhere (a web page, an API); made storable like the model's,
+        // and capped to what the model may be given (the record says exactly what it saw).
+        const result = capToolResult(
+          storableJson(
+            await implementation(args, {
+              db,
+              userId,
+              conversationId,
+              callId,
+              client: input.client,
+              services: { config, taskModel, pool },
+              ...cancellation(),
+            }),
+          ),
+          config.TOOL_RESULT_MAX_BYTES,
+        );
+        await recordToolCall(db, ref, { tool, args, result });
+        return result;
+      },
+      options,
+    );
   };
 }
 

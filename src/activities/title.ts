@@ -26,11 +26,21 @@ export function cleanTitle(text: string): string | undefined {
 }
 
 export function createTitleConversation({ pool, taskModel }: { pool: pg.Pool; taskModel: TaskModel }) {
-  return async function titleConversation({ conversationId, userId, defaultTitle, said, answered }: TitleInput): Promise<string | undefined> {
+  return async function titleConversation({
+    conversationId,
+    userId,
+    defaultTitle,
+    said,
+    answered,
+  }: TitleInput): Promise<string | undefined> {
     let reply;
     try {
       // metered like every model call (the usage ledger): the title is the conversation's cost too
-      reply = await taskModel.complete({ charge: { userId, conversationId, key: `title:${conversationId}` }, task: TITLE_TASK, prompt: titlePrompt(said, answered) });
+      reply = await taskModel.complete({
+        charge: { userId, conversationId, key: `title:${conversationId}` },
+        task: TITLE_TASK,
+        prompt: titlePrompt(said, answered),
+      });
     } catch (error) {
       // over a budget the conversation keeps the title it has: no title is worth a budget item
       if (error instanceof BudgetSpent) return undefined;
@@ -41,7 +51,11 @@ export function createTitleConversation({ pool, taskModel }: { pool: pg.Pool; ta
     if (!title) return undefined;
     return asUser(pool, userId, async (db) => {
       if (!(await replaceDefaultTitle(db, conversationId, defaultTitle, title))) return undefined;
-      await writeBatch(db, { conversationId, userId }, { events: [{ key: `title:first-exchange`, type: 'title.changed', data: { title } }] });
+      await writeBatch(
+        db,
+        { conversationId, userId },
+        { events: [{ key: `title:first-exchange`, type: 'title.changed', data: { title } }] },
+      );
       return title;
     });
   };

@@ -31,5 +31,8 @@ export type ToolImplementation = (args: any, context: ToolContext) => Promise<un
  * argument type fails to compile; child-workflow tools have none.
  */
 export type ToolImplementations<Tools extends readonly ToolSpec<any, string>[]> = {
-  [T in Tools[number] as T extends { runner: { kind: 'child' } } ? never : T['name']]: (args: z.infer<T['args']>, context: ToolContext) => Promise<unknown>;
+  [T in Tools[number] as T extends { runner: { kind: 'child' } } ? never : T['name']]: (
+    args: z.infer<T['args']>,
+    context: ToolContext,
+  ) => Promise<unknown>;
 };

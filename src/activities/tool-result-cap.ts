@@ -27,7 +27,14 @@ export function capToolResult(result: unknown, maxBytes: number): unknown {
   const { error, text, ...rest } = object ?? {};
   const keepRest = object && jsonBytes(rest) <= maxBytes / 4;
   const field = typeof error === 'string' ? 'error' : 'text';
-  const source = typeof error === 'string' ? error : typeof text === 'string' && keepRest ? text : typeof result === 'string' ? result : (JSON.stringify(result) ?? '');
+  const source =
+    typeof error === 'string'
+      ? error
+      : typeof text === 'string' && keepRest
+        ? text
+        : typeof result === 'string'
+          ? result
+          : (JSON.stringify(result) ?? '');
   const build = (room: number) => ({
     ...(keepRest && field === 'text' ? rest : {}),
     [field]: cutText(source, Math.max(0, room)),

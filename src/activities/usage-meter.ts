@@ -71,7 +71,12 @@ export function meteredTaskModel(inner: TaskModel, meter: UsageMeter, config: Me
     ...(settings.perUserPerDay ? { userDay: settings.perUserPerDay } : {}),
     ...(settings.moneyPerUserPerDay ? { userDayMoney: settings.moneyPerUserPerDay } : {}),
   };
-  const callOf = (charge: { userId: string; conversationId?: string; key: string }, kind: LedgerCall['kind'], task: string, model: string): LedgerCall => ({
+  const callOf = (
+    charge: { userId: string; conversationId?: string; key: string },
+    kind: LedgerCall['kind'],
+    task: string,
+    model: string,
+  ): LedgerCall => ({
     userId: charge.userId,
     key: charge.key,
     conversationId: charge.conversationId,
@@ -81,10 +86,12 @@ export function meteredTaskModel(inner: TaskModel, meter: UsageMeter, config: Me
   });
   const none = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
   // A call that failed reported no usage: it settles at nothing rather than holding its reservation all day.
-  const failed = (call: LedgerCall) => async (error: unknown): Promise<never> => {
-    await meter.settle(call, { model: call.model, usage: none }).catch(() => undefined);
-    throw error;
-  };
+  const failed =
+    (call: LedgerCall) =>
+    async (error: unknown): Promise<never> => {
+      await meter.settle(call, { model: call.model, usage: none }).catch(() => undefined);
+      throw error;
+    };
   return {
     name: inner.name,
     offline: inner.offline,

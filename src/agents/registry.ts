@@ -10,12 +10,7 @@ import { recipesAgent } from './recipes/spec.ts';
 import { sousAgent } from './sous/spec.ts';
 import { supportAgent } from './support/spec.ts';
 
-const BUILT_IN = [
-  recipesAgent,
-  sousAgent,
-  beerAgent,
-  supportAgent,
-] as const;
+const BUILT_IN = [recipesAgent, sousAgent, beerAgent, supportAgent] as const;
 
 declare module '../shared/messages.ts' {
   // AgentName is the union of the list's names (a test agent adds its own by the same augmentation).
@@ -39,14 +34,17 @@ export function registerAgent(spec: AgentSpec): void {
   if (Object.hasOwn(AGENT_SPECS, spec.name)) throw new Error(`Agent "${spec.name}" is already registered`);
   const tools = new Set(Object.values(AGENT_SPECS).flatMap((agent) => agent.tools.map((tool: ToolSpec) => tool.name)));
   // Tools are run by name (runTool), so a name means one tool across agents.
-  for (const tool of spec.tools) if (tools.has(tool.name)) throw new Error(`Tool "${tool.name}" of agent "${spec.name}" is another agent's`);
+  for (const tool of spec.tools)
+    if (tools.has(tool.name)) throw new Error(`Tool "${tool.name}" of agent "${spec.name}" is another agent's`);
   // The names are the wire's vocabulary (PendingItem.kind, the events' type), validated and documented in
   // src/shared/messages.ts: a new one is added there too, or the agent fails here, at load, not in a turn.
   for (const name of Object.keys(spec.pendingKinds ?? {})) {
-    if (!(PendingKind.options as readonly string[]).includes(name)) throw new Error(`Pending kind "${name}" of agent "${spec.name}" is not in PENDING_KINDS`);
+    if (!(PendingKind.options as readonly string[]).includes(name))
+      throw new Error(`Pending kind "${name}" of agent "${spec.name}" is not in PENDING_KINDS`);
   }
   for (const name of spec.events ?? []) {
-    if (!(EventType.options as readonly string[]).includes(name)) throw new Error(`Event "${name}" of agent "${spec.name}" is not in EVENT_TYPES`);
+    if (!(EventType.options as readonly string[]).includes(name))
+      throw new Error(`Event "${name}" of agent "${spec.name}" is not in EVENT_TYPES`);
   }
   for (const [kind, row] of Object.entries(spec.pendingKinds ?? {})) {
     if (Object.hasOwn(PENDING_KINDS_SPEC, kind)) throw new Error(`Pending kind "${kind}" of agent "${spec.name}" is taken`);
@@ -71,5 +69,7 @@ export function findTool(agent: AgentName, name: string): ToolSpec | undefined {
 
 /** Every role an agent checks for (requiredRole, clientRole): what the dev token is given, to try them all. */
 export function agentRoles(): string[] {
-  return [...new Set(Object.values(AGENT_SPECS).flatMap((spec) => [spec.requiredRole, spec.clientRole].filter((role): role is string => !!role)))];
+  return [
+    ...new Set(Object.values(AGENT_SPECS).flatMap((spec) => [spec.requiredRole, spec.clientRole].filter((role): role is string => !!role))),
+  ];
 }

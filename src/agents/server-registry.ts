@@ -9,12 +9,7 @@ import { recipesServer } from './recipes/server.ts';
 import { sousServer } from './sous/server.ts';
 import { supportServer } from './support/server.ts';
 
-const BUILT_IN: AgentServer[] = [
-  recipesServer,
-  sousServer,
-  beerServer,
-  supportServer,
-];
+const BUILT_IN: AgentServer[] = [recipesServer, sousServer, beerServer, supportServer];
 
 /** Every agent's server side, in registry order. */
 export const AGENT_SERVERS = new Map<string, AgentServer>();
@@ -43,4 +38,3 @@ export function agentSettings(config: Parameters<NonNullable<AgentServer['settin
 export async function startAgentsForWorker(deps: Parameters<NonNullable<AgentServer['onWorkerStart']>>[0]): Promise<void> {
   for (const server of AGENT_SERVERS.values()) await server.onWorkerStart?.(deps);
 }
-

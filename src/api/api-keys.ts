@@ -19,7 +19,10 @@ export const apiKeyDigest = (key: string) => createHash('sha256').update(key).di
 
 export const CreateApiKeyBody = z.object({
   name: z.string().trim().min(1).max(100).refine(isStorableText, UNSTORABLE_MESSAGE),
-  expiresAt: z.iso.datetime({ offset: true }).refine((at) => Date.parse(at) > Date.now(), 'must be in the future').optional(),
+  expiresAt: z.iso
+    .datetime({ offset: true })
+    .refine((at) => Date.parse(at) > Date.now(), 'must be in the future')
+    .optional(),
   roles: z.array(z.string().min(1).max(100)).max(50).optional(),
 });
 export const CreatedApiKey = z.object({ id: z.uuid(), name: z.string(), key: z.string(), expiresAt: z.string().nullable() });
@@ -57,7 +60,10 @@ export function apiKeyRoutes({ pool }: { pool: pg.Pool }): express.Router {
     if (principal.via === 'api-key') throw new HttpError(403, 'An API key cannot make API keys; sign in to make one');
     const body = parseBody(CreateApiKeyBody, req.body);
     const missing = (body.roles ?? []).filter((role) => !principal.roles.includes(role));
-    if (missing.length) throw new HttpError(400, `roles: you do not hold ${missing.map((role) => JSON.stringify(role.slice(0, 60))).join(', ')}`, { fields: [{ field: 'roles', message: 'only roles you hold' }] });
+    if (missing.length)
+      throw new HttpError(400, `roles: you do not hold ${missing.map((role) => JSON.stringify(role.slice(0, 60))).join(', ')}`, {
+        fields: [{ field: 'roles', message: 'only roles you hold' }],
+      });
     const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
     const id = randomUUID();
     const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
@@ -71,7 +77,10 @@ export function apiKeyRoutes({ pool }: { pool: pg.Pool }): express.Router {
         expiresAt,
       ]),
     );
-    res.status(201).setHeader('Cache-Control', 'no-store').json({ id, name: body.name, key, expiresAt: iso(expiresAt) });
+    res
+      .status(201)
+      .setHeader('Cache-Control', 'no-store')
+      .json({ id, name: body.name, key, expiresAt: iso(expiresAt) });
   });
 
   router.get('/api-keys', async (_req, res) => {
@@ -82,7 +91,14 @@ export function apiKeyRoutes({ pool }: { pool: pg.Pool }): express.Router {
       ),
     );
     res.json({
-      keys: rows.map((row) => ({ id: row.id, name: row.name, roles: row.roles, expiresAt: iso(row.expires_at), createdAt: row.created_at.toISOString(), lastUsedAt: iso(row.last_used_at) })),
+      keys: rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        roles: row.roles,
+        expiresAt: iso(row.expires_at),
+        createdAt: row.created_at.toISOString(),
+        lastUsedAt: iso(row.last_used_at),
+      })),
     });
   });
 

@@ -53,11 +53,16 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   const ledger = new UserLedger(pool, (line) => logLine(line));
   const oidc =
     config.AUTH_OIDC_ISSUER && config.AUTH_OIDC_AUDIENCE
-      ? new OidcVerifier({ ...config, AUTH_OIDC_ISSUER: config.AUTH_OIDC_ISSUER, AUTH_OIDC_AUDIENCE: config.AUTH_OIDC_AUDIENCE }, (line) => logLine(line))
+      ? new OidcVerifier({ ...config, AUTH_OIDC_ISSUER: config.AUTH_OIDC_ISSUER, AUTH_OIDC_AUDIENCE: config.AUTH_OIDC_AUDIENCE }, (line) =>
+          logLine(line),
+        )
       : undefined;
   const sessions = oidc && config.AUTH_OIDC_CLIENT_ID ? new WebSessions(pool, config) : undefined;
   const frontDoor = authenticate({ tokens, pool, config, ledger, oidc, sessions });
-  app.use('/codec', codecServerRoutes({ codec, authenticate: frontDoor, uiOrigins: uiUrl ? [uiUrl] : [], namespace: config.TEMPORAL_NAMESPACE }));
+  app.use(
+    '/codec',
+    codecServerRoutes({ codec, authenticate: frontDoor, uiOrigins: uiUrl ? [uiUrl] : [], namespace: config.TEMPORAL_NAMESPACE }),
+  );
   app.use(cors(config.CORS_ORIGINS));
   app.use(healthRoutes({ pool, checkTemporal, log: (line) => logLine(line) }));
   // unauthenticated like the health routes: serve it on a port only the scraper reaches (docs/operations.md)
@@ -65,7 +70,13 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   app.use(requestMetrics());
   const document = openApiDocument({ publicUrl: config.PUBLIC_URL });
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.use(fileRoutes(config, pool, [...AGENT_SERVERS.values()].flatMap((server) => (server.publicFiles ? [server.publicFiles] : []))));
+  app.use(
+    fileRoutes(
+      config,
+      pool,
+      [...AGENT_SERVERS.values()].flatMap((server) => (server.publicFiles ? [server.publicFiles] : [])),
+    ),
+  );
   app.use(mcpFileRoutes(config));
   app.use(webSignInRoutes({ config, sessions, oidc, ledger, log: (line) => logLine(line) }));
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.

@@ -22,7 +22,10 @@ const quoted = (text: string) => text.replace(/[^\x20-\x7e]|["\\]/g, "'");
 
 function refuse(res: Response, next: NextFunction, description: string, error?: 'invalid_token' | 'invalid_request'): void {
   // With no credentials at all RFC 6750 (3.1) wants no error code, only the challenge.
-  res.setHeader('WWW-Authenticate', error ? `Bearer realm="brigade", error="${error}", error_description="${quoted(description)}"` : 'Bearer realm="brigade"');
+  res.setHeader(
+    'WWW-Authenticate',
+    error ? `Bearer realm="brigade", error="${error}", error_description="${quoted(description)}"` : 'Bearer realm="brigade"',
+  );
   next(new HttpError(401, description.charAt(0).toUpperCase() + description.slice(1)));
 }
 
@@ -51,10 +54,18 @@ export function authenticate({ tokens, pool, config, ledger, oidc, sessions }: A
     }
     if (oidc && JWT_SHAPE.test(token)) {
       const identity = await oidc.verify(token);
-      if (await ledger.seen({ user: identity.user, iss: identity.iss, sub: identity.sub, roles: identity.roles, client: identity.client })) {
+      if (
+        await ledger.seen({ user: identity.user, iss: identity.iss, sub: identity.sub, roles: identity.roles, client: identity.client })
+      ) {
         throw new InvalidToken('the account is disabled');
       }
-      return { user: identity.user, roles: identity.roles, ...(identity.client ? { client: identity.client } : {}), name: identity.name, via: 'oidc' };
+      return {
+        user: identity.user,
+        roles: identity.roles,
+        ...(identity.client ? { client: identity.client } : {}),
+        name: identity.name,
+        via: 'oidc',
+      };
     }
     throw new InvalidToken('the bearer token is not valid');
   }

@@ -31,11 +31,20 @@ export function jsonBody(limitBytes = BODY_LIMIT_BYTES) {
       .map((parameter) => /^charset\s*=\s*"?([^"]*)"?$/i.exec(parameter)?.[1]?.trim().toLowerCase())
       .find((value) => value !== undefined);
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      return next(new HttpError(415, `charset "${echo(charset)}" is not accepted; send UTF-8 (Content-Type: application/json; charset=utf-8) or no charset`));
+      return next(
+        new HttpError(
+          415,
+          `charset "${echo(charset)}" is not accepted; send UTF-8 (Content-Type: application/json; charset=utf-8) or no charset`,
+        ),
+      );
     }
-    const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    const encoding = String(req.headers['content-encoding'] ?? 'identity')
+      .trim()
+      .toLowerCase();
     if (!ENCODINGS.includes(encoding)) {
-      return next(new HttpError(415, `Content-Encoding "${echo(encoding)}" is not accepted; send the body uncompressed, or as gzip, deflate or br`));
+      return next(
+        new HttpError(415, `Content-Encoding "${echo(encoding)}" is not accepted; send the body uncompressed, or as gzip, deflate or br`),
+      );
     }
     parse(req, res, (error?: unknown) => next(error ? bodyError(error, encoding, limitText) : undefined));
   };
@@ -51,9 +60,9 @@ function bodyError(error: unknown, encoding: string, limitText: string): unknown
     case 'entity.parse.failed':
       return new HttpError(400, 'The body is not valid JSON; send a JSON object');
     case 'charset.unsupported':
-      return new HttpError(415, 'The body\'s charset is not accepted; send UTF-8');
+      return new HttpError(415, "The body's charset is not accepted; send UTF-8");
     case 'encoding.unsupported':
-      return new HttpError(415, 'The body\'s Content-Encoding is not accepted; send it uncompressed, or as gzip, deflate or br');
+      return new HttpError(415, "The body's Content-Encoding is not accepted; send it uncompressed, or as gzip, deflate or br");
     case 'request.size.invalid':
       return new HttpError(400, 'The body is not as long as its Content-Length says; send the length of the body');
     case 'request.aborted':
@@ -62,6 +71,7 @@ function bodyError(error: unknown, encoding: string, limitText: string): unknown
   if (compressed && typeof status === 'number' && status < 500) {
     return new HttpError(400, `The body is not valid ${encoding} data; compress it as its Content-Encoding says, or send it uncompressed`);
   }
-  if (typeof status === 'number' && status >= 400 && status < 500) return new HttpError(400, 'The body could not be read; send a JSON object');
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return new HttpError(400, 'The body could not be read; send a JSON object');
   return error;
 }

@@ -36,11 +36,20 @@ export type BudgetView = z.infer<typeof BudgetView>;
 
 type BudgetConfig = Pick<
   Config,
-  'TOKEN_BUDGET_PER_CONVERSATION' | 'TOKEN_BUDGET_PER_USER_PER_DAY' | 'MONEY_BUDGET_PER_CONVERSATION' | 'MONEY_BUDGET_PER_USER_PER_DAY' | 'BUDGET_CURRENCY'
+  | 'TOKEN_BUDGET_PER_CONVERSATION'
+  | 'TOKEN_BUDGET_PER_USER_PER_DAY'
+  | 'MONEY_BUDGET_PER_CONVERSATION'
+  | 'MONEY_BUDGET_PER_USER_PER_DAY'
+  | 'BUDGET_CURRENCY'
 >;
 
 export const hasBudget = (config: BudgetConfig) =>
-  Boolean(config.TOKEN_BUDGET_PER_CONVERSATION || config.TOKEN_BUDGET_PER_USER_PER_DAY || config.MONEY_BUDGET_PER_CONVERSATION || config.MONEY_BUDGET_PER_USER_PER_DAY);
+  Boolean(
+    config.TOKEN_BUDGET_PER_CONVERSATION ||
+    config.TOKEN_BUDGET_PER_USER_PER_DAY ||
+    config.MONEY_BUDGET_PER_CONVERSATION ||
+    config.MONEY_BUDGET_PER_USER_PER_DAY,
+  );
 
 /** Spending against the budgets, from the ledger's totals for the user; `raises` from the state query. */
 export function budgetView(config: BudgetConfig, totals: LedgerTotals, raises: number): BudgetView | undefined {
@@ -72,7 +81,13 @@ export function budgetView(config: BudgetConfig, totals: LedgerTotals, raises: n
     ...(conversation ? { conversation } : {}),
     ...(userDay ? { userDay } : {}),
     ...(moneyConversation || moneyUserDay
-      ? { money: { currency, ...(moneyConversation ? { conversation: moneyConversation } : {}), ...(moneyUserDay ? { userDay: moneyUserDay } : {}) } }
+      ? {
+          money: {
+            currency,
+            ...(moneyConversation ? { conversation: moneyConversation } : {}),
+            ...(moneyUserDay ? { userDay: moneyUserDay } : {}),
+          },
+        }
       : {}),
     ...(warning ? { warning } : {}),
   };

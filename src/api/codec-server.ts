@@ -13,7 +13,10 @@ export const OPERATOR_ROLE = 'operator';
 /** a Web UI page of history asks for many payloads at once; each is at most what Temporal accepts (2 MB by default) */
 export const CODEC_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
-const base64 = z.string().max(CODEC_BODY_LIMIT_BYTES).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+const base64 = z
+  .string()
+  .max(CODEC_BODY_LIMIT_BYTES)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
 export const CodecBody = z.object({
   payloads: z.array(z.object({ metadata: z.record(z.string().max(200), base64).optional(), data: base64.optional() })).max(10_000),
 });
@@ -24,7 +27,9 @@ const fromJson = (payload: CodecBody['payloads'][number]): Payload => ({
   data: Buffer.from(payload.data ?? '', 'base64'),
 });
 const toJson = (payload: Payload) => ({
-  metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([name, value]) => [name, Buffer.from(value ?? new Uint8Array()).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([name, value]) => [name, Buffer.from(value ?? new Uint8Array()).toString('base64')]),
+  ),
   data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
 });
 
@@ -42,7 +47,8 @@ function codecCors(origins: readonly string[]) {
       res.setHeader('Access-Control-Allow-Credentials', 'true');
     }
     if (req.method !== 'OPTIONS') return next();
-    if (!permitted) return next(new HttpError(403, 'This origin may not call the codec server; set TEMPORAL_UI_URL to the Web UI\'s address'));
+    if (!permitted)
+      return next(new HttpError(403, "This origin may not call the codec server; set TEMPORAL_UI_URL to the Web UI's address"));
     res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
     res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace');
     res.setHeader('Access-Control-Max-Age', '600');
@@ -66,14 +72,16 @@ export function codecServerRoutes({ codec, authenticate, uiOrigins, namespace }:
   router.use(codecCors(uiOrigins));
   router.use(authenticate);
   router.use((_req, res, next) => {
-    if (!principalOf(res).roles.includes(OPERATOR_ROLE)) return next(new HttpError(403, `The codec server is for operators: the token needs the "${OPERATOR_ROLE}" role`));
+    if (!principalOf(res).roles.includes(OPERATOR_ROLE))
+      return next(new HttpError(403, `The codec server is for operators: the token needs the "${OPERATOR_ROLE}" role`));
     next();
   });
   router.use(jsonBody(CODEC_BODY_LIMIT_BYTES));
   for (const action of ['decode', 'encode'] as const) {
     router.post(`/${action}`, async (req, res) => {
       const asked = req.header('X-Namespace');
-      if (asked && asked !== namespace) throw new HttpError(404, `No payloads of namespace "${asked.slice(0, 100)}" here (this is ${namespace})`);
+      if (asked && asked !== namespace)
+        throw new HttpError(404, `No payloads of namespace "${asked.slice(0, 100)}" here (this is ${namespace})`);
       if (!codec) throw new HttpError(404, 'Payload encryption is off (PAYLOAD_ENCRYPTION=off): there is nothing to decode');
       const { payloads } = parseBody(CodecBody, req.body);
       let out: Payload[];

@@ -29,12 +29,21 @@ export function requireClientAccess(principal: Principal, agent: AgentName, clie
   const role = AGENT_SPECS[agent].clientRole;
   if (!role || !client) return;
   if (principal.client ? principal.client !== client : !principal.roles.includes(role)) {
-    throw new HttpError(403, principal.client ? `This token acts for client "${principal.client}" only` : `Only users with the "${role}" role may act for a client of the ${agent} agent`);
+    throw new HttpError(
+      403,
+      principal.client
+        ? `This token acts for client "${principal.client}" only`
+        : `Only users with the "${role}" role may act for a client of the ${agent} agent`,
+    );
   }
 }
 
 /** The caller's conversation with this id, once the rule holds; throws 404 (missing or not theirs) or 403 (role, client). */
-export async function authorizedConversation(pool: pg.Pool, res: Response, id: string): Promise<{ principal: Principal; row: ConversationRow }> {
+export async function authorizedConversation(
+  pool: pg.Pool,
+  res: Response,
+  id: string,
+): Promise<{ principal: Principal; row: ConversationRow }> {
   const principal = principalOf(res);
   const row = await asUser(pool, principal.user, (db) => findConversation(db, id));
   if (!row) throw notFound();

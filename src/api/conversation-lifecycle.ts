@@ -152,9 +152,15 @@ export function toMarkdown(exported: ConversationExport): string {
     if (message.role === 'user') lines.push(`## User`, '', fenced(message.text, 'text'), '');
     else if (message.role === 'assistant') {
       lines.push(`## Assistant${message.stopped ? ' (stopped)' : ''}`, '', message.text ? fenced(message.text, 'text') : '_(no text)_', '');
-      for (const call of message.toolCalls ?? []) lines.push(`Calls ${inlineCode(call.name)} (${oneLine(call.id)}):`, '', json(call.args), '');
+      for (const call of message.toolCalls ?? [])
+        lines.push(`Calls ${inlineCode(call.name)} (${oneLine(call.id)}):`, '', json(call.args), '');
     } else {
-      lines.push(`### Tool result: ${inlineCode(message.tool ?? 'tool')} (${oneLine(message.callId ?? message.id)})`, '', json(message.result ?? message.text), '');
+      lines.push(
+        `### Tool result: ${inlineCode(message.tool ?? 'tool')} (${oneLine(message.callId ?? message.id)})`,
+        '',
+        json(message.result ?? message.text),
+        '',
+      );
     }
   }
   const opened = exported.decisions.filter((event) => event.type === 'pending.opened');
@@ -163,8 +169,12 @@ export function toMarkdown(exported: ConversationExport): string {
     for (const event of opened) {
       const item = event.data as Record<string, unknown>;
       const outcome = closed.get(String(item.id));
-      const how = outcome ? `${String(outcome.decision)} (${String(outcome.closedAs)}${outcome.reason ? `: ${String(outcome.reason)}` : ''})` : 'open';
-      lines.push(`- ${String(item.kind)} for ${inlineCode(String(item.tool))} ${inlineCode(JSON.stringify(item.args) ?? '')}: ${oneLine(how)}`);
+      const how = outcome
+        ? `${String(outcome.decision)} (${String(outcome.closedAs)}${outcome.reason ? `: ${String(outcome.reason)}` : ''})`
+        : 'open';
+      lines.push(
+        `- ${String(item.kind)} for ${inlineCode(String(item.tool))} ${inlineCode(JSON.stringify(item.args) ?? '')}: ${oneLine(how)}`,
+      );
     }
     lines.push('');
   }

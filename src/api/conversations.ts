@@ -89,7 +89,14 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     // and the workflow writes nothing before the first message, by which time the row has committed.
     const earlier = await asUser(pool, principal.user, async (db) => {
       if (key) {
-        const claim = { userId: principal.user, scope: 'create', key, requestHash: requestHash('POST /v1/conversations', body), status: 201, response: created };
+        const claim = {
+          userId: principal.user,
+          scope: 'create',
+          key,
+          requestHash: requestHash('POST /v1/conversations', body),
+          status: 201,
+          response: created,
+        };
         const first = await claimIdempotencyKey(db, claim);
         if (first) {
           if (first.requestHash !== claim.requestHash) throw keyReused();
@@ -97,18 +104,20 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
         }
       }
       await insertConversation(db, { id, userId: principal.user, agent: body.agent, client: clientName ?? null, title, workflowId });
-      await withinDeadline(client, () => client.workflow.start<typeof chatSession>('chatSession', {
-        workflowId,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        typedSearchAttributes: [
-          { key: AGENT_KEY, value: body.agent },
-          { key: USER_KEY, value: principal.user },
-          { key: WAITING_KEY, value: false },
-        ],
-        memo: { title },
-        staticSummary: `${body.agent}: ${title}`,
-      }));
+      await withinDeadline(client, () =>
+        client.workflow.start<typeof chatSession>('chatSession', {
+          workflowId,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          args: [input],
+          typedSearchAttributes: [
+            { key: AGENT_KEY, value: body.agent },
+            { key: USER_KEY, value: principal.user },
+            { key: WAITING_KEY, value: false },
+          ],
+          memo: { title },
+          staticSummary: `${body.agent}: ${title}`,
+        }),
+      );
       return undefined;
     });
     if (earlier) {
@@ -150,7 +159,10 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       status: state.status,
       messages: stored.messages,
       pending: state.pending,
-      usage: { ...stored.usage, cost: { amount: Math.round(stored.ledger.conversation.cost * 1_000_000) / 1_000_000, currency: config.BUDGET_CURRENCY } },
+      usage: {
+        ...stored.usage,
+        cost: { amount: Math.round(stored.ledger.conversation.cost * 1_000_000) / 1_000_000, currency: config.BUDGET_CURRENCY },
+      },
       ...(budget ? { budget } : {}),
       // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
       ...(state.agentState ?? {}),
@@ -163,7 +175,11 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     await asUser(pool, principal.user, async (db) => {
       if (!(await renameConversation(db, row.id, title))) throw notFound();
       // the conversation's open pages (other tabs too) read the new title from its event stream
-      await writeBatch(db, { conversationId: row.id, userId: principal.user }, { events: [{ key: `title:${randomUUID()}`, type: 'title.changed', data: { title } }] });
+      await writeBatch(
+        db,
+        { conversationId: row.id, userId: principal.user },
+        { events: [{ key: `title:${randomUUID()}`, type: 'title.changed', data: { title } }] },
+      );
     });
     res.json({ id: row.id, title });
   });
@@ -207,15 +223,19 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     );
     if (record) {
       // The answer is already decided; failing to record it only means a later retry asks Temporal again.
-      await asUser(pool, principal.user, (db) => recordIdempotentResponse(db, { ...record, status: 200, response: storableJson(result) })).catch(
-        (error: unknown) => log(`Could not record the outcome of Idempotency-Key ${key} (request ${String(res.locals.requestId)})`, error),
+      await asUser(pool, principal.user, (db) =>
+        recordIdempotentResponse(db, { ...record, status: 200, response: storableJson(result) }),
+      ).catch((error: unknown) =>
+        log(`Could not record the outcome of Idempotency-Key ${key} (request ${String(res.locals.requestId)})`, error),
       );
     }
     res.json(result);
   }
 
   router.post('/conversations/:id/messages', (req, res) =>
-    turnUpdate(req, res, 'messages', MessageBody, (handle, body, updateId) => handle.executeUpdate(sendMessageUpdate, { args: [body], updateId })),
+    turnUpdate(req, res, 'messages', MessageBody, (handle, body, updateId) =>
+      handle.executeUpdate(sendMessageUpdate, { args: [body], updateId }),
+    ),
   );
 
   router.post('/conversations/:id/decisions', async (req, res) => {
@@ -276,4 +296,3 @@ async function deletedMeanwhile(client: Client, handle: WorkflowHandle): Promise
 function withinDeadline<T>(client: Client, fn: () => Promise<T>): Promise<T> {
   return client.withDeadline(Date.now() + QUICK_CALL_MS, fn);
 }
-

@@ -113,7 +113,9 @@ export async function streamEvents(
 
 /** Whether the conversation still exists (DELETE /v1/conversations/{id} ends its streams). */
 async function stillThere(deps: { pool: pg.Pool; userId: string; conversationId: string }): Promise<boolean> {
-  const { rows } = await asUser(deps.pool, deps.userId, (db) => db.query('SELECT 1 FROM conversations WHERE id = $1', [deps.conversationId]));
+  const { rows } = await asUser(deps.pool, deps.userId, (db) =>
+    db.query('SELECT 1 FROM conversations WHERE id = $1', [deps.conversationId]),
+  );
   return rows.length > 0;
 }
 
@@ -123,7 +125,10 @@ async function stillThere(deps: { pool: pg.Pool; userId: string; conversationId:
  * stream waits for the next event instead of failing or skipping it. Anything that is not a plain number
  * replays from the start.
  */
-async function resumeAfter(header: string, deps: { pool: pg.Pool; userId: string; conversationId: string }): Promise<{ rowId: number; seq: number }> {
+async function resumeAfter(
+  header: string,
+  deps: { pool: pg.Pool; userId: string; conversationId: string },
+): Promise<{ rowId: number; seq: number }> {
   const digits = header.trim();
   if (!/^\d+$/.test(digits) || /^0+$/.test(digits)) return { rowId: 0, seq: 0 };
   const seq = BigInt(digits) > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(digits);

@@ -14,7 +14,11 @@ import { HttpError } from './http-error.ts';
 
 type PublicFiles = NonNullable<AgentServer['publicFiles']>;
 
-export function fileRoutes(config: Pick<Config, 'DATA_DIR' | 'GCS_BUCKET_NAME'>, pool: pg.Pool, published: readonly PublicFiles[]): express.Router {
+export function fileRoutes(
+  config: Pick<Config, 'DATA_DIR' | 'GCS_BUCKET_NAME'>,
+  pool: pg.Pool,
+  published: readonly PublicFiles[],
+): express.Router {
   const router = express.Router();
   const root = localObjectsRoot(config);
   const byPrefix = new Map(published.map((files) => [files.prefix, files]));

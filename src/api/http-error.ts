@@ -50,7 +50,10 @@ function isServiceDown(error: unknown): boolean {
     if (isGrpcServiceError(current) && [GRPC_UNAVAILABLE, GRPC_DEADLINE_EXCEEDED].includes(current.code)) return true;
     const code = (current as { code?: unknown }).code;
     if (code === 'ECONNREFUSED' || code === '57P01' || code === '57P03') return true;
-    if (current instanceof Error && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(current.message)) {
+    if (
+      current instanceof Error &&
+      /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(current.message)
+    ) {
       return true;
     }
     if (!(current instanceof Error)) break;

@@ -99,7 +99,8 @@ export function requestMetrics() {
       let waiting = false;
       const json = res.json.bind(res);
       res.json = (body: unknown) => {
-        waiting = Array.isArray((body as { pending?: unknown[] } | undefined)?.pending) && (body as { pending: unknown[] }).pending.length > 0;
+        waiting =
+          Array.isArray((body as { pending?: unknown[] } | undefined)?.pending) && (body as { pending: unknown[] }).pending.length > 0;
         return json(body);
       };
       let counted = false;
@@ -107,7 +108,15 @@ export function requestMetrics() {
         if (counted) return;
         counted = true;
         const agent = (res.locals.brigadeTurn as TurnNote | undefined)?.agent ?? 'unknown';
-        const outcome = aborted ? 'aborted' : res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'rejected' : waiting ? 'waiting' : 'ok';
+        const outcome = aborted
+          ? 'aborted'
+          : res.statusCode >= 500
+            ? 'error'
+            : res.statusCode >= 400
+              ? 'rejected'
+              : waiting
+                ? 'waiting'
+                : 'ok';
         const labels = { agent, kind, outcome };
         metrics.turns.inc(labels);
         metrics.turnSeconds.observe(labels, (performance.now() - started) / 1000);

@@ -46,12 +46,22 @@ export interface OidcIdentity {
 
 export const oidcUserId = (iss: string, sub: string) => `oidc:${createHash('sha256').update(`${iss}\n${sub}`).digest('base64url')}`;
 
-type OidcConfig = Pick<Config, 'AUTH_OIDC_ISSUER' | 'AUTH_OIDC_AUDIENCE' | 'AUTH_OIDC_ROLES_CLAIM' | 'AUTH_OIDC_CLIENT_CLAIM' | 'AUTH_OIDC_CLOCK_SKEW' | 'AUTH_OIDC_CLIENT_ID'>;
+type OidcConfig = Pick<
+  Config,
+  | 'AUTH_OIDC_ISSUER'
+  | 'AUTH_OIDC_AUDIENCE'
+  | 'AUTH_OIDC_ROLES_CLAIM'
+  | 'AUTH_OIDC_CLIENT_CLAIM'
+  | 'AUTH_OIDC_CLOCK_SKEW'
+  | 'AUTH_OIDC_CLIENT_ID'
+>;
 
 /** A claim by name, or by a dotted path into objects when no claim has the whole name (Keycloak's realm_access.roles). */
 function claimAt(payload: JWTPayload, name: string): unknown {
   if (name in payload) return payload[name];
-  return name.split('.').reduce<unknown>((value, part) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined), payload);
+  return name
+    .split('.')
+    .reduce<unknown>((value, part) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined), payload);
 }
 
 export function rolesFrom(payload: JWTPayload, claim: string): string[] {
@@ -84,7 +94,11 @@ export class OidcVerifier {
   private readonly log: (line: string) => void;
   private readonly now: () => number;
 
-  constructor(config: OidcConfig & { AUTH_OIDC_ISSUER: string; AUTH_OIDC_AUDIENCE: string }, log: (line: string) => void = () => undefined, now: () => number = Date.now) {
+  constructor(
+    config: OidcConfig & { AUTH_OIDC_ISSUER: string; AUTH_OIDC_AUDIENCE: string },
+    log: (line: string) => void = () => undefined,
+    now: () => number = Date.now,
+  ) {
     this.config = config;
     this.log = log;
     this.now = now;
@@ -94,7 +108,8 @@ export class OidcVerifier {
   /** The discovery document, fetched once; a failure is retried after a pause rather than on every request. */
   async metadata(): Promise<Discovery> {
     if (this.discovery) return this.discovery;
-    if (this.now() - this.discoveryFailedAt < DISCOVERY_RETRY_MS && !this.discovering) throw new ProviderUnavailable('the sign-in provider could not be reached');
+    if (this.now() - this.discoveryFailedAt < DISCOVERY_RETRY_MS && !this.discovering)
+      throw new ProviderUnavailable('the sign-in provider could not be reached');
     this.discovering ??= (async () => {
       const url = `${this.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
       try {
@@ -141,7 +156,10 @@ export class OidcVerifier {
 
   /** The asymmetric algorithms the issuer publishes, in its discovery document or on its keys. */
   private algorithms(): string[] {
-    const published = new Set([...(this.discovery?.id_token_signing_alg_values_supported ?? []), ...(this.jwks?.keys ?? []).map((key) => key.alg).filter((alg): alg is string => !!alg)]);
+    const published = new Set([
+      ...(this.discovery?.id_token_signing_alg_values_supported ?? []),
+      ...(this.jwks?.keys ?? []).map((key) => key.alg).filter((alg): alg is string => !!alg),
+    ]);
     return [...published].filter((alg) => ASYMMETRIC.has(alg));
   }
 
@@ -153,7 +171,8 @@ export class OidcVerifier {
     } catch {
       throw new InvalidToken('the token is not a JWT');
     }
-    if (!header.alg || !ASYMMETRIC.has(header.alg)) throw new InvalidToken(`the token's algorithm ${JSON.stringify(header.alg ?? 'none').slice(0, 20)} is not accepted`);
+    if (!header.alg || !ASYMMETRIC.has(header.alg))
+      throw new InvalidToken(`the token's algorithm ${JSON.stringify(header.alg ?? 'none').slice(0, 20)} is not accepted`);
     if (!this.local) await this.refreshKeys();
     else if (this.now() - this.keysFetchedAt > KEYS_REFRESH_MS) void this.refreshKeys().catch(() => undefined);
     const algorithms = this.algorithms();
@@ -183,7 +202,9 @@ export class OidcVerifier {
     }
     if (looksLikeIdToken(payload, header)) throw new InvalidToken('an ID token is not an access token');
     const client = this.config.AUTH_OIDC_CLIENT_CLAIM ? claimAt(payload, this.config.AUTH_OIDC_CLIENT_CLAIM) : undefined;
-    const name = [payload.preferred_username, payload.name, payload.email].find((value): value is string => typeof value === 'string' && value.length > 0);
+    const name = [payload.preferred_username, payload.name, payload.email].find(
+      (value): value is string => typeof value === 'string' && value.length > 0,
+    );
     return {
       iss: payload.iss!,
       sub: payload.sub!,
@@ -229,14 +250,15 @@ export class OidcVerifier {
         }
         const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
         const clientId = this.config.AUTH_OIDC_CLIENT_ID;
-        if (looksLikeIdToken(payload, {}) || (clientId && aud.includes(clientId))) return new InvalidToken('an ID token is not an access token');
+        if (looksLikeIdToken(payload, {}) || (clientId && aud.includes(clientId)))
+          return new InvalidToken('an ID token is not an access token');
         return new InvalidToken('the token is for another audience');
       }
       return new InvalidToken(`the token's ${error.claim} claim is missing or not valid`);
     }
     if (error instanceof errors.JWKSNoMatchingKey) return new InvalidToken('the token is signed with an unknown key');
-    if (error instanceof errors.JOSEAlgNotAllowed) return new InvalidToken('the token\'s algorithm is not accepted');
-    if (error instanceof errors.JWSSignatureVerificationFailed) return new InvalidToken('the token\'s signature is not valid');
+    if (error instanceof errors.JOSEAlgNotAllowed) return new InvalidToken("the token's algorithm is not accepted");
+    if (error instanceof errors.JWSSignatureVerificationFailed) return new InvalidToken("the token's signature is not valid");
     if (error instanceof errors.JOSEError) return new InvalidToken('the token is not valid');
     return error instanceof Error ? error : new Error(String(error));
   }

@@ -18,7 +18,8 @@ export function derivedOperationId(method: string, path: string): string {
   const words = segments.flatMap((segment, index) => {
     if (/^\{.*\}$/.test(segment) || (index === 0 && /^v\d+$/.test(segment))) return [];
     const parts = segment.split(/[^A-Za-z0-9]+/).filter(Boolean);
-    if (/^\{.*\}$/.test(segments[index + 1] ?? '') && parts.length > 0) parts[parts.length - 1] = parts[parts.length - 1]!.replace(/s$/, '');
+    if (/^\{.*\}$/.test(segments[index + 1] ?? '') && parts.length > 0)
+      parts[parts.length - 1] = parts[parts.length - 1]!.replace(/s$/, '');
     return parts;
   });
   return method.toLowerCase() + words.map(capitalized).join('');
@@ -28,7 +29,9 @@ export function derivedOperationId(method: string, path: string): string {
 export function withOperationIds<Document extends Record<string, unknown>>(document: Document): Document {
   const paths = (document.paths ?? {}) as Record<string, Record<string, unknown>>;
   const operations = Object.entries(paths).flatMap(([path, item]) =>
-    METHODS.flatMap((method) => (item[method] && typeof item[method] === 'object' ? [{ path, method, operation: item[method] as Operation }] : [])),
+    METHODS.flatMap((method) =>
+      item[method] && typeof item[method] === 'object' ? [{ path, method, operation: item[method] as Operation }] : [],
+    ),
   );
   const taken = new Set(operations.flatMap(({ operation }) => (operation.operationId ? [operation.operationId] : [])));
   const filled = { ...paths };

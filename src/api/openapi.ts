@@ -44,7 +44,7 @@ const errors = (...codes: number[]) =>
           403: 'The token lacks the role the agent needs',
           404: 'Not found, or not yours',
           409: 'Not pending any more, or a turn is running',
-          410: "The conversation was deleted while this turn ran, or its workflow ended and it could not be revived from PostgreSQL (a sentence says which); a transcript that is left can still be read and exported",
+          410: 'The conversation was deleted while this turn ran, or its workflow ended and it could not be revived from PostgreSQL (a sentence says which); a transcript that is left can still be read and exported',
           413: 'The body is larger than 256 KB (after decompression)',
           415: 'The body is not JSON (Content-Type: application/json), not UTF-8, or compressed other than gzip, deflate or br',
           422: 'A decision that does not fit its item, or an Idempotency-Key already used with a different body',
@@ -83,7 +83,11 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
         'gzip, deflate or br accepted). Text fields refuse NUL and unpaired surrogate characters (400 naming the field). ' +
         'Every response carries X-Request-Id (a plain X-Request-Id sent by the client is kept).',
     },
-    servers: [publicUrl ? { url: publicUrl.replace(/\/+$/, ''), description: 'this deployment (PUBLIC_URL)' } : { url: '/', description: 'this server' }],
+    servers: [
+      publicUrl
+        ? { url: publicUrl.replace(/\/+$/, ''), description: 'this deployment (PUBLIC_URL)' }
+        : { url: '/', description: 'this server' },
+    ],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
@@ -108,7 +112,9 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
     },
     security: [{ bearer: [] }],
     paths: {
-      '/healthz': { get: { operationId: 'checkLiveness', summary: 'The process is up', security: [], responses: { 200: { description: 'Up' } } } },
+      '/healthz': {
+        get: { operationId: 'checkLiveness', summary: 'The process is up', security: [], responses: { 200: { description: 'Up' } } },
+      },
       '/readyz': {
         get: {
           operationId: 'checkReadiness',
@@ -120,8 +126,12 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
       '/v1/meta': {
         get: {
           operationId: 'getMeta',
-          summary: "The caller (user, roles, client), the agents its token may open with their tools' argument schemas, the model, and the Temporal Web UI (an addition, for the web client)",
-          responses: { 200: { description: 'About this deployment and the caller', content: { 'application/json': { schema: schema(MetaBody) } } }, ...errors(401) },
+          summary:
+            "The caller (user, roles, client), the agents its token may open with their tools' argument schemas, the model, and the Temporal Web UI (an addition, for the web client)",
+          responses: {
+            200: { description: 'About this deployment and the caller', content: { 'application/json': { schema: schema(MetaBody) } } },
+            ...errors(401),
+          },
         },
       },
       '/v1/conversations': {
@@ -137,7 +147,13 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
           summary:
             "The caller's conversations, newest first, a page at a time (at most `limit`, default and most 100); `nextCursor` is the next page's `cursor`, null on the last page",
           parameters: [
-            { name: 'cursor', in: 'query', required: false, description: 'nextCursor of the page before, as it came (opaque)', schema: { type: 'string', maxLength: 200 } },
+            {
+              name: 'cursor',
+              in: 'query',
+              required: false,
+              description: 'nextCursor of the page before, as it came (opaque)',
+              schema: { type: 'string', maxLength: 200 },
+            },
             { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 100 } },
           ],
           responses: {
@@ -156,7 +172,7 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
         patch: {
           operationId: 'renameConversation',
           summary:
-            "Rename the conversation (owner only): a title of 1 to 200 characters, trimmed. Its event streams get a title.changed event. " +
+            'Rename the conversation (owner only): a title of 1 to 200 characters, trimmed. Its event streams get a title.changed event. ' +
             'A conversation started without a title gets one made from its first exchange, unless it was renamed first.',
           parameters: [idParam],
           requestBody: { required: true, content: { 'application/json': { schema: schema(RenameBody, 'input') } } },
@@ -189,7 +205,10 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
             'a cut result carries truncated: {bytes, maxBytes} and a note, in the transcript as the model saw it.',
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Message' } } } },
-          responses: { 200: json("The turn's new messages and open pending items", 'Turn'), ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 429, 500, 503) },
+          responses: {
+            200: json("The turn's new messages and open pending items", 'Turn'),
+            ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 429, 500, 503),
+          },
         },
       },
       '/v1/conversations/{id}/decisions': {
@@ -197,7 +216,7 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
           operationId: 'decide',
           summary: 'Decide a pending item (approve, reject, edit; yes/no; accept/reject)',
           description:
-            'With BUDGET_APPROVER_ROLE set, approving a budget item is refused to the conversation\'s own user (403), and a user with that role ' +
+            "With BUDGET_APPROVER_ROLE set, approving a budget item is refused to the conversation's own user (403), and a user with that role " +
             'may decide the budget item of a conversation that is not theirs (nothing else of it): the answer is then a BudgetApproval, once the ' +
             'conversation has accepted the decision.',
           parameters: [idParam, idempotencyHeader],
@@ -205,7 +224,11 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
           responses: {
             200: {
               description: "What the turn did next (the conversation's user), or that the decision was taken (an approver)",
-              content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Turn' }, { $ref: '#/components/schemas/BudgetApproval' }] } } },
+              content: {
+                'application/json': {
+                  schema: { oneOf: [{ $ref: '#/components/schemas/Turn' }, { $ref: '#/components/schemas/BudgetApproval' }] },
+                },
+              },
             },
             ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 429, 500, 503),
           },
@@ -228,7 +251,13 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
                 "Resume after this event id (an event's place in its conversation: 1, 2, 3, …); an id beyond the newest event means nothing yet (the stream waits for the next one)",
               schema: { type: 'string' },
             },
-            { name: 'lastEventId', in: 'query', required: false, description: 'The same, for clients that cannot set headers', schema: { type: 'string' } },
+            {
+              name: 'lastEventId',
+              in: 'query',
+              required: false,
+              description: 'The same, for clients that cannot set headers',
+              schema: { type: 'string' },
+            },
           ],
           responses: { 200: { description: 'text/event-stream' }, ...errors(401, 403, 404, 429, 503) },
         },
@@ -238,7 +267,7 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
         get: {
           operationId: 'getMcpFile',
           summary:
-            'A file an MCP tool answered with (an image, audio, a binary resource) on the local object store: what a tool result\'s files[].url points at. No bearer token: both ids are random. Raster images and audio are served inline, anything else as a download.',
+            "A file an MCP tool answered with (an image, audio, a binary resource) on the local object store: what a tool result's files[].url points at. No bearer token: both ids are random. Raster images and audio are served inline, anything else as a download.",
           security: [],
           parameters: [
             { name: 'conversation', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
@@ -270,7 +299,10 @@ function signInPaths(): Record<string, unknown> {
           'the roles given here (default: all of them) and the roles the owner was last seen with, and stops working when it expires, is deleted, its owner ' +
           'is disabled or has not been seen for AUTH_API_KEY_OWNER_UNSEEN. An API key cannot make keys (403).',
         requestBody: { required: true, content: { 'application/json': { schema: schema(CreateApiKeyBody, 'input') } } },
-        responses: { 201: { description: 'The key, shown once', content: { 'application/json': { schema: schema(CreatedApiKey) } } }, ...errors(400, 401, 403, 503) },
+        responses: {
+          201: { description: 'The key, shown once', content: { 'application/json': { schema: schema(CreatedApiKey) } } },
+          ...errors(400, 401, 403, 503),
+        },
       },
       get: {
         operationId: 'listApiKeys',
@@ -281,7 +313,7 @@ function signInPaths(): Record<string, unknown> {
     '/v1/api-keys/{id}': {
       delete: {
         operationId: 'revokeApiKey',
-        summary: 'Revoke a key: the next request with it answers 401 from every API process. Another user\'s key is 404.',
+        summary: "Revoke a key: the next request with it answers 401 from every API process. Another user's key is 404.",
         parameters: [keyId],
         responses: { 204: { description: 'Revoked' }, ...errors(401, 404, 503) },
       },
@@ -289,7 +321,8 @@ function signInPaths(): Record<string, unknown> {
     '/auth/session': {
       get: {
         operationId: 'getSignInSession',
-        summary: 'How the web client signs in (signIn: oidc or token), whether this browser is signed in by cookie, and the CSRF token that its state-changing requests send as X-CSRF-Token',
+        summary:
+          'How the web client signs in (signIn: oidc or token), whether this browser is signed in by cookie, and the CSRF token that its state-changing requests send as X-CSRF-Token',
         security: [],
         responses: { 200: { description: '{ signIn, signedIn, csrfToken? }' } },
       },
@@ -308,13 +341,18 @@ function signInPaths(): Record<string, unknown> {
         operationId: 'finishSignIn',
         summary: "The provider's redirect back: sets the session cookie (HttpOnly, Secure, SameSite=Strict) and redirects to returnTo",
         security: [],
-        responses: { 302: { description: 'Signed in' }, 400: json('Not a sign-in started here', 'Error'), 401: json('The tokens were refused', 'Error') },
+        responses: {
+          302: { description: 'Signed in' },
+          400: json('Not a sign-in started here', 'Error'),
+          401: json('The tokens were refused', 'Error'),
+        },
       },
     },
     '/auth/logout': {
       post: {
         operationId: 'signOut',
-        summary: "Ends the cookie session (X-CSRF-Token required); endSessionUrl is the provider's sign-out to navigate to, when it has one",
+        summary:
+          "Ends the cookie session (X-CSRF-Token required); endSessionUrl is the provider's sign-out to navigate to, when it has one",
         security: [],
         responses: { 200: { description: '{ endSessionUrl }' }, 403: json('No CSRF token', 'Error') },
       },
@@ -331,7 +369,7 @@ function lifecyclePaths(): Record<string, unknown> {
         summary:
           'Stop the running turn within a second: the model call in flight is cancelled (its stream closed), tools are cancelled where they can be, ' +
           'items the turn waits on are withdrawn (closedAs withdrawn). What streamed stays in the transcript with stopped: true, and the waiting messages ' +
-          "call answers with stopped: true. A child workflow that already started (a save pipeline) is not cancelled: it finishes on its own and its result is not added. " +
+          'call answers with stopped: true. A child workflow that already started (a save pipeline) is not cancelled: it finishes on its own and its result is not added. ' +
           'Idempotent: with no turn running it answers stopped: false.',
         parameters: [idParam],
         responses: {
@@ -364,13 +402,27 @@ function lifecyclePaths(): Record<string, unknown> {
 
 /** A person's data (issue 35) and the codec server the Temporal Web UI and CLI use. */
 function protectionPaths(): Record<string, unknown> {
-  const userParam = { name: 'user', in: 'path', required: true, description: 'the user id of their tokens', schema: { type: 'string', maxLength: 200 } };
+  const userParam = {
+    name: 'user',
+    in: 'path',
+    required: true,
+    description: 'the user id of their tokens',
+    schema: { type: 'string', maxLength: 200 },
+  };
   const exportResponse = { description: 'The export', content: { 'application/json': { schema: schema(PersonalExport) } } };
   const codec = (action: string, summary: string) => ({
     post: {
       operationId: `${action}Payloads`,
       summary,
-      parameters: [{ name: 'X-Namespace', in: 'header', required: false, description: 'the Temporal namespace (another than Brigade\'s is 404)', schema: { type: 'string' } }],
+      parameters: [
+        {
+          name: 'X-Namespace',
+          in: 'header',
+          required: false,
+          description: "the Temporal namespace (another than Brigade's is 404)",
+          schema: { type: 'string' },
+        },
+      ],
       requestBody: { required: true, content: { 'application/json': { schema: schema(CodecBody, 'input') } } },
       responses: {
         200: { description: `The payloads, ${action}d, in order`, content: { 'application/json': { schema: schema(CodecBody) } } },
@@ -392,23 +444,37 @@ function protectionPaths(): Record<string, unknown> {
       delete: {
         operationId: 'eraseMyData',
         summary:
-          "Erase everything of the caller: conversations with their files and Temporal executions (deleted, children too), saved recipes with their " +
+          'Erase everything of the caller: conversations with their files and Temporal executions (deleted, children too), saved recipes with their ' +
           'images, usage rows (kept only as anonymous daily totals) and idempotency keys. Answers 204 when done; repeating it is harmless.',
         responses: { 204: { description: 'Erased' }, ...errors(401, 503) },
       },
     },
     '/v1/users/{user}/export': {
-      get: { operationId: 'exportUserData', summary: "An operator's GET /v1/me/export for a given user (role operator)", parameters: [userParam], responses: { 200: exportResponse, ...errors(401, 403, 503) } },
+      get: {
+        operationId: 'exportUserData',
+        summary: "An operator's GET /v1/me/export for a given user (role operator)",
+        parameters: [userParam],
+        responses: { 200: exportResponse, ...errors(401, 403, 503) },
+      },
     },
     '/v1/users/{user}': {
       delete: {
         operationId: 'eraseUserData',
         summary: "An operator's DELETE /v1/me for a given user (role operator); answers what was erased, by kind",
         parameters: [userParam],
-        responses: { 200: { description: 'Erased', content: { 'application/json': { schema: schema(ErasureReport) } } }, ...errors(401, 403, 503) },
+        responses: {
+          200: { description: 'Erased', content: { 'application/json': { schema: schema(ErasureReport) } } },
+          ...errors(401, 403, 503),
+        },
       },
     },
-    '/codec/decode': codec('decode', "Temporal's codec server protocol: decrypt payloads for the Web UI or `temporal --codec-endpoint` (bearer token with the operator role)"),
-    '/codec/encode': codec('encode', "Temporal's codec server protocol: encrypt payloads the Web UI or CLI sends (bearer token with the operator role)"),
+    '/codec/decode': codec(
+      'decode',
+      "Temporal's codec server protocol: decrypt payloads for the Web UI or `temporal --codec-endpoint` (bearer token with the operator role)",
+    ),
+    '/codec/encode': codec(
+      'encode',
+      "Temporal's codec server protocol: encrypt payloads the Web UI or CLI sends (bearer token with the operator role)",
+    ),
   };
 }

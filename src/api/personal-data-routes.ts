@@ -94,13 +94,21 @@ const signIn: PersonalDataKind = {
 
 /** Every kind of personal data: the runtime's, each agent's, then what other modules registered. */
 export function personalDataKinds(): PersonalDataKind[] {
-  return [conversations, usage, ...[...AGENT_SERVERS.values()].flatMap((server) => server.personalData ?? []), ...registeredPersonalData(), signIn];
+  return [
+    conversations,
+    usage,
+    ...[...AGENT_SERVERS.values()].flatMap((server) => server.personalData ?? []),
+    ...registeredPersonalData(),
+    signIn,
+  ];
 }
 
 export const PersonalExport = z
   .object({ user: z.string(), exportedAt: z.string() })
   .catchall(z.unknown())
-  .describe('everything Brigade holds of the user: conversations (as GET /v1/conversations/{id}/export), usage, each agent\'s kinds (savedRecipes)');
+  .describe(
+    "everything Brigade holds of the user: conversations (as GET /v1/conversations/{id}/export), usage, each agent's kinds (savedRecipes)",
+  );
 
 export const ErasureReport = z.object({ user: z.string(), erased: z.record(z.string(), z.number()) });
 
@@ -117,15 +125,24 @@ export function personalDataRoutes({ config, client, pool, log }: PersonalDataDe
   const router = Router();
   const context = (user: string): PersonalDataContext => ({ user, config, pool, client, store: createObjectStore(config), log });
 
-  const exportOf = async (user: string) => ({ user, exportedAt: new Date().toISOString(), ...(await exportPerson(context(user), personalDataKinds())) });
+  const exportOf = async (user: string) => ({
+    user,
+    exportedAt: new Date().toISOString(),
+    ...(await exportPerson(context(user), personalDataKinds())),
+  });
   const erase = async (user: string, by: string) => {
     const erased = await erasePerson(context(user), personalDataKinds());
     // a line per erasure, for the record: who asked, whose, how much (no content)
-    log(`Erased the data of user "${user}" (asked by "${by}"): ${Object.entries(erased).map(([kind, count]) => `${kind} ${count}`).join(', ')}`);
+    log(
+      `Erased the data of user "${user}" (asked by "${by}"): ${Object.entries(erased)
+        .map(([kind, count]) => `${kind} ${count}`)
+        .join(', ')}`,
+    );
     return erased;
   };
   const operatorOnly = (res: Parameters<typeof principalOf>[0]) => {
-    if (!principalOf(res).roles.includes(OPERATOR_ROLE)) throw new HttpError(403, `Only an operator (role "${OPERATOR_ROLE}") may act on another user's data`);
+    if (!principalOf(res).roles.includes(OPERATOR_ROLE))
+      throw new HttpError(403, `Only an operator (role "${OPERATOR_ROLE}") may act on another user's data`);
   };
 
   router.get('/me/export', async (_req, res) => {

@@ -92,18 +92,31 @@ export async function reviveConversation(deps: RevivalDeps, row: ConversationRow
   if (was.state === 'running' && !options.force) return { was, revived: false, closedItems: 0, answeredCalls: 0 };
   const previous = await previousRun(client, row.workflowId);
   if (was.state === 'running' || was.state === 'wedged') {
-    const reason = was.state === 'wedged' ? `wedged: its workflow task failed ${was.attempts} times in a row; revived from PostgreSQL` : 'revived by an operator';
+    const reason =
+      was.state === 'wedged'
+        ? `wedged: its workflow task failed ${was.attempts} times in a row; revived from PostgreSQL`
+        : 'revived by an operator';
     await handle.terminate(reason).catch((error: unknown) => {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     });
   }
   const how =
     options.how ??
-    (was.state === 'wedged' ? 'was stuck' : was.state === 'gone' ? 'was gone' : was.state === 'ended' ? `ended (${was.status.toLowerCase().replace(/_/g, ' ')})` : 'was restarted by an operator');
+    (was.state === 'wedged'
+      ? 'was stuck'
+      : was.state === 'gone'
+        ? 'was gone'
+        : was.state === 'ended'
+          ? `ended (${was.status.toLowerCase().replace(/_/g, ' ')})`
+          : 'was restarted by an operator');
   // One revival at a time per conversation, and its words and its new run together: a start that fails
   // rolls the words back (the next message tries again), and a second request waits, then finds the run.
   const closing = await asUser(pool, row.userId, async (db) => {
-    await db.query({ name: 'brigade.revival_lock', text: 'SELECT pg_advisory_xact_lock(hashtext($1)::bigint)', values: [`brigade.revive:${row.id}`] });
+    await db.query({
+      name: 'brigade.revival_lock',
+      text: 'SELECT pg_advisory_xact_lock(hashtext($1)::bigint)',
+      values: [`brigade.revive:${row.id}`],
+    });
     const now = await runHealth(handle);
     if (now.state === 'running' && 'runId' in was && now.runId !== was.runId) return undefined;
     const transcript = await readTranscript(db, row.id);
@@ -198,7 +211,12 @@ const STATE_QUERY_MS = 10_000;
  * by replaying its history on a worker), else what that run started from (carried, or its kernel's first
  * state): changes since are not in PostgreSQL as state, only in the transcript's words.
  */
-async function stateOf(client: Client, row: ConversationRow, runId: string | undefined, previous: ChatSessionInput | undefined): Promise<{ agentState?: unknown }> {
+async function stateOf(
+  client: Client,
+  row: ConversationRow,
+  runId: string | undefined,
+  previous: ChatSessionInput | undefined,
+): Promise<{ agentState?: unknown }> {
   const kernel = AGENT_SPECS[row.agent].kernel;
   if (!kernel) return {};
   if (runId) {
@@ -245,8 +263,12 @@ async function closeInWords(db: pg.ClientBase, row: ConversationRow, transcript:
       messages.push(toolMessage(call, call.args, { error }));
     }
   }
-  const itemsSaid = open.size ? ` ${open.size === 1 ? 'One item that waited for a decision was' : `${open.size} items that waited for a decision were`} closed without one.` : '';
-  const callsSaid = messages.length ? ` ${messages.length === 1 ? 'One tool call has' : `${messages.length} tool calls have`} no result from before.` : '';
+  const itemsSaid = open.size
+    ? ` ${open.size === 1 ? 'One item that waited for a decision was' : `${open.size} items that waited for a decision were`} closed without one.`
+    : '';
+  const callsSaid = messages.length
+    ? ` ${messages.length === 1 ? 'One tool call has' : `${messages.length} tool calls have`} no result from before.`
+    : '';
   messages.push({
     id: keyed(seed, 'note'),
     role: 'assistant',
@@ -272,7 +294,10 @@ async function carriedFromPostgres(db: pg.ClientBase, conversationId: string, cl
       WHERE conversation_id = $1 AND type = 'pending.closed' ORDER BY events.id DESC LIMIT $2`,
     [conversationId, CLOSED_KEPT],
   );
-  const closed = closedRows.rows.reverse().filter(({ closedAs }) => ClosedReason.safeParse(closedAs).success).map(({ id, closedAs }) => [id, closedAs] as [string, ClosedReason]);
+  const closed = closedRows.rows
+    .reverse()
+    .filter(({ closedAs }) => ClosedReason.safeParse(closedAs).success)
+    .map(({ id, closedAs }) => [id, closedAs] as [string, ClosedReason]);
   for (const id of closedNow) if (!closed.some(([known]) => known === id)) closed.push([id, 'withdrawn']);
   const counts = rows[0]!;
   return {
@@ -330,7 +355,10 @@ export async function withRevival<T>(
     outcome = await reviveConversation(deps, row, { ...(how ? { how } : {}), ...(turnText !== undefined ? { turnText } : {}) });
   } catch (error) {
     deps.log?.(`Could not revive conversation ${row.id}`, error);
-    throw new HttpError(410, "This conversation's workflow has ended and it could not be restored from its saved transcript; start a new conversation (its transcript can still be exported).");
+    throw new HttpError(
+      410,
+      "This conversation's workflow has ended and it could not be restored from its saved transcript; start a new conversation (its transcript can still be exported).",
+    );
   }
   if (outcome.turn) return { messages: outcome.turn, pending: [] };
   return send();

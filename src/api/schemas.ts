@@ -30,7 +30,8 @@ export function createConversationBody(): z.ZodType<CreateBody> {
     .superRefine((body, ctx) => {
       const fields = body as CreateBody;
       for (const [field, agent] of own) {
-        if (fields.agent !== agent && fields[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `only for the ${agent} agent` });
+        if (fields.agent !== agent && fields[field] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [field], message: `only for the ${agent} agent` });
       }
       for (const server of servers) server.create?.check?.(fields, ctx);
     }) as unknown as z.ZodType<CreateBody>;
@@ -66,7 +67,8 @@ export const conversationSummary = () => createdConversation().extend({ title: z
  * to the client (base64url). It names only the caller's own row, and the list is read as the caller.
  */
 const CursorPosition = z.object({ createdAt: z.iso.datetime({ precision: 6 }), id: z.uuid() });
-export const encodeCursor = (position: z.infer<typeof CursorPosition>) => Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+export const encodeCursor = (position: z.infer<typeof CursorPosition>) =>
+  Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
 const cursor = z
   .string()
   .max(200)

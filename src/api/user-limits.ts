@@ -55,14 +55,22 @@ export async function openStreamLease(pool: pg.Pool, userId: string, limit: numb
     await db.query('DELETE FROM user_event_streams WHERE user_id = $1 AND expires_at < now()', [userId]);
     const { rows } = await db.query<{ open: number }>('SELECT count(*)::int AS open FROM user_event_streams WHERE user_id = $1', [userId]);
     if (rows[0]!.open >= limit) return false;
-    await db.query(`INSERT INTO user_event_streams (id, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [id, userId, LEASE_SECONDS]);
+    await db.query(`INSERT INTO user_event_streams (id, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [
+      id,
+      userId,
+      LEASE_SECONDS,
+    ]);
     return true;
   });
   if (!taken) {
-    throw new HttpError(429, `Too many event streams open: at most ${limit} at once; close one or try again later`, { retryAfter: STREAM_RETRY_AFTER });
+    throw new HttpError(429, `Too many event streams open: at most ${limit} at once; close one or try again later`, {
+      retryAfter: STREAM_RETRY_AFTER,
+    });
   }
   const renew = setInterval(() => {
-    asUser(pool, userId, (db) => db.query(`UPDATE user_event_streams SET expires_at = now() + make_interval(secs => $2) WHERE id = $1`, [id, LEASE_SECONDS])).catch(
+    asUser(pool, userId, (db) =>
+      db.query(`UPDATE user_event_streams SET expires_at = now() + make_interval(secs => $2) WHERE id = $1`, [id, LEASE_SECONDS]),
+    ).catch(
       () => undefined, // a missed renewal only lets the lease expire early: the stream itself goes on
     );
   }, RENEW_MS);

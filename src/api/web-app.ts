@@ -14,9 +14,12 @@ export function webAppRoutes(root = WEB_ROOT): express.Router {
   if (state === 'stale' || state === 'missing') {
     // A stale build is not served silently: the page says what to run (npm start rebuilds before serving).
     router.get('/', (_req, res) => {
-      res.status(503).type('text/plain').send(
-        `The web client's build is ${state === 'missing' ? 'missing' : 'out of date'}. Run "npm run build:web" (npm start does this itself), then reload.\n`,
-      );
+      res
+        .status(503)
+        .type('text/plain')
+        .send(
+          `The web client's build is ${state === 'missing' ? 'missing' : 'out of date'}. Run "npm run build:web" (npm start does this itself), then reload.\n`,
+        );
     });
     return router;
   }

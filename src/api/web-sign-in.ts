@@ -17,7 +17,18 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const CSRF_HEADER = 'x-csrf-token';
 const LOGIN_TTL_S = 600;
 
-type SignInConfig = Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT' | 'AUTH_OIDC_CLIENT_ID' | 'AUTH_OIDC_CLIENT_SECRET' | 'AUTH_OIDC_SCOPES' | 'AUTH_OIDC_AUDIENCE' | 'AUTH_OIDC_AUDIENCE_PARAM' | 'AUTH_SESSION_TTL'>;
+type SignInConfig = Pick<
+  Config,
+  | 'PUBLIC_URL'
+  | 'HOST'
+  | 'PORT'
+  | 'AUTH_OIDC_CLIENT_ID'
+  | 'AUTH_OIDC_CLIENT_SECRET'
+  | 'AUTH_OIDC_SCOPES'
+  | 'AUTH_OIDC_AUDIENCE'
+  | 'AUTH_OIDC_AUDIENCE_PARAM'
+  | 'AUTH_SESSION_TTL'
+>;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 const secret = () => randomBytes(32).toString('base64url');
@@ -79,7 +90,10 @@ export class WebSessions {
       session.idToken ?? null,
       this.config.AUTH_SESSION_TTL / 1000,
     ]);
-    res.append('Set-Cookie', this.cookie(this.sessionCookie, value, { maxAge: Math.floor(this.config.AUTH_SESSION_TTL / 1000), sameSite: 'Strict' }));
+    res.append(
+      'Set-Cookie',
+      this.cookie(this.sessionCookie, value, { maxAge: Math.floor(this.config.AUTH_SESSION_TTL / 1000), sameSite: 'Strict' }),
+    );
   }
 
   async principal(req: Request): Promise<SessionPrincipal | undefined> {
@@ -92,7 +106,13 @@ export class WebSessions {
     const row = rows[0];
     if (!row) return undefined;
     return {
-      principal: { user: row.user_id, roles: row.roles, ...(row.client ? { client: row.client } : {}), ...(row.name ? { name: row.name } : {}), via: 'session' },
+      principal: {
+        user: row.user_id,
+        roles: row.roles,
+        ...(row.client ? { client: row.client } : {}),
+        ...(row.name ? { name: row.name } : {}),
+        via: 'session',
+      },
       csrfToken: this.csrfFor(value),
     };
   }
@@ -159,7 +179,8 @@ export function webSignInRoutes(deps: {
     const metadata = await oidc!.metadata().catch((error: unknown) => {
       throw error instanceof ProviderUnavailable ? new HttpError(503, 'The sign-in provider cannot be reached; try again shortly') : error;
     });
-    if (!metadata.authorization_endpoint || !metadata.token_endpoint) throw new HttpError(503, 'The sign-in provider publishes no authorization or token endpoint');
+    if (!metadata.authorization_endpoint || !metadata.token_endpoint)
+      throw new HttpError(503, 'The sign-in provider publishes no authorization or token endpoint');
     const login = { state: secret(), verifier: secret(), nonce: secret(), returnTo: safeReturnPath(req.query.returnTo) };
     const url = new URL(metadata.authorization_endpoint);
     url.searchParams.set('response_type', 'code');
@@ -172,7 +193,13 @@ export function webSignInRoutes(deps: {
     url.searchParams.set('code_challenge_method', 'S256');
     if (config.AUTH_OIDC_AUDIENCE_PARAM) url.searchParams.set(config.AUTH_OIDC_AUDIENCE_PARAM, config.AUTH_OIDC_AUDIENCE!);
     // Lax, not Strict: the provider's redirect back is a cross-site navigation, which must carry it.
-    res.append('Set-Cookie', sessions!.cookie(sessions!.loginCookie, Buffer.from(JSON.stringify(login)).toString('base64url'), { maxAge: LOGIN_TTL_S, sameSite: 'Lax' }));
+    res.append(
+      'Set-Cookie',
+      sessions!.cookie(sessions!.loginCookie, Buffer.from(JSON.stringify(login)).toString('base64url'), {
+        maxAge: LOGIN_TTL_S,
+        sameSite: 'Lax',
+      }),
+    );
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, url.toString());
   });
@@ -193,7 +220,12 @@ export function webSignInRoutes(deps: {
     const metadata = await oidc!.metadata().catch((error: unknown) => {
       throw error instanceof ProviderUnavailable ? new HttpError(503, 'The sign-in provider cannot be reached; try again shortly') : error;
     });
-    const form = new URLSearchParams({ grant_type: 'authorization_code', code: req.query.code, redirect_uri: redirectUri, code_verifier: login.data.verifier });
+    const form = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: req.query.code,
+      redirect_uri: redirectUri,
+      code_verifier: login.data.verifier,
+    });
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     if (config.AUTH_OIDC_CLIENT_SECRET) {
       const encode = (text: string) => encodeURIComponent(text).replace(/%20/g, '+');
@@ -201,7 +233,13 @@ export function webSignInRoutes(deps: {
     } else {
       form.set('client_id', config.AUTH_OIDC_CLIENT_ID!);
     }
-    const answer = await fetch(metadata.token_endpoint!, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(10_000), redirect: 'error' }).catch(() => {
+    const answer = await fetch(metadata.token_endpoint!, {
+      method: 'POST',
+      headers,
+      body: form,
+      signal: AbortSignal.timeout(10_000),
+      redirect: 'error',
+    }).catch(() => {
       throw new HttpError(503, 'The sign-in provider cannot be reached; try again shortly');
     });
     const tokens = TokenAnswer.safeParse(await answer.json().catch(() => undefined));
@@ -214,10 +252,21 @@ export function webSignInRoutes(deps: {
       // The API trusts access tokens; the session acts as exactly what this one says.
       const identity = await oidc!.verify(tokens.data.access_token);
       if (identity.sub !== idSubject) throw new InvalidToken('the ID token and the access token name different people');
-      if (await ledger.seen({ user: identity.user, iss: identity.iss, sub: identity.sub, roles: identity.roles, client: identity.client }, { fresh: true })) {
+      if (
+        await ledger.seen(
+          { user: identity.user, iss: identity.iss, sub: identity.sub, roles: identity.roles, client: identity.client },
+          { fresh: true },
+        )
+      ) {
         throw new HttpError(403, 'This account is disabled');
       }
-      await sessions!.start(res, { user: identity.user, name: identity.name, roles: identity.roles, client: identity.client, idToken: tokens.data.id_token });
+      await sessions!.start(res, {
+        user: identity.user,
+        name: identity.name,
+        roles: identity.roles,
+        client: identity.client,
+        idToken: tokens.data.id_token,
+      });
     } catch (error) {
       if (error instanceof InvalidToken) {
         log(`web sign-in refused: ${error.message}`);

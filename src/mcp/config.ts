@@ -19,7 +19,10 @@ const ToolOverride = z.strictObject({
   /** how long the approval waits (a duration: 30s, 5m) */
   deadline: duration.optional(),
   timeoutAction: TimeoutAction.optional(),
-  decisions: z.array(z.enum(['approve', 'reject', 'edit'])).min(1).optional(),
+  decisions: z
+    .array(z.enum(['approve', 'reject', 'edit']))
+    .min(1)
+    .optional(),
 });
 export type ToolOverride = z.infer<typeof ToolOverride>;
 
@@ -112,7 +115,9 @@ export function parseMcpConfig(text: string, env: NodeJS.ProcessEnv = process.en
 
 /** `${NAME}` replaced by the environment's value; only when connecting, never stored. */
 export function withEnv(values: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  return Object.fromEntries(Object.entries(values).map(([key, template]) => [key, template.replace(ENV_REF, (_, name: string) => env[name] ?? '')]));
+  return Object.fromEntries(
+    Object.entries(values).map(([key, template]) => [key, template.replace(ENV_REF, (_, name: string) => env[name] ?? '')]),
+  );
 }
 
 const loaded = new Map<string, McpServerConfig[]>();

@@ -18,7 +18,10 @@ export async function askWorkflow(context: Context, request: McpQuestionRequest)
   while (Date.now() < giveUp && !context.cancellationSignal.aborted) {
     context.heartbeat();
     const answer = await handle.query(mcpAnswerQuery, request.requestId).catch(() => null);
-    if (answer) return answer.action === 'accept' ? { action: 'accept', content: (answer.content ?? {}) as ElicitResult['content'] } : { action: answer.action };
+    if (answer)
+      return answer.action === 'accept'
+        ? { action: 'accept', content: (answer.content ?? {}) as ElicitResult['content'] }
+        : { action: answer.action };
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   return { action: 'cancel' };

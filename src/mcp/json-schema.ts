@@ -54,7 +54,10 @@ function build(jsonSchema: JsonObject): z.ZodType {
     }
     if (validate(value)) return;
     for (const error of validate.errors ?? []) {
-      const path = error.instancePath.split('/').slice(1).map((part: string) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+      const path = error.instancePath
+        .split('/')
+        .slice(1)
+        .map((part: string) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
       const named = error.keyword === 'required' ? [String(error.params.missingProperty)] : [];
       const extra = error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : '';
       ctx.addIssue({ code: 'custom', path: [...path, ...named], message: `${error.message ?? 'does not fit'}${extra}` });

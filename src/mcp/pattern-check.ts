@@ -69,7 +69,10 @@ const valueAt = (root: unknown, pointer: string): unknown =>
     .split('/')
     .slice(1)
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((value, part) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined), root);
+    .reduce<unknown>(
+      (value, part) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined),
+      root,
+    );
 
 /**
  * Why the arguments do not fit the tool's whole schema (patterns too), in words for the model; undefined

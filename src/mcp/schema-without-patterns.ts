@@ -9,8 +9,17 @@ import type { JsonObject } from '../shared/messages.ts';
 
 /** keywords whose value is one schema */
 const ONE = new Set([
-  'items', 'additionalItems', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else',
-  'unevaluatedItems', 'unevaluatedProperties',
+  'items',
+  'additionalItems',
+  'contains',
+  'additionalProperties',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
 ]);
 /** keywords whose value is a list of schemas */
 const LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
@@ -18,9 +27,31 @@ const LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const MAP = new Set(['properties', '$defs', 'definitions', 'dependentSchemas']);
 /** keywords kept as they are: values, bounds and references, none of which runs a regular expression */
 const PLAIN = new Set([
-  'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength',
-  'minLength', 'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'maxProperties', 'minProperties',
-  'required', 'dependentRequired', '$ref', '$id', '$anchor', '$dynamicRef', '$dynamicAnchor', 'nullable',
+  'type',
+  'enum',
+  'const',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'dependentRequired',
+  '$ref',
+  '$id',
+  '$anchor',
+  '$dynamicRef',
+  '$dynamicAnchor',
+  'nullable',
 ]);
 const MAX_DEPTH = 64;
 
@@ -48,7 +79,8 @@ function strip(schema: unknown, depth: number, loosenUnevaluated: boolean): Sche
     if (PLAIN.has(key)) out[key] = value;
     else if (ONE.has(key)) out[key] = Array.isArray(value) ? value.map(sub) : sub(value);
     else if (LIST.has(key) && Array.isArray(value)) out[key] = value.map(sub);
-    else if (MAP.has(key) && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, entry]) => [name, sub(entry)]));
+    else if (MAP.has(key) && isObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, entry]) => [name, sub(entry)]));
     else if (key === 'dependencies' && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, entry]) => [name, Array.isArray(entry) ? entry : sub(entry)]));
     }

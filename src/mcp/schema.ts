@@ -6,9 +6,29 @@
 import type { JsonObject } from '../shared/messages.ts';
 
 const KEEP = new Set([
-  'type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems', 'maxItems',
-  'minimum', 'maximum', 'anyOf', 'oneOf', 'allOf', 'properties', 'additionalProperties', 'required',
-  '$ref', '$defs', '$id', '$anchor', 'propertyOrdering', 'nullable',
+  'type',
+  'format',
+  'title',
+  'description',
+  'enum',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'properties',
+  'additionalProperties',
+  'required',
+  '$ref',
+  '$defs',
+  '$id',
+  '$anchor',
+  'propertyOrdering',
+  'nullable',
 ]);
 const SCHEMA_MAPS = new Set(['properties', '$defs']);
 const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);

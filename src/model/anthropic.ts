@@ -46,7 +46,9 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
     async generate(request: ModelRequest): Promise<ModelReply> {
       let callbackFailure: { error: unknown } | undefined;
       const tools = [...toTools(request.tools), ...(request.output ? [answerTool(request.output.schema)] : [])];
-      const system = [request.system, ...(request.context ? [`${CONTEXT_MARKER}\n${JSON.stringify(request.context)}`] : [])].filter(Boolean).join('\n\n');
+      const system = [request.system, ...(request.context ? [`${CONTEXT_MARKER}\n${JSON.stringify(request.context)}`] : [])]
+        .filter(Boolean)
+        .join('\n\n');
       try {
         const stream = await client.messages.create(
           {
@@ -55,7 +57,9 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
             ...(system ? { system } : {}),
             messages: toAnthropicMessages(request.messages),
             ...(tools.length ? { tools } : {}),
-            ...(request.output ? { tool_choice: request.tools.length ? { type: 'any' as const } : { type: 'tool' as const, name: ANSWER_TOOL } } : {}),
+            ...(request.output
+              ? { tool_choice: request.tools.length ? { type: 'any' as const } : { type: 'tool' as const, name: ANSWER_TOOL } }
+              : {}),
             stream: true,
           },
           request.signal ? { signal: request.signal } : {},
@@ -80,7 +84,8 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
             }
             case 'content_block_start':
               // a server that sends the input whole in the start (no input_json_delta) is read too
-              if (event.content_block.type === 'tool_use') blocks.set(event.index, { name: event.content_block.name, json: '', input: event.content_block.input });
+              if (event.content_block.type === 'tool_use')
+                blocks.set(event.index, { name: event.content_block.name, json: '', input: event.content_block.input });
               else if (event.content_block.type === 'text' && event.content_block.text) text += deliver(event.content_block.text);
               break;
             case 'content_block_delta':
@@ -99,7 +104,9 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
               stopReason = event.delta.stop_reason ?? stopReason;
               // cumulative: the last message_delta counts the whole reply
               if (event.usage.output_tokens != null) output = event.usage.output_tokens;
-              if (event.usage.input_tokens != null) input = event.usage.input_tokens + (event.usage.cache_creation_input_tokens ?? 0) + (event.usage.cache_read_input_tokens ?? 0);
+              if (event.usage.input_tokens != null)
+                input =
+                  event.usage.input_tokens + (event.usage.cache_creation_input_tokens ?? 0) + (event.usage.cache_read_input_tokens ?? 0);
               report();
               break;
             default:
@@ -116,7 +123,8 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
         if (stopReason === 'max_tokens' && !text && toolCalls.length === 0) {
           throw new ModelCallError('Anthropic ran out of output tokens before it replied', { retryable: false });
         }
-        if (!stopReason && !text && toolCalls.length === 0) throw new ModelCallError('Anthropic closed the stream before it replied', { retryable: true });
+        if (!stopReason && !text && toolCalls.length === 0)
+          throw new ModelCallError('Anthropic closed the stream before it replied', { retryable: true });
         return { text, toolCalls, usage: usage(input, output), model: model ?? opts.model };
       } catch (error) {
         if (callbackFailure && error === callbackFailure.error) throw error;
@@ -151,12 +159,18 @@ export function toAnthropicMessages(messages: Parameters<typeof pairedTranscript
   };
   for (const message of pairedTranscript(messages)) {
     if (message.role === 'user') push('user', [{ type: 'text', text: message.text || '(empty message)' }]);
-    else if (message.role === 'tool') push('user', [{ type: 'tool_result', tool_use_id: toolUseId(message.callId!), content: resultText(message) }]);
+    else if (message.role === 'tool')
+      push('user', [{ type: 'tool_result', tool_use_id: toolUseId(message.callId!), content: resultText(message) }]);
     else {
       const text = message.stopped ? `${message.text}\n\n${STOPPED_NOTE}`.trim() : message.text;
       push('assistant', [
         ...(text ? [{ type: 'text' as const, text }] : []),
-        ...(message.toolCalls ?? []).map((call) => ({ type: 'tool_use' as const, id: toolUseId(call.id), name: call.name, input: call.args })),
+        ...(message.toolCalls ?? []).map((call) => ({
+          type: 'tool_use' as const,
+          id: toolUseId(call.id),
+          name: call.name,
+          input: call.args,
+        })),
       ]);
     }
   }
@@ -176,7 +190,11 @@ function toTools(declarations: readonly ToolDeclaration[]): Tool[] {
 function answerTool(schema: JsonObject): Tool {
   // input_schema must be an object schema; a non-object answer travels as { value }
   const objectSchema = schema.type === 'object' ? schema : { type: 'object', properties: { value: schema }, required: ['value'] };
-  return { name: ANSWER_TOOL, description: 'Give your answer: its input is the answer, in exactly this schema.', input_schema: objectSchema as Tool['input_schema'] };
+  return {
+    name: ANSWER_TOOL,
+    description: 'Give your answer: its input is the answer, in exactly this schema.',
+    input_schema: objectSchema as Tool['input_schema'],
+  };
 }
 
 function answerText(schema: JsonObject, input: JsonObject): string {
@@ -190,7 +208,8 @@ function readCall(call: { name: string; json: string; input?: unknown }): { name
   } catch {
     throw new ModelCallError(`Anthropic returned input for ${call.name} that is not JSON`, { retryable: false });
   }
-  if (!args || typeof args !== 'object' || Array.isArray(args)) throw new ModelCallError(`Anthropic returned non-object input for ${call.name}`, { retryable: false });
+  if (!args || typeof args !== 'object' || Array.isArray(args))
+    throw new ModelCallError(`Anthropic returned non-object input for ${call.name}`, { retryable: false });
   return { name: call.name, args: args as JsonObject };
 }
 
@@ -218,11 +237,22 @@ export function createAnthropicTaskModel(opts: AnthropicOptions): Omit<TaskModel
           },
           request.signal ? { signal: request.signal } : {},
         );
-        if (response.stop_reason === 'refusal') throw new ModelCallError('Anthropic refused to reply (stop_reason refusal)', { retryable: false });
+        if (response.stop_reason === 'refusal')
+          throw new ModelCallError('Anthropic refused to reply (stop_reason refusal)', { retryable: false });
         const answer = response.content.find((block) => block.type === 'tool_use' && block.name === ANSWER_TOOL);
-        const text = answer && answer.type === 'tool_use' ? answerText(request.schema!, answer.input as JsonObject) : response.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+        const text =
+          answer && answer.type === 'tool_use'
+            ? answerText(request.schema!, answer.input as JsonObject)
+            : response.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
         const u = response.usage;
-        return { text, usage: usage((u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0), u.output_tokens ?? 0), model: response.model ?? model };
+        return {
+          text,
+          usage: usage(
+            (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0),
+            u.output_tokens ?? 0,
+          ),
+          model: response.model ?? model,
+        };
       } catch (error) {
         throw toSdkError(error, errorContext);
       }

@@ -10,7 +10,9 @@ const converted = new WeakMap<readonly ToolSpec[], readonly ToolDeclaration[]>()
 export function toolDeclarations(tools: readonly ToolSpec[]): readonly ToolDeclaration[] {
   let declarations = converted.get(tools);
   if (!declarations) {
-    declarations = Object.freeze(tools.map((tool) => Object.freeze({ name: tool.name, description: tool.description, parameters: parametersOf(tool) })));
+    declarations = Object.freeze(
+      tools.map((tool) => Object.freeze({ name: tool.name, description: tool.description, parameters: parametersOf(tool) })),
+    );
     converted.set(tools, declarations);
   }
   return declarations;

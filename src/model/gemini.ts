@@ -87,10 +87,9 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
         }
 
         if (!sawCandidate) {
-          throw new ModelCallError(
-            blockReason ? `Gemini blocked the prompt (${blockReason})` : 'Gemini returned no candidates',
-            { retryable: false },
-          );
+          throw new ModelCallError(blockReason ? `Gemini blocked the prompt (${blockReason})` : 'Gemini returned no candidates', {
+            retryable: false,
+          });
         }
         if (finishReason && !NORMAL_FINISH.has(finishReason)) {
           throw new ModelCallError(`Gemini stopped the reply: ${finishReason}`, { retryable: false });

@@ -18,7 +18,10 @@ export interface Intent {
 }
 
 /** Every agent's rules by rank (a stable sort: ties keep registry order). */
-const rules = (): readonly OfflineRule[] => agentsOffline().flatMap((offline) => offline.rules ?? []).sort((a, b) => a.rank - b.rank);
+const rules = (): readonly OfflineRule[] =>
+  agentsOffline()
+    .flatMap((offline) => offline.rules ?? [])
+    .sort((a, b) => a.rank - b.rank);
 
 /**
  * The call the text asks for. The first phrasing that matches decides: when its tool is not offered there is

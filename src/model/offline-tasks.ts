@@ -12,8 +12,11 @@ export type { OfflineImage, OfflineStructured, OfflineTask } from './offline-typ
 const servers = () => [...AGENT_SERVERS.values()];
 /** tasks of the generic layers, which no agent teaches */
 const GENERIC: Record<string, OfflineTask> = { [TITLE_TASK]: offlineTitle };
-const task = (name: string): OfflineTask | undefined => (Object.hasOwn(GENERIC, name) ? GENERIC[name] : undefined) ?? servers().find((server) => server.offline?.tasks?.[name])?.offline?.tasks?.[name];
-const image = (name: string): OfflineImage | undefined => servers().find((server) => server.offline?.images?.[name])?.offline?.images?.[name];
+const task = (name: string): OfflineTask | undefined =>
+  (Object.hasOwn(GENERIC, name) ? GENERIC[name] : undefined) ??
+  servers().find((server) => server.offline?.tasks?.[name])?.offline?.tasks?.[name];
+const image = (name: string): OfflineImage | undefined =>
+  servers().find((server) => server.offline?.images?.[name])?.offline?.images?.[name];
 
 /** The structured answer of the agent named `name` (a stateful agent's output is named after it). */
 export function offlineStructured(name: string): OfflineStructured | undefined {

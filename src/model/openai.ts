@@ -46,7 +46,12 @@ export function createOpenAiModel(opts: OpenAiOptions): ChatModel {
             messages: toOpenAiMessages(request),
             ...(request.tools.length > 0 ? { tools: toTools(request.tools) } : {}),
             ...(request.output
-              ? { response_format: { type: 'json_schema' as const, json_schema: { name: schemaName(request.output.name), schema: request.output.schema, strict: false } } }
+              ? {
+                  response_format: {
+                    type: 'json_schema' as const,
+                    json_schema: { name: schemaName(request.output.name), schema: request.output.schema, strict: false },
+                  },
+                }
               : {}),
             stream: true,
             stream_options: { include_usage: true },
@@ -95,7 +100,8 @@ export function createOpenAiModel(opts: OpenAiOptions): ChatModel {
         if (finishReason === 'length' && !text && toolCalls.length === 0) {
           throw new ModelCallError('OpenAI ran out of output tokens before it replied', { retryable: false });
         }
-        if (!finishReason && !text && toolCalls.length === 0) throw new ModelCallError('OpenAI closed the stream before it replied', { retryable: true });
+        if (!finishReason && !text && toolCalls.length === 0)
+          throw new ModelCallError('OpenAI closed the stream before it replied', { retryable: true });
         return { text, toolCalls, usage, model: model ?? opts.model };
       } catch (error) {
         if (callbackFailure && error === callbackFailure.error) throw error;
@@ -107,7 +113,9 @@ export function createOpenAiModel(opts: OpenAiOptions): ChatModel {
 }
 
 export function toOpenAiMessages(request: Pick<ModelRequest, 'system' | 'context' | 'messages'>): ChatCompletionMessageParam[] {
-  const system = [request.system, ...(request.context ? [`${CONTEXT_MARKER}\n${JSON.stringify(request.context)}`] : [])].filter(Boolean).join('\n\n');
+  const system = [request.system, ...(request.context ? [`${CONTEXT_MARKER}\n${JSON.stringify(request.context)}`] : [])]
+    .filter(Boolean)
+    .join('\n\n');
   const out: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
   for (const message of pairedTranscript(request.messages)) {
     if (message.role === 'user') out.push({ role: 'user', content: message.text });
@@ -120,7 +128,13 @@ export function toOpenAiMessages(request: Pick<ModelRequest, 'system' | 'context
         role: 'assistant',
         content: text || null,
         ...(calls.length
-          ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.args) } })) }
+          ? {
+              tool_calls: calls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: JSON.stringify(call.args) },
+              })),
+            }
           : {}),
       });
     }
@@ -184,15 +198,30 @@ export function createOpenAiTaskModel(opts: OpenAiOptions): Omit<TaskModel, 'ima
         const response = await client.chat.completions.create(
           {
             model,
-            messages: [...(request.system ? [{ role: 'system' as const, content: request.system }] : []), { role: 'user' as const, content: request.prompt }],
-            ...(request.schema ? { response_format: { type: 'json_schema' as const, json_schema: { name: schemaName(request.task), schema: request.schema, strict: false } } } : {}),
+            messages: [
+              ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
+              { role: 'user' as const, content: request.prompt },
+            ],
+            ...(request.schema
+              ? {
+                  response_format: {
+                    type: 'json_schema' as const,
+                    json_schema: { name: schemaName(request.task), schema: request.schema, strict: false },
+                  },
+                }
+              : {}),
           },
           request.signal ? { signal: request.signal } : {},
         );
         const choice = response.choices?.[0];
         if (!choice) throw new ModelCallError('OpenAI returned no choices', { retryable: false });
-        if (choice.finish_reason === 'content_filter') throw new ModelCallError('OpenAI withheld the reply (content_filter)', { retryable: false });
-        return { text: choice.message?.content ?? choice.message?.refusal ?? '', usage: toUsage(response.usage ?? {}), model: response.model ?? model };
+        if (choice.finish_reason === 'content_filter')
+          throw new ModelCallError('OpenAI withheld the reply (content_filter)', { retryable: false });
+        return {
+          text: choice.message?.content ?? choice.message?.refusal ?? '',
+          usage: toUsage(response.usage ?? {}),
+          model: response.model ?? model,
+        };
       } catch (error) {
         throw toSdkError(error, errorContext);
       }

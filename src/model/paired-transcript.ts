@@ -9,7 +9,8 @@ export function pairedTranscript(messages: readonly ChatMessage[]): ChatMessage[
   const out: ChatMessage[] = [];
   let open: { id: string; name: string }[] = [];
   const closeOpen = () => {
-    for (const call of open) out.push({ id: `${call.id}-unanswered`, role: 'tool', text: '', callId: call.id, tool: call.name, result: UNANSWERED_CALL });
+    for (const call of open)
+      out.push({ id: `${call.id}-unanswered`, role: 'tool', text: '', callId: call.id, tool: call.name, result: UNANSWERED_CALL });
     open = [];
   };
   for (const message of messages) {

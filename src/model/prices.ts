@@ -83,10 +83,15 @@ export interface Cost {
 }
 
 /** What one call cost, or undefined for a model with no price (the caller counts tokens instead). */
-export function costOf(prices: ModelPrices, model: string, usage: Pick<ModelUsage, 'inputTokens' | 'outputTokens'> & { images?: number }): Cost | undefined {
+export function costOf(
+  prices: ModelPrices,
+  model: string,
+  usage: Pick<ModelUsage, 'inputTokens' | 'outputTokens'> & { images?: number },
+): Cost | undefined {
   const price = priceOf(prices, model);
   if (!price) return undefined;
-  const amount = (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000 + (usage.images ?? 0) * (price.image ?? 0);
+  const amount =
+    (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000 + (usage.images ?? 0) * (price.image ?? 0);
   // Micro-units: sums of many calls stay exact enough without floating drift in the view.
   return { amount: Math.round(amount * 1_000_000) / 1_000_000, currency: price.currency };
 }

@@ -24,7 +24,8 @@ export function toSdkError(error: unknown, context: SdkErrorContext): ModelCallE
   const secret = context.apiKey.length >= 8 ? context.apiKey : undefined;
   const redact = (text: string) => (secret ? text.split(secret).join('[redacted]') : text);
   const cause = secret && chainText(error).includes(secret) ? undefined : error;
-  if (!(error instanceof Error)) return new ModelCallError(redact(`${provider} call failed: ${String(error)}`), { retryable: false, cause });
+  if (!(error instanceof Error))
+    return new ModelCallError(redact(`${provider} call failed: ${String(error)}`), { retryable: false, cause });
 
   // the SDKs' classes keep the name 'Error': told apart by class. A caller's signal (a timeout, a cancelled
   // activity) ends the call as the SDK's own timeout does.
@@ -34,7 +35,10 @@ export function toSdkError(error: unknown, context: SdkErrorContext): ModelCallE
     return new ModelCallError(`${provider} did not answer within ${context.timeoutMs} ms`, { retryable: true, cause });
   }
   if (error instanceof OpenAI.APIConnectionError || error instanceof Anthropic.APIConnectionError) {
-    return new ModelCallError(redact(`Network error talking to ${provider} (${networkCode(error.cause) ?? 'connection failed'})`), { retryable: true, cause });
+    return new ModelCallError(redact(`Network error talking to ${provider} (${networkCode(error.cause) ?? 'connection failed'})`), {
+      retryable: true,
+      cause,
+    });
   }
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number') {
@@ -43,7 +47,10 @@ export function toSdkError(error: unknown, context: SdkErrorContext): ModelCallE
   }
   const type = errorType(error);
   if (type) {
-    return new ModelCallError(redact(`${provider} stream error (${type}): ${describe(error)}`), { retryable: RETRYABLE_TYPES.has(type), cause });
+    return new ModelCallError(redact(`${provider} stream error (${type}): ${describe(error)}`), {
+      retryable: RETRYABLE_TYPES.has(type),
+      cause,
+    });
   }
   const network = networkCode(error);
   if (network) return new ModelCallError(redact(`Network error talking to ${provider} (${network})`), { retryable: true, cause });
@@ -53,7 +60,8 @@ export function toSdkError(error: unknown, context: SdkErrorContext): ModelCallE
 /** The body's own message when the SDK kept it (error.error.message or error.error.error.message). */
 function describe(error: Error): string {
   const body = (error as { error?: { message?: unknown; error?: { message?: unknown } } }).error;
-  const text = typeof body?.message === 'string' ? body.message : typeof body?.error?.message === 'string' ? body.error.message : error.message;
+  const text =
+    typeof body?.message === 'string' ? body.message : typeof body?.error?.message === 'string' ? body.error.message : error.message;
   return text.slice(0, 500);
 }
 

@@ -11,7 +11,18 @@ import { type TaskModel, createGeminiTaskModel } from './task-model.ts';
 import { type ChatModel, ModelCallError } from './types.ts';
 
 export type ModelConfig = Pick<Config, 'GEMINI_API_KEY' | 'GEMINI_BASE_URL' | 'GEMINI_MODEL'> &
-  Partial<Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_MODEL' | 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL' | 'ANTHROPIC_MODEL' | 'MODEL_PROVIDER'>> & {
+  Partial<
+    Pick<
+      Config,
+      | 'OPENAI_API_KEY'
+      | 'OPENAI_BASE_URL'
+      | 'OPENAI_MODEL'
+      | 'ANTHROPIC_API_KEY'
+      | 'ANTHROPIC_BASE_URL'
+      | 'ANTHROPIC_MODEL'
+      | 'MODEL_PROVIDER'
+    >
+  > & {
     MODEL_TIMEOUT?: number;
     GEMINI_IMAGE_MODEL?: string;
   };
@@ -43,10 +54,20 @@ export function selectModel(config: ModelConfig): ChatModel {
   const provider = selectProvider(config);
   const timeout = config.MODEL_TIMEOUT !== undefined ? { timeoutMs: config.MODEL_TIMEOUT } : {};
   if (provider === 'openai') {
-    return createOpenAiModel({ apiKey: keyOf(config, provider)!, model: chatModelName(config), ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}), ...timeout });
+    return createOpenAiModel({
+      apiKey: keyOf(config, provider)!,
+      model: chatModelName(config),
+      ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}),
+      ...timeout,
+    });
   }
   if (provider === 'anthropic') {
-    return createAnthropicModel({ apiKey: keyOf(config, provider)!, model: chatModelName(config), ...(config.ANTHROPIC_BASE_URL ? { baseUrl: config.ANTHROPIC_BASE_URL } : {}), ...timeout });
+    return createAnthropicModel({
+      apiKey: keyOf(config, provider)!,
+      model: chatModelName(config),
+      ...(config.ANTHROPIC_BASE_URL ? { baseUrl: config.ANTHROPIC_BASE_URL } : {}),
+      ...timeout,
+    });
   }
   if (provider !== 'gemini') return createOfflineModel();
   return createGeminiModel({
@@ -78,15 +99,28 @@ export function selectTaskModel(config: ModelConfig): TaskModel {
   const timeoutMs = config.MODEL_TIMEOUT ?? 60_000;
   const primary =
     provider === 'openai'
-      ? createOpenAiTaskModel({ apiKey: keyOf(config, provider)!, model: chatModelName(config), timeoutMs, ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}) })
-      : createAnthropicTaskModel({ apiKey: keyOf(config, provider)!, model: chatModelName(config), timeoutMs, ...(config.ANTHROPIC_BASE_URL ? { baseUrl: config.ANTHROPIC_BASE_URL } : {}) });
+      ? createOpenAiTaskModel({
+          apiKey: keyOf(config, provider)!,
+          model: chatModelName(config),
+          timeoutMs,
+          ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}),
+        })
+      : createAnthropicTaskModel({
+          apiKey: keyOf(config, provider)!,
+          model: chatModelName(config),
+          timeoutMs,
+          ...(config.ANTHROPIC_BASE_URL ? { baseUrl: config.ANTHROPIC_BASE_URL } : {}),
+        });
   return withFallback(primary, PROVIDER_NAMES[provider], gemini);
 }
 
 /** Grounding and images to the named fallback (Gemini), or a refusal that says why; everything else to `primary`. */
 export function withFallback(primary: Omit<TaskModel, 'image'>, providerName: string, fallback: TaskModel | undefined): TaskModel {
   const cannot = (what: string) =>
-    new ModelCallError(`${providerName} cannot ${what} here, and no fallback is set: set GEMINI_API_KEY too, and Gemini does it as the named fallback.`, { retryable: false });
+    new ModelCallError(
+      `${providerName} cannot ${what} here, and no fallback is set: set GEMINI_API_KEY too, and Gemini does it as the named fallback.`,
+      { retryable: false },
+    );
   const model: TaskModel = {
     name: primary.name,
     offline: false,

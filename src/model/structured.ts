@@ -14,8 +14,14 @@ export function responseSchema(schema: z.ZodType): JsonObject {
 }
 
 /** Reads a JSON answer (tolerating a ```json fence) and checks it; a problem is a sentence the model can act on. */
-export function readStructured<S extends z.ZodType>(text: string, schema: S): { ok: true; value: z.infer<S> } | { ok: false; problem: string } {
-  const body = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+export function readStructured<S extends z.ZodType>(
+  text: string,
+  schema: S,
+): { ok: true; value: z.infer<S> } | { ok: false; problem: string } {
+  const body = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   let raw: unknown;
   try {
     raw = JSON.parse(body);

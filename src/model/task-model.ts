@@ -108,9 +108,14 @@ export function createGeminiTaskModel(opts: GeminiTaskOptions): TaskModel {
       const candidate = response.candidates?.[0];
       if (!candidate) {
         const blocked = response.promptFeedback?.blockReason;
-        throw new ModelCallError(blocked ? `Gemini blocked the prompt (${blocked})` : 'Gemini returned no candidates', { retryable: false });
+        throw new ModelCallError(blocked ? `Gemini blocked the prompt (${blocked})` : 'Gemini returned no candidates', {
+          retryable: false,
+        });
       }
-      const text = (candidate.content?.parts ?? []).filter((part) => !part.thought && typeof part.text === 'string').map((part) => part.text).join('');
+      const text = (candidate.content?.parts ?? [])
+        .filter((part) => !part.thought && typeof part.text === 'string')
+        .map((part) => part.text)
+        .join('');
       const metadata = candidate.groundingMetadata;
       return {
         text,

@@ -8,7 +8,10 @@ import type { DataConverter } from '@temporalio/common';
 import { type Config, ConfigError } from '../config.ts';
 import { EncryptionCodec, KEY_BYTES, type KeyProvider, StaticKeyProvider } from './payload-codec.ts';
 
-type EncryptionSettings = Pick<Config, 'PAYLOAD_ENCRYPTION' | 'PAYLOAD_ENCRYPTION_KEYS' | 'PAYLOAD_ENCRYPTION_KEY_ID' | 'DATABASE_URL' | 'TEMPORAL_ADDRESS'>;
+type EncryptionSettings = Pick<
+  Config,
+  'PAYLOAD_ENCRYPTION' | 'PAYLOAD_ENCRYPTION_KEYS' | 'PAYLOAD_ENCRYPTION_KEY_ID' | 'DATABASE_URL' | 'TEMPORAL_ADDRESS'
+>;
 
 /**
  * The key provider the settings describe, or undefined when payloads travel in the clear: PAYLOAD_ENCRYPTION=off,
@@ -29,8 +32,12 @@ export function keyProvider(config: EncryptionSettings): KeyProvider | undefined
   }
   const ids = Object.keys(keys);
   const current = config.PAYLOAD_ENCRYPTION_KEY_ID ?? (ids.length === 1 ? ids[0] : undefined);
-  if (!current) throw new ConfigError('Invalid configuration:\n  PAYLOAD_ENCRYPTION_KEY_ID: required when PAYLOAD_ENCRYPTION_KEYS holds several keys (the one new payloads use)');
-  if (!Object.hasOwn(keys, current)) throw new ConfigError(`Invalid configuration:\n  PAYLOAD_ENCRYPTION_KEY_ID: "${current}" is not a key id of PAYLOAD_ENCRYPTION_KEYS`);
+  if (!current)
+    throw new ConfigError(
+      'Invalid configuration:\n  PAYLOAD_ENCRYPTION_KEY_ID: required when PAYLOAD_ENCRYPTION_KEYS holds several keys (the one new payloads use)',
+    );
+  if (!Object.hasOwn(keys, current))
+    throw new ConfigError(`Invalid configuration:\n  PAYLOAD_ENCRYPTION_KEY_ID: "${current}" is not a key id of PAYLOAD_ENCRYPTION_KEYS`);
   return new StaticKeyProvider(keys, current);
 }
 
@@ -69,7 +76,10 @@ export async function loadOrCreatePayloadKey(dataDir: string): Promise<Buffer> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   // A damaged file is not replaced: a new key could not read what the old one sealed.
-  if (key && key.length !== KEY_BYTES) throw new ConfigError(`${file} does not hold a base64 256-bit key; restore it, or remove it to start over (earlier conversations become unreadable)`);
+  if (key && key.length !== KEY_BYTES)
+    throw new ConfigError(
+      `${file} does not hold a base64 256-bit key; restore it, or remove it to start over (earlier conversations become unreadable)`,
+    );
   if (!key) {
     key = randomBytes(KEY_BYTES);
     await fs.mkdir(dataDir, { recursive: true });

@@ -47,7 +47,10 @@ export class StaticKeyProvider implements KeyProvider {
   }
   async key(id: string): Promise<Uint8Array> {
     const key = this.keys.get(id);
-    if (!key) throw new UnknownKeyError(`no payload encryption key "${id}" (PAYLOAD_ENCRYPTION_KEYS): was it removed while payloads sealed with it remain?`);
+    if (!key)
+      throw new UnknownKeyError(
+        `no payload encryption key "${id}" (PAYLOAD_ENCRYPTION_KEYS): was it removed while payloads sealed with it remain?`,
+      );
     return key;
   }
 }

@@ -77,5 +77,7 @@ export async function eraseConversation(
 ): Promise<void> {
   await deleteExecutions(ctx.client, ctx.config.TEMPORAL_NAMESPACE, conversation.workflowId, ctx.log);
   await ctx.store.deletePrefix(conversationFilesPrefix(conversation.id));
-  await asUser(ctx.pool, conversation.user, (db) => db.query('SELECT brigade_delete_conversation($1, $2)', [conversation.user, conversation.id]));
+  await asUser(ctx.pool, conversation.user, (db) =>
+    db.query('SELECT brigade_delete_conversation($1, $2)', [conversation.user, conversation.id]),
+  );
 }

@@ -17,7 +17,6 @@ import { eraseConversation } from './personal-data.ts';
 export const retentionScheduleId = (config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>) => `retention-sweep-${config.TEMPORAL_TASK_QUEUE}`;
 const BATCH = 100;
 
-
 export interface RetentionDeps {
   config: Config;
   pool: pg.Pool;
@@ -25,7 +24,11 @@ export interface RetentionDeps {
 }
 
 /** The sweep, as a function of the settings and the time (tests call it with a clock of their own). */
-export async function sweep({ config, pool, client }: RetentionDeps, now = new Date(), progress: () => void = () => undefined): Promise<SweepReport> {
+export async function sweep(
+  { config, pool, client }: RetentionDeps,
+  now = new Date(),
+  progress: () => void = () => undefined,
+): Promise<SweepReport> {
   const report: SweepReport = { conversations: 0, usageRows: 0 };
   const store = createObjectStore(config);
   const quiet = (line: string, error?: unknown) => log.warn(line, { error: (error as Error | undefined)?.message });
@@ -33,9 +36,15 @@ export async function sweep({ config, pool, client }: RetentionDeps, now = new D
     const before = new Date(now.getTime() - config.RETENTION_CONVERSATIONS);
     report.conversationsBefore = before.toISOString();
     for (;;) {
-      const { rows } = await pool.query<{ id: string; user_id: string; workflow_id: string }>('SELECT * FROM brigade_expired_conversations($1, $2)', [before, BATCH]);
+      const { rows } = await pool.query<{ id: string; user_id: string; workflow_id: string }>(
+        'SELECT * FROM brigade_expired_conversations($1, $2)',
+        [before, BATCH],
+      );
       for (const row of rows) {
-        await eraseConversation({ config, pool, client, store, log: quiet }, { user: row.user_id, id: row.id, workflowId: row.workflow_id });
+        await eraseConversation(
+          { config, pool, client, store, log: quiet },
+          { user: row.user_id, id: row.id, workflowId: row.workflow_id },
+        );
         report.conversations++;
         metrics.retentionErased.inc({ kind: 'conversation' });
         progress();
@@ -107,7 +116,11 @@ export function namespaceRetentionMs(config: Pick<Config, 'RETENTION_CONVERSATIO
 }
 
 /** Sets the namespace's retention (UpdateNamespace), for a namespace Brigade created. */
-export async function setNamespaceRetention(connection: Pick<Client['connection'], 'workflowService'>, namespace: string, ms: number): Promise<void> {
+export async function setNamespaceRetention(
+  connection: Pick<Client['connection'], 'workflowService'>,
+  namespace: string,
+  ms: number,
+): Promise<void> {
   await connection.workflowService.updateNamespace({
     namespace,
     config: { workflowExecutionRetentionTtl: msToTs(ms) },

@@ -34,7 +34,8 @@ async function listRuns(client: Client, query: string, log: Log): Promise<{ work
  */
 export async function deleteExecutions(client: Client, namespace: string, workflowId: string, log: Log): Promise<void> {
   const runs: { workflowId: string; runId: string }[] = [];
-  for (const query of [`WorkflowId = "${quote(workflowId)}"`, `ParentWorkflowId = "${quote(workflowId)}"`]) runs.push(...(await listRuns(client, query, log)));
+  for (const query of [`WorkflowId = "${quote(workflowId)}"`, `ParentWorkflowId = "${quote(workflowId)}"`])
+    runs.push(...(await listRuns(client, query, log)));
   await deleteOne(client, namespace, { workflowId });
   for (const run of runs) await deleteOne(client, namespace, run);
 }

@@ -77,7 +77,12 @@ export const PendingItem = z.object({
 export type PendingItem = z.infer<typeof PendingItem>;
 
 export const SendMessageInput = z.object({
-  text: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters').refine(isStorableText, UNSTORABLE_MESSAGE),
+  text: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(20_000, 'must be at most 20000 characters')
+    .refine(isStorableText, UNSTORABLE_MESSAGE),
 });
 export type SendMessageInput = z.infer<typeof SendMessageInput>;
 

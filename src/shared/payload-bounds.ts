@@ -78,7 +78,10 @@ export interface Elided {
 }
 
 export const isElided = (value: unknown): value is Elided =>
-  !!value && typeof value === 'object' && (value as { elided?: unknown }).elided === true && typeof (value as { bytes?: unknown }).bytes === 'number';
+  !!value &&
+  typeof value === 'object' &&
+  (value as { elided?: unknown }).elided === true &&
+  typeof (value as { bytes?: unknown }).bytes === 'number';
 
 /** A tool result as it may cross Temporal: whole up to `maxBytes`, else a stand-in (the record keeps it whole). */
 export function resultForWorkflow(result: unknown, maxBytes = INLINE_VALUE_MAX_BYTES): unknown {

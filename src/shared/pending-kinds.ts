@@ -23,7 +23,11 @@ const NO = /^\s*(?:n|no|nope|nah|não|nao|no thanks)\b/i;
 
 /** The option a text names: by id, or by name (case and punctuation aside), the longest name first. */
 export function findOption(options: readonly PendingOption[], text: string): PendingOption | undefined {
-  const norm = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const norm = (value: string) =>
+    value
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim();
   const said = ` ${norm(text)} `;
   const byId = options.find((option) => option.id === text.trim());
   if (byId) return byId;

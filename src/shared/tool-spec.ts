@@ -48,17 +48,19 @@ export const NEEDS_APPROVAL: ToolPolicy = {
 };
 
 /** A tool the runTool activity runs: the agent's home must give it an implementation of its arguments' type. */
-export type ActivityTool<Args extends z.ZodType = z.ZodType, Name extends string = string> = ToolSpec<Args, Name> & { runner?: { kind: 'activity' } };
+export type ActivityTool<Args extends z.ZodType = z.ZodType, Name extends string = string> = ToolSpec<Args, Name> & {
+  runner?: { kind: 'activity' };
+};
 /** A tool run by a child workflow: no implementation, the workflow named by its runner does the work. */
 export type ChildTool<Args extends z.ZodType = z.ZodType, Name extends string = string> = ToolSpec<Args, Name> & { runner: ChildRunner };
 
 // The name's literal type is kept, so an agent's implementations can be checked against its tool list.
-export const defineTool = <Args extends z.ZodType, const Name extends string>(spec: ActivityTool<Args, Name>): ActivityTool<Args, Name> => spec;
-export const defineChildTool = <Args extends z.ZodType, const Name extends string>(spec: ChildTool<Args, Name>): ChildTool<Args, Name> => spec;
+export const defineTool = <Args extends z.ZodType, const Name extends string>(spec: ActivityTool<Args, Name>): ActivityTool<Args, Name> =>
+  spec;
+export const defineChildTool = <Args extends z.ZodType, const Name extends string>(spec: ChildTool<Args, Name>): ChildTool<Args, Name> =>
+  spec;
 
 /** zod's issues as one line a model (or a person) can act on. */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
-    .join('; ');
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`).join('; ');
 }

@@ -88,7 +88,10 @@ export function budgetSpentText(over: BudgetExceeded): string {
 }
 
 export const anyLimit = (limits: BudgetLimits) =>
-  limits.conversation !== undefined || limits.userDay !== undefined || limits.conversationMoney !== undefined || limits.userDayMoney !== undefined;
+  limits.conversation !== undefined ||
+  limits.userDay !== undefined ||
+  limits.conversationMoney !== undefined ||
+  limits.userDayMoney !== undefined;
 
 /** What the model is told after a reply the user stopped, so it knows the answer was cut short. */
 export const STOPPED_NOTE = '[The user pressed Stop here: this reply was cut short and is incomplete.]';

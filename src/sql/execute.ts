@@ -33,7 +33,6 @@ export interface ExecuteOptions {
   maxResultChars?: number;
 }
 
-
 /** Seals the identity settings made so far in this transaction (only brigade_app may). */
 export const SEAL_IDENTITY = "SELECT set_config('brigade.identity_seal', public.brigade_identity_seal(), true)";
 const MAX_RESULT_CHARS = 512 * 1024;
@@ -67,13 +66,20 @@ export async function executeGuarded(db: pg.ClientBase, guarded: Guarded, option
         "current_setting('work_mem') AS work_mem, current_setting('temp_file_limit') AS temp_file_limit",
     );
     const { role: previousRole, timeout, search_path, work_mem, temp_file_limit } = before.rows[0]!;
-    if (options.searchPath !== undefined && !IDENTIFIER.test(options.searchPath)) throw new Error(`not a schema name: ${options.searchPath}`);
+    if (options.searchPath !== undefined && !IDENTIFIER.test(options.searchPath))
+      throw new Error(`not a schema name: ${options.searchPath}`);
     // work_mem and temp_file_limit bound what one query may spend on sorts, hashes and spill files
     // (temp_file_limit is a superuser setting: migration 014 lets brigade_app set it).
     await db.query(
       "SELECT set_config('brigade.user_id', $1, true), set_config('statement_timeout', $2, true), set_config('search_path', $3, true), " +
         "set_config('work_mem', $4, true), set_config('temp_file_limit', $5, true)",
-      [options.userId, String(Math.max(1, Math.round(options.statementTimeoutMs))), `${options.searchPath ?? 'public'}, pg_temp`, WORK_MEM, TEMP_FILE_LIMIT],
+      [
+        options.userId,
+        String(Math.max(1, Math.round(options.statementTimeoutMs))),
+        `${options.searchPath ?? 'public'}, pg_temp`,
+        WORK_MEM,
+        TEMP_FILE_LIMIT,
+      ],
     );
     for (const [name, value] of Object.entries(options.settings ?? {})) {
       if (!/^brigade\.[a-z_]+$/.test(name)) throw new Error(`not a brigade setting: ${name}`);

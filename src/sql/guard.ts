@@ -87,7 +87,9 @@ function checkDepth(tree: Tree): void {
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
     if (depth > MAX_TREE_DEPTH) {
-      refuse(`the query nests more than ${MAX_TREE_DEPTH} levels deep in its parse tree; simplify it (fewer nested subqueries, NOTs or parentheses)`);
+      refuse(
+        `the query nests more than ${MAX_TREE_DEPTH} levels deep in its parse tree; simplify it (fewer nested subqueries, NOTs or parentheses)`,
+      );
     }
     for (const inner of Object.values(node)) {
       if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
@@ -289,15 +291,45 @@ function checkAlias(alias: Tree): void {
 
 // Expression nodes that do nothing beyond computing a value from their children.
 const PLAIN_NODES = new Set([
-  'ResTarget', 'ColumnRef', 'A_Star', 'A_Const', 'BoolExpr', 'NullTest', 'BooleanTest', 'SortBy', 'CaseExpr',
-  'CaseWhen', 'CoalesceExpr', 'MinMaxExpr', 'A_Indirection', 'A_Indices', 'A_ArrayExpr', 'RowExpr', 'String',
-  'Integer', 'Float', 'Boolean', 'List', 'WindowDef', 'CollateClause', 'GroupingSet', 'SetToDefault',
-  'MultiAssignRef', 'NamedArgExpr',
+  'ResTarget',
+  'ColumnRef',
+  'A_Star',
+  'A_Const',
+  'BoolExpr',
+  'NullTest',
+  'BooleanTest',
+  'SortBy',
+  'CaseExpr',
+  'CaseWhen',
+  'CoalesceExpr',
+  'MinMaxExpr',
+  'A_Indirection',
+  'A_Indices',
+  'A_ArrayExpr',
+  'RowExpr',
+  'String',
+  'Integer',
+  'Float',
+  'Boolean',
+  'List',
+  'WindowDef',
+  'CollateClause',
+  'GroupingSet',
+  'SetToDefault',
+  'MultiAssignRef',
+  'NamedArgExpr',
 ]);
 
 const SAFE_SQL_VALUE_FUNCTIONS = new Set([
-  'SVFOP_CURRENT_DATE', 'SVFOP_CURRENT_TIME', 'SVFOP_CURRENT_TIME_N', 'SVFOP_CURRENT_TIMESTAMP',
-  'SVFOP_CURRENT_TIMESTAMP_N', 'SVFOP_LOCALTIME', 'SVFOP_LOCALTIME_N', 'SVFOP_LOCALTIMESTAMP', 'SVFOP_LOCALTIMESTAMP_N',
+  'SVFOP_CURRENT_DATE',
+  'SVFOP_CURRENT_TIME',
+  'SVFOP_CURRENT_TIME_N',
+  'SVFOP_CURRENT_TIMESTAMP',
+  'SVFOP_CURRENT_TIMESTAMP_N',
+  'SVFOP_LOCALTIME',
+  'SVFOP_LOCALTIME_N',
+  'SVFOP_LOCALTIMESTAMP',
+  'SVFOP_LOCALTIMESTAMP_N',
 ]);
 
 const describeNode = (type: string | undefined): string =>
@@ -310,7 +342,9 @@ const describeNode = (type: string | undefined): string =>
     ParamRef: 'a parameter ($1)',
     CurrentOfExpr: 'WHERE CURRENT OF',
     SQLValueFunction: 'this SQL value function',
-  })[type ?? ''] ?? type ?? 'this construct';
+  })[type ?? ''] ??
+  type ??
+  'this construct';
 
 /** Walks any part of a statement that holds expressions; every node met is checked. */
 function checkExpression(value: Tree, policy: SqlPolicy, scope: Scope): void {
@@ -396,7 +430,8 @@ function checkGrowth(call: Tree): void {
   const args: Tree[] = call.args ?? [];
   const literal = (node: Tree): string | undefined => node?.A_Const?.sval?.sval ?? (node?.A_Const?.isnull ? '' : undefined);
   const to = literal(args[2]);
-  if (to === undefined) refuse(`${name}() takes a literal replacement here (a string in quotes), so that how much it can grow a value is known`);
+  if (to === undefined)
+    refuse(`${name}() takes a literal replacement here (a string in quotes), so that how much it can grow a value is known`);
   let factor: number;
   if (name === 'replace') {
     const from = literal(args[1]);
@@ -407,7 +442,9 @@ function checkGrowth(call: Tree): void {
   }
   growth *= factor;
   if (growth > MAX_GROWTH) {
-    refuse(`its replace() and regexp_replace() calls could make a value ${growth} times larger than its input, more than the ${MAX_GROWTH} allowed; use shorter replacements or fewer nested calls`);
+    refuse(
+      `its replace() and regexp_replace() calls could make a value ${growth} times larger than its input, more than the ${MAX_GROWTH} allowed; use shorter replacements or fewer nested calls`,
+    );
   }
 }
 

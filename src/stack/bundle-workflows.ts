@@ -18,11 +18,21 @@ export interface BundleOptions {
 }
 
 /** The bundle's code, in memory (a versioned worker hashes it for its build id). */
-export async function workflowBundleCode({ workflowsPath = WORKFLOWS_PATH, log = console }: Omit<BundleOptions, 'outFile'> = {}): Promise<string> {
+export async function workflowBundleCode({
+  workflowsPath = WORKFLOWS_PATH,
+  log = console,
+}: Omit<BundleOptions, 'outFile'> = {}): Promise<string> {
   // Imported here so that a process that only loads a bundle does not pay for webpack.
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const noop = () => undefined;
-  const logger = { trace: noop, debug: noop, info: noop, log: noop, warn: (message: string) => log.warn(message), error: (message: string) => log.error(message) };
+  const logger = {
+    trace: noop,
+    debug: noop,
+    info: noop,
+    log: noop,
+    warn: (message: string) => log.warn(message),
+    error: (message: string) => log.error(message),
+  };
   // the tracing interceptors go into every bundle, so one bundle serves with tracing on or off
   const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger });
   return code;

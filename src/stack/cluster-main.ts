@@ -29,7 +29,12 @@ runMain(async ({ config, log, onStop }) => {
   const cluster = await startCluster({
     dataDir,
     databaseUrl: config.DATABASE_URL,
-    ports: { frontend: config.TEMPORAL_DEV_PORT, ui: config.TEMPORAL_UI_PORT, api: config.PORT, postgres: config.DATABASE_URL ? undefined : config.EMBEDDED_PG_PORT },
+    ports: {
+      frontend: config.TEMPORAL_DEV_PORT,
+      ui: config.TEMPORAL_UI_PORT,
+      api: config.PORT,
+      postgres: config.DATABASE_URL ? undefined : config.EMBEDDED_PG_PORT,
+    },
     workers: settings.WORKERS,
     // a prebuilt bundle (as the Docker image has); otherwise the workflows are bundled at every start
     workflowBundlePath: config.WORKFLOW_BUNDLE_PATH ? path.resolve(config.WORKFLOW_BUNDLE_PATH) : undefined,
@@ -42,12 +47,20 @@ runMain(async ({ config, log, onStop }) => {
 
   const s = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(1)} s`);
   log.info('');
-  log.info(`Brigade cluster is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s): docker-compose.yml's topology, natively.`);
+  log.info(
+    `Brigade cluster is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s): docker-compose.yml's topology, natively.`,
+  );
   log.info(`  API:             ${cluster.apiUrl}  (process ${cluster.api.pid})`);
   log.info(`  Temporal Web UI: ${cluster.uiUrl}`);
-  log.info(`  Temporal:        ${cluster.temporalAddress}  (server ${TEMPORAL_SERVER_VERSION}, ${settings.TEMPORAL_HISTORY_SHARDS} history shards, process ${cluster.temporal.pid})`);
-  log.info(`  PostgreSQL:      ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, data in ${path.join(dataDir, 'postgres')}`} (databases brigade, temporal, temporal_visibility)`);
-  log.info(`  Workers:         ${cluster.workers.length} (processes ${cluster.workers.map((w) => w.pid).join(', ')}), task queue ${cluster.taskQueue}`);
+  log.info(
+    `  Temporal:        ${cluster.temporalAddress}  (server ${TEMPORAL_SERVER_VERSION}, ${settings.TEMPORAL_HISTORY_SHARDS} history shards, process ${cluster.temporal.pid})`,
+  );
+  log.info(
+    `  PostgreSQL:      ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, data in ${path.join(dataDir, 'postgres')}`} (databases brigade, temporal, temporal_visibility)`,
+  );
+  log.info(
+    `  Workers:         ${cluster.workers.length} (processes ${cluster.workers.map((w) => w.pid).join(', ')}), task queue ${cluster.taskQueue}`,
+  );
   if (cluster.devToken) log.info(`  Dev token:       ${cluster.devToken}  (user "dev"; kept in ${path.join(dataDir, 'app', 'dev-token')})`);
   log.info(
     `  Start:           binaries ${s(cluster.timings.binaries)}, PostgreSQL ${s(cluster.timings.postgres)}, schema ${s(cluster.timings.schema)}, ` +

@@ -104,7 +104,13 @@ export class ManagedProcess {
         await sleep(100);
         throw new ClusterProcessError(`${this.name} exited while starting:\n${this.lastLines()}`);
       }
-      const settled = await Promise.race([ready.then(() => 'ready' as const, (error: Error) => error), sleep(100).then(() => 'wait' as const)]);
+      const settled = await Promise.race([
+        ready.then(
+          () => 'ready' as const,
+          (error: Error) => error,
+        ),
+        sleep(100).then(() => 'wait' as const),
+      ]);
       if (settled === 'ready') return;
       if (settled instanceof Error) {
         await this.stop();
@@ -154,7 +160,8 @@ export async function pollUntil(check: () => Promise<boolean>, opts: { everyMs?:
     } catch (error) {
       last = (error as Error).message;
     }
-    if (Date.now() > deadline) throw new ClusterProcessError(`${opts.what} not ready after ${opts.timeoutMs / 1000} s${last ? ` (${last})` : ''}`);
+    if (Date.now() > deadline)
+      throw new ClusterProcessError(`${opts.what} not ready after ${opts.timeoutMs / 1000} s${last ? ` (${last})` : ''}`);
     await sleep(opts.everyMs ?? 200);
   }
 }

@@ -156,7 +156,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     await timed('temporal', () => temporal.start());
     stops.push({ name: 'Temporal server', stop: () => temporal.stop() });
     const temporalAddress = `${HOST}:${ports.frontend}`;
-    const { addedAttributes } = await timed('namespace', () => ensureNamespace(temporalAddress, namespace, { log, retentionDays: clusterRetentionDays(opts.env) }));
+    const { addedAttributes } = await timed('namespace', () =>
+      ensureNamespace(temporalAddress, namespace, { log, retentionDays: clusterRetentionDays(opts.env) }),
+    );
     if (addedAttributes.length) log(`cluster: registered search attributes ${addedAttributes.join(', ')}`);
 
     const apiUrl = `http://${HOST}:${ports.api}`;
@@ -176,13 +178,24 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     // Without keys of the operator's, one kept in the data dir (as the dev token is): the processes run with
     // production settings, which refuse to start without encryption keys.
     const given = { ...process.env, ...opts.env };
-    const keyEnv = given.PAYLOAD_ENCRYPTION === 'off' || given.PAYLOAD_ENCRYPTION_KEYS
-      ? {}
-      : { PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ [DEV_KEY_ID]: (await loadOrCreatePayloadKey(appDataDir)).toString('base64') }), PAYLOAD_ENCRYPTION_KEY_ID: DEV_KEY_ID };
+    const keyEnv =
+      given.PAYLOAD_ENCRYPTION === 'off' || given.PAYLOAD_ENCRYPTION_KEYS
+        ? {}
+        : {
+            PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ [DEV_KEY_ID]: (await loadOrCreatePayloadKey(appDataDir)).toString('base64') }),
+            PAYLOAD_ENCRYPTION_KEY_ID: DEV_KEY_ID,
+          };
     const image = { WORKFLOW_BUNDLE_PATH: bundlePath, DATA_DIR: appDataDir, ...keyEnv };
     const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
     const topology = { DATABASE_URL: postgres.url, TEMPORAL_ADDRESS: temporalAddress };
-    const nodeProcess = (name: string, main: string, role: 'worker' | 'api', extraTopology: Record<string, string>, ready: Readiness, env: Record<string, string> = {}) =>
+    const nodeProcess = (
+      name: string,
+      main: string,
+      role: 'worker' | 'api',
+      extraTopology: Record<string, string>,
+      ready: Readiness,
+      env: Record<string, string> = {},
+    ) =>
       new ManagedProcess({
         name,
         command: process.execPath,
@@ -201,11 +214,23 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       });
     const all = new Map<string, ManagedProcess>();
     const workers = Array.from({ length: Math.max(1, opts.workers ?? 1) }, (_, i) => {
-      const worker = nodeProcess(`worker-${i + 1}`, WORKER_MAIN, 'worker', {}, { kind: 'poller', address: temporalAddress, namespace, taskQueue });
+      const worker = nodeProcess(
+        `worker-${i + 1}`,
+        WORKER_MAIN,
+        'worker',
+        {},
+        { kind: 'poller', address: temporalAddress, namespace, taskQueue },
+      );
       all.set(worker.name, worker);
       return worker;
     });
-    const api = nodeProcess('api', API_MAIN, 'api', { HOST, PORT: String(ports.api), TEMPORAL_UI_URL: uiUrl }, { kind: 'http', url: `${apiUrl}/readyz` });
+    const api = nodeProcess(
+      'api',
+      API_MAIN,
+      'api',
+      { HOST, PORT: String(ports.api), TEMPORAL_UI_URL: uiUrl },
+      { kind: 'http', url: `${apiUrl}/readyz` },
+    );
     all.set('api', api);
 
     await timed('ui+workers', async () => {
@@ -242,7 +267,14 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       workers,
       api,
       async addWorker(name, env) {
-        const worker = nodeProcess(name, WORKER_MAIN, 'worker', {}, { kind: 'poller', address: temporalAddress, namespace, taskQueue }, env);
+        const worker = nodeProcess(
+          name,
+          WORKER_MAIN,
+          'worker',
+          {},
+          { kind: 'poller', address: temporalAddress, namespace, taskQueue },
+          env,
+        );
         all.set(name, worker);
         await worker.start();
         stops.push({ name, stop: () => worker.stop() });
@@ -335,8 +367,18 @@ async function choosePorts(dataDir: string, wanted: NonNullable<ClusterOptions['
     // first start
   }
   const names: (keyof SavedPorts)[] = [
-    'frontend', 'frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership',
-    'ui', 'api', 'postgres',
+    'frontend',
+    'frontendHttp',
+    'frontendMembership',
+    'history',
+    'historyMembership',
+    'matching',
+    'matchingMembership',
+    'worker',
+    'workerMembership',
+    'ui',
+    'api',
+    'postgres',
   ];
   const chosen = {} as SavedPorts;
   const taken = new Set<number>();

@@ -119,7 +119,10 @@ export async function connectTemporal(
     }
     throw new ServiceUnreachableError(`Temporal at ${address} (${setting}, ${secured}) did not answer: ${(error as Error).message}`);
   }
-  return { connection, client: new Client({ connection, namespace, interceptors: clientInterceptors(), dataConverter: opts.dataConverter }) };
+  return {
+    connection,
+    client: new Client({ connection, namespace, interceptors: clientInterceptors(), dataConverter: opts.dataConverter }),
+  };
 }
 
 /** The worker's (Rust core) connection, with the same reachability check and error shape. */
@@ -131,6 +134,8 @@ export async function connectTemporalWorker(address: string, opts: ConnectOption
   try {
     return await NativeConnection.connect({ address, tls, apiKey, metadata });
   } catch (error) {
-    throw new ServiceUnreachableError(`Temporal is not reachable at ${address} (${setting}, ${describeSecurity({ tls, apiKey })}): ${(error as Error).message}`);
+    throw new ServiceUnreachableError(
+      `Temporal is not reachable at ${address} (${setting}, ${describeSecurity({ tls, apiKey })}): ${(error as Error).message}`,
+    );
   }
 }

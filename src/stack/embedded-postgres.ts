@@ -182,7 +182,9 @@ async function loadOrCreatePassword(dataDir: string, pgDir: string): Promise<str
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   if (existsSync(path.join(pgDir, 'PG_VERSION'))) {
-    throw fail(`${file} is missing, so the existing cluster in ${pgDir} cannot be opened; restore the file or delete ${pgDir} to start afresh`);
+    throw fail(
+      `${file} is missing, so the existing cluster in ${pgDir} cannot be opened; restore the file or delete ${pgDir} to start afresh`,
+    );
   }
   const password = randomBytes(24).toString('hex');
   await fs.writeFile(file, `${password}\n`, { mode: 0o600 });

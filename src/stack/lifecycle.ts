@@ -67,7 +67,10 @@ export function runMain(start: (life: Lifecycle) => Promise<void>): void {
     log,
     onStop(name, stop) {
       // Started while we were already stopping (a signal during start-up): stop it straight away.
-      if (stopping) void Promise.resolve().then(stop).catch(() => undefined);
+      if (stopping)
+        void Promise.resolve()
+          .then(stop)
+          .catch(() => undefined);
       else stops.push({ name, stop });
     },
     fail(error) {
@@ -97,7 +100,11 @@ function message(error: unknown, config: Config): string {
 }
 
 /** For the entry points that run one part against services someone else runs: no embedded fallbacks. */
-export function requireSettings<K extends keyof Config>(config: Config, names: K[], command: string): asserts config is Config & { [P in K]-?: NonNullable<Config[P]> } {
+export function requireSettings<K extends keyof Config>(
+  config: Config,
+  names: K[],
+  command: string,
+): asserts config is Config & { [P in K]-?: NonNullable<Config[P]> } {
   const missing = names.filter((name) => config[name] === undefined);
   if (missing.length > 0) {
     throw new ConfigError(

@@ -50,7 +50,9 @@ if (address && limit > 0) {
 const { replayed, failures } = await replayAll(bundle, histories, converter);
 for (const failure of failures) console.error(`  NOT REPLAYABLE ${failure.source}: ${failure.error.split('\n')[0]}`);
 if (failures.length > 0) {
-  console.error(`replay gate: ${failures.length} of ${replayed} histories do not replay against ${bundle}; do not deploy this code (see docs/operations.md#upgrades)`);
+  console.error(
+    `replay gate: ${failures.length} of ${replayed} histories do not replay against ${bundle}; do not deploy this code (see docs/operations.md#upgrades)`,
+  );
   process.exit(1);
 }
 console.log(`replay gate: all ${replayed} histories replay against ${bundle}`);

@@ -27,7 +27,11 @@ export interface GateResult {
 export async function recordedHistories(dir: string): Promise<GateHistory[]> {
   const files = (await fs.readdir(dir)).filter((file) => file.endsWith('.binpb')).sort();
   return Promise.all(
-    files.map(async (file) => ({ source: file, workflowId: `recorded-${file}`, history: History.decode(await fs.readFile(path.join(dir, file))) })),
+    files.map(async (file) => ({
+      source: file,
+      workflowId: `recorded-${file}`,
+      history: History.decode(await fs.readFile(path.join(dir, file))),
+    })),
   );
 }
 

@@ -48,7 +48,9 @@ export async function ensureSearchAttributes(
     await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
   } catch (error) {
     if ((error as { code?: number }).code === GRPC_ALREADY_EXISTS) return { added: [] };
-    const commands = added.map((name) => `temporal operator search-attribute create --namespace ${namespace} --name ${name} --type ${attributes[name]}`);
+    const commands = added.map(
+      (name) => `temporal operator search-attribute create --namespace ${namespace} --name ${name} --type ${attributes[name]}`,
+    );
     throw new Error(
       `Could not register Temporal search attributes ${added.join(', ')}: ${(error as Error).message}\nRegister them yourself, e.g.:\n  ${commands.join('\n  ')}`,
       { cause: error },

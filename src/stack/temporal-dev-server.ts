@@ -63,23 +63,31 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   }
 
   const args = [
-    'server', 'start-dev',
-    '--ip', HOST,
-    '--port', String(opts.port),
+    'server',
+    'start-dev',
+    '--ip',
+    HOST,
+    '--port',
+    String(opts.port),
     ...(opts.headless ? ['--headless'] : ['--ui-port', String(opts.uiPort)]),
     ...(opts.dbFile ? ['--db-filename', opts.dbFile, ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma])] : []),
     // "default" always exists; naming it again is harmless, other namespaces are created here.
-    '--namespace', opts.namespace,
+    '--namespace',
+    opts.namespace,
     ...Object.entries(opts.searchAttributes).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
-    '--log-level', 'warn',
+    '--log-level',
+    'warn',
     // The dev server's one history shard reads its task queue at most 20 times a second by default, so every
     // workflow and activity task waited ~30 ms to be dispatched (a lone lookup turn: 300 ms; at 200/s ~70 ms).
     // At 2000/s the wait is under a millisecond: a lone turn 50-72 -> 44-50 ms, and no more CPU per turn.
-    '--dynamic-config-value', 'history.transferProcessorMaxPollRPS=2000',
+    '--dynamic-config-value',
+    'history.transferProcessorMaxPollRPS=2000',
     // Activities scheduled by a workflow task come back in the completion's reply, skipping a matching trip.
-    '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
     // Our flags are the whole configuration: a developer's ~/.config/temporalio or TEMPORAL_* env must not leak in.
-    '--disable-config-file', '--disable-config-env',
+    '--disable-config-file',
+    '--disable-config-env',
   ];
   const child = spawn(opts.binary, args, {
     // Its own process group: a Ctrl-C in the terminal reaches us, and we stop Temporal after the worker drained.

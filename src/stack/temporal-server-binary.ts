@@ -21,9 +21,21 @@ export interface ClusterBinarySpec {
 
 export const CLUSTER_BINARIES = {
   // The version is in the file name, so that a cache holding an older build is never taken for this one.
-  server: { name: `temporal-server-${TEMPORAL_SERVER_VERSION}`, module: `go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`, what: 'the Temporal server' },
-  sqlTool: { name: `temporal-sql-tool-${TEMPORAL_SERVER_VERSION}`, module: `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`, what: "the Temporal server's SQL schema tool" },
-  ui: { name: `temporal-ui-server-${UI_SERVER_VERSION}`, module: `github.com/temporalio/ui-server/v2/cmd/server@${UI_SERVER_VERSION}`, what: 'the Temporal Web UI server' },
+  server: {
+    name: `temporal-server-${TEMPORAL_SERVER_VERSION}`,
+    module: `go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`,
+    what: 'the Temporal server',
+  },
+  sqlTool: {
+    name: `temporal-sql-tool-${TEMPORAL_SERVER_VERSION}`,
+    module: `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
+    what: "the Temporal server's SQL schema tool",
+  },
+  ui: {
+    name: `temporal-ui-server-${UI_SERVER_VERSION}`,
+    module: `github.com/temporalio/ui-server/v2/cmd/server@${UI_SERVER_VERSION}`,
+    what: 'the Temporal Web UI server',
+  },
 } as const satisfies Record<string, ClusterBinarySpec>;
 
 export interface ClusterBinaries {
@@ -44,7 +56,9 @@ const EXE = process.platform === 'win32' ? '.exe' : '';
  * The cluster's binaries and schema, building whatever is missing (in parallel would only fight over two
  * cores and the Go build cache, so one after another). A first build takes several minutes.
  */
-export async function ensureClusterBinaries(opts: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {}): Promise<ClusterBinaries> {
+export async function ensureClusterBinaries(
+  opts: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
+): Promise<ClusterBinaries> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? (() => undefined);
   const binDir = path.join(brigadeCacheDir(env), 'bin');
@@ -87,12 +101,19 @@ async function ensureBinary(spec: ClusterBinarySpec, binDir: string, env: NodeJS
 /** Copies schema/postgresql/v12 of the server's module (from Go's module cache) into our cache, once. */
 async function ensureSchema(cacheDir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<string> {
   const target = path.join(cacheDir, 'temporal-schema', TEMPORAL_SERVER_VERSION, 'postgresql', 'v12');
-  if (await exists(path.join(target, 'temporal', 'versioned')) && (await exists(path.join(target, 'visibility', 'versioned')))) return target;
+  if ((await exists(path.join(target, 'temporal', 'versioned'))) && (await exists(path.join(target, 'visibility', 'versioned'))))
+    return target;
   const go = await goBinary(env);
   const module = `go.temporal.io/server@${TEMPORAL_SERVER_VERSION}`;
   log(`cluster: fetching the PostgreSQL schema of ${module} from the Go module cache`);
   let output = '';
-  await runLogged(go, ['mod', 'download', '-json', module], { ...env, GOFLAGS: env.GOFLAGS ?? '-mod=mod' }, () => undefined, (text) => (output += text));
+  await runLogged(
+    go,
+    ['mod', 'download', '-json', module],
+    { ...env, GOFLAGS: env.GOFLAGS ?? '-mod=mod' },
+    () => undefined,
+    (text) => (output += text),
+  );
   const dir = (JSON.parse(output) as { Dir?: string }).Dir;
   if (!dir) throw new ClusterBinaryError(`go mod download ${module} did not say where the module is`);
   const source = path.join(dir, 'schema', 'postgresql', 'v12');
@@ -125,6 +146,8 @@ async function goBinary(env: NodeJS.ProcessEnv): Promise<string> {
 }
 
 async function exists(file: string): Promise<boolean> {
-  return fs.stat(file).then(() => true, () => false);
+  return fs.stat(file).then(
+    () => true,
+    () => false,
+  );
 }
-

@@ -64,7 +64,10 @@ export async function setupTemporalSchema(opts: {
 }): Promise<{ created: string[] }> {
   const url = new URL(opts.postgresUrl);
   const created: string[] = [];
-  for (const [kind, database] of [['temporal', opts.databases.main], ['visibility', opts.databases.visibility]] as const) {
+  for (const [kind, database] of [
+    ['temporal', opts.databases.main],
+    ['visibility', opts.databases.visibility],
+  ] as const) {
     if (await createDatabaseIfMissing(opts.postgresUrl, database)) created.push(database);
     const env = {
       ...process.env,
@@ -82,7 +85,9 @@ export async function setupTemporalSchema(opts: {
         await execFileAsync(opts.sqlTool, ['--plugin', 'postgres12', '--quiet', ...args], { env, maxBuffer: 50_000_000 });
       } catch (error) {
         const output = String((error as { stderr?: string }).stderr ?? '') + String((error as { stdout?: string }).stdout ?? '');
-        throw new Error(`temporal-sql-tool ${args.join(' ')} on database ${database} failed: ${output.trim().split('\n').slice(-3).join(' ') || (error as Error).message}`);
+        throw new Error(
+          `temporal-sql-tool ${args.join(' ')} on database ${database} failed: ${output.trim().split('\n').slice(-3).join(' ') || (error as Error).message}`,
+        );
       }
     };
     // setup-schema would reset the recorded version of a database that has one; only a new one gets it.
@@ -122,7 +127,9 @@ async function hasSchemaVersion(postgresUrl: string, database: string): Promise<
 }
 
 /** The server's static config (YAML is a superset of JSON: every string is written as a JSON string). */
-export function temporalServerConfig(opts: Omit<TemporalServerOptions, 'binary' | 'log' | 'onUnexpectedExit'> & { dynamicConfigFile: string }): string {
+export function temporalServerConfig(
+  opts: Omit<TemporalServerOptions, 'binary' | 'log' | 'onUnexpectedExit'> & { dynamicConfigFile: string },
+): string {
   const url = new URL(opts.postgresUrl);
   const q = (value: string | number) => JSON.stringify(String(value));
   const store = (database: string, maxConns: number) => `
@@ -240,7 +247,11 @@ const GRPC_ALREADY_EXISTS = 6;
  * Registers the namespace when missing (the server, unlike the dev server, starts with none), waits until the
  * frontend serves it, then registers the search attributes; all idempotent, so every start runs it.
  */
-export async function ensureNamespace(address: string, namespace: string, opts: { retentionDays?: number; log?: (line: string) => void } = {}): Promise<{ created: boolean; addedAttributes: string[] }> {
+export async function ensureNamespace(
+  address: string,
+  namespace: string,
+  opts: { retentionDays?: number; log?: (line: string) => void } = {},
+): Promise<{ created: boolean; addedAttributes: string[] }> {
   const connection = await Connection.connect({ address });
   try {
     let created = false;

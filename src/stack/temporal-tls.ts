@@ -39,10 +39,13 @@ function profileFile(env: NodeJS.ProcessEnv): string | undefined {
  */
 export function temporalSecurity(env: NodeJS.ProcessEnv = process.env): TemporalSecurity {
   const file = profileFile(env);
-  if (env.TEMPORAL_PROFILE && !file) throw new TemporalTlsError(`TEMPORAL_PROFILE is set but there is no profile file (TEMPORAL_CONFIG_FILE)`);
+  if (env.TEMPORAL_PROFILE && !file)
+    throw new TemporalTlsError(`TEMPORAL_PROFILE is set but there is no profile file (TEMPORAL_CONFIG_FILE)`);
   let loaded;
   try {
-    const overrideEnvVars = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    const overrideEnvVars = Object.fromEntries(
+      Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
     loaded = loadClientConnectConfig({ overrideEnvVars, ...(file ? { configSource: { path: file } } : { disableFile: true }) });
   } catch (error) {
     throw new TemporalTlsError(`Temporal connection settings${file ? ` (profile file ${file})` : ''}: ${(error as Error).message}`);

@@ -14,7 +14,10 @@ const INPUTS = ['index.html', 'vite.config.ts', 'src', 'public'];
 function listFiles(entry: string): string[] {
   if (!fs.existsSync(entry)) return [];
   if (!fs.statSync(entry).isDirectory()) return [entry];
-  return fs.readdirSync(entry).sort().flatMap((name) => listFiles(path.join(entry, name)));
+  return fs
+    .readdirSync(entry)
+    .sort()
+    .flatMap((name) => listFiles(path.join(entry, name)));
 }
 
 /** undefined when the sources are not here (an image that ships only the build). */

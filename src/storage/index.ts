@@ -11,7 +11,10 @@ export type StoreConfig = Pick<Config, 'GCS_BUCKET_NAME' | 'STORAGE_EMULATOR_HOS
 
 export function createObjectStore(config: StoreConfig): ObjectStore {
   if (config.GCS_BUCKET_NAME) {
-    return createGcsStore({ bucket: config.GCS_BUCKET_NAME, ...(config.STORAGE_EMULATOR_HOST ? { emulatorHost: config.STORAGE_EMULATOR_HOST } : {}) });
+    return createGcsStore({
+      bucket: config.GCS_BUCKET_NAME,
+      ...(config.STORAGE_EMULATOR_HOST ? { emulatorHost: config.STORAGE_EMULATOR_HOST } : {}),
+    });
   }
   return createLocalStore({ root: localObjectsRoot(config), publicBaseUrl: publicBaseUrl(config) });
 }
@@ -24,6 +27,7 @@ export function localObjectsRoot(config: Pick<Config, 'DATA_DIR'>): string {
 /** Where browsers reach the API. */
 export function publicBaseUrl(config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT'>): string {
   if (config.PUBLIC_URL) return config.PUBLIC_URL.replace(/\/+$/, '');
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  const host =
+    config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   return `http://${host}:${config.PORT}`;
 }

@@ -25,7 +25,6 @@ export function checkKey(key: string): string {
   return key;
 }
 
-
 /** A folder of keys (`<a>/<b>/`), checked like a key. */
 export function checkPrefix(prefix: string): string {
   if (!prefix.endsWith('/')) throw new Error(`Invalid object prefix "${prefix.slice(0, 100)}"`);

@@ -68,7 +68,10 @@ export function instrumentModel(model: ChatModel, options: ModelTelemetryOptions
             'brigade.model.tool_calls': reply.toolCalls.length,
           });
           if (options.captureContent) {
-            span.setAttribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', text: reply.text, toolCalls: reply.toolCalls }]));
+            span.setAttribute(
+              'gen_ai.output.messages',
+              JSON.stringify([{ role: 'assistant', text: reply.text, toolCalls: reply.toolCalls }]),
+            );
           }
           record(reply);
           return reply;

@@ -39,7 +39,10 @@ class TurnActivityInterceptor implements ActivityInboundCallsInterceptor {
   constructor(ctx: ActivityContext) {
     this.ctx = ctx;
   }
-  async execute(input: Parameters<ActivityInboundCallsInterceptor['execute'] & {}>[0], next: Parameters<ActivityInboundCallsInterceptor['execute'] & {}>[1]) {
+  async execute(
+    input: Parameters<ActivityInboundCallsInterceptor['execute'] & {}>[0],
+    next: Parameters<ActivityInboundCallsInterceptor['execute'] & {}>[1],
+  ) {
     const first = input.args[0];
     const turn = { ...turnFields(first), activity: this.ctx.info.activityType };
     annotateActiveSpan(turnAttributes(turn));

@@ -117,8 +117,10 @@ function makeExporter(env: NodeJS.ProcessEnv): SpanExporter {
   // given, so that the environment passed in (tests) is the one used.
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
   const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || `${base}/v1/traces`;
-  if (protocol === 'http/json') return new (require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp).OTLPTraceExporter({ url });
-  if (protocol === 'http/protobuf') return new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof OtlpProto).OTLPTraceExporter({ url });
+  if (protocol === 'http/json')
+    return new (require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp).OTLPTraceExporter({ url });
+  if (protocol === 'http/protobuf')
+    return new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof OtlpProto).OTLPTraceExporter({ url });
   throw new TracingConfigError(
     `OTEL_EXPORTER_OTLP_PROTOCOL "${protocol}" is not supported: use http/protobuf or http/json (an OpenTelemetry Collector can take gRPC onwards)`,
   );

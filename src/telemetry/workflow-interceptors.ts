@@ -93,7 +93,12 @@ export const interceptors = (): WorkflowInterceptors => {
         parentSpanId: parent.spanId,
         traceFlags: parent.traceFlags,
         startMs: Date.now(),
-        attributes: { temporalWorkflowId: info.workflowId, temporalRunId: info.runId, temporalUpdateId: input.updateId, 'temporal.workflow.type': info.workflowType },
+        attributes: {
+          temporalWorkflowId: info.workflowId,
+          temporalRunId: info.runId,
+          temporalUpdateId: input.updateId,
+          'temporal.workflow.type': info.workflowType,
+        },
       };
       const result = current.run({ traceId: span.traceId, spanId: span.spanId, traceFlags: span.traceFlags }, () => next(input));
       // a reaction of our own, added before the SDK's: it runs in the same microtask turn and creates no promise the workflow waits on

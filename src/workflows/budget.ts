@@ -13,11 +13,21 @@ export function budgetItem(id: string, over: BudgetExceeded, expiresAt: string):
     kind: 'budget',
     tool: 'model',
     callId: id,
-    args: { scope: over.scope, spent: over.spent, limit: over.limit, ...(over.unit ? { unit: over.unit, currency: over.currency ?? 'USD' } : {}) },
+    args: {
+      scope: over.scope,
+      spent: over.spent,
+      limit: over.limit,
+      ...(over.unit ? { unit: over.unit, currency: over.currency ?? 'USD' } : {}),
+    },
     decisions: ['approve', 'reject'],
     expiresAt,
     prompt: `${whose(over)}. Approve to let this turn go on (the conversation's budget grows by one more budget's worth), or reject to end it.`,
-    details: { scope: over.scope, spent: over.spent, limit: over.limit, ...(over.unit ? { unit: over.unit, currency: over.currency ?? 'USD' } : {}) },
+    details: {
+      scope: over.scope,
+      spent: over.spent,
+      limit: over.limit,
+      ...(over.unit ? { unit: over.unit, currency: over.currency ?? 'USD' } : {}),
+    },
   };
 }
 

@@ -134,9 +134,11 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
         ]);
       },
       runTool: (call, args) =>
-        mcp.find(call.name) ? mcp.call(call, args) : tools.runTool.executeWithOptions({ summary: summaryLine(`${call.name} ${JSON.stringify(args)}`) }, [
-          { conversationId, userId, agent, client: input.client, callId: call.id, tool: call.name, args },
-        ]),
+        mcp.find(call.name)
+          ? mcp.call(call, args)
+          : tools.runTool.executeWithOptions({ summary: summaryLine(`${call.name} ${JSON.stringify(args)}`) }, [
+              { conversationId, userId, agent, client: input.client, callId: call.id, tool: call.name, args },
+            ]),
       runChild,
       condition,
       newScope: () => {
@@ -187,7 +189,10 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
 
   /** The title made from the first exchange, detached: the person has the reply without waiting for it. */
   async function nameConversation(said: string, messages: ChatMessage[]): Promise<void> {
-    const answered = messages.filter((m) => m.role === 'assistant' && m.text).map((m) => m.text).join('\n');
+    const answered = messages
+      .filter((m) => m.role === 'assistant' && m.text)
+      .map((m) => m.text)
+      .join('\n');
     try {
       await titles.titleConversation.executeWithOptions({ summary: 'title from the first exchange' }, [
         { conversationId, userId, defaultTitle: input.title, said, answered },
@@ -255,7 +260,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     {
       // Kernels are pure, so the validator can run the action on a dry context and refuse what would fail.
       validator: ({ name, args }) => agentState.checkAction(name, args),
-      description: "An action on the agent's own state outside a turn, e.g. {\"name\": \"markStepDone\", \"args\": {\"stepId\": \"s2\"}}.",
+      description: 'An action on the agent\'s own state outside a turn, e.g. {"name": "markStepDone", "args": {"stepId": "s2"}}.',
     },
   );
 
@@ -321,14 +326,10 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     },
   );
 
-  setHandler(
-    stopSignal,
-    () => void loop.stop(),
-    {
-      description:
-        'Stop the running turn, from the Web UI or CLI (no payload; any payload is ignored). Does what the stop update does; nothing when no turn runs.',
-    },
-  );
+  setHandler(stopSignal, () => void loop.stop(), {
+    description:
+      'Stop the running turn, from the Web UI or CLI (no payload; any payload is ignored). Does what the stop update does; nothing when no turn runs.',
+  });
 
   setHandler(
     upgradeSignal,
@@ -341,7 +342,9 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     },
   );
 
-  setHandler(stateQuery, state, { description: 'The conversation now: idle, running or waiting, its open items, counters and agent state.' });
+  setHandler(stateQuery, state, {
+    description: 'The conversation now: idle, running or waiting, its open items, counters and agent state.',
+  });
   // A query adds no command: histories recorded before it replay as they were.
   setHandler(agentStateQuery, () => (kernel ? { agentState: agentState.state } : {}), {
     description: "A stateful agent's own state as this run holds it; what a revival from PostgreSQL starts the new run with.",

@@ -18,7 +18,9 @@ export function mcpPorts({ conversationId, userId, agent }: Pick<ChatSessionInpu
   });
   return {
     list: ({ servers, known }) =>
-      listing.mcpListTools.executeWithOptions({ summary: `MCP tools of ${servers.join(', ')}` }, [{ agent, servers, ...(known ? { known } : {}) }]),
+      listing.mcpListTools.executeWithOptions({ summary: `MCP tools of ${servers.join(', ')}` }, [
+        { agent, servers, ...(known ? { known } : {}) },
+      ]),
     call: (input, tool) => {
       const calls = proxyActivities<McpActivities>({
         startToCloseTimeout: tool.callTimeoutMs + tool.questionDeadlineMs + 10_000,
@@ -33,9 +35,16 @@ export function mcpPorts({ conversationId, userId, agent }: Pick<ChatSessionInpu
 }
 
 /** Elicitations: the call's activity signals a question and polls its answer (src/mcp/definitions.ts). */
-export function handleMcpQuestions(mcp: McpTools, { loop, pending, events }: { loop: TurnLoop; pending: PendingItems; events: EventLog }): void {
+export function handleMcpQuestions(
+  mcp: McpTools,
+  { loop, pending, events }: { loop: TurnLoop; pending: PendingItems; events: EventLog },
+): void {
   if (!mcp.enabled) return;
-  mcp.attachQuestions({ park: (item, deadlineMs, onTimeout) => loop.park(item, deadlineMs, onTimeout), get: (id) => pending.get(id), now: Date.now });
+  mcp.attachQuestions({
+    park: (item, deadlineMs, onTimeout) => loop.park(item, deadlineMs, onTimeout),
+    get: (id) => pending.get(id),
+    now: Date.now,
+  });
   setHandler(
     mcpQuestionSignal,
     (request) => {
@@ -45,5 +54,7 @@ export function handleMcpQuestions(mcp: McpTools, { loop, pending, events }: { l
     },
     { description: "From an MCP call's activity: the server asks the user something (elicitation); opens a pending question." },
   );
-  setHandler(mcpAnswerQuery, (requestId) => mcp.answer(requestId), { description: 'The answer to an MCP question, once the user gave it (or null).' });
+  setHandler(mcpAnswerQuery, (requestId) => mcp.answer(requestId), {
+    description: 'The answer to an MCP question, once the user gave it (or null).',
+  });
 }

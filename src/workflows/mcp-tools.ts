@@ -20,7 +20,10 @@ import type { ToolDeclaration } from '../model/types.ts';
 
 export interface McpToolsPorts {
   list(input: Pick<McpListToolsInput, 'servers' | 'known'>): Promise<McpServerTools[]>;
-  call(input: Pick<McpCallInput, 'callId' | 'name' | 'server' | 'tool' | 'args' | 'listHash'>, tool: McpToolDescriptor): Promise<McpCallResult>;
+  call(
+    input: Pick<McpCallInput, 'callId' | 'name' | 'server' | 'tool' | 'args' | 'listHash'>,
+    tool: McpToolDescriptor,
+  ): Promise<McpCallResult>;
 }
 
 export type McpToolSpec = ToolSpec & { mcp: McpToolDescriptor };
@@ -79,7 +82,11 @@ export class McpTools {
     for (const list of this.#lists.values()) {
       for (const tool of list.tools) this.#specs.set(tool.name, toSpec(tool));
     }
-    this.#declarations = [...this.#specs.values()].map((spec) => ({ name: spec.name, description: spec.description, parameters: spec.mcp.parameters }));
+    this.#declarations = [...this.#specs.values()].map((spec) => ({
+      name: spec.name,
+      description: spec.description,
+      parameters: spec.mcp.parameters,
+    }));
     // A server that could not be reached is asked again before the next model step.
     this.#fresh = lists.every((list) => !list.error);
   }

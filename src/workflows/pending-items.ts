@@ -166,7 +166,10 @@ export class PendingItems {
       if (!decision.args) throw fail('DecisionMismatch', 'An edit needs "args": the arguments to run the tool with.');
       const checked = args?.safeParse(decision.args);
       if (!checked?.success) {
-        throw fail('DecisionMismatch', `Edited arguments do not fit ${item.tool}: ${checked ? describeIssues(checked.error) : 'unknown tool'}`);
+        throw fail(
+          'DecisionMismatch',
+          `Edited arguments do not fit ${item.tool}: ${checked ? describeIssues(checked.error) : 'unknown tool'}`,
+        );
       }
     }
     const problem = PENDING_KINDS_SPEC[item.kind].check?.(item, decision);

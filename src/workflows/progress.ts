@@ -28,7 +28,15 @@ export function progressReporter<Step extends string>(
   return {
     flush,
     async report(step, state, message, { write = true } = {}) {
-      const data: Progress = { workflowId, step, index: steps.indexOf(step) + 1, of: steps.length, state, steps: [...steps], ...(message ? { message } : {}) };
+      const data: Progress = {
+        workflowId,
+        step,
+        index: steps.indexOf(step) + 1,
+        of: steps.length,
+        state,
+        steps: [...steps],
+        ...(message ? { message } : {}),
+      };
       // One key per step and state: a retried record writes the event once.
       queued.push({ key: `progress:${workflowId}:${step}:${state}`, type: 'progress', data: data as JsonObject });
       if (write) await flush();

@@ -37,7 +37,11 @@ export function plainScope(): TurnScope {
 
 /** What a stopped model step wrote before it let go, from its cancellation's details; undefined if none came. */
 export function stoppedStepOf(error: unknown): StoppedStep | undefined {
-  for (let cause = error as { message?: unknown; details?: unknown; cause?: unknown } | undefined; cause; cause = cause.cause as typeof cause) {
+  for (
+    let cause = error as { message?: unknown; details?: unknown; cause?: unknown } | undefined;
+    cause;
+    cause = cause.cause as typeof cause
+  ) {
     if (typeof cause !== 'object') return undefined;
     // The server keeps a cancellation's details but not its message: the details' shape is what says so.
     if (Array.isArray(cause.details)) {

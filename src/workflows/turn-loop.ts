@@ -162,13 +162,15 @@ export class TurnLoop {
   waitForBoundary(logStart: number): Promise<TurnResult> {
     const start = this.#boundary;
     // An Update's response over 2 MB would end the workflow: bounded, with ids to read the rest by.
-    return this.#p.condition(() => this.#boundary > start).then(() =>
-      boundTurnResult({
-        messages: this.#log.slice(logStart),
-        pending: this.#p.pending.items(),
-        ...(this.#stoppedAt === this.#boundary ? { stopped: true } : {}),
-      }),
-    );
+    return this.#p
+      .condition(() => this.#boundary > start)
+      .then(() =>
+        boundTurnResult({
+          messages: this.#log.slice(logStart),
+          pending: this.#p.pending.items(),
+          ...(this.#stoppedAt === this.#boundary ? { stopped: true } : {}),
+        }),
+      );
   }
 
   /** whether Stop was asked for in the running turn */
@@ -244,13 +246,15 @@ export class TurnLoop {
     this.#boundary += 1;
     // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
     await events.flush();
-    const waited = await this.#scope.run(() => this.#p.condition(() => entry.decision !== undefined, deadlineMs)).then(
-      (decided) => ({ decided }),
-      (error: unknown) => {
-        if (!this.#stopping) throw error;
-        return undefined;
-      },
-    );
+    const waited = await this.#scope
+      .run(() => this.#p.condition(() => entry.decision !== undefined, deadlineMs))
+      .then(
+        (decided) => ({ decided }),
+        (error: unknown) => {
+          if (!this.#stopping) throw error;
+          return undefined;
+        },
+      );
     if (!waited) {
       // Stop withdrew the item: closed as withdrawn, its owner told of a refusal.
       const decision = withdrawal(item, onTimeout);
@@ -269,9 +273,11 @@ export class TurnLoop {
     events.message(userMessage);
     let invalidCalls = 0;
     try {
-      for (let step = 1; ; ) {
+      for (let step = 1; ;) {
         if (step > settings.maxSteps) {
-          await this.#finish(`I stopped after ${settings.maxSteps} steps without reaching an answer. Please rephrase or narrow the request.`);
+          await this.#finish(
+            `I stopped after ${settings.maxSteps} steps without reaching an answer. Please rephrase or narrow the request.`,
+          );
           return;
         }
         this.#p.details(`Turn ${this.#turns}, step ${step}: waiting for the model.`);
@@ -314,7 +320,11 @@ export class TurnLoop {
       } else {
         // Only bookkeeping that failed all its retries (or a kernel bug) gets here; the conversation stays usable.
         this.#p.logError('Turn failed', { reason: String(error) });
-        this.#log.push({ id: this.#p.newId(), role: 'assistant', text: `The turn failed (${this.#p.failureText(error)}). Please try again.` });
+        this.#log.push({
+          id: this.#p.newId(),
+          role: 'assistant',
+          text: `The turn failed (${this.#p.failureText(error)}). Please try again.`,
+        });
       }
     } finally {
       // Turn-scoped items belong to their turn: one that failed while parked must not leave them open.
@@ -338,7 +348,8 @@ export class TurnLoop {
 
   /** Ends a stopped turn's books: every call it left unanswered gets a tool message, and the stop an event. */
   #stopped(): void {
-    for (const call of this.#unanswered) this.#addToolMessage(call, call.args, stoppedCallResult(call.id === this.#childCall, call.id === this.#serverCall));
+    for (const call of this.#unanswered)
+      this.#addToolMessage(call, call.args, stoppedCallResult(call.id === this.#childCall, call.id === this.#serverCall));
     this.#unanswered = [];
     const cut = this.#log.findLast((message) => message.role === 'assistant' && message.stopped);
     this.#p.events.event({
@@ -349,7 +360,9 @@ export class TurnLoop {
   }
 
   /** One model step; it may run tools that need no person itself and ask the model again (`inline`). */
-  async #callModel(step: number): Promise<{ reply: ChatMessage; modelCalls: number } | { budget: BudgetExceeded; modelCalls: number } | undefined> {
+  async #callModel(
+    step: number,
+  ): Promise<{ reply: ChatMessage; modelCalls: number } | { budget: BudgetExceeded; modelCalls: number } | undefined> {
     const { settings } = this.#p;
     const stepId = this.#p.newId();
     const extraSteps = settings.inlineTools === false ? 0 : settings.maxSteps - step;
@@ -357,7 +370,12 @@ export class TurnLoop {
     try {
       const context = this.#p.agent.modelContext();
       const budget = this.#budgetAllowance();
-      const { message, before = [], usage: used, overBudget } = await this.#scope.run(() =>
+      const {
+        message,
+        before = [],
+        usage: used,
+        overBudget,
+      } = await this.#scope.run(() =>
         this.#p.modelStep(
           `model: turn ${this.#turns}, step ${step}${extraSteps ? ' (runs tools that need no person, then asks again)' : ''}`,
           { stepId, ...(context ? { context } : {}), extraSteps, ...unsaved, ...(budget ? { budget } : {}) },
@@ -482,10 +500,12 @@ export class TurnLoop {
     }
     // an MCP server works on the call outside this workflow: a Stop meanwhile may not have prevented it
     if ('mcp' in spec) this.#serverCall = call.id;
-    const result = await this.#scope.run(() => this.#p.runTool(call, args)).catch((error: unknown) => {
-      if (this.#stopping) throw new TurnStopped();
-      return { error: `The tool failed (${this.#p.failureText(error)}).` };
-    });
+    const result = await this.#scope
+      .run(() => this.#p.runTool(call, args))
+      .catch((error: unknown) => {
+        if (this.#stopping) throw new TurnStopped();
+        return { error: `The tool failed (${this.#p.failureText(error)}).` };
+      });
     this.#serverCall = undefined;
     this.#answered(call);
     this.#log.push(toolMessage(call, args, result));

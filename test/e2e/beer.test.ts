@@ -7,7 +7,17 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
 import { ERIN_BEER_STAFF, GUS_GREAT_LAKES, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot } from './browser.ts';
+import {
+  type Browser,
+  assertAgentFeature,
+  buildWebClient,
+  launchBrowser,
+  sendMessage,
+  signInByLink,
+  startConversation,
+  visibleTranscript,
+  withScreenshot,
+} from './browser.ts';
 
 const CLIENT = 'CLT-CCW784'; // a San Diego bar in the fixture
 const CONFIRMATION_MS = 6_000;
@@ -33,7 +43,9 @@ after(async () => {
 });
 
 test('a brewery chosen within the countdown, then another run left to time out', async (t) => {
-  await assertAgentFeature(app.baseUrl, TOKEN, 'beer', 'the recommend_breweries tool', (info) => info.tools.some((tool) => tool.name === 'recommend_breweries'));
+  await assertAgentFeature(app.baseUrl, TOKEN, 'beer', 'the recommend_breweries tool', (info) =>
+    info.tools.some((tool) => tool.name === 'recommend_breweries'),
+  );
   const { page } = browser;
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app!.baseUrl, TOKEN);
@@ -50,10 +62,13 @@ test('a brewery chosen within the countdown, then another run left to time out',
     const countdown = choice.getByTestId('countdown');
     const first = await countdown.innerText();
     assert.match(first, /^\d s$/);
-    await page.waitForFunction((el) => el?.textContent !== undefined && el.textContent !== (el as unknown as { dataset: Record<string, string> }).dataset.first, await countdown.evaluateHandle((el) => {
-      (el as unknown as { dataset: Record<string, string> }).dataset.first = el.textContent ?? '';
-      return el;
-    }));
+    await page.waitForFunction(
+      (el) => el?.textContent !== undefined && el.textContent !== (el as unknown as { dataset: Record<string, string> }).dataset.first,
+      await countdown.evaluateHandle((el) => {
+        (el as unknown as { dataset: Record<string, string> }).dataset.first = el.textContent ?? '';
+        return el;
+      }),
+    );
     assert.match(await countdown.innerText(), /^\d s$/, 'the countdown ticks');
     // a step that has not reported yet is named, not numbered
     const progress = page.getByRole('region', { name: 'Progress' }).last();
@@ -68,7 +83,10 @@ test('a brewery chosen within the countdown, then another run left to time out',
 
     const summary = page.getByRole('article', { name: `Summary: ${chosenName}` });
     await summary.waitFor({ timeout: 20_000 });
-    assert.match(await summary.locator('.cache-line').innerText(), /^(fresh fetched just now, not from the cache|cached from the cache \(fresh\)|stale from the cache \(stale: the source could not be reached\))/);
+    assert.match(
+      await summary.locator('.cache-line').innerText(),
+      /^(fresh fetched just now, not from the cache|cached from the cache \(fresh\)|stale from the cache \(stale: the source could not be reached\))/,
+    );
     assert.match(await summary.locator('.sources-line').innerText(), /^Sources:/);
     assert.ok((await page.locator('.brewery-cards .brewery-card').count()) >= 3, 'the presented breweries as cards');
     await page.locator('.msg.record', { hasText: `yes: ${chosenName}` }).waitFor();
@@ -109,7 +127,11 @@ test("a conversation's bar is readable by its owner only", async () => {
   const own = await app.call('GET', `/v1/conversations/${created.body.id}/bar`, { token: GUS_GREAT_LAKES });
   assert.equal(own.status, 200);
   assert.deepEqual(own.body, { clientId: 'CLT-XLX836', name: 'Great Lakes Brewing Company', city: 'Cleveland', state: 'Ohio' });
-  assert.equal((await app.call('GET', `/v1/conversations/${created.body.id}/bar`, { token: TOKEN })).status, 404, "another user's conversation");
+  assert.equal(
+    (await app.call('GET', `/v1/conversations/${created.body.id}/bar`, { token: TOKEN })).status,
+    404,
+    "another user's conversation",
+  );
   const support = await app.call('POST', '/v1/conversations', { body: { agent: 'support' } });
   assert.equal((await app.call('GET', `/v1/conversations/${support.body.id}/bar`)).status, 404, 'not a beer conversation');
 });

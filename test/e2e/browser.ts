@@ -91,7 +91,12 @@ export async function signInByLink(page: Page, baseUrl: string, token: string): 
  * Starts a conversation from the sidebar form and waits for its page; `client` is a bar's id, chosen from the
  * beer picker, `recipe` a saved recipe's name, chosen from the sous picker.
  */
-export async function startConversation(page: Page, agent: string, title: string, extra: { client?: string; recipe?: string } = {}): Promise<string> {
+export async function startConversation(
+  page: Page,
+  agent: string,
+  title: string,
+  extra: { client?: string; recipe?: string } = {},
+): Promise<string> {
   await openHome(page);
   const form = page.getByRole('form', { name: 'Start a conversation' });
   await form.getByLabel('Agent').selectOption(agent);
@@ -175,13 +180,22 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
  * Asserts, from GET /v1/meta, that this build serves an agent with the feature its e2e test exercises: a
  * missing agent or feature fails the test (with what /v1/meta did list) rather than skipping it.
  */
-export async function assertAgentFeature(baseUrl: string, token: string, agent: string, feature: string, has: (info: { tools: { name: string }[]; stateful?: boolean }) => boolean): Promise<void> {
+export async function assertAgentFeature(
+  baseUrl: string,
+  token: string,
+  agent: string,
+  feature: string,
+  has: (info: { tools: { name: string }[]; stateful?: boolean }) => boolean,
+): Promise<void> {
   const response = await fetch(`${baseUrl}/v1/meta`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(response.status, 200, `GET /v1/meta answered ${response.status}`);
   const meta = (await response.json()) as { agents: { name: string; tools: { name: string }[]; stateful?: boolean }[] };
   const info = meta.agents.find((a) => a.name === agent);
   assert.ok(info, `GET /v1/meta lists no ${agent} agent (it lists: ${meta.agents.map((a) => a.name).join(', ') || 'none'})`);
-  assert.ok(has(info), `the ${agent} agent in GET /v1/meta lacks ${feature} (its tools: ${info.tools.map((t) => t.name).join(', ') || 'none'}; stateful: ${info.stateful})`);
+  assert.ok(
+    has(info),
+    `the ${agent} agent in GET /v1/meta lacks ${feature} (its tools: ${info.tools.map((t) => t.name).join(', ') || 'none'}; stateful: ${info.stateful})`,
+  );
 }
 
 /** The page itself does not scroll: only the transcript (or a page's own content) does. */
@@ -190,8 +204,15 @@ export async function pageDoesNotScroll(page: Page): Promise<{ ok: boolean; deta
     const doc = (globalThis as any).document.documentElement;
     const body = (globalThis as any).document.body;
     const win = globalThis as any;
-    const ok = doc.scrollHeight <= win.innerHeight + 1 && doc.scrollWidth <= win.innerWidth + 1 && win.scrollY === 0 && body.scrollHeight <= win.innerHeight + 1;
-    return { ok, detail: `document ${doc.scrollWidth}×${doc.scrollHeight}, body height ${body.scrollHeight}, viewport ${win.innerWidth}×${win.innerHeight}, scrollY ${win.scrollY}` };
+    const ok =
+      doc.scrollHeight <= win.innerHeight + 1 &&
+      doc.scrollWidth <= win.innerWidth + 1 &&
+      win.scrollY === 0 &&
+      body.scrollHeight <= win.innerHeight + 1;
+    return {
+      ok,
+      detail: `document ${doc.scrollWidth}×${doc.scrollHeight}, body height ${body.scrollHeight}, viewport ${win.innerWidth}×${win.innerHeight}, scrollY ${win.scrollY}`,
+    };
   });
 }
 
@@ -208,7 +229,10 @@ export async function fullyInViewAboveComposer(locator: import('playwright-core'
     const scroller = el.closest('.scroller')?.getBoundingClientRect();
     const top = scroller ? Math.max(0, scroller.top) : 0;
     const ok = box.top >= top - 1 && box.bottom <= limit + 1 && box.height > 0;
-    return { ok, detail: `element ${Math.round(box.top)}..${Math.round(box.bottom)}, visible ${Math.round(top)}..${Math.round(limit)}, viewport ${(globalThis as any).innerHeight}` };
+    return {
+      ok,
+      detail: `element ${Math.round(box.top)}..${Math.round(box.bottom)}, visible ${Math.round(top)}..${Math.round(limit)}, viewport ${(globalThis as any).innerHeight}`,
+    };
   });
 }
 

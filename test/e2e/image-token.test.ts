@@ -20,19 +20,25 @@ import { type Browser, buildWebClient, launchBrowser, signInByLink, withScreensh
 
 // a 1x1 PNG
 // The page's document, as the functions that run in Chromium see it (this project's types are Node's).
-interface PageImage { alt: string; complete: boolean; naturalWidth: number; src: string }
+interface PageImage {
+  alt: string;
+  complete: boolean;
+  naturalWidth: number;
+  src: string;
+}
 interface PageDocument {
   images: Iterable<PageImage>;
   body: { append(node: PageImage): void };
   createElement(tag: 'img'): PageImage;
-  addEventListener(type: 'securitypolicyviolation', listener: (event: { violatedDirective: string }) => void, options: { once: boolean }): void;
+  addEventListener(
+    type: 'securitypolicyviolation',
+    listener: (event: { violatedDirective: string }) => void,
+    options: { once: boolean },
+  ): void;
 }
 declare const document: PageDocument;
 
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 let app: TestApp;
 let browser: Browser;
@@ -51,7 +57,10 @@ before(async () => {
   await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
   recorderPort = (recorder.address() as AddressInfo).port;
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-e2e-image-token-'));
-  [app, browser] = await Promise.all([startTestApp({ apiPort: await freePort(), env: { DATA_DIR: dataDir }, worker: false }), launchBrowser()]);
+  [app, browser] = await Promise.all([
+    startTestApp({ apiPort: await freePort(), env: { DATA_DIR: dataDir }, worker: false }),
+    launchBrowser(),
+  ]);
 });
 after(async () => {
   await browser?.close();
@@ -61,10 +70,11 @@ after(async () => {
 });
 
 async function saveRecipe(name: string, imageUrl: string | null, id = randomUUID()): Promise<string> {
-  await app.adminQuery(
-    "INSERT INTO saved_recipes (id, user_id, name, recipe_type, image_url) VALUES ($1, 'alice', $2, 'cocktail', $3)",
-    [id, name, imageUrl],
-  );
+  await app.adminQuery("INSERT INTO saved_recipes (id, user_id, name, recipe_type, image_url) VALUES ($1, 'alice', $2, 'cocktail', $3)", [
+    id,
+    name,
+    imageUrl,
+  ]);
   return id;
 }
 
@@ -101,11 +111,15 @@ test("an image_url on another host never gets the user's token, and the page ref
     }
     const own = page.getByRole('img', { name: 'Photo of Own image' });
     await own.waitFor();
-    await page.waitForFunction(() => [...document.images].some((image) => image.alt === 'Photo of Own image' && image.complete && image.naturalWidth === 1));
+    await page.waitForFunction(() =>
+      [...document.images].some((image) => image.alt === 'Photo of Own image' && image.complete && image.naturalWidth === 1),
+    );
 
     // The browser's own refusal, whatever the app's checks: an image added to the page by script.
     const refused = await page.evaluate(async (url) => {
-      const violation = new Promise<string>((resolve) => document.addEventListener('securitypolicyviolation', (event) => resolve(event.violatedDirective), { once: true }));
+      const violation = new Promise<string>((resolve) =>
+        document.addEventListener('securitypolicyviolation', (event) => resolve(event.violatedDirective), { once: true }),
+      );
       const image = document.createElement('img');
       image.src = url;
       document.body.append(image);

@@ -21,7 +21,10 @@ let browser: Browser;
 before(async () => {
   await buildWebClient();
   const port = await freePort();
-  provider = await startTestProvider({ redirectUris: [`http://127.0.0.1:${port}/auth/callback`], accounts: { olga: { roles: ['support'], name: 'Olga' } } });
+  provider = await startTestProvider({
+    redirectUris: [`http://127.0.0.1:${port}/auth/callback`],
+    accounts: { olga: { roles: ['support'], name: 'Olga' } },
+  });
   [app, browser] = await Promise.all([
     startTestApp({
       apiPort: port,
@@ -77,7 +80,11 @@ test('sign in through the provider, work with the cookie session, make and revok
 
     // the same request without the CSRF token is refused, though the browser sends the cookie
     const forged = await page.evaluate(async () => {
-      const response = await fetch('/v1/conversations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"agent":"support"}' });
+      const response = await fetch('/v1/conversations', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"agent":"support"}',
+      });
       return response.status;
     });
     assert.equal(forged, 403);
@@ -90,7 +97,10 @@ test('sign in through the provider, work with the cookie session, make and revok
     assert.match(key, /^brg_/);
     const byScript = await fetch(`${app.baseUrl}/v1/conversations`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(byScript.status, 200);
-    assert.deepEqual(((await byScript.json()) as { conversations: { id: string }[] }).conversations.map((c) => c.id), [id]);
+    assert.deepEqual(
+      ((await byScript.json()) as { conversations: { id: string }[] }).conversations.map((c) => c.id),
+      [id],
+    );
     await page.getByRole('cell', { name: 'laptop script', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Revoke laptop script' }).click();
     await page.getByText('You have no API keys.').waitFor();

@@ -8,7 +8,18 @@ import { after, before, test } from 'node:test';
 import { freePort } from '../../src/stack/ports.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
 import type { Page } from 'playwright-core';
-import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot, consoleErrorsDuring } from './browser.ts';
+import {
+  type Browser,
+  assertAgentFeature,
+  buildWebClient,
+  launchBrowser,
+  sendMessage,
+  signInByLink,
+  startConversation,
+  visibleTranscript,
+  withScreenshot,
+  consoleErrorsDuring,
+} from './browser.ts';
 
 const OLD_FASHIONED =
   'Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. ' +
@@ -32,7 +43,9 @@ after(async () => {
 });
 
 test('a recipe is saved: approval, live progress, then its card with the image', async (t) => {
-  await assertAgentFeature(app.baseUrl, ALICE, 'recipes', 'the save_recipe tool', (info) => info.tools.some((tool) => tool.name === 'save_recipe'));
+  await assertAgentFeature(app.baseUrl, ALICE, 'recipes', 'the save_recipe tool', (info) =>
+    info.tools.some((tool) => tool.name === 'save_recipe'),
+  );
   const { page } = browser;
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app.baseUrl, ALICE);
@@ -57,16 +70,32 @@ test('a recipe is saved: approval, live progress, then its card with the image',
     await page.locator('.msg.record', { hasText: 'You approved: save the recipe' }).waitFor();
     const said = await recordedWords(page);
     // once approved, nothing on the page says it waits for the person: it says it works on it, then the result
-    assert.deepEqual(said.filter((words) => /waiting for you/i.test(words)), [], said.join('\n'));
-    assert.ok(said.some((words) => /Approved: Save the recipe “Old Fashioned cocktail” to My recipes/.test(words) && /Working on it/.test(words)), said.join('\n'));
-    assert.ok(said.some((words) => /You approved: save the recipe “Old Fashioned cocktail” to My recipes\. Working on it/.test(words)), said.join('\n'));
+    assert.deepEqual(
+      said.filter((words) => /waiting for you/i.test(words)),
+      [],
+      said.join('\n'),
+    );
+    assert.ok(
+      said.some((words) => /Approved: Save the recipe “Old Fashioned cocktail” to My recipes/.test(words) && /Working on it/.test(words)),
+      said.join('\n'),
+    );
+    assert.ok(
+      said.some((words) => /You approved: save the recipe “Old Fashioned cocktail” to My recipes\. Working on it/.test(words)),
+      said.join('\n'),
+    );
     const facts = await recipe.locator('.facts').innerText();
     assert.match(facts, /Type\s+cocktail/);
     assert.match(facts, /Prep time\s+5 min/);
     assert.match(facts, /Servings\s+1/);
     const image = recipe.getByRole('img', { name: 'Photo of Old Fashioned' });
     await image.waitFor();
-    await page.waitForFunction((el) => { const img = el as unknown as { complete: boolean; naturalWidth: number }; return img.complete && img.naturalWidth > 0; }, await image.elementHandle());
+    await page.waitForFunction(
+      (el) => {
+        const img = el as unknown as { complete: boolean; naturalWidth: number };
+        return img.complete && img.naturalWidth > 0;
+      },
+      await image.elementHandle(),
+    );
 
     // an action writes a request for the agent into the message box, naming the recipe by id
     await recipe.getByRole('button', { name: 'Delete' }).click();
@@ -101,10 +130,14 @@ test("a recipe card's Modify and Delete work end to end with the offline model",
     await signInByLink(page, app.baseUrl, ALICE);
     await startConversation(page, 'recipes', 'Puddings');
     await sendMessage(page, `save this recipe: ${RICE_PUDDING}`);
-    await page.getByRole('article', { name: /Approve: Save the recipe “Rice pudding” to My recipes/ }).getByRole('button', { name: 'Approve' }).click();
+    await page
+      .getByRole('article', { name: /Approve: Save the recipe “Rice pudding” to My recipes/ })
+      .getByRole('button', { name: 'Approve' })
+      .click();
     const card = page.getByRole('article', { name: 'Recipe: Rice pudding' });
     await card.waitFor({ timeout: 30_000 });
-    const id = (await app.adminQuery<{ id: string }>("SELECT id FROM saved_recipes WHERE user_id = 'alice' AND name = 'Rice pudding'"))[0]!.id;
+    const id = (await app.adminQuery<{ id: string }>("SELECT id FROM saved_recipes WHERE user_id = 'alice' AND name = 'Rice pudding'"))[0]!
+      .id;
     const message = page.getByLabel('Message', { exact: true });
 
     // Modify: the request names the recipe; the person says what to change and sends it
@@ -148,7 +181,9 @@ async function recordWords(page: Page): Promise<void> {
     w.__words = [];
     let last = '';
     const snap = () => {
-      const words = [...w.document.querySelectorAll('.msg.record, .pending, .head-meta .status')].map((el: any) => el.innerText).join(' | ');
+      const words = [...w.document.querySelectorAll('.msg.record, .pending, .head-meta .status')]
+        .map((el: any) => el.innerText)
+        .join(' | ');
       if (words !== last) w.__words.push((last = words));
     };
     const start = (event: any) => {

@@ -5,7 +5,17 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, type CuttingProxy, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, startCuttingProxy, withScreenshot } from './browser.ts';
+import {
+  type Browser,
+  type CuttingProxy,
+  buildWebClient,
+  launchBrowser,
+  sendMessage,
+  signInByLink,
+  startConversation,
+  startCuttingProxy,
+  withScreenshot,
+} from './browser.ts';
 
 let app: TestApp;
 let fake: FakeGemini;
@@ -38,7 +48,13 @@ test('a reply streams in; after a dropped stream it resumes without gaps or dupl
     await page.locator('.stream-live').waitFor();
 
     const full = WORDS.map((w) => `${w} `).join('');
-    fake.script(reply.text(WORDS.map((w) => `${w} `), { intervalMs: 120 }), reply.text('second answer'));
+    fake.script(
+      reply.text(
+        WORDS.map((w) => `${w} `),
+        { intervalMs: 120 },
+      ),
+      reply.text('second answer'),
+    );
     await sendMessage(page, 'tell me a long story');
 
     // the draft shows the first words before the reply has ended
@@ -59,7 +75,14 @@ test('a reply streams in; after a dropped stream it resumes without gaps or dupl
     assert.ok(Number(resumedFrom) > 0);
 
     // mid-stream after the reconnect the draft is a prefix of the reply: nothing missing, nothing twice
-    const middle = (await draft.locator('p').innerText({ timeout: 1_000 }).catch(() => '')).replace(/▍/g, '').trim();
+    const middle = (
+      await draft
+        .locator('p')
+        .innerText({ timeout: 1_000 })
+        .catch(() => '')
+    )
+      .replace(/▍/g, '')
+      .trim();
     if (middle) assert.ok(full.startsWith(`${middle} `) || full.trim() === middle, `draft "${middle}" is a prefix of the reply`);
 
     // the final message, not the draft: live deltas bring the draft to its last word before the record lands
@@ -75,7 +98,12 @@ test('a reply streams in; after a dropped stream it resumes without gaps or dupl
 
     // the page shows what the server has, in order
     const view = await app.call('GET', `/v1/conversations/${id}`);
-    const shown = await page.locator('.transcript > .msg.user, .transcript > .msg.assistant').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-message-id')));
-    assert.deepEqual(shown, view.body.messages.map((m: { id: string }) => m.id));
+    const shown = await page
+      .locator('.transcript > .msg.user, .transcript > .msg.assistant')
+      .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-message-id')));
+    assert.deepEqual(
+      shown,
+      view.body.messages.map((m: { id: string }) => m.id),
+    );
   });
 });

@@ -19,7 +19,10 @@ let breweryDb: FakeOpenBreweryDb;
 before(async () => {
   await buildWebClient();
   breweryDb = await startFakeOpenBreweryDb();
-  [app, browser] = await Promise.all([startTestApp({ apiPort: await freePort(), env: { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, BEER_CONFIRMATION_TIMEOUT: '10m' } }), launchBrowser()]);
+  [app, browser] = await Promise.all([
+    startTestApp({ apiPort: await freePort(), env: { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, BEER_CONFIRMATION_TIMEOUT: '10m' } }),
+    launchBrowser(),
+  ]);
   fs.mkdirSync(OUT, { recursive: true });
 });
 after(async () => {
@@ -36,7 +39,10 @@ async function shoot(page: Page, name: string): Promise<void> {
 /** the same flow at both widths: the wide one first, then the phone on a fresh conversation */
 async function both(name: string, flow: (page: Page, width: number) => Promise<void>): Promise<void> {
   const { page } = browser;
-  for (const [width, height] of [[1280, 860], [375, 760]] as const) {
+  for (const [width, height] of [
+    [1280, 860],
+    [375, 760],
+  ] as const) {
     await page.setViewportSize({ width, height });
     await flow(page, width);
     await shoot(page, `${name}-${width}.png`);
@@ -71,7 +77,10 @@ test('recipes: a recipe saved, its card', async () => {
     await signInByLink(page, app.baseUrl, ALICE);
     await page.goto(`${app.baseUrl}/`);
     await startConversation(page, 'recipes', `Cocktails ${Date.now() % 1000}`);
-    await sendMessage(page, 'save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail.');
+    await sendMessage(
+      page,
+      'save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail.',
+    );
     const card = page.getByRole('article', { name: /Approve: Save the recipe “Old Fashioned cocktail” to My recipes/ });
     await card.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('article', { name: 'Recipe: Old Fashioned' }).first().waitFor({ timeout: 60_000 });

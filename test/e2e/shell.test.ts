@@ -46,7 +46,11 @@ async function visibleText(page: Page): Promise<string> {
 async function assertNoDeveloperWords(page: Page, where: string): Promise<void> {
   const text = await visibleText(page);
   const found = DEVELOPER_WORDS.exec(text);
-  assert.equal(found, null, `${where}: "${found?.[0]}" in what people read:\n${text.slice(Math.max(0, (found?.index ?? 0) - 200), (found?.index ?? 0) + 200)}`);
+  assert.equal(
+    found,
+    null,
+    `${where}: "${found?.[0]}" in what people read:\n${text.slice(Math.max(0, (found?.index ?? 0) - 200), (found?.index ?? 0) + 200)}`,
+  );
 }
 
 async function assertShell(page: Page, where: string): Promise<void> {
@@ -116,7 +120,10 @@ for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: HEIGHT[width] });
       await withScreenshot(t, import.meta.filename, page, async () => {
         await signInByLink(page, app.baseUrl, ALICE);
-        await page.getByRole('article', { name: 'Support' }).getByRole('button', { name: /^Start/ }).click();
+        await page
+          .getByRole('article', { name: 'Support' })
+          .getByRole('button', { name: /^Start/ })
+          .click();
         await page.waitForURL(/\/c\//);
         for (let i = 0; i < 7; i += 1) {
           await sendMessage(page, i % 2 ? 'orders for 1213210' : 'look up john@gmail.com');
@@ -124,12 +131,17 @@ for (const width of WIDTHS) {
           await waitReady(page);
         }
         await assertShell(page, 'long conversation');
-        const scroller = await page.locator('.scroller').evaluate((el) => ({ scroll: el.scrollHeight, client: el.clientHeight, top: el.scrollTop }));
+        const scroller = await page
+          .locator('.scroller')
+          .evaluate((el) => ({ scroll: el.scrollHeight, client: el.clientHeight, top: el.scrollTop }));
         assert.ok(scroller.scroll > scroller.client * 1.5, `the transcript is longer than its view: ${JSON.stringify(scroller)}`);
         assert.ok(scroller.top > 0, 'it opens at its end, scrolled');
         const composer = await page.locator('form.composer').boundingBox();
         const viewport = page.viewportSize()!;
-        assert.ok(composer && composer.y > 0 && composer.y + composer.height <= viewport.height + 1, `the composer is in view: ${JSON.stringify(composer)} in ${viewport.height}`);
+        assert.ok(
+          composer && composer.y > 0 && composer.y + composer.height <= viewport.height + 1,
+          `the composer is in view: ${JSON.stringify(composer)} in ${viewport.height}`,
+        );
         const newest = await fullyInViewAboveComposer(page.locator('ol.transcript > li').last());
         assert.ok(newest.ok, `the newest reply is in view above the composer: ${newest.detail}`);
         // scrolling the transcript to its top moves neither the header nor the composer
@@ -174,12 +186,18 @@ describe('conversations people manage', () => {
       await page.getByRole('heading', { level: 1, name: /Headphones for John/ }).waitFor();
 
       // export as Markdown and as JSON: downloads named after the title, with the conversation in them
-      const [markdown] = await Promise.all([page.waitForEvent('download'), (await options(page)).getByRole('button', { name: 'Export as Markdown' }).click()]);
+      const [markdown] = await Promise.all([
+        page.waitForEvent('download'),
+        (await options(page)).getByRole('button', { name: 'Export as Markdown' }).click(),
+      ]);
       assert.equal(markdown.suggestedFilename(), 'headphones-for-john.md');
       const md = fs.readFileSync((await markdown.path())!, 'utf8');
       assert.match(md, /^# Headphones for John/);
       assert.match(md, /status of order 24601/);
-      const [json] = await Promise.all([page.waitForEvent('download'), (await options(page)).getByRole('button', { name: 'Export as JSON' }).click()]);
+      const [json] = await Promise.all([
+        page.waitForEvent('download'),
+        (await options(page)).getByRole('button', { name: 'Export as JSON' }).click(),
+      ]);
       assert.equal(json.suggestedFilename(), 'headphones-for-john.json');
       const exported = JSON.parse(fs.readFileSync((await json.path())!, 'utf8'));
       assert.equal(exported.conversation.id, id);
@@ -205,7 +223,12 @@ describe('conversations people manage', () => {
       await page.getByText('Deleted “Headphones for John”.').waitFor();
       assert.equal(new URL(page.url()).pathname, '/');
       assert.equal((await app.call('GET', `/v1/conversations/${id}`)).status, 404);
-      await page.waitForFunction(() => ![...(globalThis as any).document.querySelectorAll('#sidebar .conversations a')].some((a: any) => a.textContent.includes('Headphones for John')));
+      await page.waitForFunction(
+        () =>
+          ![...(globalThis as any).document.querySelectorAll('#sidebar .conversations a')].some((a: any) =>
+            a.textContent.includes('Headphones for John'),
+          ),
+      );
     });
   });
 
@@ -230,22 +253,35 @@ describe('conversations people manage', () => {
     const { page } = browser;
     await withScreenshot(t, import.meta.filename, page, async () => {
       await signInByLink(page, app.baseUrl, ALICE);
-      for (const [label, agent] of [['Support', 'support'], ['Recipes', 'recipes']] as const) {
+      for (const [label, agent] of [
+        ['Support', 'support'],
+        ['Recipes', 'recipes'],
+      ] as const) {
         await openHome(page);
-        await page.getByRole('article', { name: label }).getByRole('button', { name: /^Start/ }).click();
+        await page
+          .getByRole('article', { name: label })
+          .getByRole('button', { name: /^Start/ })
+          .click();
         await page.waitForURL(/\/c\//);
         const id = /\/c\/([^/]+)/.exec(page.url())![1]!;
         assert.equal((await app.call('GET', `/v1/conversations/${id}`)).body.agent, agent);
       }
       // the sous chef asks which recipe first: its tile opens the form, chosen
       await openHome(page);
-      await page.getByRole('article', { name: 'Sous chef' }).getByRole('button', { name: /^Start/ }).click();
+      await page
+        .getByRole('article', { name: 'Sous chef' })
+        .getByRole('button', { name: /^Start/ })
+        .click();
       const form = page.getByRole('form', { name: 'Start a conversation' });
       assert.equal(await form.getByLabel('Agent').inputValue(), 'sous');
       await form.getByRole('button', { name: 'Start', exact: true }).click();
       await page.waitForURL(/\/c\//);
       assert.equal((await app.call('GET', `/v1/conversations/${/\/c\/([^/]+)/.exec(page.url())![1]}`)).body.agent, 'sous');
-      await page.getByRole('region', { name: /Recipe|Lemon garlic/i }).first().waitFor().catch(() => undefined);
+      await page
+        .getByRole('region', { name: /Recipe|Lemon garlic/i })
+        .first()
+        .waitFor()
+        .catch(() => undefined);
 
       // a bar's token starts the beer agent at once, with its first prompt
       await signInByLink(page, app.baseUrl, GUS_GREAT_LAKES);
@@ -266,7 +302,10 @@ describe('people’s words', () => {
     const { page } = browser;
     await withScreenshot(t, import.meta.filename, page, async () => {
       await signInByLink(page, app.baseUrl, ALICE);
-      await page.getByRole('article', { name: 'Support' }).getByRole('button', { name: /^Start/ }).click();
+      await page
+        .getByRole('article', { name: 'Support' })
+        .getByRole('button', { name: /^Start/ })
+        .click();
       await page.waitForURL(/\/c\//);
       await sendMessage(page, 'look up john@gmail.com');
       const found = page.locator('.msg.tool', { hasText: 'Found John Doe' });
@@ -305,7 +344,10 @@ describe('people’s words', () => {
       await sendMessage(page, 'cancel order 13579');
       await cancel.waitFor();
       await page.getByRole('button', { name: 'Stop', exact: true }).click();
-      await page.getByText(/You stopped this answer/).first().waitFor();
+      await page
+        .getByText(/You stopped this answer/)
+        .first()
+        .waitFor();
       await waitReady(page);
       assert.equal(await page.locator('.banner.error').count(), 0, 'Stop is not an error');
       await assertNoDeveloperWords(page, 'support flow');
@@ -339,7 +381,10 @@ describe('the connection and the system’s settings', () => {
     const { page, context } = browser;
     await withScreenshot(t, import.meta.filename, page, async () => {
       await signInByLink(page, app.baseUrl, ALICE);
-      await page.getByRole('article', { name: 'Support' }).getByRole('button', { name: /^Start/ }).click();
+      await page
+        .getByRole('article', { name: 'Support' })
+        .getByRole('button', { name: /^Start/ })
+        .click();
       await page.waitForURL(/\/c\//);
       const banner = page.locator('.connection-banner');
       assert.equal(await banner.count(), 0);
@@ -364,12 +409,18 @@ describe('the connection and the system’s settings', () => {
     const { page } = browser;
     await withScreenshot(t, import.meta.filename, page, async () => {
       await signInByLink(page, app.baseUrl, ALICE);
-      const background = () => page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.documentElement).backgroundColor as string);
+      const background = () =>
+        page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.documentElement).backgroundColor as string);
       await page.emulateMedia({ colorScheme: 'light' });
       const light = await background();
       await page.emulateMedia({ colorScheme: 'dark' });
       const dark = await background();
-      const luminance = (rgb: string) => rgb.match(/\d+/g)!.slice(0, 3).map(Number).reduce((a, b) => a + b, 0) / 3;
+      const luminance = (rgb: string) =>
+        rgb
+          .match(/\d+/g)!
+          .slice(0, 3)
+          .map(Number)
+          .reduce((a, b) => a + b, 0) / 3;
       assert.ok(luminance(light) > 200, `light: ${light}`);
       assert.ok(luminance(dark) < 60, `dark: ${dark}`);
       await page.emulateMedia({ colorScheme: 'light' });

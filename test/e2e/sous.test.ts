@@ -5,7 +5,18 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { ALICE, BOB, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, assertAgentFeature, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot, consoleErrorsDuring } from './browser.ts';
+import {
+  type Browser,
+  assertAgentFeature,
+  buildWebClient,
+  launchBrowser,
+  sendMessage,
+  signInByLink,
+  startConversation,
+  visibleTranscript,
+  withScreenshot,
+  consoleErrorsDuring,
+} from './browser.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
@@ -14,7 +25,10 @@ let browser: Browser;
 before(async () => {
   await buildWebClient();
   fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  [app, browser] = await Promise.all([startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } }), launchBrowser()]);
+  [app, browser] = await Promise.all([
+    startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } }),
+    launchBrowser(),
+  ]);
 });
 after(async () => {
   await browser?.close();
@@ -64,7 +78,9 @@ test('a PatchSet reviewed in place and accepted; steps marked done; an expired P
     await review.waitFor();
 
     const ingredients = review.getByRole('region', { name: 'Ingredients (review)' }).locator('li.review-entry');
-    const changes = await ingredients.evaluateAll((items) => items.map((li) => [li.getAttribute('data-change'), li.querySelector('ins, del, span:not(.chip):not(.visually-hidden)')?.textContent]));
+    const changes = await ingredients.evaluateAll((items) =>
+      items.map((li) => [li.getAttribute('data-change'), li.querySelector('ins, del, span:not(.chip):not(.visually-hidden)')?.textContent]),
+    );
     assert.deepEqual(changes, [
       ['unchanged', '200 g spaghetti'],
       ['modified', '3 tbsp olive oil'],
@@ -83,9 +99,19 @@ test('a PatchSet reviewed in place and accepted; steps marked done; an expired P
     assert.match(await modified.locator('.old-text').innerText(), /was: 3 tbsp butter/);
 
     const steps = review.getByRole('region', { name: 'Steps (review)' }).locator('li.review-entry');
-    assert.deepEqual(await steps.evaluateAll((items) => items.map((li) => li.getAttribute('data-change'))), ['unchanged', 'unchanged', 'modified', 'unchanged', 'added', 'modified']);
+    assert.deepEqual(await steps.evaluateAll((items) => items.map((li) => li.getAttribute('data-change'))), [
+      'unchanged',
+      'unchanged',
+      'modified',
+      'unchanged',
+      'added',
+      'modified',
+    ]);
     assert.match(await review.getByRole('region', { name: 'Notes added' }).innerText(), /dairy-free/);
-    assert.match(await review.locator('.impacted').innerText(), /1 ingredient added · 1 ingredient edited · 1 ingredient removed · 1 step added · 2 steps edited/);
+    assert.match(
+      await review.locator('.impacted').innerText(),
+      /1 ingredient added · 1 ingredient edited · 1 ingredient removed · 1 step added · 2 steps edited/,
+    );
 
     // the whole end state before deciding
     await review.getByRole('tab', { name: 'Recipe after accepting' }).click();
@@ -109,7 +135,7 @@ test('a PatchSet reviewed in place and accepted; steps marked done; an expired P
     await side.getByRole('button', { name: /Mark step s2 done/ }).click();
     await second.waitFor({ state: 'detached' });
     await page.getByText(/no longer fits the recipe and has expired/).waitFor();
-    await page.locator(".msg.record", { hasText: /No answer in time/ }).waitFor();
+    await page.locator('.msg.record', { hasText: /No answer in time/ }).waitFor();
   });
 });
 
@@ -146,14 +172,21 @@ test('the changed recipe saved to My recipes as a new recipe beside the one it w
     `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time, servings, tags)
      VALUES (gen_random_uuid(), 'alice', 'Buttered noodles', 'food', $1::jsonb, $2::jsonb, 5, 10, 2, '["quick"]'::jsonb) RETURNING id`,
     [
-      JSON.stringify([{ name: 'egg noodles', quantity: '200', unit: 'g', notes: null }, { name: 'butter', quantity: '3', unit: 'tbsp', notes: 'soft' }, { name: 'salt', quantity: '1', unit: 'pinch', notes: null }]),
+      JSON.stringify([
+        { name: 'egg noodles', quantity: '200', unit: 'g', notes: null },
+        { name: 'butter', quantity: '3', unit: 'tbsp', notes: 'soft' },
+        { name: 'salt', quantity: '1', unit: 'pinch', notes: null },
+      ]),
       JSON.stringify(['Boil the noodles for 6 minutes.', 'Toss them with the butter and the salt.']),
     ],
   );
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app.baseUrl, ALICE);
     await page.getByRole('link', { name: 'My recipes', exact: true }).click();
-    await page.locator('.recipe-grid .recipe-card', { hasText: 'Buttered noodles' }).getByRole('button', { name: 'Cook it with Sous' }).click();
+    await page
+      .locator('.recipe-grid .recipe-card', { hasText: 'Buttered noodles' })
+      .getByRole('button', { name: 'Cook it with Sous' })
+      .click();
     const side = page.getByRole('complementary', { name: 'Recipe' });
     await side.getByRole('heading', { name: 'Buttered noodles' }).waitFor();
     // nothing accepted yet: nothing new to save
@@ -177,30 +210,52 @@ test('the changed recipe saved to My recipes as a new recipe beside the one it w
 
     await side.getByRole('button', { name: 'Save this version to My recipes' }).click();
     const saved = side.getByRole('status');
-    await saved.getByText(/Saved version 2 to My recipes as “Buttered noodles \(changed\)”, a new recipe; the recipe you started from is unchanged\./).waitFor();
+    await saved
+      .getByText(
+        /Saved version 2 to My recipes as “Buttered noodles \(changed\)”, a new recipe; the recipe you started from is unchanged\./,
+      )
+      .waitFor();
     assert.equal(await side.getByRole('button', { name: 'Save this version to My recipes' }).count(), 0, 'this version is saved');
     assert.doesNotMatch(await visibleTranscript(page, { replies: true }), /\{"/, 'no JSON in the transcript, replies included');
 
     await saved.getByRole('link', { name: 'Open “Buttered noodles (changed)” in My recipes' }).click();
-    const copy = page.locator('.recipe-grid .recipe-card', { has: page.getByRole('heading', { name: 'Buttered noodles (changed)', exact: true }) });
+    const copy = page.locator('.recipe-grid .recipe-card', {
+      has: page.getByRole('heading', { name: 'Buttered noodles (changed)', exact: true }),
+    });
     const detail = copy.locator('.recipe-detail');
     await detail.waitFor();
-    assert.match(await detail.innerText(), /200 g egg noodles[\s\S]*3 tbsp olive oil[\s\S]*1 pinch salt[\s\S]*1 handful parsley[\s\S]*Toss them with the olive oil, the parsley and the salt\./);
+    assert.match(
+      await detail.innerText(),
+      /200 g egg noodles[\s\S]*3 tbsp olive oil[\s\S]*1 pinch salt[\s\S]*1 handful parsley[\s\S]*Toss them with the olive oil, the parsley and the salt\./,
+    );
     assert.doesNotMatch(await detail.innerText(), /butter/);
     assert.match(await copy.innerText(), /food · 5 min prep · 2 servings/);
     // the original is still there, unchanged
     await page.getByRole('heading', { name: 'Buttered noodles', exact: true }).waitFor();
     const kept = await app.call('GET', `/v1/recipes/${original!.id}`);
-    assert.deepEqual(kept.body.ingredients.map((i: { name: string }) => i.name), ['egg noodles', 'butter', 'salt']);
+    assert.deepEqual(
+      kept.body.ingredients.map((i: { name: string }) => i.name),
+      ['egg noodles', 'butter', 'salt'],
+    );
 
     // the API: the saved copy's fields, and the same content saved again is the same recipe
-    const conversationId = (await app.adminQuery<{ conversation_id: string }>("SELECT conversation_id FROM saved_recipes WHERE name = 'Buttered noodles (changed)'"))[0]!.conversation_id;
+    const conversationId = (
+      await app.adminQuery<{ conversation_id: string }>(
+        "SELECT conversation_id FROM saved_recipes WHERE name = 'Buttered noodles (changed)'",
+      )
+    )[0]!.conversation_id;
     const again = await app.call('POST', `/v1/conversations/${conversationId}/recipe/save`, { body: {} });
     assert.equal(again.status, 200);
     assert.equal(again.body.created, false);
     const stored = await app.call('GET', `/v1/recipes/${again.body.recipeId}`);
     assert.deepEqual(
-      { type: stored.body.recipe_type, tags: stored.body.tags, cook: stored.body.cook_time, oil: stored.body.ingredients[1], image: stored.body.image_url },
+      {
+        type: stored.body.recipe_type,
+        tags: stored.body.tags,
+        cook: stored.body.cook_time,
+        oil: stored.body.ingredients[1],
+        image: stored.body.image_url,
+      },
       { type: 'food', tags: ['quick'], cook: 10, oil: { name: 'olive oil', quantity: '3', unit: 'tbsp', notes: 'warmed' }, image: null },
     );
     // another user's conversation is not found
@@ -216,7 +271,10 @@ test('a saved recipe is chosen by name to start cooking, not typed as an id', as
     `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, servings)
      VALUES (gen_random_uuid(), 'alice', 'Tomato soup', 'food', $1::jsonb, $2::jsonb, 3),
             (gen_random_uuid(), 'bob', 'Bob''s secret chili', 'food', $1::jsonb, $2::jsonb, 3)`,
-    [JSON.stringify([{ name: 'tomatoes', quantity: '6', unit: null, notes: null }]), JSON.stringify(['Simmer the tomatoes for 20 minutes.'])],
+    [
+      JSON.stringify([{ name: 'tomatoes', quantity: '6', unit: null, notes: null }]),
+      JSON.stringify(['Simmer the tomatoes for 20 minutes.']),
+    ],
   );
   await withScreenshot(t, import.meta.filename, page, async () => {
     await signInByLink(page, app.baseUrl, ALICE);
@@ -274,7 +332,10 @@ test('on a phone (375 px) the recipe comes before the chat, and nothing scrolls 
     await review.getByRole('button', { name: 'Accept changes' }).click();
     await side.getByText('1 tsp chili flakes').waitFor();
     await side.getByRole('button', { name: 'Save this version to My recipes' }).waitFor();
-    assert.ok((await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)) <= 375, 'no horizontal scroll after accepting');
+    assert.ok(
+      (await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)) <= 375,
+      'no horizontal scroll after accepting',
+    );
     assert.deepEqual(consoleErrors, [], 'no console errors');
   });
 });

@@ -5,7 +5,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { ALICE, BOB, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, fullyInViewAboveComposer, launchBrowser, sendMessage, signInByLink, startConversation, visibleTranscript, withScreenshot, consoleErrorsDuring } from './browser.ts';
+import {
+  type Browser,
+  buildWebClient,
+  fullyInViewAboveComposer,
+  launchBrowser,
+  sendMessage,
+  signInByLink,
+  startConversation,
+  visibleTranscript,
+  withScreenshot,
+  consoleErrorsDuring,
+} from './browser.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -41,7 +52,10 @@ describe('support in the web client', () => {
     const unknown = await app.call('GET', '/v1/no-such-route');
     assert.equal(unknown.status, 404);
     assert.equal(typeof unknown.body.error, 'string');
-    assert.equal((await fetch(`${app.baseUrl}/openapi.json`, { headers: { accept: 'text/html' } })).headers.get('content-type')?.includes('json'), true);
+    assert.equal(
+      (await fetch(`${app.baseUrl}/openapi.json`, { headers: { accept: 'text/html' } })).headers.get('content-type')?.includes('json'),
+      true,
+    );
   });
 
   test('an approval: an edit the server refuses is shown at its field, the fixed edit runs', async (t) => {
@@ -102,7 +116,11 @@ describe('support in the web client', () => {
       assert.notEqual(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName), 'BODY');
       await page.waitForFunction(() => (globalThis as any).document.title === 'Phone change — Brigade');
       // the refused edit is a 422 the browser logs as a failed request; nothing else may log an error
-      assert.deepEqual(consoleErrors.filter((text) => !/status of 422/.test(text)), [], 'no console errors');
+      assert.deepEqual(
+        consoleErrors.filter((text) => !/status of 422/.test(text)),
+        [],
+        'no console errors',
+      );
 
       // usage and the workflow's id are kept for operators, under Options → Details
       await page.locator('.conversation-head details.menu > summary').click();
@@ -125,14 +143,21 @@ describe('support in the web client', () => {
         // enough history that the page scrolls
         for (const ask of ['orders for 1213210', 'status of order 24601', 'look up john@gmail.com']) {
           await sendMessage(page, ask);
-          await page.locator('.msg.tool').nth((await page.locator('.msg.tool').count())).waitFor();
+          await page
+            .locator('.msg.tool')
+            .nth(await page.locator('.msg.tool').count())
+            .waitFor();
         }
         // after a send, the newest reply is in view above the composer
         const last = page.locator('ol.transcript > li').last();
         await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Ready');
         const replyInView = await fullyInViewAboveComposer(last);
         assert.ok(replyInView.ok, `the newest reply is in view above the composer: ${replyInView.detail}`);
-        assert.equal(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth), true, 'no horizontal scroll at 375 px');
+        assert.equal(
+          await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth),
+          true,
+          'no horizontal scroll at 375 px',
+        );
 
         await sendMessage(page, 'cancel order 13579');
         const card = page.getByRole('article', { name: /Approve: Cancel order 13579/ });
@@ -163,20 +188,31 @@ describe('support in the web client', () => {
         // said once, where the item opened: the declined result does not repeat it
         await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Ready');
         assert.equal(await page.locator('.msg.tool.declined').count(), 0);
-        assert.equal((await visibleTranscript(page)).match(/You declined: cancel order 13579/g)?.length, 1, 'the rejection is printed once');
+        assert.equal(
+          (await visibleTranscript(page)).match(/You declined: cancel order 13579/g)?.length,
+          1,
+          'the rejection is printed once',
+        );
         const text = await visibleTranscript(page);
         assert.doesNotMatch(text, /failed/i, 'a rejection is not a failure');
         assert.doesNotMatch(await visibleTranscript(page, { replies: true }), /\{"/, 'no JSON in the transcript, replies included');
         assert.doesNotMatch(text, /cancel_order|order_id/, 'no tool names in the transcript');
         assert.equal(await page.locator('.msg.tool.failed').count(), 0);
-        assert.notEqual(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName), 'BODY', 'focus lands on what the decision did');
+        assert.notEqual(
+          await page.evaluate(() => (globalThis as any).document.activeElement?.tagName),
+          'BODY',
+          'focus lands on what the decision did',
+        );
 
         // scrolled up, a reply arriving (here from another client of the API) is announced, not jumped to
         await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Ready');
         await page.locator('.scroller').evaluate((el) => el.scrollTo(0, 0));
         const id = /\/c\/([^/]+)/.exec(page.url())![1]!;
         const before = await page.locator('ol.transcript > li').count();
-        const posted = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'status of order 24601' }, headers: { 'idempotency-key': `e2e-${Date.now()}` } });
+        const posted = await app.call('POST', `/v1/conversations/${id}/messages`, {
+          body: { text: 'status of order 24601' },
+          headers: { 'idempotency-key': `e2e-${Date.now()}` },
+        });
         assert.ok(posted.status < 300, JSON.stringify(posted.body));
         await page.locator('ol.transcript > li').nth(before).waitFor({ state: 'attached' });
         const newBelow = page.getByRole('button', { name: /New messages/ });
@@ -197,14 +233,20 @@ describe('support in the web client', () => {
     await withScreenshot(t, import.meta.filename, page, async () => {
       await signInByLink(page, app.baseUrl, ALICE);
       await page.getByText(/Signed in as alice/).waitFor();
-      await page.evaluate((token) => { (globalThis as any).location.hash = `token=${token}`; }, BOB);
+      await page.evaluate((token) => {
+        (globalThis as any).location.hash = `token=${token}`;
+      }, BOB);
       await page.getByText(/Signed in as bob/).waitFor();
       assert.equal(new URL(page.url()).hash, '');
       assert.equal(await page.evaluate(() => sessionStorage.getItem('brigade.token')), BOB);
-      await page.evaluate((token) => { (globalThis as any).location.hash = `token=${token}`; }, ALICE);
+      await page.evaluate((token) => {
+        (globalThis as any).location.hash = `token=${token}`;
+      }, ALICE);
       await page.getByText(/Signed in as alice/).waitFor();
       // the same link again (a second click on it): still signed in, not left waiting on "Signing in…"
-      await page.evaluate((token) => { (globalThis as any).location.hash = `token=${token}`; }, ALICE);
+      await page.evaluate((token) => {
+        (globalThis as any).location.hash = `token=${token}`;
+      }, ALICE);
       await page.waitForFunction(() => (globalThis as any).location.hash === '');
       await page.getByText(/Signed in as alice/).waitFor({ timeout: 5_000 });
       assert.equal(await page.getByText('Signing in…').count(), 0);
@@ -226,7 +268,10 @@ describe('support in the web client', () => {
       await page.getByRole('button', { name: 'Start', exact: true }).click();
       const alert = page.locator('.new-conversation [role="alert"]');
       await alert.waitFor();
-      assert.match(await alert.innerText(), /Only users with the "support" role may use the support agent.*Ask an administrator for the role/s);
+      assert.match(
+        await alert.innerText(),
+        /Only users with the "support" role may use the support agent.*Ask an administrator for the role/s,
+      );
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Bearer token').waitFor();

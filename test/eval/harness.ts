@@ -46,7 +46,17 @@ export async function runCase(app: TestApp, kase: EvalCase, options: RunOptions)
   const trace: StepTrace[] = [];
   const created = await call('POST', '/v1/conversations', { agent: kase.agent, title: `eval: ${kase.name}`, ...kase.open?.body });
   if (created.status !== 201) {
-    return { agent: kase.agent, name: kase.name, behaviour: kase.behaviour, pass: false, detail: `could not open: ${created.status} ${JSON.stringify(created.body)}`, problems: ['could not open'], trace, usage: { inputTokens: 0, outputTokens: 0, calls: 0 }, model: options.model };
+    return {
+      agent: kase.agent,
+      name: kase.name,
+      behaviour: kase.behaviour,
+      pass: false,
+      detail: `could not open: ${created.status} ${JSON.stringify(created.body)}`,
+      problems: ['could not open'],
+      trace,
+      usage: { inputTokens: 0, outputTokens: 0, calls: 0 },
+      model: options.model,
+    };
   }
   const id: string = created.body.id;
   let last: { pending?: { id: string; options?: { id: string }[] }[] } = {};
@@ -71,17 +81,24 @@ export async function runCase(app: TestApp, kase: EvalCase, options: RunOptions)
     const stepTrace: StepTrace = {
       step: index,
       status: answer.status,
-      calls: messages.filter((m) => m.role === 'assistant').flatMap((m) => (m.toolCalls ?? []).map((c: { name: string; args: JsonObject }) => ({ name: c.name, args: c.args }))),
+      calls: messages
+        .filter((m) => m.role === 'assistant')
+        .flatMap((m) => (m.toolCalls ?? []).map((c: { name: string; args: JsonObject }) => ({ name: c.name, args: c.args }))),
       results: messages.filter((m) => m.role === 'tool').map((m) => ({ tool: m.tool, result: m.result })),
       pending: (body.pending ?? []).map((p: { kind: string; tool: string }) => ({ kind: p.kind, tool: p.tool })),
-      text: messages.filter((m) => m.role === 'assistant' && m.text).map((m) => m.text).join('\n'),
+      text: messages
+        .filter((m) => m.role === 'assistant' && m.text)
+        .map((m) => m.text)
+        .join('\n'),
     };
     trace.push(stepTrace);
     last = body;
     if (step.expect) {
       problems.push(...gradeStep(step.expect, stepTrace));
       if (step.expect.judge && options.judge) {
-        const verdict = await options.judge(step.expect.judge, stepTrace.text).catch((error: Error) => ({ pass: false, reason: `the judge failed: ${error.message}` }));
+        const verdict = await options
+          .judge(step.expect.judge, stepTrace.text)
+          .catch((error: Error) => ({ pass: false, reason: `the judge failed: ${error.message}` }));
         if (!verdict.pass) problems.push(`turn ${index + 1}: judge: ${verdict.reason}`);
       }
     }
@@ -136,7 +153,8 @@ export function serveScripted(server: ScriptedServer, replies: readonly EvalRepl
       if (!request.stream) return undefined;
       const r = next();
       if (!r) return undefined;
-      if ('answer' in r) return wire === 'anthropic' ? wireReply.calls({ name: ANSWER_TOOL, args: r.answer }) : wireReply.text(JSON.stringify(r.answer));
+      if ('answer' in r)
+        return wire === 'anthropic' ? wireReply.calls({ name: ANSWER_TOOL, args: r.answer }) : wireReply.text(JSON.stringify(r.answer));
       if ('calls' in r) return r.text ? wireReply.callsWithText(r.text, ...r.calls) : wireReply.calls(...r.calls);
       return wireReply.text(r.text);
     });

@@ -54,12 +54,16 @@ function kernelContext(openItems: readonly PendingItem[] = []): KernelContext {
 function setUp(kase: SousCase, kernel: AgentKernel<SousState>): SousState {
   let state = kernel.init({ ...(kase.recipe ? { recipe: kase.recipe } : {}), ...(kase.defaults ? { defaults: kase.defaults } : {}) });
   for (const stepId of kase.done ?? []) state = kernel.actions.markStepDone!.apply(state, { stepId }, kernelContext()).state;
-  for (const hardAvoid of kase.overrides ?? []) state = kernel.actions.overrideHardAvoid!.apply(state, { hardAvoid }, kernelContext()).state;
+  for (const hardAvoid of kase.overrides ?? [])
+    state = kernel.actions.overrideHardAvoid!.apply(state, { hardAvoid }, kernelContext()).state;
   if (kase.rejectedBefore) {
     kernel.context(state);
     const proposed = kernel.onAnswer(
       state,
-      { assistant_message: 'Proposed.', patchSet: { patchSetId: REJECTED_ID, patches: kase.rejectedBefore.patches, summary: { title: kase.rejectedBefore.title } } },
+      {
+        assistant_message: 'Proposed.',
+        patchSet: { patchSetId: REJECTED_ID, patches: kase.rejectedBefore.patches, summary: { title: kase.rejectedBefore.title } },
+      },
       kernelContext(),
     );
     if (!proposed.open) throw new Error(`case "${kase.name}": its earlier PatchSet is not valid`);
@@ -76,7 +80,8 @@ const REJECTED_ID = 'earlier';
  * next successful answer. `contexts` holds the context of every model request, per turn (retries included).
  */
 export function lastPatchDecisionProblem(contexts: readonly (readonly JsonObject[])[], patchSetId: string): string | undefined {
-  const carried = (context: JsonObject) => (context.llm as { lastPatchDecision?: { patchSetId?: string } } | undefined)?.lastPatchDecision?.patchSetId === patchSetId;
+  const carried = (context: JsonObject) =>
+    (context.llm as { lastPatchDecision?: { patchSetId?: string } } | undefined)?.lastPatchDecision?.patchSetId === patchSetId;
   const first = contexts[0] ?? [];
   if (!first.length || !first.every(carried)) return 'the request after the decision did not carry lastPatchDecision';
   const again = contexts.findIndex((turn, index) => index > 0 && turn.some(carried));
@@ -93,7 +98,12 @@ function repeatsRejected(kase: SousCase, answer: SousAnswer | undefined): boolea
 /** MODEL_SCHEMA_ATTEMPTS as the worker has it with no setting. */
 const DEFAULT_SCHEMA_ATTEMPTS = loadConfig({}).MODEL_SCHEMA_ATTEMPTS;
 
-export async function runCase(model: ChatModel, system: string, kase: SousCase, { kernel = sousKernel, schemaAttempts = DEFAULT_SCHEMA_ATTEMPTS }: RunOptions = {}): Promise<CaseResult> {
+export async function runCase(
+  model: ChatModel,
+  system: string,
+  kase: SousCase,
+  { kernel = sousKernel, schemaAttempts = DEFAULT_SCHEMA_ATTEMPTS }: RunOptions = {},
+): Promise<CaseResult> {
   const base = { name: kase.name, category: kase.category, expected: kase.expect };
   const said: string[] = [];
   const contexts: JsonObject[][] = [];
@@ -118,7 +128,9 @@ export async function runCase(model: ChatModel, system: string, kase: SousCase, 
         async (correction) => {
           requests += 1;
           sent.push(structuredClone(context));
-          const messages = correction ? [...transcript, { id: `eval-user-${turn}.correction`, role: 'user' as const, text: correction }] : transcript;
+          const messages = correction
+            ? [...transcript, { id: `eval-user-${turn}.correction`, role: 'user' as const, text: correction }]
+            : transcript;
           return (await model.generate({ ...request, messages })).text;
         },
         'The sous model',
@@ -154,7 +166,11 @@ export async function runCase(model: ChatModel, system: string, kase: SousCase, 
   }
 }
 
-export async function runEval(model: ChatModel, cases: SousCase[] = SOUS_CASES, options: RunOptions = {}): Promise<{ results: CaseResult[]; passRate: number }> {
+export async function runEval(
+  model: ChatModel,
+  cases: SousCase[] = SOUS_CASES,
+  options: RunOptions = {},
+): Promise<{ results: CaseResult[]; passRate: number }> {
   const system = await loadPrompt('sous');
   const results: CaseResult[] = [];
   for (const kase of cases) results.push(await runCase(model, system, kase, options));
@@ -176,14 +192,28 @@ export function scoresByBehaviour(results: readonly CaseResult[]): { behaviour: 
 export function formatScores(results: readonly CaseResult[]): string {
   const scores = scoresByBehaviour(results);
   const width = Math.max(...scores.map((s) => s.behaviour.length));
-  return scores.map((s) => `  ${s.behaviour.padEnd(width)}  ${s.passed}/${s.total} = ${((s.passed / s.total) * 100).toFixed(1)} %`).join('\n');
+  return scores
+    .map((s) => `  ${s.behaviour.padEnd(width)}  ${s.passed}/${s.total} = ${((s.passed / s.total) * 100).toFixed(1)} %`)
+    .join('\n');
 }
 
 export function formatTable(results: readonly CaseResult[], extra?: { header: string; cells: readonly string[] }): string {
-  const rows = results.map((r, i) => [r.pass ? 'PASS' : 'FAIL', ...(extra ? [extra.cells[i]!] : []), r.category, r.name, r.expected, r.outcome, r.detail.replace(/\s+/g, ' ').slice(0, 110)]);
+  const rows = results.map((r, i) => [
+    r.pass ? 'PASS' : 'FAIL',
+    ...(extra ? [extra.cells[i]!] : []),
+    r.category,
+    r.name,
+    r.expected,
+    r.outcome,
+    r.detail.replace(/\s+/g, ' ').slice(0, 110),
+  ]);
   const header = ['', ...(extra ? [extra.header] : []), 'category', 'case', 'expected', 'outcome', 'detail'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -220,12 +250,22 @@ async function scripted(): Promise<void> {
       fake.script(...run.replies.map((r) => reply.text(typeof r === 'string' ? r : JSON.stringify(r))));
       const result = await runCase(model, system, caseNamed(run.case), run.kernel ? { kernel: run.kernel } : {});
       results.push(result);
-      for (const problem of scriptedMismatches(run, result, fake.requests.length)) mismatches.push(`${run.case} (${run.label}): ${problem}`);
+      for (const problem of scriptedMismatches(run, result, fake.requests.length))
+        mismatches.push(`${run.case} (${run.label}): ${problem}`);
     }
-    console.log('GEMINI_API_KEY is not set: grading the scripted answers of test/eval/sous-scripted.ts, served by a local Gemini-compatible server.\n');
-    console.log(formatTable(results, { header: 'scripted', cells: SCRIPTED.map((run) => `${run.grade === 'pass' ? 'right' : 'wrong'}: ${run.label}`) }));
+    console.log(
+      'GEMINI_API_KEY is not set: grading the scripted answers of test/eval/sous-scripted.ts, served by a local Gemini-compatible server.\n',
+    );
+    console.log(
+      formatTable(results, {
+        header: 'scripted',
+        cells: SCRIPTED.map((run) => `${run.grade === 'pass' ? 'right' : 'wrong'}: ${run.label}`),
+      }),
+    );
     if (mismatches.length) {
-      console.log(`\nThe grader or the runtime treated ${mismatches.length} scripted answer(s) otherwise than designed:\n${mismatches.map((m) => `  ${m}`).join('\n')}`);
+      console.log(
+        `\nThe grader or the runtime treated ${mismatches.length} scripted answer(s) otherwise than designed:\n${mismatches.map((m) => `  ${m}`).join('\n')}`,
+      );
       process.exitCode = 1;
     } else {
       console.log(`\nAll ${SCRIPTED.length} scripted runs graded and enforced as designed. Set GEMINI_API_KEY to evaluate a real model.`);

@@ -23,7 +23,9 @@ import type { CaseResult, ScriptedRun } from './types.ts';
 const PROVIDER_SETTINGS = /^(GEMINI|OPENAI|ANTHROPIC)_(API_KEY|BASE_URL|MODEL|IMAGE_MODEL)$|^MODEL_(PROVIDER|PRICES|TIMEOUT)$/;
 
 function selected<T extends { agent: string }>(items: readonly T[]): T[] {
-  const agents = process.env.EVAL_AGENTS?.split(',').map((a) => a.trim()).filter(Boolean);
+  const agents = process.env.EVAL_AGENTS?.split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
   return agents?.length ? items.filter((item) => agents.includes(item.agent)) : [...items];
 }
 
@@ -59,7 +61,10 @@ async function withServices<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 async function realModel(): Promise<void> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key, value]) => PROVIDER_SETTINGS.test(key) && value)) as Record<string, string>;
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key, value]) => PROVIDER_SETTINGS.test(key) && value)) as Record<
+    string,
+    string
+  >;
   const config = loadConfig(env);
   const model = chatModelName(config);
   const threshold = Number(process.env.EVAL_THRESHOLD ?? '0.8');
@@ -69,18 +74,26 @@ async function realModel(): Promise<void> {
   const started = new Date();
   const evalApp: EvalApp = await startEvalApp(env);
   try {
-    for (const kase of cases) results.push(await runCase(evalApp.app, kase, { model, prices: config.MODEL_PRICES, ...(judge ? { judge } : {}) }));
+    for (const kase of cases)
+      results.push(await runCase(evalApp.app, kase, { model, prices: config.MODEL_PRICES, ...(judge ? { judge } : {}) }));
   } finally {
     await evalApp.close();
   }
   const total = results.every((r) => r.cost) ? results.reduce((sum, r) => sum + r.cost!.amount, 0) : undefined;
-  console.log(`Eval of ${model} (${selectProvider(config)}) on ${started.toISOString().slice(0, 10)}: ${results.length} cases through the turn engine${judge ? ', model-graded checks on' : ''}\n`);
+  console.log(
+    `Eval of ${model} (${selectProvider(config)}) on ${started.toISOString().slice(0, 10)}: ${results.length} cases through the turn engine${judge ? ', model-graded checks on' : ''}\n`,
+  );
   console.log(formatCases(results));
   const failed = results.filter((r) => !r.pass);
-  if (failed.length) console.log(`\nWhat went wrong:\n${failed.map((r) => `  ${r.agent} / ${r.name}:\n${r.problems.map((p) => `    - ${p}`).join('\n')}`).join('\n')}`);
+  if (failed.length)
+    console.log(
+      `\nWhat went wrong:\n${failed.map((r) => `  ${r.agent} / ${r.name}:\n${r.problems.map((p) => `    - ${p}`).join('\n')}`).join('\n')}`,
+    );
   console.log(`\nScorecard:\n${formatScorecard(results)}`);
   const passed = results.filter((r) => r.pass).length;
-  console.log(`\nPass rate: ${passed}/${results.length} = ${(passRate(results) * 100).toFixed(1)} % (threshold ${(threshold * 100).toFixed(0)} %); cost ${money(total, results[0]?.cost?.currency)}`);
+  console.log(
+    `\nPass rate: ${passed}/${results.length} = ${(passRate(results) * 100).toFixed(1)} % (threshold ${(threshold * 100).toFixed(0)} %); cost ${money(total, results[0]?.cost?.currency)}`,
+  );
   if (passRate(results) < threshold) {
     console.log('Below the threshold.');
     process.exitCode = 1;
@@ -95,15 +108,22 @@ export interface ScriptedOutcome {
 }
 
 /** Runs every scripted answer (right and wrong) of the selected agents on one Brigade against `server`. */
-export async function runScripted(evalApp: EvalApp, server: Parameters<typeof serveScripted>[0], runs: readonly ScriptedRun[], model: string): Promise<ScriptedOutcome[]> {
+export async function runScripted(
+  evalApp: EvalApp,
+  server: Parameters<typeof serveScripted>[0],
+  runs: readonly ScriptedRun[],
+  model: string,
+): Promise<ScriptedOutcome[]> {
   const outcomes: ScriptedOutcome[] = [];
   const prices = loadConfig({}).MODEL_PRICES;
   for (const run of runs) {
     const served = serveScripted(server, run.replies);
     const result = await runCase(evalApp.app, caseNamed(run.case), { model, prices });
     const mismatches: string[] = [];
-    if (result.pass !== (run.grade === 'pass')) mismatches.push(`graded ${result.pass ? 'pass' : 'fail'}, designed ${run.grade}: ${result.detail}`);
-    if (run.grade === 'fail' && run.because && !run.because.test(result.detail)) mismatches.push(`failed for another reason than ${run.because}: ${result.detail}`);
+    if (result.pass !== (run.grade === 'pass'))
+      mismatches.push(`graded ${result.pass ? 'pass' : 'fail'}, designed ${run.grade}: ${result.detail}`);
+    if (run.grade === 'fail' && run.because && !run.because.test(result.detail))
+      mismatches.push(`failed for another reason than ${run.because}: ${result.detail}`);
     if (served.used() !== run.replies.length) mismatches.push(`${served.used()} of ${run.replies.length} scripted replies asked for`);
     outcomes.push({ run, result, mismatches });
   }
@@ -137,16 +157,25 @@ async function scripted(): Promise<void> {
   const evalApp = await startEvalApp(scriptedEnv(server, 'eval-key'));
   let outcomes: ScriptedOutcome[];
   try {
-    outcomes = await runScripted(evalApp, server, selected(EVAL_SCRIPTED.map((run) => ({ ...run, agent: caseNamed(run.case).agent }))), 'gemini-2.5-flash');
+    outcomes = await runScripted(
+      evalApp,
+      server,
+      selected(EVAL_SCRIPTED.map((run) => ({ ...run, agent: caseNamed(run.case).agent }))),
+      'gemini-2.5-flash',
+    );
   } finally {
     await evalApp.close();
     await fake.close();
   }
-  console.log('No model key is set (GEMINI_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY): grading the scripted answers of test/eval/cases, served by the Gemini-wire test server through the turn engine.\n');
+  console.log(
+    'No model key is set (GEMINI_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY): grading the scripted answers of test/eval/cases, served by the Gemini-wire test server through the turn engine.\n',
+  );
   console.log(formatScripted(outcomes));
   const wrong = outcomes.filter((o) => o.mismatches.length);
   if (wrong.length) {
-    console.log(`\n${wrong.length} scripted run(s) graded otherwise than designed:\n${wrong.map((o) => `  ${o.run.case} (${o.run.label}): ${o.mismatches.join('; ')}`).join('\n')}`);
+    console.log(
+      `\n${wrong.length} scripted run(s) graded otherwise than designed:\n${wrong.map((o) => `  ${o.run.case} (${o.run.label}): ${o.mismatches.join('; ')}`).join('\n')}`,
+    );
     process.exitCode = 1;
   } else {
     console.log(`\nAll ${outcomes.length} scripted runs graded as designed. Set a model key to evaluate a real model.`);

@@ -27,7 +27,10 @@ export interface SousCase {
   /** hard avoids lifted for this recipe */
   overrides?: string[];
   /** a PatchSet the user rejected just before (reaches the model as lastPatchDecision) */
-  rejectedBefore?: { title: string; patches: SousAnswer['patchSet'] extends infer P ? (P extends { patches: infer Q } ? Q : never) : never };
+  rejectedBefore?: {
+    title: string;
+    patches: SousAnswer['patchSet'] extends infer P ? (P extends { patches: infer Q } ? Q : never) : never;
+  };
   message: string;
   /** messages of later turns, each answered in turn; the outcome is the last turn's */
   followUps?: string[];
@@ -64,11 +67,14 @@ const modifiedTo = (id: string, pattern: RegExp) => (o: CaseOutcome) => {
   if (found?.change !== 'modified') return `ingredient ${id} is ${found?.change ?? 'missing'}, not modified`;
   return pattern.test(found.text) ? undefined : `ingredient ${id} became "${found.text}", expected ${pattern}`;
 };
-const removed = (id: string) => (o: CaseOutcome) => (item(o.review, id)?.change === 'removed' ? undefined : `ingredient ${id} is not removed`);
-const untouched = (...ids: string[]) => (o: CaseOutcome) => {
-  const changed = ids.filter((id) => step(o.review, id)?.change !== 'unchanged');
-  return changed.length ? `done step ${changed.join(', ')} changed` : undefined;
-};
+const removed = (id: string) => (o: CaseOutcome) =>
+  item(o.review, id)?.change === 'removed' ? undefined : `ingredient ${id} is not removed`;
+const untouched =
+  (...ids: string[]) =>
+  (o: CaseOutcome) => {
+    const changed = ids.filter((id) => step(o.review, id)?.change !== 'unchanged');
+    return changed.length ? `done step ${changed.join(', ')} changed` : undefined;
+  };
 const recovers = (o: CaseOutcome) =>
   o.review && (o.review.notes.length > 0 || o.review.steps.some((s) => s.change === 'added'))
     ? undefined
@@ -93,20 +99,99 @@ const scaled = (id: string, pattern: RegExp, portions: number) => (o: CaseOutcom
 
 export const SOUS_CASES: SousCase[] = [
   // swaps
-  { name: 'swap butter for olive oil', category: 'swap', message: 'swap butter for olive oil', expect: 'proposal', check: all(modifiedTo('i2', /olive oil/i), noFutureMention(/\bbutter\b/i)) },
-  { name: 'swap spaghetti for rice noodles', category: 'swap', message: 'swap spaghetti for rice noodles', expect: 'proposal', check: all(modifiedTo('i1', /rice noodles/i), noFutureMention(/\bspaghetti\b/i)) },
-  { name: 'replace garlic with shallot', category: 'swap', message: 'replace garlic with shallot', expect: 'proposal', check: modifiedTo('i3', /shallot/i) },
-  { name: 'use lime instead of lemon', category: 'swap', message: 'use lime instead of lemon', expect: 'proposal', check: all(modifiedTo('i4', /lime/i), noFutureMention(/\blemon\b/i)) },
-  { name: 'swap milk for oat milk, dairy avoided', category: 'swap', recipe: PANCAKES, defaults: { hardAvoids: ['dairy'] }, done: ['s1'], message: 'swap milk for oat milk', expect: 'proposal', check: all(modifiedTo('i2', /oat milk/i), untouched('s1'), recovers) },
+  {
+    name: 'swap butter for olive oil',
+    category: 'swap',
+    message: 'swap butter for olive oil',
+    expect: 'proposal',
+    check: all(modifiedTo('i2', /olive oil/i), noFutureMention(/\bbutter\b/i)),
+  },
+  {
+    name: 'swap spaghetti for rice noodles',
+    category: 'swap',
+    message: 'swap spaghetti for rice noodles',
+    expect: 'proposal',
+    check: all(modifiedTo('i1', /rice noodles/i), noFutureMention(/\bspaghetti\b/i)),
+  },
+  {
+    name: 'replace garlic with shallot',
+    category: 'swap',
+    message: 'replace garlic with shallot',
+    expect: 'proposal',
+    check: modifiedTo('i3', /shallot/i),
+  },
+  {
+    name: 'use lime instead of lemon',
+    category: 'swap',
+    message: 'use lime instead of lemon',
+    expect: 'proposal',
+    check: all(modifiedTo('i4', /lime/i), noFutureMention(/\blemon\b/i)),
+  },
+  {
+    name: 'swap milk for oat milk, dairy avoided',
+    category: 'swap',
+    recipe: PANCAKES,
+    defaults: { hardAvoids: ['dairy'] },
+    done: ['s1'],
+    message: 'swap milk for oat milk',
+    expect: 'proposal',
+    check: all(modifiedTo('i2', /oat milk/i), untouched('s1'), recovers),
+  },
   // hard avoids
-  { name: 'peanut butter for a peanut avoider', category: 'hard-avoid', defaults: { hardAvoids: ['peanut'] }, message: 'swap butter for peanut butter', expect: 'none' },
-  { name: 'peanut oil is a peanut derivative', category: 'hard-avoid', defaults: { hardAvoids: ['peanut'] }, message: 'swap butter for peanut oil', expect: 'none' },
-  { name: 'cream for a dairy avoider', category: 'hard-avoid', defaults: { hardAvoids: ['dairy'] }, message: 'add 100 ml cream', expect: 'none' },
-  { name: 'breadcrumbs for a gluten avoider', category: 'hard-avoid', defaults: { hardAvoids: ['gluten'] }, message: 'add 2 tbsp breadcrumbs', expect: 'none' },
-  { name: 'overridden peanut avoid lets peanut oil in', category: 'hard-avoid', defaults: { hardAvoids: ['peanut'] }, overrides: ['peanut'], message: 'swap butter for peanut oil', expect: 'proposal', check: modifiedTo('i2', /peanut oil/i) },
+  {
+    name: 'peanut butter for a peanut avoider',
+    category: 'hard-avoid',
+    defaults: { hardAvoids: ['peanut'] },
+    message: 'swap butter for peanut butter',
+    expect: 'none',
+  },
+  {
+    name: 'peanut oil is a peanut derivative',
+    category: 'hard-avoid',
+    defaults: { hardAvoids: ['peanut'] },
+    message: 'swap butter for peanut oil',
+    expect: 'none',
+  },
+  {
+    name: 'cream for a dairy avoider',
+    category: 'hard-avoid',
+    defaults: { hardAvoids: ['dairy'] },
+    message: 'add 100 ml cream',
+    expect: 'none',
+  },
+  {
+    name: 'breadcrumbs for a gluten avoider',
+    category: 'hard-avoid',
+    defaults: { hardAvoids: ['gluten'] },
+    message: 'add 2 tbsp breadcrumbs',
+    expect: 'none',
+  },
+  {
+    name: 'overridden peanut avoid lets peanut oil in',
+    category: 'hard-avoid',
+    defaults: { hardAvoids: ['peanut'] },
+    overrides: ['peanut'],
+    message: 'swap butter for peanut oil',
+    expect: 'proposal',
+    check: modifiedTo('i2', /peanut oil/i),
+  },
   // done-step recoveries
-  { name: 'swap after the butter step is done', category: 'done-step', done: ['s1', 's2', 's3'], message: 'swap butter for olive oil', expect: 'proposal', check: all(modifiedTo('i2', /olive oil/i), untouched('s1', 's2', 's3'), recovers) },
-  { name: 'remove butter already melted', category: 'done-step', done: ['s1', 's2', 's3'], message: 'remove the butter', expect: 'proposal', check: all(removed('i2'), untouched('s3')) },
+  {
+    name: 'swap after the butter step is done',
+    category: 'done-step',
+    done: ['s1', 's2', 's3'],
+    message: 'swap butter for olive oil',
+    expect: 'proposal',
+    check: all(modifiedTo('i2', /olive oil/i), untouched('s1', 's2', 's3'), recovers),
+  },
+  {
+    name: 'remove butter already melted',
+    category: 'done-step',
+    done: ['s1', 's2', 's3'],
+    message: 'remove the butter',
+    expect: 'proposal',
+    check: all(removed('i2'), untouched('s3')),
+  },
   {
     name: 'recovery step after the last done step',
     category: 'done-step',
@@ -116,10 +201,19 @@ export const SOUS_CASES: SousCase[] = [
     check: (o) => {
       const added = o.review?.steps.findIndex((s) => s.change === 'added') ?? -1;
       if (added < 0) return 'no step added';
-      return o.review!.steps.slice(0, added).every((s) => s.status === 'done') ? undefined : 'the new step is not right after the done steps';
+      return o.review!.steps.slice(0, added).every((s) => s.status === 'done')
+        ? undefined
+        : 'the new step is not right after the done steps';
     },
   },
-  { name: 'portions with steps done', category: 'done-step', done: ['s1', 's2'], message: 'make it for 6', expect: 'proposal', check: all(untouched('s1', 's2'), scaled('i1', /600/, 6)) },
+  {
+    name: 'portions with steps done',
+    category: 'done-step',
+    done: ['s1', 's2'],
+    message: 'make it for 6',
+    expect: 'proposal',
+    check: all(untouched('s1', 's2'), scaled('i1', /600/, 6)),
+  },
   // questions: no PatchSet
   { name: 'should I question', category: 'question', message: 'should I salt the water more?', expect: 'none' },
   { name: 'trade-off question', category: 'question', message: 'is olive oil better than butter here?', expect: 'none' },
@@ -134,13 +228,44 @@ export const SOUS_CASES: SousCase[] = [
     expect: 'none',
   },
   // portions
-  { name: 'make it for 4', category: 'portions', message: 'make it for 4', expect: 'proposal', check: all(scaled('i1', /400/, 4), scaled('i5', /80/, 4)) },
+  {
+    name: 'make it for 4',
+    category: 'portions',
+    message: 'make it for 4',
+    expect: 'proposal',
+    check: all(scaled('i1', /400/, 4), scaled('i5', /80/, 4)),
+  },
   { name: 'make it for 1', category: 'portions', message: 'make it for 1', expect: 'proposal', check: scaled('i1', /100/, 1) },
-  { name: 'pancakes for 6', category: 'portions', recipe: PANCAKES, message: 'make it for 6', expect: 'proposal', check: all(scaled('i2', /900/, 6), scaled('i3', /\b6\b/, 6)) },
+  {
+    name: 'pancakes for 6',
+    category: 'portions',
+    recipe: PANCAKES,
+    message: 'make it for 6',
+    expect: 'proposal',
+    check: all(scaled('i2', /900/, 6), scaled('i3', /\b6\b/, 6)),
+  },
   // notes, removals, additions
-  { name: 'a note', category: 'note', message: 'add a note: keep a cup of pasta water for the sauce', expect: 'proposal', check: (o) => (o.review?.notes.some((n) => /pasta water/i.test(n)) ? undefined : 'no note about pasta water') },
-  { name: 'remove the parmesan', category: 'remove', message: 'remove the parmesan', expect: 'proposal', check: all(removed('i5'), noFutureMentionUnlessNoted(/parmesan/i)) },
-  { name: 'add chili flakes', category: 'add', message: 'add 1 tsp chili flakes', expect: 'proposal', check: (o) => (o.review?.ingredients.some((i) => i.change === 'added' && /chil/i.test(i.text)) ? undefined : 'no chili added') },
+  {
+    name: 'a note',
+    category: 'note',
+    message: 'add a note: keep a cup of pasta water for the sauce',
+    expect: 'proposal',
+    check: (o) => (o.review?.notes.some((n) => /pasta water/i.test(n)) ? undefined : 'no note about pasta water'),
+  },
+  {
+    name: 'remove the parmesan',
+    category: 'remove',
+    message: 'remove the parmesan',
+    expect: 'proposal',
+    check: all(removed('i5'), noFutureMentionUnlessNoted(/parmesan/i)),
+  },
+  {
+    name: 'add chili flakes',
+    category: 'add',
+    message: 'add 1 tsp chili flakes',
+    expect: 'proposal',
+    check: (o) => (o.review?.ingredients.some((i) => i.change === 'added' && /chil/i.test(i.text)) ? undefined : 'no chili added'),
+  },
 ];
 
 /** A step may still name a removed ingredient only when a note of the PatchSet explains. */

@@ -140,14 +140,26 @@ export const SCRIPTED: ScriptedRun[] = [
       }),
     ],
     grade: 'fail',
-    runtime: { outcome: 'refused', requests: 1, reasons: [/patch 2 \(update_step\): step s3 is done and cannot be changed/], said: REFUSED },
+    runtime: {
+      outcome: 'refused',
+      requests: 1,
+      reasons: [/patch 2 \(update_step\): step s3 is done and cannot be changed/],
+      said: REFUSED,
+    },
   },
   {
     case: 'peanut oil is a peanut derivative',
     label: 'a hard-avoid ingredient proposed instead of a question',
-    replies: [say('Peanut oil it is.', { patchSetId: 'peanut', patches: [{ op: 'update_ingredient', id: 'i2', text: '3 tbsp peanut oil' }] })],
+    replies: [
+      say('Peanut oil it is.', { patchSetId: 'peanut', patches: [{ op: 'update_ingredient', id: 'i2', text: '3 tbsp peanut oil' }] }),
+    ],
     grade: 'fail',
-    runtime: { outcome: 'refused', requests: 1, reasons: [/patch 1 \(update_ingredient\): brings .*"peanut oil".*, which the user avoids \(peanut\)/], said: REFUSED },
+    runtime: {
+      outcome: 'refused',
+      requests: 1,
+      reasons: [/patch 1 \(update_ingredient\): brings .*"peanut oil".*, which the user avoids \(peanut\)/],
+      said: REFUSED,
+    },
   },
   {
     case: 'remove the parmesan',
@@ -174,21 +186,35 @@ export const SCRIPTED: ScriptedRun[] = [
   {
     case: 'make it for 4',
     label: 'a portions change that changes more than quantities',
-    replies: [say('For four.', { patchSetId: 'four', portions: 4, patches: [{ op: 'update_ingredient', id: 'i1', text: '400 g rice noodles' }] })],
+    replies: [
+      say('For four.', { patchSetId: 'four', portions: 4, patches: [{ op: 'update_ingredient', id: 'i1', text: '400 g rice noodles' }] }),
+    ],
     grade: 'fail',
-    runtime: { outcome: 'refused', requests: 1, reasons: [/patch 1 \(update_ingredient\): a portions change may change quantities only/], said: REFUSED },
+    runtime: {
+      outcome: 'refused',
+      requests: 1,
+      reasons: [/patch 1 \(update_ingredient\): a portions change may change quantities only/],
+      said: REFUSED,
+    },
   },
   {
     case: 'should I question',
     label: 'a question answered with a (valid) PatchSet',
-    replies: [say('More salt it is.', { patchSetId: 'salt', patches: [{ op: 'update_step', step_id: 's1', text: 'Bring a large pot of well-salted water to the boil.' }] })],
+    replies: [
+      say('More salt it is.', {
+        patchSetId: 'salt',
+        patches: [{ op: 'update_step', step_id: 's1', text: 'Bring a large pot of well-salted water to the boil.' }],
+      }),
+    ],
     grade: 'fail',
     runtime: { outcome: 'proposal', requests: 1, detail: /expected none, got proposal/ },
   },
   {
     case: 'replace garlic with shallot',
     label: 'a valid PatchSet that swaps the wrong ingredient',
-    replies: [say('Shallot it is.', { patchSetId: 'shallot', patches: [{ op: 'update_ingredient', id: 'i2', text: '2 shallots, minced' }] })],
+    replies: [
+      say('Shallot it is.', { patchSetId: 'shallot', patches: [{ op: 'update_ingredient', id: 'i2', text: '2 shallots, minced' }] }),
+    ],
     grade: 'fail',
     runtime: { outcome: 'proposal', requests: 1, detail: /ingredient i3 is unchanged, not modified/ },
   },
@@ -207,18 +233,28 @@ export const SCRIPTED: ScriptedRun[] = [
     label: 'never JSON: reported after the schema retries',
     replies: ['Sure, adding chili!', 'Done, chili added.', 'Chili flakes are in.'],
     grade: 'fail',
-    runtime: { outcome: 'error', requests: 3, detail: /^The sous model gave no valid answer in 3 attempt\(s\): the answer was not JSON\.$/ },
+    runtime: {
+      outcome: 'error',
+      requests: 3,
+      detail: /^The sous model gave no valid answer in 3 attempt\(s\): the answer was not JSON\.$/,
+    },
   },
   {
     case: 'a note',
     label: 'JSON that never fits the schema',
     replies: [
       say('A note.', { patchSetId: 'note', patches: [] }),
-      JSON.stringify(say('A note.', { patchSetId: 'note', patches: [{ op: 'rewrite_recipe', text: 'Keep a cup of pasta water.' } as never] })),
+      JSON.stringify(
+        say('A note.', { patchSetId: 'note', patches: [{ op: 'rewrite_recipe', text: 'Keep a cup of pasta water.' } as never] }),
+      ),
       JSON.stringify({ patchSet: { patchSetId: 'note', patches: [{ op: 'add_note', text: 'Keep a cup of pasta water.' }] } }),
     ],
     grade: 'fail',
-    runtime: { outcome: 'error', requests: 3, detail: /gave no valid answer in 3 attempt\(s\): the answer did not fit its schema \(assistant_message: / },
+    runtime: {
+      outcome: 'error',
+      requests: 3,
+      detail: /gave no valid answer in 3 attempt\(s\): the answer did not fit its schema \(assistant_message: /,
+    },
   },
   {
     case: 'after a rejection, a question gets no PatchSet',
@@ -240,15 +276,18 @@ export function caseNamed(name: string): SousCase {
 export function scriptedMismatches(run: ScriptedRun, result: CaseResult, requestsServed: number): string[] {
   const problems: string[] = [];
   const { runtime } = run;
-  if (result.pass !== (run.grade === 'pass')) problems.push(`graded ${result.pass ? 'pass' : 'fail'}, expected ${run.grade} (${result.detail})`);
+  if (result.pass !== (run.grade === 'pass'))
+    problems.push(`graded ${result.pass ? 'pass' : 'fail'}, expected ${run.grade} (${result.detail})`);
   if (result.outcome !== runtime.outcome) problems.push(`outcome ${result.outcome}, expected ${runtime.outcome} (${result.detail})`);
   if (result.requests !== runtime.requests) problems.push(`${result.requests} model request(s), expected ${runtime.requests}`);
   if (requestsServed !== runtime.requests) problems.push(`the server answered ${requestsServed} request(s), expected ${runtime.requests}`);
   for (const reason of runtime.reasons ?? []) {
     if (!result.reasons?.some((r) => reason.test(r))) problems.push(`no reason matches ${reason}: ${JSON.stringify(result.reasons ?? [])}`);
   }
-  if (runtime.reasons && result.reasons?.length !== runtime.reasons.length) problems.push(`reasons ${JSON.stringify(result.reasons)}, expected ${runtime.reasons.length}`);
-  if (runtime.said && !runtime.said.test(result.said.join('\n'))) problems.push(`told the user ${JSON.stringify(result.said)}, expected ${runtime.said}`);
+  if (runtime.reasons && result.reasons?.length !== runtime.reasons.length)
+    problems.push(`reasons ${JSON.stringify(result.reasons)}, expected ${runtime.reasons.length}`);
+  if (runtime.said && !runtime.said.test(result.said.join('\n')))
+    problems.push(`told the user ${JSON.stringify(result.said)}, expected ${runtime.said}`);
   if (!runtime.said && result.said.length) problems.push(`told the user ${JSON.stringify(result.said)}, expected nothing`);
   if (runtime.detail && !runtime.detail.test(result.detail)) problems.push(`detail "${result.detail}" does not match ${runtime.detail}`);
   return problems;

@@ -15,10 +15,11 @@ export function scriptBeerGemini(fake: FakeGemini): void {
     if (!request.stream) {
       const prompt = String(request.body.contents?.[0]?.parts?.[0]?.text ?? '');
       const name = /^Name: (.+)$/m.exec(prompt)?.[1] ?? 'the brewery';
-      return reply.grounded(`${name} brews hop-forward ales and runs a busy taproom with weekend tours.`, [`${name} taproom`], [
-        { uri: 'https://example.com/a' },
-        { uri: 'https://example.com/b' },
-      ]);
+      return reply.grounded(
+        `${name} brews hop-forward ales and runs a busy taproom with weekend tours.`,
+        [`${name} taproom`],
+        [{ uri: 'https://example.com/a' }, { uri: 'https://example.com/b' }],
+      );
     }
     if (endsWithToolResults(request)) return reply.text('Those are the breweries I found for you.');
     const said = String(lastContent(request)?.parts?.find((part) => typeof part.text === 'string')?.text ?? '');
@@ -50,7 +51,9 @@ export async function progressEvents(adminUrl: string, conversationId: string): 
   const db = new pg.Client({ connectionString: adminUrl });
   await db.connect();
   try {
-    const { rows } = await db.query(`SELECT data FROM events WHERE conversation_id = $1 AND type = 'progress' ORDER BY id`, [conversationId]);
+    const { rows } = await db.query(`SELECT data FROM events WHERE conversation_id = $1 AND type = 'progress' ORDER BY id`, [
+      conversationId,
+    ]);
     return rows.map((row) => row.data);
   } finally {
     await db.end();
@@ -58,7 +61,11 @@ export async function progressEvents(adminUrl: string, conversationId: string): 
 }
 
 /** Polls the conversation until its turn has ended. */
-export async function untilIdle(call: (method: string, path: string) => Promise<{ body: any }>, id: string, timeoutMs = 20_000): Promise<any> {
+export async function untilIdle(
+  call: (method: string, path: string) => Promise<{ body: any }>,
+  id: string,
+  timeoutMs = 20_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const view = await call('GET', `/v1/conversations/${id}`);

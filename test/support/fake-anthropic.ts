@@ -29,13 +29,31 @@ const ANTHROPIC: WireFormat = {
   apiKeyOf: header,
   errorBody: (status, message, type) => ({
     type: 'error',
-    error: { type: type ?? (status === 529 ? 'overloaded_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error'), message },
+    error: {
+      type:
+        type ??
+        (status === 529 ? 'overloaded_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error'),
+      message,
+    },
   }),
   streamError: (type, message) => event('error', { error: { type, message } }),
   stream(reply, request, serial) {
     const input = reply.usage?.input ?? promptTokens(request);
     const groups: SseEvent[][] = [
-      [event('message_start', { message: { id: `msg_fake_${serial}`, type: 'message', role: 'assistant', model: request.body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: input, output_tokens: 1 } } })],
+      [
+        event('message_start', {
+          message: {
+            id: `msg_fake_${serial}`,
+            type: 'message',
+            role: 'assistant',
+            model: request.body.model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: input, output_tokens: 1 },
+          },
+        }),
+      ],
     ];
     let output = 0;
     let index = 0;
@@ -58,7 +76,12 @@ const ANTHROPIC: WireFormat = {
         const args = JSON.stringify(call.args ?? {});
         output += estimateTokens(args);
         const half = Math.ceil(args.length / 2);
-        groups.push([event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id ?? `toolu_fake_${serial}_${index}`, name: call.name, input: {} } })]);
+        groups.push([
+          event('content_block_start', {
+            index,
+            content_block: { type: 'tool_use', id: call.id ?? `toolu_fake_${serial}_${index}`, name: call.name, input: {} },
+          }),
+        ]);
         groups.push([event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args.slice(0, half) } })]);
         groups.push([event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args.slice(half) } })]);
         groups.push([event('content_block_stop', { index })]);
@@ -66,7 +89,13 @@ const ANTHROPIC: WireFormat = {
       }
       stop = 'tool_use';
     }
-    groups.push([event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: reply.usage?.output ?? output } }), event('message_stop', {})]);
+    groups.push([
+      event('message_delta', {
+        delta: { stop_reason: stop, stop_sequence: null },
+        usage: { output_tokens: reply.usage?.output ?? output },
+      }),
+      event('message_stop', {}),
+    ]);
     return groups;
   },
   json(reply, request, serial) {
@@ -79,11 +108,19 @@ const ANTHROPIC: WireFormat = {
       model: request.body.model,
       content: [
         ...(text ? [{ type: 'text', text }] : []),
-        ...calls.map((call, i) => ({ type: 'tool_use', id: call.id ?? `toolu_fake_${serial}_${i}`, name: call.name, input: call.args ?? {} })),
+        ...calls.map((call, i) => ({
+          type: 'tool_use',
+          id: call.id ?? `toolu_fake_${serial}_${i}`,
+          name: call.name,
+          input: call.args ?? {},
+        })),
       ],
       stop_reason: reply.kind === 'text' ? (reply.finish ?? 'end_turn') : 'tool_use',
       stop_sequence: null,
-      usage: { input_tokens: reply.usage?.input ?? promptTokens(request), output_tokens: reply.usage?.output ?? estimateTokens(JSON.stringify([text, calls])) },
+      usage: {
+        input_tokens: reply.usage?.input ?? promptTokens(request),
+        output_tokens: reply.usage?.output ?? estimateTokens(JSON.stringify([text, calls])),
+      },
     };
   },
 };

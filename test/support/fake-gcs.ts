@@ -43,9 +43,13 @@ export async function startFakeGcs(): Promise<FakeGcs> {
   const binary = await ensureFakeGcsBinary();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(binary, ['-scheme', 'http', '-backend', 'memory', '-host', '127.0.0.1', '-port', String(port), '-log-level', 'error'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    binary,
+    ['-scheme', 'http', '-backend', 'memory', '-host', '127.0.0.1', '-port', String(port), '-log-level', 'error'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const deadline = Date.now() + 15_000;

@@ -46,7 +46,15 @@ export type FakeReply =
    * text streamed in chunks: a string is cut into `pieces` (default 3), an array is sent piece by piece;
    * with `breakAfter` the connection is cut after that many pieces (a stream that dies mid-reply)
    */
-  | { kind: 'text'; text: string | string[]; pieces?: number; intervalMs?: number; usage?: FakeUsage; finishReason?: string; breakAfter?: number }
+  | {
+      kind: 'text';
+      text: string | string[];
+      pieces?: number;
+      intervalMs?: number;
+      usage?: FakeUsage;
+      finishReason?: string;
+      breakAfter?: number;
+    }
   /** text with Google Search grounding metadata (webSearchQueries, groundingChunks), as a grounded call answers */
   | { kind: 'grounded'; text: string; queries: string[]; sources: { uri: string; title?: string }[] }
   /** function calls in one chunk, after an optional text chunk */
@@ -165,7 +173,13 @@ export const reply = {
       kind: 'chunks',
       chunks: [
         {
-          candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType, data: Buffer.from(data).toString('base64') } }] }, index: 0, finishReason: 'STOP' }],
+          candidates: [
+            {
+              content: { role: 'model', parts: [{ inlineData: { mimeType, data: Buffer.from(data).toString('base64') } }] },
+              index: 0,
+              finishReason: 'STOP',
+            },
+          ],
           usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1290, totalTokenCount: 1300 },
         },
       ],

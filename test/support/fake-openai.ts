@@ -21,12 +21,16 @@ const OPENAI: WireFormat = {
   name: 'fake-openai',
   path: /^\/v1\/chat\/completions$/,
   apiKeyOf: bearer,
-  errorBody: (status, message, type) => ({ error: { message, type: type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param: null, code: null } }),
+  errorBody: (status, message, type) => ({
+    error: { message, type: type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param: null, code: null },
+  }),
   streamError: (type, message) => ({ data: { error: { message, type, param: null, code: null } } }),
   done: 'data: [DONE]\n\n',
   stream(reply, request, serial) {
     const base = { id: `chatcmpl-fake-${serial}`, object: 'chat.completion.chunk', created: 1_700_000_000, model: request.body.model };
-    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ data: { ...base, choices: [{ index: 0, delta, finish_reason: finish }] } });
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+      data: { ...base, choices: [{ index: 0, delta, finish_reason: finish }] },
+    });
     const groups: ReturnType<WireFormat['stream']> = [[chunk({ role: 'assistant', content: '' })]];
     let output = 0;
     let finish: string;
@@ -46,7 +50,13 @@ const OPENAI: WireFormat = {
         output += estimateTokens(args);
         const half = Math.ceil(args.length / 2);
         // the name first, the arguments in two pieces: the SDK's client must put them together
-        groups.push([chunk({ tool_calls: [{ index, id: call.id ?? `call_${serial}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] })]);
+        groups.push([
+          chunk({
+            tool_calls: [
+              { index, id: call.id ?? `call_${serial}_${index}`, type: 'function', function: { name: call.name, arguments: '' } },
+            ],
+          }),
+        ]);
         groups.push([chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] })]);
         groups.push([chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] })]);
       }
@@ -77,7 +87,15 @@ const OPENAI: WireFormat = {
             role: 'assistant',
             content: text,
             refusal: null,
-            ...(calls.length ? { tool_calls: calls.map((call, i) => ({ id: call.id ?? `call_${serial}_${i}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) } })) } : {}),
+            ...(calls.length
+              ? {
+                  tool_calls: calls.map((call, i) => ({
+                    id: call.id ?? `call_${serial}_${i}`,
+                    type: 'function',
+                    function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
+                  })),
+                }
+              : {}),
           },
           finish_reason: reply.kind === 'text' ? (reply.finish ?? 'stop') : 'tool_calls',
         },

@@ -69,7 +69,10 @@ export interface WireFormat {
 }
 
 export const wireReply = {
-  text(text: string | string[], options: { pieces?: number; intervalMs?: number; usage?: WireUsage; finish?: string; breakAfter?: number } = {}): WireReply {
+  text(
+    text: string | string[],
+    options: { pieces?: number; intervalMs?: number; usage?: WireUsage; finish?: string; breakAfter?: number } = {},
+  ): WireReply {
     return { kind: 'text', text, ...options };
   },
   calls(...calls: WireCall[]): WireReply {
@@ -154,14 +157,19 @@ export async function startFakeWire(format: WireFormat, options: { apiKey?: stri
     };
     requests.push(recorded);
     for (const wake of waiters) wake();
-    if (req.method !== 'POST' || !format.path.test(url.pathname)) return sendJson(res, 404, format.errorBody(404, `${format.name}: no such endpoint ${req.method} ${url.pathname}`, 'not_found_error'));
+    if (req.method !== 'POST' || !format.path.test(url.pathname))
+      return sendJson(res, 404, format.errorBody(404, `${format.name}: no such endpoint ${req.method} ${url.pathname}`, 'not_found_error'));
     if (badJson) return sendJson(res, 400, format.errorBody(400, 'Invalid JSON body', 'invalid_request_error'));
     if (options.apiKey !== undefined && recorded.apiKey !== options.apiKey) {
       return sendJson(res, 401, format.errorBody(401, 'Incorrect API key provided', 'authentication_error'));
     }
     const next = queue.shift() ?? handler?.(recorded);
     if (!next) {
-      return sendJson(res, 500, format.errorBody(500, `${format.name}: no reply scripted for request #${recorded.index} (${recorded.path})`, 'FAKE_UNSCRIPTED'));
+      return sendJson(
+        res,
+        500,
+        format.errorBody(500, `${format.name}: no reply scripted for request #${recorded.index} (${recorded.path})`, 'FAKE_UNSCRIPTED'),
+      );
     }
     await play(next, recorded, req, res);
   }

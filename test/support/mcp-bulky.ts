@@ -42,7 +42,11 @@ function buildBulky(wordy: boolean): McpServer {
     { description: 'Returns big structured content.', inputSchema: size, annotations: { readOnlyHint: true } },
     async ({ tag, kb }) => ({
       content: [{ type: 'text', text: `${kb} rows of ${tag}` }],
-      structuredContent: { rows: bulk(tag, kb).split('\n').map((line, index) => ({ index, line })) },
+      structuredContent: {
+        rows: bulk(tag, kb)
+          .split('\n')
+          .map((line, index) => ({ index, line })),
+      },
     }),
   );
   server.registerTool(

@@ -12,7 +12,9 @@ export interface McpHttp {
 }
 
 /** `build` makes a server for each new session (McpServer or the low-level Server: anything that connects to a transport). */
-export async function serveMcpOverHttp(build: () => { connect(transport: StreamableHTTPServerTransport): Promise<void> }): Promise<McpHttp> {
+export async function serveMcpOverHttp(
+  build: () => { connect(transport: StreamableHTTPServerTransport): Promise<void> },
+): Promise<McpHttp> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const httpServer = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];

@@ -77,11 +77,15 @@ export function buildKitchen(hooks: KitchenHooks): McpServer {
 
   if (hooks.powerCut) {
     const cut = hooks.powerCut;
-    server.registerTool('power_cut', { description: 'Cuts the power.', inputSchema: {}, annotations: { readOnlyHint: true } }, async (args, extra) => {
-      seen('power_cut', args, extra);
-      cut();
-      return { content: [] };
-    });
+    server.registerTool(
+      'power_cut',
+      { description: 'Cuts the power.', inputSchema: {}, annotations: { readOnlyHint: true } },
+      async (args, extra) => {
+        seen('power_cut', args, extra);
+        cut();
+        return { content: [] };
+      },
+    );
   }
 
   server.registerTool(
@@ -101,7 +105,11 @@ export function buildKitchen(hooks: KitchenHooks): McpServer {
 
   server.registerTool(
     'confirm_delivery',
-    { description: 'Books a delivery slot; asks the user which day.', inputSchema: { order: z.string() }, annotations: { readOnlyHint: true } },
+    {
+      description: 'Books a delivery slot; asks the user which day.',
+      inputSchema: { order: z.string() },
+      annotations: { readOnlyHint: true },
+    },
     async (args, extra) => {
       seen('confirm_delivery', args, extra);
       const answer = await server.server.elicitInput({
@@ -113,7 +121,8 @@ export function buildKitchen(hooks: KitchenHooks): McpServer {
           required: ['day'],
         },
       });
-      const text = answer.action === 'accept' ? `Delivery booked for ${String(answer.content?.day)}.` : `No delivery booked (${answer.action}).`;
+      const text =
+        answer.action === 'accept' ? `Delivery booked for ${String(answer.content?.day)}.` : `No delivery booked (${answer.action}).`;
       return { content: [{ type: 'text', text }] };
     },
   );
@@ -168,9 +177,13 @@ export async function startKitchenHttp(): Promise<KitchenHttp> {
     hooks,
     addTool(name) {
       for (const { server } of sessions.values()) {
-        server.registerTool(name, { description: `A tool added later: ${name}.`, inputSchema: {}, annotations: { readOnlyHint: true } }, async () => ({
-          content: [{ type: 'text', text: `${name} ran` }],
-        }));
+        server.registerTool(
+          name,
+          { description: `A tool added later: ${name}.`, inputSchema: {}, annotations: { readOnlyHint: true } },
+          async () => ({
+            content: [{ type: 'text', text: `${name} ran` }],
+          }),
+        );
       }
     },
     async close() {

@@ -13,7 +13,7 @@ export const CATASTROPHIC = '^(a+)+$';
 const TOOLS = [
   {
     name: 'match_word',
-    description: 'Says whether a word is all a\'s.',
+    description: "Says whether a word is all a's.",
     inputSchema: { type: 'object', properties: { word: { type: 'string', pattern: CATASTROPHIC } }, required: ['word'] },
     annotations: { readOnlyHint: true },
   },

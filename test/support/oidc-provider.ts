@@ -42,7 +42,9 @@ export async function newSigningKey(kid: string): Promise<JWK> {
   return { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
 }
 
-export async function startTestProvider(options: { redirectUris?: string[]; accounts?: Record<string, TestAccount> } = {}): Promise<TestProvider> {
+export async function startTestProvider(
+  options: { redirectUris?: string[]; accounts?: Record<string, TestAccount> } = {},
+): Promise<TestProvider> {
   const accounts = new Map(Object.entries(options.accounts ?? {}));
   let keys: JWK[] = [await newSigningKey('key-1')];
   let port = 0;
@@ -101,7 +103,11 @@ export async function startTestProvider(options: { redirectUris?: string[]; acco
       }),
       extraTokenClaims: (_ctx: unknown, token: { accountId?: string }) => {
         const account = accounts.get((token as { accountId?: string }).accountId ?? '');
-        return { roles: account?.roles ?? [], ...(account?.bar ? { bar: account.bar } : {}), preferred_username: account?.name ?? (token as { accountId?: string }).accountId };
+        return {
+          roles: account?.roles ?? [],
+          ...(account?.bar ? { bar: account.bar } : {}),
+          preferred_username: account?.name ?? (token as { accountId?: string }).accountId,
+        };
       },
       claims: { openid: ['sub'], profile: ['preferred_username'] },
       ttl: { AccessToken: 600, IdToken: 600, Interaction: 600, Grant: 600, Session: 600 },
@@ -164,7 +170,12 @@ export async function startTestProvider(options: { redirectUris?: string[]; acco
         url = new URL(location, url).toString();
         if (!url.startsWith(issuer)) return url;
         if (/\/interaction\/[^/]+$/.test(new URL(url).pathname)) {
-          response = await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ prompt: 'login', login, password: 'any' }) });
+          response = await fetch(url, {
+            method: 'POST',
+            redirect: 'manual',
+            headers: { cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ prompt: 'login', login, password: 'any' }),
+          });
         } else {
           response = await fetch(url, { redirect: 'manual', headers: { cookie: cookieHeader() } });
         }
@@ -186,14 +197,24 @@ export async function startTestProvider(options: { redirectUris?: string[]; acco
         code_challenge: challenge,
         code_challenge_method: 'S256',
         resource: AUDIENCE,
-      })) authorize.searchParams.set(name, value);
+      }))
+        authorize.searchParams.set(name, value);
       const url = await testProvider.authorize(authorize.toString(), login);
       const code = new URL(url).searchParams.get('code');
       if (!code) throw new Error(`no code in ${url}`);
       const token = await fetch(`${issuer}/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUris[0]!, code_verifier: verifier, resource: AUDIENCE }),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUris[0]!,
+          code_verifier: verifier,
+          resource: AUDIENCE,
+        }),
       });
       const body = (await token.json()) as { access_token?: string; id_token?: string };
       if (!body.access_token || !body.id_token) throw new Error(`the token endpoint answered ${token.status}: ${JSON.stringify(body)}`);

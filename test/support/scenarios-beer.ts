@@ -39,13 +39,19 @@ export const beerScenarios: Scenario[] = [
         await say('recommend breweries');
         const view = await untilIdle(call, id, 20_000);
         const runs = view.messages.filter((m: any) => m.tool === 'recommend_breweries').map((m: any) => m.result);
-        assert.deepEqual(runs.map((r: any) => r.answer), ['yes', 'no', 'timeout']);
+        assert.deepEqual(
+          runs.map((r: any) => r.answer),
+          ['yes', 'no', 'timeout'],
+        );
         const { History } = proto.temporal.api.history.v1;
         for (const [index, run] of runs.entries()) {
           const history = await app.client.workflow.getHandle(run.workflow_id).fetchHistory();
           await Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath() } }, history, run.workflow_id);
           if (process.env.RECORD_HISTORIES === '1') {
-            await fs.writeFile(path.join(HISTORIES, `beer-recommendation-${run.answer}-${index + 1}.binpb`), History.encode(history).finish());
+            await fs.writeFile(
+              path.join(HISTORIES, `beer-recommendation-${run.answer}-${index + 1}.binpb`),
+              History.encode(history).finish(),
+            );
           }
         }
         return id;

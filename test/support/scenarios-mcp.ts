@@ -30,7 +30,9 @@ export const mcpScenarios: Scenario[] = [
           },
         }),
       );
-      const app = await startTestApp({ env: { GEMINI_API_KEY: 'replay-key', GEMINI_BASE_URL: fake.baseUrl, BRIGADE_MCP_CONFIG: configPath } });
+      const app = await startTestApp({
+        env: { GEMINI_API_KEY: 'replay-key', GEMINI_BASE_URL: fake.baseUrl, BRIGADE_MCP_CONFIG: configPath },
+      });
       try {
         const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'replay mcp' } });
         const id: string = created.body.id;

@@ -40,7 +40,9 @@ export const recipeScenarios: Scenario[] = [
       await decide({
         pendingId: second.pending[0].id,
         decision: 'edit',
-        args: { raw_recipe_data: 'Daiquiri. Ingredients: 2 oz white rum, 1 oz lime juice. Instructions: 1) Shake, 2) Strain. Type: cocktail.' },
+        args: {
+          raw_recipe_data: 'Daiquiri. Ingredients: 2 oz white rum, 1 oz lime juice. Instructions: 1) Shake, 2) Strain. Type: cocktail.',
+        },
       });
       const third = await say('save this recipe: Tiramisu. Ingredients: mascarpone, espresso, ladyfingers. Type: dessert.');
       await decide({ pendingId: third.pending[0].id, decision: 'reject', reason: 'not this one' });

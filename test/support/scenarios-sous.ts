@@ -20,7 +20,9 @@ export const sousScenarios: Scenario[] = [
       await call(app, 'POST', `/v1/conversations/${id}/steps/s1/done`);
       const portions = await call(app, 'POST', `/v1/conversations/${id}/messages`, { text: 'make it for 4' });
       await call(app, 'POST', `/v1/conversations/${id}/steps/s2/done`);
-      const expired = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: portions.pending[0].id, decision: 'accept' } });
+      const expired = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+        body: { pendingId: portions.pending[0].id, decision: 'accept' },
+      });
       assert.equal(expired.status, 409);
       const note = await call(app, 'POST', `/v1/conversations/${id}/messages`, { text: 'add a note: warm the bowls' });
       // the third turn ends the run: the PatchSet waits across continue-as-new and is decided in the next run

@@ -101,7 +101,10 @@ function conforming(schema: JsonSchema): fc.Arbitrary<unknown> {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       const model = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, fromJsonSchema(value)]));
       const known = fc.record(model, { requiredKeys: (schema.required ?? []).filter((key: string) => key in properties) });
-      const extraValue = schema.additionalProperties && typeof schema.additionalProperties === 'object' ? fromJsonSchema(schema.additionalProperties) : hostileValue;
+      const extraValue =
+        schema.additionalProperties && typeof schema.additionalProperties === 'object'
+          ? fromJsonSchema(schema.additionalProperties)
+          : hostileValue;
       const extra = fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), hostileString), extraValue, { maxKeys: 3 });
       return fc
         .tuple(known, fc.option(extra, { freq: 3 }), fc.option(fc.constantFrom(...pollutingObjects), { freq: 8 }))
@@ -132,12 +135,30 @@ export const hostileRawBody: fc.Arbitrary<string | Buffer> = fc.constantFrom<str
 /** A path segment as a client could send it: the UTF-8 bytes percent-encoded, or malformed on purpose. */
 export const hostileSegment: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: hostileString.map((text) => percentEncode(text.slice(0, 2_000))) },
-  { weight: 1, arbitrary: fc.constantFrom('%ZZ', '%', '%E0%A4%A', '%00', '..', '%2e%2e', '%2F', '%C0%AF', '%ED%A0%BD', '00000000-0000-4000-8000-000000000000') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '%ZZ',
+      '%',
+      '%E0%A4%A',
+      '%00',
+      '..',
+      '%2e%2e',
+      '%2F',
+      '%C0%AF',
+      '%ED%A0%BD',
+      '00000000-0000-4000-8000-000000000000',
+    ),
+  },
 );
 
 export function percentEncode(text: string): string {
   return [...Buffer.from(text, 'utf8')]
-    .map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .map((byte) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
     .join('');
 }
 

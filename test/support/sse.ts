@@ -45,7 +45,14 @@ export async function* sseFrames(body: AsyncIterable<Uint8Array>): AsyncGenerato
  */
 export async function readSse(
   url: string,
-  options: { token: string; lastEventId?: string; until: (events: SseEvent[]) => boolean; timeoutMs?: number; live?: boolean; onOpen?: () => void },
+  options: {
+    token: string;
+    lastEventId?: string;
+    until: (events: SseEvent[]) => boolean;
+    timeoutMs?: number;
+    live?: boolean;
+    onOpen?: () => void;
+  },
 ): Promise<SseEvent[]> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 10_000);
@@ -59,7 +66,12 @@ export async function readSse(
     options.onOpen?.();
     for await (const frame of sseFrames(response.body!)) {
       if (frame.data !== undefined && (frame.id !== undefined || options.live)) {
-        events.push({ ...(frame.id !== undefined ? { id: frame.id } : {}), ...(frame.event ? { event: frame.event } : {}), data: JSON.parse(frame.data), at: performance.now() });
+        events.push({
+          ...(frame.id !== undefined ? { id: frame.id } : {}),
+          ...(frame.event ? { event: frame.event } : {}),
+          data: JSON.parse(frame.data),
+          at: performance.now(),
+        });
       }
       if (options.until(events)) break;
     }

@@ -40,7 +40,15 @@ export const HAL_UNKNOWN_BAR = 'token-hal-unknown-bar-0000000000';
 export const OLGA_OPERATOR = 'token-olga-operator-000000000000';
 
 /** The Express API on a free loopback port with the test tokens, as `npm start` serves it. */
-export async function serveApi(deps: { config: Config; client: Client; pool: pg.Pool; connection: Connection; port?: number; codec?: PayloadCodec; tokens?: Record<string, TokenGrant> }): Promise<{ server: Server; baseUrl: string }> {
+export async function serveApi(deps: {
+  config: Config;
+  client: Client;
+  pool: pg.Pool;
+  connection: Connection;
+  port?: number;
+  codec?: PayloadCodec;
+  tokens?: Record<string, TokenGrant>;
+}): Promise<{ server: Server; baseUrl: string }> {
   const app = createApp({
     config: deps.config,
     client: deps.client,
@@ -67,7 +75,11 @@ export interface TestApp {
   /** starts a worker in this process (the default) */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
-  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   /** one query as the login that owns the schema (fixtures and checks the app's role may not do) */
   adminQuery<Row extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<Row[]>;
   stop(): Promise<void>;
@@ -102,8 +114,21 @@ export async function startTestApp(
   // a background write still settling) must not crash the test process.
   pool.on('error', () => undefined);
   const connection = await Connection.connect({ address: temporalAddress() });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: clientInterceptors(), dataConverter: dataConverter(config) });
-  const { server, baseUrl } = await serveApi({ config, client, pool, connection, port: options.apiPort, codec: payloadCodec(config), tokens: options.tokens });
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    interceptors: clientInterceptors(),
+    dataConverter: dataConverter(config),
+  });
+  const { server, baseUrl } = await serveApi({
+    config,
+    client,
+    pool,
+    connection,
+    port: options.apiPort,
+    codec: payloadCodec(config),
+    tokens: options.tokens,
+  });
 
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
@@ -119,7 +144,14 @@ export async function startTestApp(
     taskQueue,
     async startWorker() {
       workerConnection ??= await NativeConnection.connect({ address: temporalAddress() });
-      worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: options.workflowBundlePath ?? workflowBundlePath(), model: options.model, client });
+      worker = await createWorker({
+        config,
+        connection: workerConnection,
+        pool,
+        workflowBundlePath: options.workflowBundlePath ?? workflowBundlePath(),
+        model: options.model,
+        client,
+      });
       running = worker.run();
     },
     async stopWorker() {

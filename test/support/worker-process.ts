@@ -14,7 +14,10 @@ process.once('exit', () => {
 });
 
 /** Starts a worker on the app's database and task queue with `env` on top; resolves once it polls. */
-export async function startWorkerProcess(app: Pick<TestApp, 'databaseUrl' | 'taskQueue'>, env: Record<string, string> = {}): Promise<ChildProcess> {
+export async function startWorkerProcess(
+  app: Pick<TestApp, 'databaseUrl' | 'taskQueue'>,
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [WORKER_MAIN], {
     env: {
       PATH: process.env.PATH,

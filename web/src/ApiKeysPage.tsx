@@ -60,13 +60,22 @@ export function ApiKeysPage() {
   return (
     <section className="api-keys">
       <h1>API keys</h1>
-      <p>A key lets a script call Brigade's API as you (<code>Authorization: Bearer brg_…</code>), with no more than your roles. It stops when you revoke it, when it expires, or when you have not signed in for a long time.</p>
-      {error && <p role="alert" className="banner error">{error}</p>}
+      <p>
+        A key lets a script call Brigade's API as you (<code>Authorization: Bearer brg_…</code>), with no more than your roles. It stops
+        when you revoke it, when it expires, or when you have not signed in for a long time.
+      </p>
+      {error && (
+        <p role="alert" className="banner error">
+          {error}
+        </p>
+      )}
       {made && (
         <div role="status" className="banner">
           <p>Your new key “{made.name}”. Copy it now: it is not shown again.</p>
           <input aria-label="New API key" readOnly value={made.key} onFocus={(e) => e.currentTarget.select()} />
-          <button type="button" className="secondary" onClick={() => setMade(undefined)}>Done</button>
+          <button type="button" className="secondary" onClick={() => setMade(undefined)}>
+            Done
+          </button>
         </div>
       )}
       <form onSubmit={create}>
@@ -74,13 +83,21 @@ export function ApiKeysPage() {
         <input id="api-key-name" value={name} maxLength={100} required onChange={(e) => setName(e.target.value)} />
         <label htmlFor="api-key-expires">Expires (optional)</label>
         <input id="api-key-expires" type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
-        <button type="submit" disabled={busy || !name.trim()}>Make a key</button>
+        <button type="submit" disabled={busy || !name.trim()}>
+          Make a key
+        </button>
       </form>
       {keys && keys.length === 0 && <p>You have no API keys.</p>}
       {keys && keys.length > 0 && (
         <table>
           <thead>
-            <tr><th>Name</th><th>Made</th><th>Last used</th><th>Expires</th><th /></tr>
+            <tr>
+              <th>Name</th>
+              <th>Made</th>
+              <th>Last used</th>
+              <th>Expires</th>
+              <th />
+            </tr>
           </thead>
           <tbody>
             {keys.map((key) => (
@@ -89,7 +106,11 @@ export function ApiKeysPage() {
                 <td>{when(key.createdAt, '')}</td>
                 <td>{when(key.lastUsedAt, 'never')}</td>
                 <td>{when(key.expiresAt, 'never')}</td>
-                <td><button type="button" className="secondary" onClick={() => void revoke(key)} aria-label={`Revoke ${key.name}`}>Revoke</button></td>
+                <td>
+                  <button type="button" className="secondary" onClick={() => void revoke(key)} aria-label={`Revoke ${key.name}`}>
+                    Revoke
+                  </button>
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,5 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, type AuthSession, api, readAuthSession, setUnauthorizedHandler, signOutOfSession, takeTokenFromFragment, tokenStore } from './api';
+import {
+  ApiError,
+  type AuthSession,
+  api,
+  readAuthSession,
+  setUnauthorizedHandler,
+  signOutOfSession,
+  takeTokenFromFragment,
+  tokenStore,
+} from './api';
 import { ApiKeysPage } from './ApiKeysPage';
 import { AGENT_PAGES } from './agents/registry';
 import { ConnectionBanner } from './connection';
@@ -55,7 +64,11 @@ export function App() {
 
   useEffect(() => {
     setUnauthorizedHandler(() =>
-      signOut(signedIn.current ? 'Your sign-in is not valid any more: the token was refused. Sign in again.' : 'That token was refused: check it and try again.'),
+      signOut(
+        signedIn.current
+          ? 'Your sign-in is not valid any more: the token was refused. Sign in again.'
+          : 'That token was refused: check it and try again.',
+      ),
     );
   }, [signOut]);
 
@@ -93,7 +106,12 @@ export function App() {
   }, [path]);
 
   if (!authed) {
-    if (!session) return <main className="signin" id="main"><p>Signing in…</p></main>;
+    if (!session)
+      return (
+        <main className="signin" id="main">
+          <p>Signing in…</p>
+        </main>
+      );
     return (
       <SignIn
         oidc={session.signIn === 'oidc'}
@@ -116,23 +134,74 @@ export function App() {
 
   return (
     <div className={`app ${drawer ? 'drawer-open' : ''}`} onKeyDown={(e) => e.key === 'Escape' && drawer && setDrawer(false)}>
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <header className="topbar">
-        <button type="button" className="menu secondary" aria-expanded={drawer} aria-controls="sidebar" onClick={() => setDrawer((open) => !open)}>
+        <button
+          type="button"
+          className="menu secondary"
+          aria-expanded={drawer}
+          aria-controls="sidebar"
+          onClick={() => setDrawer((open) => !open)}
+        >
           <span aria-hidden="true">☰</span> <span className="menu-label">Conversations</span>
         </button>
-        <a className="brand" href="/" onClick={(e) => { e.preventDefault(); go('/'); }}>Brigade</a>
+        <a
+          className="brand"
+          href="/"
+          onClick={(e) => {
+            e.preventDefault();
+            go('/');
+          }}
+        >
+          Brigade
+        </a>
         <nav aria-label="Main">
           {AGENT_PAGES.map((p) => (
-            <a key={p.path} href={p.path} aria-current={p === page ? 'page' : undefined} onClick={(e) => { e.preventDefault(); go(p.path); }}>{p.navLabel}</a>
+            <a
+              key={p.path}
+              href={p.path}
+              aria-current={p === page ? 'page' : undefined}
+              onClick={(e) => {
+                e.preventDefault();
+                go(p.path);
+              }}
+            >
+              {p.navLabel}
+            </a>
           ))}
-          <a href="/api-keys" aria-current={path === '/api-keys' ? 'page' : undefined} onClick={(e) => { e.preventDefault(); go('/api-keys'); }}>API keys</a>
+          <a
+            href="/api-keys"
+            aria-current={path === '/api-keys' ? 'page' : undefined}
+            onClick={(e) => {
+              e.preventDefault();
+              go('/api-keys');
+            }}
+          >
+            API keys
+          </a>
         </nav>
-        <span className="who">{meta ? <>Signed in as <strong>{meta.name ?? meta.user}</strong>{meta.client ? ` (${meta.client})` : ''}</> : 'Signing in…'}</span>
-        <button type="button" className="secondary signout" onClick={() => signOut()}>Sign out</button>
+        <span className="who">
+          {meta ? (
+            <>
+              Signed in as <strong>{meta.name ?? meta.user}</strong>
+              {meta.client ? ` (${meta.client})` : ''}
+            </>
+          ) : (
+            'Signing in…'
+          )}
+        </span>
+        <button type="button" className="secondary signout" onClick={() => signOut()}>
+          Sign out
+        </button>
       </header>
       <ConnectionBanner />
-      {error && <div role="alert" className="banner error">{error}</div>}
+      {error && (
+        <div role="alert" className="banner error">
+          {error}
+        </div>
+      )}
       <div className="layout">
         <aside id="sidebar" className="sidebar" aria-label="Conversations">
           <ConversationList activeId={conversationId} version={listVersion} onOpen={() => setDrawer(false)} />

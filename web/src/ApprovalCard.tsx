@@ -22,7 +22,9 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
     if (!(await run(body))) setApproved(undefined);
   };
   const [reason, setReason] = useState('');
-  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(Object.entries(item.args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])));
+  const [values, setValues] = useState<Record<string, string>>(() =>
+    Object.fromEntries(Object.entries(item.args).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
+  );
   const fieldErrors: FieldError[] = error && (error.status === 422 || error.status === 400) ? fieldErrorsOf(error) : [];
   const properties = schema?.properties ?? Object.fromEntries(Object.keys(item.args).map((k) => [k, { type: 'string' } as JsonSchema]));
   const formLevel = fieldErrors.filter((f) => !(f.field in properties));
@@ -31,8 +33,13 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
   if (approved) {
     return (
       <article className="pending-card approval approved" aria-labelledby={headingId}>
-        <h2 id={headingId}>{approved === 'edit' ? 'Approved with your changes' : 'Approved'}: {mcp ? <code>{mcp.tool}</code> : callSentence(agent, item.tool, item.args)}</h2>
-        <p role="status">{busy ? 'Working on it now; its steps show in the conversation as they run.' : 'Done; the result is in the conversation.'}</p>
+        <h2 id={headingId}>
+          {approved === 'edit' ? 'Approved with your changes' : 'Approved'}:{' '}
+          {mcp ? <code>{mcp.tool}</code> : callSentence(agent, item.tool, item.args)}
+        </h2>
+        <p role="status">
+          {busy ? 'Working on it now; its steps show in the conversation as they run.' : 'Done; the result is in the conversation.'}
+        </p>
       </article>
     );
   }
@@ -56,21 +63,46 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
         ))}
       </dl>
       <Countdown expiresAt={item.expiresAt} label="Decide within" />
-      {error && (fieldErrors.length === 0 || error.status !== 422) && <p role="alert" className="banner error">{error.message}</p>}
+      {error && (fieldErrors.length === 0 || error.status !== 422) && (
+        <p role="alert" className="banner error">
+          {error.message}
+        </p>
+      )}
       {mode === 'view' && (
         <div className="actions">
-          {item.decisions.includes('approve') && <button type="button" disabled={busy} onClick={() => approve({ pendingId: item.id, decision: 'approve' })}>Approve</button>}
-          {item.decisions.includes('reject') && <button type="button" className="danger" disabled={busy} onClick={() => setMode('reject')}>Reject…</button>}
-          {item.decisions.includes('edit') && <button type="button" className="secondary" disabled={busy} onClick={() => setMode('edit')}>Edit arguments…</button>}
+          {item.decisions.includes('approve') && (
+            <button type="button" disabled={busy} onClick={() => approve({ pendingId: item.id, decision: 'approve' })}>
+              Approve
+            </button>
+          )}
+          {item.decisions.includes('reject') && (
+            <button type="button" className="danger" disabled={busy} onClick={() => setMode('reject')}>
+              Reject…
+            </button>
+          )}
+          {item.decisions.includes('edit') && (
+            <button type="button" className="secondary" disabled={busy} onClick={() => setMode('edit')}>
+              Edit arguments…
+            </button>
+          )}
         </div>
       )}
       {mode === 'reject' && (
-        <form onSubmit={(e) => { e.preventDefault(); run({ pendingId: item.id, decision: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) }); }}>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            run({ pendingId: item.id, decision: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) });
+          }}
+        >
           <label htmlFor={`reason-${item.id}`}>Reason (the agent reads it)</label>
           <textarea id={`reason-${item.id}`} value={reason} maxLength={2000} onChange={(e) => setReason(e.target.value)} autoFocus />
           <div className="actions">
-            <button type="submit" className="danger" disabled={busy}>Reject</button>
-            <button type="button" className="secondary" onClick={() => setMode('view')}>Back</button>
+            <button type="submit" className="danger" disabled={busy}>
+              Reject
+            </button>
+            <button type="button" className="secondary" onClick={() => setMode('view')}>
+              Back
+            </button>
           </div>
         </form>
       )}
@@ -99,9 +131,19 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
                   {required ? ' (required)' : ''}
                 </label>
                 {enumValues && enumValues.length > 0 ? (
-                  <select id={id} value={values[name] ?? ''} onChange={(e) => setValues({ ...values, [name]: e.target.value })} aria-invalid={!!fieldError} aria-describedby={fieldError ? `${id}-error` : undefined}>
+                  <select
+                    id={id}
+                    value={values[name] ?? ''}
+                    onChange={(e) => setValues({ ...values, [name]: e.target.value })}
+                    aria-invalid={!!fieldError}
+                    aria-describedby={fieldError ? `${id}-error` : undefined}
+                  >
                     {!required && <option value="">(none)</option>}
-                    {enumValues.map((v) => <option key={String(v)} value={String(v)}>{String(v)}</option>)}
+                    {enumValues.map((v) => (
+                      <option key={String(v)} value={String(v)}>
+                        {String(v)}
+                      </option>
+                    ))}
                   </select>
                 ) : (values[name]?.length ?? 0) > 60 || /raw|text|notes|description/i.test(name) ? (
                   <textarea
@@ -110,7 +152,9 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
                     value={values[name] ?? ''}
                     onChange={(e) => setValues({ ...values, [name]: e.target.value })}
                     aria-invalid={!!fieldError}
-                    aria-describedby={[prop.description ? `${id}-help` : '', fieldError ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}
+                    aria-describedby={
+                      [prop.description ? `${id}-help` : '', fieldError ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
+                    }
                   />
                 ) : (
                   <input
@@ -119,17 +163,27 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
                     value={values[name] ?? ''}
                     onChange={(e) => setValues({ ...values, [name]: e.target.value })}
                     aria-invalid={!!fieldError}
-                    aria-describedby={[prop.description ? `${id}-help` : '', fieldError ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}
+                    aria-describedby={
+                      [prop.description ? `${id}-help` : '', fieldError ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
+                    }
                   />
                 )}
                 {prop.description && <small id={`${id}-help`}>{prop.description}</small>}
-                {fieldError && <p id={`${id}-error`} className="field-error" role="alert">{plainError(fieldError.message)}</p>}
+                {fieldError && (
+                  <p id={`${id}-error`} className="field-error" role="alert">
+                    {plainError(fieldError.message)}
+                  </p>
+                )}
               </div>
             );
           })}
           <div className="actions">
-            <button type="submit" disabled={busy}>Run with these arguments</button>
-            <button type="button" className="secondary" onClick={() => setMode('view')}>Back</button>
+            <button type="submit" disabled={busy}>
+              Run with these arguments
+            </button>
+            <button type="button" className="secondary" onClick={() => setMode('view')}>
+              Back
+            </button>
           </div>
         </form>
       )}

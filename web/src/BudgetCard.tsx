@@ -13,10 +13,18 @@ export function BudgetCard({ item, onDecide }: PendingViewProps) {
       {item.prompt && <p>{item.prompt}</p>}
       <Countdown expiresAt={item.expiresAt} />
       <div className="actions">
-        <button type="button" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'approve' })}>Approve more</button>
-        <button type="button" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'reject', reason: 'budget not raised' })}>Reject</button>
+        <button type="button" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'approve' })}>
+          Approve more
+        </button>
+        <button type="button" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'reject', reason: 'budget not raised' })}>
+          Reject
+        </button>
       </div>
-      {error && <p role="alert" className="error">{error.message}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error.message}
+        </p>
+      )}
     </article>
   );
 }

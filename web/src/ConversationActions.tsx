@@ -5,7 +5,14 @@ import { ApiError, api, authorizationFor } from './api';
 import { connection } from './connection';
 
 /** "Jane’s refund!" → "janes-refund" */
-const fileName = (title: string) => title.toLowerCase().normalize('NFKD').replace(/[^\w\s-]/g, '').trim().replace(/[\s_-]+/g, '-').slice(0, 60) || 'conversation';
+const fileName = (title: string) =>
+  title
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/[\s_-]+/g, '-')
+    .slice(0, 60) || 'conversation';
 
 async function download(id: string, title: string, format: 'json' | 'markdown'): Promise<void> {
   const path = `/v1/conversations/${encodeURIComponent(id)}/export?format=${format}`;
@@ -18,7 +25,8 @@ async function download(id: string, title: string, format: 'json' | 'markdown'):
     throw new ApiError(0, 'network error');
   }
   connection.answered(startedAt);
-  if (!response.ok) throw new ApiError(response.status, ((await response.json().catch(() => ({}))) as { error?: string }).error ?? response.statusText);
+  if (!response.ok)
+    throw new ApiError(response.status, ((await response.json().catch(() => ({}))) as { error?: string }).error ?? response.statusText);
   const url = URL.createObjectURL(await response.blob());
   const link = document.createElement('a');
   link.href = url;
@@ -29,7 +37,19 @@ async function download(id: string, title: string, format: 'json' | 'markdown'):
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export function ConversationActions({ id, title, onRename, onDeleted, details }: { id: string; title: string; onRename: () => void; onDeleted: () => void; details: ReactNode }) {
+export function ConversationActions({
+  id,
+  title,
+  onRename,
+  onDeleted,
+  details,
+}: {
+  id: string;
+  title: string;
+  onRename: () => void;
+  onDeleted: () => void;
+  details: ReactNode;
+}) {
   const menu = useRef<HTMLDetailsElement>(null);
   const dialog = useRef<HTMLDialogElement>(null);
   const [error, setError] = useState<string>();
@@ -41,21 +61,66 @@ export function ConversationActions({ id, title, onRename, onDeleted, details }:
       <details className="menu" ref={menu}>
         <summary>Options</summary>
         <div className="menu-items">
-          <button type="button" className="secondary" onClick={() => { close(); onRename(); }}>Rename</button>
-          <button type="button" className="secondary" onClick={() => { close(); download(id, title, 'markdown').catch((e: ApiError) => setError(e.message)); }}>Export as Markdown</button>
-          <button type="button" className="secondary" onClick={() => { close(); download(id, title, 'json').catch((e: ApiError) => setError(e.message)); }}>Export as JSON</button>
-          <button type="button" className="secondary danger-text" onClick={() => { close(); setError(undefined); dialog.current?.showModal(); }}>Delete…</button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              close();
+              onRename();
+            }}
+          >
+            Rename
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              close();
+              download(id, title, 'markdown').catch((e: ApiError) => setError(e.message));
+            }}
+          >
+            Export as Markdown
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              close();
+              download(id, title, 'json').catch((e: ApiError) => setError(e.message));
+            }}
+          >
+            Export as JSON
+          </button>
+          <button
+            type="button"
+            className="secondary danger-text"
+            onClick={() => {
+              close();
+              setError(undefined);
+              dialog.current?.showModal();
+            }}
+          >
+            Delete…
+          </button>
           <details className="ops">
             <summary>Details</summary>
             {details}
           </details>
         </div>
       </details>
-      {error && <p role="alert" className="banner error">{error}</p>}
+      {error && (
+        <p role="alert" className="banner error">
+          {error}
+        </p>
+      )}
       <dialog ref={dialog} className="confirm" aria-labelledby="delete-title">
         <h2 id="delete-title">Delete “{title}”?</h2>
         <p>Its messages and decisions are removed for good. Export it first if you want to keep a copy.</p>
-        {error && <p role="alert" className="field-error">{error}</p>}
+        {error && (
+          <p role="alert" className="field-error">
+            {error}
+          </p>
+        )}
         <div className="actions">
           <button
             type="button"
@@ -76,7 +141,9 @@ export function ConversationActions({ id, title, onRename, onDeleted, details }:
           >
             {deleting ? 'Deleting…' : 'Delete'}
           </button>
-          <button type="button" className="secondary" autoFocus onClick={() => dialog.current?.close()}>Keep it</button>
+          <button type="button" className="secondary" autoFocus onClick={() => dialog.current?.close()}>
+            Keep it
+          </button>
         </div>
       </dialog>
     </>
@@ -110,7 +177,9 @@ export function RenameForm({ id, title, onDone }: { id: string; title: string; o
         }
       }}
     >
-      <label htmlFor="rename-title" className="visually-hidden">Title</label>
+      <label htmlFor="rename-title" className="visually-hidden">
+        Title
+      </label>
       <input
         id="rename-title"
         ref={input}
@@ -121,9 +190,17 @@ export function RenameForm({ id, title, onDone }: { id: string; title: string; o
         onChange={(e) => setValue(e.target.value)}
         onKeyDown={(e) => e.key === 'Escape' && onDone()}
       />
-      <button type="submit" disabled={busy}>Save</button>
-      <button type="button" className="secondary" onClick={() => onDone()}>Cancel</button>
-      {error && <p id="rename-error" role="alert" className="field-error">{error}</p>}
+      <button type="submit" disabled={busy}>
+        Save
+      </button>
+      <button type="button" className="secondary" onClick={() => onDone()}>
+        Cancel
+      </button>
+      {error && (
+        <p id="rename-error" role="alert" className="field-error">
+          {error}
+        </p>
+      )}
     </form>
   );
 }

@@ -13,7 +13,12 @@ export function dayLabel(iso: string, now = new Date()): string {
   const days = Math.round((start(now) - start(day)) / 86_400_000);
   if (days === 0) return 'Today';
   if (days === 1) return 'Yesterday';
-  return day.toLocaleDateString(undefined, { weekday: days < 7 ? 'long' : undefined, day: 'numeric', month: 'long', year: day.getFullYear() === now.getFullYear() ? undefined : 'numeric' });
+  return day.toLocaleDateString(undefined, {
+    weekday: days < 7 ? 'long' : undefined,
+    day: 'numeric',
+    month: 'long',
+    year: day.getFullYear() === now.getFullYear() ? undefined : 'numeric',
+  });
 }
 
 export function ConversationList({ activeId, version, onOpen }: { activeId?: string; version: number; onOpen?: () => void }) {
@@ -29,7 +34,10 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
   const showOlder = async () => {
     if (!moreCursor) return;
     try {
-      const page = await api<{ conversations: ConversationSummary[]; nextCursor: string | null }>('GET', `/v1/conversations?cursor=${encodeURIComponent(moreCursor)}`);
+      const page = await api<{ conversations: ConversationSummary[]; nextCursor: string | null }>(
+        'GET',
+        `/v1/conversations?cursor=${encodeURIComponent(moreCursor)}`,
+      );
       setOlder((was) => ({ items: [...was.items, ...page.conversations], cursor: page.nextCursor }));
     } catch (e) {
       setError((e as ApiError).message);
@@ -40,7 +48,10 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
     let stop = false;
     const load = async () => {
       try {
-        const { conversations, nextCursor } = await api<{ conversations: ConversationSummary[]; nextCursor?: string | null }>('GET', '/v1/conversations');
+        const { conversations, nextCursor } = await api<{ conversations: ConversationSummary[]; nextCursor?: string | null }>(
+          'GET',
+          '/v1/conversations',
+        );
         if (stop) return;
         setItems(conversations);
         setFirstCursor(nextCursor ?? null);
@@ -92,15 +103,29 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
       >
         New conversation
       </a>
-      <label htmlFor="search-conversations" className="visually-hidden">Search conversations by title</label>
-      <input id="search-conversations" type="search" placeholder="Search by title" value={query} onChange={(e) => setQuery(e.target.value)} />
-      {error && <p role="alert" className="banner error">{error}</p>}
+      <label htmlFor="search-conversations" className="visually-hidden">
+        Search conversations by title
+      </label>
+      <input
+        id="search-conversations"
+        type="search"
+        placeholder="Search by title"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+      />
+      {error && (
+        <p role="alert" className="banner error">
+          {error}
+        </p>
+      )}
       {!items ? (
         <p className="muted">Loading…</p>
       ) : items.length === 0 ? (
         <p className="muted">No conversations yet.</p>
       ) : groups.length === 0 ? (
-        <p className="muted" role="status">No conversation has “{query.trim()}” in its title.</p>
+        <p className="muted" role="status">
+          No conversation has “{query.trim()}” in its title.
+        </p>
       ) : (
         groups.map(([day, conversations]) => (
           <section key={day} className="day" aria-label={day}>

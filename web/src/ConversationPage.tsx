@@ -19,9 +19,31 @@ import { useFollow } from './useFollow';
 
 /** Events after which the server's view (status, pending items, usage, agent state) has changed. */
 // `progress`: a tool runs after an approval, which no longer waits (another tab that approved, a reload).
-const REFRESH_ON = new Set(['pending.opened', 'pending.closed', 'turn.ended', 'turn.started', 'usage', 'state.changed', ...REFRESH_EVENTS, 'message', 'turn.stopped', 'progress', 'title.changed']);
+const REFRESH_ON = new Set([
+  'pending.opened',
+  'pending.closed',
+  'turn.ended',
+  'turn.started',
+  'usage',
+  'state.changed',
+  ...REFRESH_EVENTS,
+  'message',
+  'turn.stopped',
+  'progress',
+  'title.changed',
+]);
 
-export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: string; meta?: Meta; onChanged: () => void; onDeleted: (title: string) => void }) {
+export function ConversationPage({
+  id,
+  meta,
+  onChanged,
+  onDeleted,
+}: {
+  id: string;
+  meta?: Meta;
+  onChanged: () => void;
+  onDeleted: (title: string) => void;
+}) {
   const [view, setView] = useState<ConversationView>();
   const [transcript, setTranscript] = useState<Transcript>(emptyTranscript);
   const [stream, setStream] = useState<StreamStatus>('connecting');
@@ -95,7 +117,11 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
   );
 
   const running = sending || view?.status === 'running' || Object.keys(deciding).length > 0;
-  const follow = useFollow({ ready: !!view, content: [transcript.order.length, transcript.drafts, transcript.items, transcript.progress], pendingIds: view?.pending.map((p) => p.id) ?? [] });
+  const follow = useFollow({
+    ready: !!view,
+    content: [transcript.order.length, transcript.drafts, transcript.items, transcript.progress],
+    pendingIds: view?.pending.map((p) => p.id) ?? [],
+  });
 
   // the tab names the conversation, and says when something waits for the person
   const waitingCount = view?.pending.length ?? 0;
@@ -136,7 +162,12 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
       setError(undefined);
       follow.stickNow();
       try {
-        const result = await api<TurnResult>('POST', `/v1/conversations/${id}/messages`, { text: message }, { idempotencyKey: newIdempotencyKey() });
+        const result = await api<TurnResult>(
+          'POST',
+          `/v1/conversations/${id}/messages`,
+          { text: message },
+          { idempotencyKey: newIdempotencyKey() },
+        );
         setTranscript((t) => addMessages(t, result.messages));
         onChanged();
         return true;
@@ -202,7 +233,6 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
     [id, onChanged, refresh],
   );
 
-
   // a tile's first prompt, sent once the page is ready
   useEffect(() => {
     if (!view) return;
@@ -212,28 +242,56 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
   }, [!!view]);
 
   // the pending items whose record is in the transcript: a declined call is said there, once
-  const recordedCalls = useMemo(() => new Set(Object.values(transcript.items).map((entry) => entry.item.callId).filter(Boolean) as string[]), [transcript.items]);
+  const recordedCalls = useMemo(
+    () =>
+      new Set(
+        Object.values(transcript.items)
+          .map((entry) => entry.item.callId)
+          .filter(Boolean) as string[],
+      ),
+    [transcript.items],
+  );
 
   if (gone) {
     return (
       <section className="conversation gone" aria-labelledby="gone-title">
-        <h1 id="gone-title" tabIndex={-1}>This conversation was deleted</h1>
+        <h1 id="gone-title" tabIndex={-1}>
+          This conversation was deleted
+        </h1>
         <p>It was deleted, here or in another window, and is no longer in your list. Nothing more can be added to it.</p>
-        <p><a className="button" href="/" onClick={(e) => { e.preventDefault(); navigate('/'); }}>Start a new conversation</a></p>
+        <p>
+          <a
+            className="button"
+            href="/"
+            onClick={(e) => {
+              e.preventDefault();
+              navigate('/');
+            }}
+          >
+            Start a new conversation
+          </a>
+        </p>
       </section>
     );
   }
   if (loadError && !view) {
     return (
       <section className="conversation">
-        <p role="alert" className="banner error">{loadError}</p>
+        <p role="alert" className="banner error">
+          {loadError}
+        </p>
       </section>
     );
   }
   if (!view) return <p className="muted loading">Loading the conversation…</p>;
 
   // the agent's own tools that declare sources (GET /v1/meta); an MCP tool never does
-  const withSources = new Set(meta?.agents.find((a) => a.name === view.agent)?.tools.filter((tool) => tool.sources).map((tool) => tool.name) ?? []);
+  const withSources = new Set(
+    meta?.agents
+      .find((a) => a.name === view.agent)
+      ?.tools.filter((tool) => tool.sources)
+      .map((tool) => tool.name) ?? [],
+  );
   const linkable = (tool: string) => withSources.has(tool);
   const workflowUrl = meta?.temporal.workflowUrlTemplate?.replace('{workflowId}', encodeURIComponent(view.workflowId));
   const SidePanel = sidePanelFor(view.agent);
@@ -260,7 +318,8 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
             />
           ) : (
             <h1 id="conversation-title">
-              <span className={`agent-tag agent-${view.agent}`}>{agentLabel(view.agent)}</span> <span className="title-text">{view.title}</span>
+              <span className={`agent-tag agent-${view.agent}`}>{agentLabel(view.agent)}</span>{' '}
+              <span className="title-text">{view.title}</span>
             </h1>
           )}
           <div className="head-meta">
@@ -269,15 +328,28 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
                 {running ? 'Working…' : 'Waiting for you'}
               </span>
             )}
-            {!running && view.status !== 'waiting' && <span className="status status-ready visually-hidden" role="status">Ready</span>}
+            {!running && view.status !== 'waiting' && (
+              <span className="status status-ready visually-hidden" role="status">
+                Ready
+              </span>
+            )}
             {/* for assistive technology and tests; a lost connection is the banner's to say */}
-            <span className={`stream stream-${stream} visually-hidden`}>{stream === 'live' ? 'Updates arrive as they happen' : 'Catching up…'}</span>
+            <span className={`stream stream-${stream} visually-hidden`}>
+              {stream === 'live' ? 'Updates arrive as they happen' : 'Catching up…'}
+            </span>
             {offline && (
-              <span className="chip offline-badge" title="No AI model is connected to this Brigade: a stand-in answers a few fixed phrasings">
+              <span
+                className="chip offline-badge"
+                title="No AI model is connected to this Brigade: a stand-in answers a few fixed phrasings"
+              >
                 Offline model
               </span>
             )}
-            {Subtitle ? <Subtitle view={view} /> : typeof view.client === 'string' && view.client && <span className="acting-for">for {view.client}</span>}
+            {Subtitle ? (
+              <Subtitle view={view} />
+            ) : (
+              typeof view.client === 'string' && view.client && <span className="acting-for">for {view.client}</span>
+            )}
             <ConversationActions
               id={id}
               title={view.title}
@@ -290,7 +362,10 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
                     {workflowUrl && (
                       <>
                         {' '}
-                        · <a href={workflowUrl} target="_blank" rel="noreferrer">Open in the Temporal Web UI</a>
+                        ·{' '}
+                        <a href={workflowUrl} target="_blank" rel="noreferrer">
+                          Open in the Temporal Web UI
+                        </a>
                       </>
                     )}
                   </p>
@@ -301,7 +376,11 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
             />
           </div>
         </header>
-        {loadError && <p role="alert" className="banner error">{loadError}</p>}
+        {loadError && (
+          <p role="alert" className="banner error">
+            {loadError}
+          </p>
+        )}
 
         <div className="scroller" ref={follow.scrollerRef}>
           {narrow && side}
@@ -309,14 +388,32 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
             {transcript.order.map((mid) => {
               if (mid.startsWith('progress:')) {
                 const key = mid.slice(9);
-                return <li key={mid} className="msg progress-row"><ProgressList progress={{ [key]: transcript.progress[key] ?? [] }} /></li>;
+                return (
+                  <li key={mid} className="msg progress-row">
+                    <ProgressList progress={{ [key]: transcript.progress[key] ?? [] }} />
+                  </li>
+                );
               }
               if (mid.startsWith('pending:')) {
                 const entry = transcript.items[mid.slice(8)];
-                return entry ? <PendingRecord key={mid} item={entry.item} closed={entry.closed} agent={view.agent} deciding={deciding[entry.item.id]} /> : null;
+                return entry ? (
+                  <PendingRecord key={mid} item={entry.item} closed={entry.closed} agent={view.agent} deciding={deciding[entry.item.id]} />
+                ) : null;
               }
               const message = transcript.messages[mid];
-              return message ? <MessageRow key={mid} message={message} agent={view.agent} callArgs={callArgs} ranArgs={ranArgs} recordedCalls={recordedCalls} linkable={linkable} /> : <DraftRow key={mid} draft={transcript.drafts[mid]} />;
+              return message ? (
+                <MessageRow
+                  key={mid}
+                  message={message}
+                  agent={view.agent}
+                  callArgs={callArgs}
+                  ranArgs={ranArgs}
+                  recordedCalls={recordedCalls}
+                  linkable={linkable}
+                />
+              ) : (
+                <DraftRow key={mid} draft={transcript.drafts[mid]} />
+              );
             })}
           </ol>
           {transcript.order.length === 0 && view.messages.length === 0 && examples.length > 0 && (
@@ -325,7 +422,9 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
               <ul>
                 {examples.map((example) => (
                   <li key={example}>
-                    <button type="button" className="secondary" onClick={() => compose(example)}>{example}</button>
+                    <button type="button" className="secondary" onClick={() => compose(example)}>
+                      {example}
+                    </button>
                   </li>
                 ))}
               </ul>
@@ -336,14 +435,37 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
           <div ref={follow.endRef} className="transcript-end" />
         </div>
 
-        {error && <p role="alert" className="banner error">{error}</p>}
+        {error && (
+          <p role="alert" className="banner error">
+            {error}
+          </p>
+        )}
         {held && (
           <p className="held" role="status">
             {running || !heldBlocked ? 'Held until the answer is done' : 'Held: sending it now would answer the item above'}: “{held}”{' '}
             {!running && heldBlocked && (
-              <button type="button" className="link" onClick={() => { const message = held; setHeld(undefined); send(message); }}>send now</button>
+              <button
+                type="button"
+                className="link"
+                onClick={() => {
+                  const message = held;
+                  setHeld(undefined);
+                  send(message);
+                }}
+              >
+                send now
+              </button>
             )}{' '}
-            <button type="button" className="link" onClick={() => { setText(held); setHeld(undefined); }}>edit</button>
+            <button
+              type="button"
+              className="link"
+              onClick={() => {
+                setText(held);
+                setHeld(undefined);
+              }}
+            >
+              edit
+            </button>
           </p>
         )}
         <form
@@ -363,13 +485,17 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
               New messages <span aria-hidden="true">↓</span>
             </button>
           )}
-          <label htmlFor="composer-text" className="visually-hidden">Message</label>
+          <label htmlFor="composer-text" className="visually-hidden">
+            Message
+          </label>
           <textarea
             id="composer-text"
             ref={composer}
             value={text}
             rows={2}
-            placeholder={view.pending.some((p) => p.kind === 'approval') ? 'A message declines the approval above, as your reason' : 'Write a message'}
+            placeholder={
+              view.pending.some((p) => p.kind === 'approval') ? 'A message declines the approval above, as your reason' : 'Write a message'
+            }
             onChange={(e) => setText(e.target.value)}
             onKeyDown={(e) => {
               if (e.key === 'Enter' && !e.shiftKey) {
@@ -380,7 +506,13 @@ export function ConversationPage({ id, meta, onChanged, onDeleted }: { id: strin
           />
           <button type="submit">{running ? 'Send when done' : 'Send'}</button>
           {(running || view.status === 'waiting') && (
-            <button type="button" className="stop" onClick={stop} disabled={stopping} title="Stop this answer; what it wrote so far is kept">
+            <button
+              type="button"
+              className="stop"
+              onClick={stop}
+              disabled={stopping}
+              title="Stop this answer; what it wrote so far is kept"
+            >
               {stopping ? 'Stopping…' : 'Stop'}
             </button>
           )}

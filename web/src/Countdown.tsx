@@ -9,7 +9,10 @@ export function Countdown({ expiresAt, label = 'Time left' }: { expiresAt?: stri
   const urgent = left < 10_000;
   return (
     <p className={`countdown ${urgent ? 'urgent' : ''}`}>
-      {label}: <strong aria-live={urgent ? 'assertive' : 'off'} data-testid="countdown">{formatRemaining(left)}</strong>
+      {label}:{' '}
+      <strong aria-live={urgent ? 'assertive' : 'off'} data-testid="countdown">
+        {formatRemaining(left)}
+      </strong>
       <span className="visually-hidden"> (until {new Date(expiresAt).toLocaleTimeString()})</span>
     </p>
   );

@@ -11,7 +11,13 @@ export function FallbackPendingCard({ item, onDecide }: PendingViewProps) {
   const decisions = item.decisions.filter((d) => d !== 'edit');
   return (
     <article className="pending-card" aria-labelledby={headingId}>
-      <h2 id={headingId}>{item.prompt ?? <>Decide on <code>{item.tool}</code></>}</h2>
+      <h2 id={headingId}>
+        {item.prompt ?? (
+          <>
+            Decide on <code>{item.tool}</code>
+          </>
+        )}
+      </h2>
       <dl className="args">
         {Object.entries(item.args).map(([k, v]) => (
           <div key={k}>
@@ -21,11 +27,22 @@ export function FallbackPendingCard({ item, onDecide }: PendingViewProps) {
         ))}
       </dl>
       <Countdown expiresAt={item.expiresAt} label="Decide within" />
-      {error && <p role="alert" className="banner error">{error.message}</p>}
+      {error && (
+        <p role="alert" className="banner error">
+          {error.message}
+        </p>
+      )}
       <div className="actions">
         {decisions.map((decision) => (
-          <button key={decision} type="button" className={decision === 'reject' || decision === 'no' ? 'danger' : undefined} disabled={busy} onClick={() => run({ pendingId: item.id, decision })}>
-            {decision[0]!.toUpperCase()}{decision.slice(1)}
+          <button
+            key={decision}
+            type="button"
+            className={decision === 'reject' || decision === 'no' ? 'danger' : undefined}
+            disabled={busy}
+            onClick={() => run({ pendingId: item.id, decision })}
+          >
+            {decision[0]!.toUpperCase()}
+            {decision.slice(1)}
           </button>
         ))}
       </div>

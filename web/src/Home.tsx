@@ -40,9 +40,17 @@ export function Home({ meta, onCreated, notice }: { meta?: Meta; onCreated: OnCr
 
   return (
     <div className="home">
-      {notice && <p role="status" className="banner">{notice}</p>}
+      {notice && (
+        <p role="status" className="banner">
+          {notice}
+        </p>
+      )}
       <h1 id="home-title">What would you like to do{meta ? `, ${meta.user}` : ''}?</h1>
-      {error && <p role="alert" className="banner error">{error}</p>}
+      {error && (
+        <p role="alert" className="banner error">
+          {error}
+        </p>
+      )}
       <ul className="tiles" aria-labelledby="home-title">
         {meta?.agents.map((a) => {
           const tile = tileFor(a.name);
@@ -59,7 +67,12 @@ export function Home({ meta, onCreated, notice }: { meta?: Meta; onCreated: OnCr
                         Ask “{tile.firstPrompt}”
                       </button>
                     )}
-                    <button type="button" disabled={!!busy} onClick={() => choose(a.name)} aria-label={`Start a conversation with ${tile.label}`}>
+                    <button
+                      type="button"
+                      disabled={!!busy}
+                      onClick={() => choose(a.name)}
+                      aria-label={`Start a conversation with ${tile.label}`}
+                    >
                       {busy === a.name ? 'Starting…' : 'Start'}
                     </button>
                   </div>
@@ -71,7 +84,17 @@ export function Home({ meta, onCreated, notice }: { meta?: Meta; onCreated: OnCr
           );
         })}
       </ul>
-      <NewConversation meta={meta} formRef={form} agent={agent} onAgent={(name) => { setAgent(name); setPrompt(undefined); }} prompt={prompt} onCreated={onCreated} />
+      <NewConversation
+        meta={meta}
+        formRef={form}
+        agent={agent}
+        onAgent={(name) => {
+          setAgent(name);
+          setPrompt(undefined);
+        }}
+        prompt={prompt}
+        onCreated={onCreated}
+      />
     </div>
   );
 }
@@ -154,11 +177,23 @@ function NewConversation({
       )}
       {start && <start.Fields values={startValues} onChange={(values) => setStarts((all) => ({ ...all, [chosen]: values }))} />}
       <label htmlFor="new-title">Title (optional)</label>
-      <input id="new-title" value={title} maxLength={200} placeholder="Made from your first message if left empty" onChange={(e) => setTitle(e.target.value)} />
+      <input
+        id="new-title"
+        value={title}
+        maxLength={200}
+        placeholder="Made from your first message if left empty"
+        onChange={(e) => setTitle(e.target.value)}
+      />
       {prompt && <p className="hint">Then asks: “{prompt}”</p>}
-      {error && <p role="alert" className="field-error">{error}</p>}
+      {error && (
+        <p role="alert" className="field-error">
+          {error}
+        </p>
+      )}
       {meta && allowed.length === 0 && <p className="field-error">Your sign-in may not use any agent.</p>}
-      <button type="submit" disabled={busy || !chosen}>{busy ? 'Starting…' : 'Start'}</button>
+      <button type="submit" disabled={busy || !chosen}>
+        {busy ? 'Starting…' : 'Start'}
+      </button>
     </form>
   );
 }

@@ -35,11 +35,21 @@ export function McpQuestionCard({ item, onDecide }: PendingViewProps) {
     <article className="pending-card question" aria-labelledby={headingId}>
       <h2 id={headingId}>{item.prompt ?? 'A question'}</h2>
       <p className="muted">
-        Asked by MCP server <strong data-testid="mcp-server">{mcpServerOf(item)?.server ?? '?'}</strong> while running <code>{mcpServerOf(item)?.tool ?? item.tool}</code>
+        Asked by MCP server <strong data-testid="mcp-server">{mcpServerOf(item)?.server ?? '?'}</strong> while running{' '}
+        <code>{mcpServerOf(item)?.tool ?? item.tool}</code>
       </p>
       <Countdown expiresAt={item.expiresAt} label="Answer within" />
-      {error && <p role="alert" className="banner error">{error.message}</p>}
-      <form onSubmit={(e) => { e.preventDefault(); run({ pendingId: item.id, decision: 'accept', args: answer() }); }}>
+      {error && (
+        <p role="alert" className="banner error">
+          {error.message}
+        </p>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          run({ pendingId: item.id, decision: 'accept', args: answer() });
+        }}
+      >
         {Object.entries(properties).map(([name, prop]) => {
           const id = `answer-${item.id}-${name}`;
           const fieldError = fieldErrors.find((f) => f.field === name);
@@ -47,24 +57,46 @@ export function McpQuestionCard({ item, onDecide }: PendingViewProps) {
           const choices = prop.enum ?? (type === 'boolean' ? [true, false] : undefined);
           return (
             <div className={`field ${fieldError ? 'invalid' : ''}`} key={name}>
-              <label htmlFor={id}>{name}{schema.required?.includes(name) ? ' (required)' : ''}</label>
+              <label htmlFor={id}>
+                {name}
+                {schema.required?.includes(name) ? ' (required)' : ''}
+              </label>
               {choices ? (
                 <select id={id} value={values[name] ?? ''} onChange={(e) => setValues({ ...values, [name]: e.target.value })}>
                   <option value="">(choose)</option>
-                  {choices.map((v) => <option key={String(v)} value={String(v)}>{String(v)}</option>)}
+                  {choices.map((v) => (
+                    <option key={String(v)} value={String(v)}>
+                      {String(v)}
+                    </option>
+                  ))}
                 </select>
               ) : (
-                <input id={id} type={type === 'number' || type === 'integer' ? 'number' : 'text'} value={values[name] ?? ''} onChange={(e) => setValues({ ...values, [name]: e.target.value })} />
+                <input
+                  id={id}
+                  type={type === 'number' || type === 'integer' ? 'number' : 'text'}
+                  value={values[name] ?? ''}
+                  onChange={(e) => setValues({ ...values, [name]: e.target.value })}
+                />
               )}
               {prop.description && <small>{prop.description}</small>}
-              {fieldError && <p className="field-error" role="alert">{fieldError.message}</p>}
+              {fieldError && (
+                <p className="field-error" role="alert">
+                  {fieldError.message}
+                </p>
+              )}
             </div>
           );
         })}
         <div className="actions">
-          <button type="submit" disabled={busy}>Answer</button>
-          <button type="button" className="danger" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'decline' })}>Decline</button>
-          <button type="button" className="secondary" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'cancel' })}>Cancel</button>
+          <button type="submit" disabled={busy}>
+            Answer
+          </button>
+          <button type="button" className="danger" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'decline' })}>
+            Decline
+          </button>
+          <button type="button" className="secondary" disabled={busy} onClick={() => run({ pendingId: item.id, decision: 'cancel' })}>
+            Cancel
+          </button>
         </div>
       </form>
     </article>

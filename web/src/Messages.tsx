@@ -22,13 +22,15 @@ function Changes({ changes }: { changes: [string, string, string][] }) {
   if (changes.length === 0) return null;
   return (
     <p className="changed">
-      You changed {changes.map(([field, before, after], i) => (
+      You changed{' '}
+      {changes.map(([field, before, after], i) => (
         <span key={field}>
           {i > 0 ? ', ' : ''}
-          {field}: <del>{before}</del> <span aria-hidden="true">→</span><span className="visually-hidden"> to </span> <ins>{after}</ins>
+          {field}: <del>{before}</del> <span aria-hidden="true">→</span>
+          <span className="visually-hidden"> to </span> <ins>{after}</ins>
         </span>
-      ))}
-      {' '}before approving.
+      ))}{' '}
+      before approving.
     </p>
   );
 }
@@ -71,7 +73,8 @@ export function MessageRow({
     return (
       <li className={`msg tool ${kind}`} data-message-id={message.id} tabIndex={-1}>
         <p className="tool-line">
-          <span aria-hidden="true">{kind === 'ok' ? '✓' : kind === 'declined' ? '✕' : '!'}</span> {resultSentence(agent, tool, message.result, args)}
+          <span aria-hidden="true">{kind === 'ok' ? '✓' : kind === 'declined' ? '✕' : '!'}</span>{' '}
+          {resultSentence(agent, tool, message.result, args)}
         </p>
         <Raw label="Details" value={message.result} />
         {!message.cards?.length && <ResultExtras result={message.result} linkable={linkable?.(tool) ?? false} />}
@@ -115,7 +118,12 @@ export function DraftRow({ draft }: { draft?: Draft }) {
   return (
     <li className="msg assistant streaming" aria-busy="true">
       <span className="visually-hidden">Agent (writing): </span>
-      <p>{draftText(draft)}<span className="caret" aria-hidden="true">▍</span></p>
+      <p>
+        {draftText(draft)}
+        <span className="caret" aria-hidden="true">
+          ▍
+        </span>
+      </p>
     </li>
   );
 }
@@ -133,7 +141,17 @@ const DECIDED: Record<string, string> = {
  * A pending item in the place it opened: what it asked, and once closed, how it ended and why. `deciding`: the
  * decision this page sent, while the turn it resumed still runs (the item closes when its tool is done).
  */
-export function PendingRecord({ item, closed, agent, deciding }: { item: PendingItem; closed?: ClosedInfo; agent: string; deciding?: string }) {
+export function PendingRecord({
+  item,
+  closed,
+  agent,
+  deciding,
+}: {
+  item: PendingItem;
+  closed?: ClosedInfo;
+  agent: string;
+  deciding?: string;
+}) {
   const what = pendingKind(item.kind).label.toLowerCase();
   const sentence = item.kind === 'approval' ? callSentence(agent, item.tool, item.args) : '';
   const prompt = item.prompt?.replace(/[.?!]+$/, '');
@@ -147,11 +165,15 @@ export function PendingRecord({ item, closed, agent, deciding }: { item: Pending
   else if (closed.closedAs === 'expired' || closed.timedOut) outcome = `No answer in time, so this ${what} ran out: ${about}.`;
   else if (closed.closedAs === 'superseded') outcome = `Answered by your message instead: ${about}${reason ? ` (${reason})` : ''}.`;
   else {
-    const option = closed.choice ? item.options?.find((o) => o.id === closed.choice)?.name ?? closed.choice : undefined;
+    const option = closed.choice ? (item.options?.find((o) => o.id === closed.choice)?.name ?? closed.choice) : undefined;
     outcome = `${DECIDED[closed.decision ?? ''] ?? 'You decided'}: ${option ?? about}${reason ? ` (${reason})` : ''}.`;
   }
   return (
-    <li className={`msg record ${closed ? `closed ${closed.closedAs ?? ''} ${closed.decision ?? ''}` : 'open'}`} data-pending-id={item.id} tabIndex={-1}>
+    <li
+      className={`msg record ${closed ? `closed ${closed.closedAs ?? ''} ${closed.decision ?? ''}` : 'open'}`}
+      data-pending-id={item.id}
+      tabIndex={-1}
+    >
       <span aria-hidden="true">{closed ? (closed.decision === 'reject' || closed.decision === 'no' ? '✕' : '✓') : '•'}</span> {outcome}
     </li>
   );

@@ -3,7 +3,17 @@ import type { Decide } from './agentHome';
 import { pendingKind } from './pendingKinds';
 import type { AgentName, Meta, PendingItem } from './types';
 
-export function PendingPanel({ pending, meta, agent, onDecide }: { pending: PendingItem[]; meta?: Meta; agent: AgentName; onDecide: Decide }) {
+export function PendingPanel({
+  pending,
+  meta,
+  agent,
+  onDecide,
+}: {
+  pending: PendingItem[];
+  meta?: Meta;
+  agent: AgentName;
+  onDecide: Decide;
+}) {
   if (pending.length === 0) return null;
   return (
     <section className="pending" aria-label="Waiting for you">
@@ -11,7 +21,12 @@ export function PendingPanel({ pending, meta, agent, onDecide }: { pending: Pend
         const { View } = pendingKind(item.kind);
         return (
           <div key={item.id} className="pending-slot" data-pending-card={item.id}>
-            <View item={item} agent={agent} schema={meta?.agents.find((a) => a.name === agent)?.tools.find((t) => t.name === item.tool)?.parameters} onDecide={onDecide} />
+            <View
+              item={item}
+              agent={agent}
+              schema={meta?.agents.find((a) => a.name === agent)?.tools.find((t) => t.name === item.tool)?.parameters}
+              onDecide={onDecide}
+            />
           </div>
         );
       })}

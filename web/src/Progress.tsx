@@ -18,7 +18,8 @@ export function ProgressList({ progress }: { progress: Record<string, ProgressSt
         const failure = reported.find((s) => s.state === 'failed');
         const names = reported.find((s) => s.steps)?.steps ?? [];
         const steps: (ProgressStep | { index: number; step?: undefined; state: string; message?: undefined })[] = [];
-        for (let index = 1; index <= of; index += 1) steps.push(reported.find((s) => s.index === index) ?? { index, state: failure ? 'skipped' : 'todo' });
+        for (let index = 1; index <= of; index += 1)
+          steps.push(reported.find((s) => s.index === index) ?? { index, state: failure ? 'skipped' : 'todo' });
         const done = steps.filter((s) => s.state === 'done').length;
         const skipped = steps.filter((s) => s.state === 'skipped').length;
         return (
@@ -35,7 +36,9 @@ export function ProgressList({ progress }: { progress: Record<string, ProgressSt
               {steps.map((s) => (
                 <li key={s.index} className={`step-${s.state}`}>
                   {humanName(s.step ?? names[s.index - 1] ?? `step ${s.index}`)}: <strong>{STATE_WORDS[s.state] ?? s.state}</strong>
-                  {s.message && s.state !== 'failed' && !/\bbytes\b|https?:\/\/|\bCLT-|workflow|\b[A-Z]{2,}_[A-Z_]+\b/i.test(s.message) ? <span className="muted"> — {s.message}</span> : null}
+                  {s.message && s.state !== 'failed' && !/\bbytes\b|https?:\/\/|\bCLT-|workflow|\b[A-Z]{2,}_[A-Z_]+\b/i.test(s.message) ? (
+                    <span className="muted"> — {s.message}</span>
+                  ) : null}
                 </li>
               ))}
             </ol>

@@ -31,7 +31,12 @@ export function ResultExtras({ result, linkable = false }: { result: unknown; li
   const sources = findSources(result);
   if (!cache && !sources) return null;
   const r = (result ?? {}) as Record<string, unknown>;
-  const summary = typeof r.summary === 'string' ? r.summary : typeof (r.summary as Card)?.text === 'string' ? String((r.summary as Card).text) : undefined;
+  const summary =
+    typeof r.summary === 'string'
+      ? r.summary
+      : typeof (r.summary as Card)?.text === 'string'
+        ? String((r.summary as Card).text)
+        : undefined;
   return (
     <div className="card summary-card">
       {summary && <p>{summary}</p>}
@@ -46,12 +51,19 @@ export function ResultExtras({ result, linkable = false }: { result: unknown; li
           <ul className="sources">
             {sources.map((s, i) => {
               const src = (typeof s === 'object' && s ? s : { title: String(s) }) as Card;
-              const url = typeof src.url === 'string' ? src.url : typeof src.uri === 'string' ? src.uri : typeof s === 'string' ? s : undefined;
+              const url =
+                typeof src.url === 'string' ? src.url : typeof src.uri === 'string' ? src.uri : typeof s === 'string' ? s : undefined;
               const { href, host } = sourceLink(url, linkable);
               const title = String(src.title ?? src.name ?? host ?? 'source');
               return (
                 <li key={i}>
-                  {href ? <a href={href} target="_blank" rel="noreferrer noopener">{title}</a> : title}
+                  {href ? (
+                    <a href={href} target="_blank" rel="noreferrer noopener">
+                      {title}
+                    </a>
+                  ) : (
+                    title
+                  )}
                   {host && <span className="source-host"> ({host})</span>}
                 </li>
               );

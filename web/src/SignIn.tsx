@@ -8,9 +8,15 @@ export function SignIn({ onSignIn, notice, oidc }: { onSignIn: (token: string) =
     return (
       <main className="signin" id="main">
         <h1>Brigade</h1>
-        {notice && <p role="alert" className="banner error">{notice}</p>}
+        {notice && (
+          <p role="alert" className="banner error">
+            {notice}
+          </p>
+        )}
         <p>Sign in with your organisation's account.</p>
-        <a className="button" href={`/auth/login?returnTo=${encodeURIComponent(returnTo)}`}>Sign in</a>
+        <a className="button" href={`/auth/login?returnTo=${encodeURIComponent(returnTo)}`}>
+          Sign in
+        </a>
       </main>
     );
   }
@@ -24,11 +30,25 @@ export function SignIn({ onSignIn, notice, oidc }: { onSignIn: (token: string) =
         }}
       >
         <p>Sign in with a bearer token. It stays in this browser tab's session storage until you sign out.</p>
-        {notice && <p role="alert" className="banner error">{notice}</p>}
+        {notice && (
+          <p role="alert" className="banner error">
+            {notice}
+          </p>
+        )}
         <label htmlFor="token">Bearer token</label>
-        <input id="token" name="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} required />
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autoComplete="off"
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+          required
+        />
         <button type="submit">Sign in</button>
-        <p className="hint">With <code>npm start</code>, the start-up lines include a link that signs in the dev user.</p>
+        <p className="hint">
+          With <code>npm start</code>, the start-up lines include a link that signs in the dev user.
+        </p>
       </form>
     </main>
   );

@@ -43,7 +43,9 @@ export async function readAuthSession(): Promise<AuthSession> {
 
 /** Ends the cookie session; then the provider's own sign-out, where it has one. */
 export async function signOutOfSession(): Promise<void> {
-  const response = await fetch('/auth/logout', { method: 'POST', headers: csrfToken ? { 'x-csrf-token': csrfToken } : {} }).catch(() => undefined);
+  const response = await fetch('/auth/logout', { method: 'POST', headers: csrfToken ? { 'x-csrf-token': csrfToken } : {} }).catch(
+    () => undefined,
+  );
   setCsrfToken(undefined);
   const body = (await response?.json().catch(() => undefined)) as { endSessionUrl?: string | null } | undefined;
   window.location.assign(body?.endSessionUrl || '/');
@@ -122,7 +124,12 @@ export function authorizationFor(path: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
-export async function api<T = any>(method: string, path: string, body?: unknown, init: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<T> {
+export async function api<T = any>(
+  method: string,
+  path: string,
+  body?: unknown,
+  init: { idempotencyKey?: string; signal?: AbortSignal } = {},
+): Promise<T> {
   let response: Response;
   const startedAt = connection.started();
   try {
@@ -160,4 +167,4 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
 
 // crypto.randomUUID needs a secure context; a LAN address over http is not one.
 export const newIdempotencyKey = () =>
-  `web-${typeof crypto.randomUUID === "function" ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`}`;
+  `web-${typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`}`;

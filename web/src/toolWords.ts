@@ -6,7 +6,12 @@ type Args = Record<string, unknown>;
 
 /** "cancel_order" → "Cancel order" */
 export function humanName(name: string): string {
-  const words = name.replace(/_tool$/, '').replace(/[_-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().trim();
+  const words = name
+    .replace(/_tool$/, '')
+    .replace(/[_-]+/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .trim();
   return words ? words[0]!.toUpperCase() + words.slice(1) : name;
 }
 
@@ -15,7 +20,10 @@ export function plainValue(value: unknown): string {
   if (value === null || value === undefined || value === '') return '(none)';
   if (typeof value === 'string') return value.length > 80 ? `${value.slice(0, 79)}…` : value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return value.every((v) => typeof v !== 'object' || v === null) ? value.map(plainValue).join(', ') || '(none)' : plural(value.length, 'item');
+  if (Array.isArray(value))
+    return value.every((v) => typeof v !== 'object' || v === null)
+      ? value.map(plainValue).join(', ') || '(none)'
+      : plural(value.length, 'item');
   return plural(Object.keys(value as object).length, 'detail');
 }
 
@@ -57,13 +65,17 @@ export function resultKind(result: unknown): ResultKind {
 /** A call that Stop left unanswered: calm, in the person's own terms (the server's text is for the model). */
 export function stoppedSentence(result: unknown): string {
   const running = /finishes on its own/.test(String((result as Args | null)?.error ?? ''));
-  return running ? 'You stopped this answer. What had already started finishes on its own, but is not added here.' : 'You stopped this answer before this was done.';
+  return running
+    ? 'You stopped this answer. What had already started finishes on its own, but is not added here.'
+    : 'You stopped this answer before this was done.';
 }
 
 /** The reason a person gave when declining, from the result the agent reads. */
 export function declineReason(result: unknown): string | undefined {
   const error = String((result as Args | null)?.error ?? '');
-  const match = /^The user rejected this call: (.*)$/s.exec(error) ?? /^Not run: the user answered with a message instead of approving: "(.*)"$/s.exec(error);
+  const match =
+    /^The user rejected this call: (.*)$/s.exec(error) ??
+    /^Not run: the user answered with a message instead of approving: "(.*)"$/s.exec(error);
   const why = match?.[1]?.trim();
   return why && why !== 'no reason given' ? why : undefined;
 }
@@ -114,6 +126,8 @@ function summary(result: unknown): string {
   const entries = Object.entries(result as Args);
   // a list counts as what its field names ("orders"), not as "results"
   for (const [k, v] of entries) if (Array.isArray(v)) return ` ${listCount(v.length, k)}.`;
-  const scalars = entries.filter(([k, v]) => (typeof v === 'string' || typeof v === 'number') && !/(^|_)id$|Id$|_at$|At$/.test(k) && String(v).length < 60).slice(0, 3);
+  const scalars = entries
+    .filter(([k, v]) => (typeof v === 'string' || typeof v === 'number') && !/(^|_)id$|Id$|_at$|At$/.test(k) && String(v).length < 60)
+    .slice(0, 3);
   return scalars.length ? ` ${scalars.map(([k, v]) => `${humanName(k)}: ${v}`).join(' · ')}.` : '';
 }

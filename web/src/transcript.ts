@@ -117,7 +117,7 @@ export function mergeDelta(draft: Draft | undefined, delta: { attempt?: unknown;
   const ahead = { ...base.ahead };
   if ((ahead[offset]?.length ?? 0) < text.length) ahead[offset] = text;
   let merged = base.text;
-  for (let moved = true; moved; ) {
+  for (let moved = true; moved;) {
     moved = false;
     for (const key of Object.keys(ahead)) {
       const start = Number(key);

@@ -31,7 +31,9 @@ export function useFollow({ ready, content, pendingIds }: { ready: boolean; cont
     if (!end || !scroller) return;
     // the newest content's end; a message taller than the view shows from its start
     scroller.scrollTop = scroller.scrollHeight;
-    const last = end.previousElementSibling?.matches('.pending') ? end.previousElementSibling : scroller.querySelector('.transcript > li:last-child');
+    const last = end.previousElementSibling?.matches('.pending')
+      ? end.previousElementSibling
+      : scroller.querySelector('.transcript > li:last-child');
     if (last && last.getBoundingClientRect().top < scroller.getBoundingClientRect().top) last.scrollIntoView({ block: 'start' });
     stick.current = true;
     setUnseen(false);
@@ -96,7 +98,9 @@ export function useFollow({ ready, content, pendingIds }: { ready: boolean; cont
     }
     if (decided.current && !pendingIds.includes(decided.current)) {
       // the decided card has gone: its record (or the newest message) takes the focus it had
-      const record = document.querySelector<HTMLElement>(`[data-pending-id="${CSS.escape(decided.current)}"]`) ?? document.querySelector<HTMLElement>('.transcript > li:last-child');
+      const record =
+        document.querySelector<HTMLElement>(`[data-pending-id="${CSS.escape(decided.current)}"]`) ??
+        document.querySelector<HTMLElement>('.transcript > li:last-child');
       decided.current = undefined;
       record?.focus({ preventScroll: true });
       toEnd();

@@ -20,7 +20,8 @@ export function formatRemaining(ms: number): string {
   return h < 48 ? `${h} h ${m % 60} min` : `${Math.floor(h / 24)} days`;
 }
 
-export const asText = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
+export const asText = (value: unknown): string =>
+  typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
 
 export function shortJson(value: unknown, max = 80): string {
   const text = JSON.stringify(value) ?? '';
@@ -30,5 +31,6 @@ export function shortJson(value: unknown, max = 80): string {
 /** Drafts survive a reload or a failed send: nothing typed is lost. */
 export const drafts = {
   get: (key: string) => sessionStorage.getItem(`brigade.draft.${key}`) ?? '',
-  set: (key: string, text: string) => (text ? sessionStorage.setItem(`brigade.draft.${key}`, text) : sessionStorage.removeItem(`brigade.draft.${key}`)),
+  set: (key: string, text: string) =>
+    text ? sessionStorage.setItem(`brigade.draft.${key}`, text) : sessionStorage.removeItem(`brigade.draft.${key}`),
 };

@@ -71,12 +71,21 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
   await progress('profile', 'started');
   if (!input.client) {
     await progress('profile', 'failed', 'no client');
-    return done({ status: 'CLIENT_NOT_FOUND', message: 'This conversation acts for no client (bar), so there is no profile to recommend from.' });
+    return done({
+      status: 'CLIENT_NOT_FOUND',
+      message: 'This conversation acts for no client (bar), so there is no profile to recommend from.',
+    });
   }
   const looked = await profileActivities.beerProfile.executeWithOptions({ summary: `profile of client ${input.client}` }, [
     { userId: input.userId, client: input.client },
   ]);
-  log.push({ step: 'profile', tool: 'get_client_profile', at: new Date().toISOString(), ms: looked.ms, status: looked.profile ? 'success' : 'not_found' });
+  log.push({
+    step: 'profile',
+    tool: 'get_client_profile',
+    at: new Date().toISOString(),
+    ms: looked.ms,
+    status: looked.profile ? 'success' : 'not_found',
+  });
   const profile = looked.profile;
   if (!profile) {
     await progress('profile', 'failed', 'client not found');
@@ -97,7 +106,14 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
       { summary: `search ${[query.city, query.state, query.brewery_type].filter(Boolean).join(', ')}` },
       [args],
     );
-    log.push({ step: 'search', tool: 'search_breweries', at: new Date().toISOString(), ms, status: result.status, detail: JSON.stringify(query) });
+    log.push({
+      step: 'search',
+      tool: 'search_breweries',
+      at: new Date().toISOString(),
+      ms,
+      status: result.status,
+      detail: JSON.stringify(query),
+    });
     searches.push({ ...query, status: result.status, found: result.metadata.total_found, new: result.breweries.length });
     if (result.status === 'API_ERROR') {
       apiError = result;
@@ -111,8 +127,14 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
   if (picks.length === 0) {
     // the step's message is read by people (the progress card) and operators (the Web UI's details)
     await progress('search', 'failed', apiError ? (apiError.error ?? 'OpenBreweryDB is unavailable') : 'no new breweries');
-    if (apiError) return done({ status: 'API_ERROR', client: clientView, error: apiError.error ?? 'OpenBreweryDB is unavailable', searches });
-    return done({ status: 'NO_NEW_BREWERIES', client: clientView, message: `No new breweries found in ${profile.city}, ${profile.state} or elsewhere in the state.`, searches });
+    if (apiError)
+      return done({ status: 'API_ERROR', client: clientView, error: apiError.error ?? 'OpenBreweryDB is unavailable', searches });
+    return done({
+      status: 'NO_NEW_BREWERIES',
+      client: clientView,
+      message: `No new breweries found in ${profile.city}, ${profile.state} or elsewhere in the state.`,
+      searches,
+    });
   }
   await progress('search', 'done', `${picks.length} new breweries`);
 
@@ -152,15 +174,33 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
   const chosen = picks.find((b) => b.brewery_id === choice.id)!;
   const address = [chosen.street, chosen.city, chosen.state, chosen.postal_code].filter((part) => part !== 'Unavailable').join(', ');
   const { result: summary, ms } = await summaryActivities.beerSummary.executeWithOptions({ summary: `summary of ${chosen.brewery_name}` }, [
-    { brewery_name: chosen.brewery_name, url: chosen.website_url, brewery_type: chosen.brewery_type, ...(address ? { address } : {}), userId: input.userId, conversationId: input.conversationId },
+    {
+      brewery_name: chosen.brewery_name,
+      url: chosen.website_url,
+      brewery_type: chosen.brewery_type,
+      ...(address ? { address } : {}),
+      userId: input.userId,
+      conversationId: input.conversationId,
+    },
   ]);
   if (summary.metadata.grounded) grounded += 1;
-  log.push({ step: 'summary', tool: 'get_website_summary', at: new Date().toISOString(), ms, status: summary.status, cacheStatus: summary.cache_status });
-  await progress('summary', summary.status === 'success' ? 'done' : 'failed', summary.status === 'success' ? summary.cache_status ?? undefined : summary.status);
-  return done({ ...base, chosen: { brewery_id: chosen.brewery_id, brewery_name: chosen.brewery_name }, summary: summaryForModel(summary) }, [
-    breweriesCard,
-    summaryCard(chosen, summary),
-  ]);
+  log.push({
+    step: 'summary',
+    tool: 'get_website_summary',
+    at: new Date().toISOString(),
+    ms,
+    status: summary.status,
+    cacheStatus: summary.cache_status,
+  });
+  await progress(
+    'summary',
+    summary.status === 'success' ? 'done' : 'failed',
+    summary.status === 'success' ? (summary.cache_status ?? undefined) : summary.status,
+  );
+  return done(
+    { ...base, chosen: { brewery_id: chosen.brewery_id, brewery_name: chosen.brewery_name }, summary: summaryForModel(summary) },
+    [breweriesCard, summaryCard(chosen, summary)],
+  );
 }
 
 function cardOf(b: BreweryResult): JsonObject {
@@ -195,4 +235,3 @@ function summaryCard(chosen: BreweryResult, summary: SummaryResult): JsonObject 
     sources: summary.grounding?.source_count ?? 0,
   };
 }
-

@@ -8,7 +8,6 @@ import { BEER_STAFF_ROLE } from './spec.ts';
 import type { Principal } from '../../api/auth.ts';
 import { HttpError, echo } from '../../api/http-error.ts';
 
-
 export async function requireBeerClient(pool: pg.Pool, principal: Principal, bodyClient: string | undefined): Promise<void> {
   const client = principal.client ?? bodyClient;
   if (!principal.client) {
@@ -25,7 +24,10 @@ export async function requireBeerClient(pool: pg.Pool, principal: Principal, bod
   if (!(await beerClientExists(pool, principal.user, client!))) {
     // Read by a person in the web client's form, so a sentence that says what to do, not where we looked.
     if (principal.client) {
-      throw new HttpError(400, `The bar this token acts for ("${echo(client!)}") does not exist. Ask whoever gave you the token to correct it.`);
+      throw new HttpError(
+        400,
+        `The bar this token acts for ("${echo(client!)}") does not exist. Ask whoever gave you the token to correct it.`,
+      );
     }
     const message = `No bar with the id "${echo(client!)}". Pick a bar from the list.`;
     throw new HttpError(400, message, { fields: [{ field: 'client', message }] });

@@ -16,7 +16,12 @@ import { notFound } from '../../api/http-error.ts';
 import { barsScope } from './client-access.ts';
 import { barsFor, setBeerClient } from './clients-db.ts';
 
-export const BeerClientView = z.object({ clientId: z.string(), name: z.string(), city: z.string().nullable(), state: z.string().nullable() });
+export const BeerClientView = z.object({
+  clientId: z.string(),
+  name: z.string(),
+  city: z.string().nullable(),
+  state: z.string().nullable(),
+});
 
 export const BeerBarList = z.object({ bars: z.array(BeerClientView) });
 
@@ -26,7 +31,9 @@ export function beerClientRoutes({ pool }: { pool: pg.Pool }): Router {
   router.get('/bars', async (_req, res) => {
     const principal = principalOf(res);
     const rows = await barsFor(pool, principal.user, barsScope(principal));
-    res.json(BeerBarList.parse({ bars: rows.map((row) => ({ clientId: row.client_id, name: row.name, city: row.city, state: row.state })) }));
+    res.json(
+      BeerBarList.parse({ bars: rows.map((row) => ({ clientId: row.client_id, name: row.name, city: row.city, state: row.state })) }),
+    );
   });
   router.get('/conversations/:id/bar', async (req, res) => {
     // the owner's conversation only, under the rule every conversation route keeps; its client was checked when it was opened

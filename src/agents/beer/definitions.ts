@@ -6,7 +6,20 @@ import { z } from 'zod';
 import { simplifyBreweryName, stateName } from './names.ts';
 
 export const BREWERY_TYPES = [
-  'micro', 'nano', 'regional', 'brewpub', 'large', 'planning', 'bar', 'contract', 'proprietor', 'closed', 'taproom', 'cidery', 'beergarden', 'location',
+  'micro',
+  'nano',
+  'regional',
+  'brewpub',
+  'large',
+  'planning',
+  'bar',
+  'contract',
+  'proprietor',
+  'closed',
+  'taproom',
+  'cidery',
+  'beergarden',
+  'location',
 ] as const;
 export const BreweryType = z.enum(BREWERY_TYPES);
 export type BreweryType = z.infer<typeof BreweryType>;
@@ -26,7 +39,7 @@ export const SearchBreweriesArgs = z
       .array(z.string().max(200))
       .max(500)
       .default([])
-      .describe("Names of breweries the client already buys from; they are left out of the results"),
+      .describe('Names of breweries the client already buys from; they are left out of the results'),
     per_page: z.number().int().min(1).max(200).default(50).describe('How many breweries to ask the API for (1-200)'),
   })
   .refine((args) => args.city !== undefined || args.state !== undefined, { message: 'name a city or a state', path: ['city'] });
@@ -130,7 +143,9 @@ export interface SearchQuery {
  * the whole state. The workflow stops as soon as enough new breweries are found.
  */
 export function searchPlan(profile: Pick<ClientProfile, 'city' | 'state' | 'top_brewery_types'>): SearchQuery[] {
-  const types = [...new Set(profile.top_brewery_types.filter((type): type is BreweryType => (BREWERY_TYPES as readonly string[]).includes(type)))];
+  const types = [
+    ...new Set(profile.top_brewery_types.filter((type): type is BreweryType => (BREWERY_TYPES as readonly string[]).includes(type))),
+  ];
   const plan: SearchQuery[] = types.map((brewery_type) => ({ city: profile.city, state: profile.state, brewery_type }));
   plan.push({ city: profile.city, state: profile.state }, { state: profile.state });
   return plan;

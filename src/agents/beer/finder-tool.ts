@@ -12,7 +12,7 @@ import { AUTO, defineChildTool, defineTool } from '../../shared/tool-spec.ts';
 export const searchBreweriesTool = defineTool({
   name: 'search_breweries_tool',
   description:
-    'Search OpenBreweryDB for breweries in a city and/or US state, optionally of one brewery type, leaving out the client\'s brewery history. Statuses: success, NO_BREWERIES, NO_NEW_BREWERIES, API_ERROR.',
+    "Search OpenBreweryDB for breweries in a city and/or US state, optionally of one brewery type, leaving out the client's brewery history. Statuses: success, NO_BREWERIES, NO_NEW_BREWERIES, API_ERROR.",
   args: SearchBreweriesArgs,
   policy: AUTO,
 });
@@ -28,7 +28,7 @@ export const websiteSummaryTool = defineTool({
 export const recommendBreweriesTool = defineChildTool({
   name: 'recommend_breweries',
   description:
-    "Run the whole recommendation for the authenticated client: profile, search near it minus its history, present 3 to 5 new breweries, ask the user whether they want details (30 s), and summarise the one they pick. No arguments.",
+    'Run the whole recommendation for the authenticated client: profile, search near it minus its history, present 3 to 5 new breweries, ask the user whether they want details (30 s), and summarise the one they pick. No arguments.',
   args: RecommendArgs,
   policy: AUTO,
   runner: { kind: 'child', workflow: RECOMMENDATION_WORKFLOW, idPrefix: RECOMMENDATION_ID_PREFIX },

@@ -28,15 +28,31 @@ export const beerOfflineChat: Pick<AgentOffline, 'phrases' | 'rules'> = {
     },
   ],
   rules: [
-    { rank: FINDER_RANK, tool: 'recommend_breweries', match: (text) => (/\brecommend\b[^.?!]*\bbrewer(?:y|ies)\b|\bbrewery\s+recommendations?\b/i.test(text) ? {} : undefined) },
+    {
+      rank: FINDER_RANK,
+      tool: 'recommend_breweries',
+      match: (text) => (/\brecommend\b[^.?!]*\bbrewer(?:y|ies)\b|\bbrewery\s+recommendations?\b/i.test(text) ? {} : undefined),
+    },
     { rank: FINDER_RANK, tool: 'get_website_summary_tool', match: matchSummary },
     { rank: FINDER_RANK, tool: 'search_breweries_tool', match: matchBrewerySearch },
     // the profile is always the conversation's client's, so no id is needed
-    { rank: PROFILE_RANK, tool: 'get_client_profile_tool', match: (text) => (/\b(?:my\s+(?:client\s+)?profile|who\s+am\s+i)\b/i.test(text) ? {} : undefined) },
-    { rank: PROFILE_RANK, tool: 'run_analytical_query_tool', match: question(/\bhow\s+(?:many|much)\b.+\b(?:did|have)\s+(?:i|we)\s+(?:buy|bought|purchased?|order(?:ed)?)\b/i) },
+    {
+      rank: PROFILE_RANK,
+      tool: 'get_client_profile_tool',
+      match: (text) => (/\b(?:my\s+(?:client\s+)?profile|who\s+am\s+i)\b/i.test(text) ? {} : undefined),
+    },
+    {
+      rank: PROFILE_RANK,
+      tool: 'run_analytical_query_tool',
+      match: question(/\bhow\s+(?:many|much)\b.+\b(?:did|have)\s+(?:i|we)\s+(?:buy|bought|purchased?|order(?:ed)?)\b/i),
+    },
     { rank: PROFILE_RANK, tool: 'run_analytical_query_tool', match: question(/\b(?:my|our)\s+top\s+(?:breweries|beers)\b/i) },
     { rank: PROFILE_RANK, tool: 'run_analytical_query_tool', match: question(/\b(?:best[-\s]selling|most\s+(?:sold|popular))\s+beer\b/i) },
-    { rank: PROFILE_RANK, tool: 'run_analytical_query_tool', match: question(/\bwhat\s+(?:did|does|has)\s+(?:client\s+)?CLT-[A-Z0-9]+\s+(?:buy|bought|purchase)/i) },
+    {
+      rank: PROFILE_RANK,
+      tool: 'run_analytical_query_tool',
+      match: question(/\bwhat\s+(?:did|does|has)\s+(?:client\s+)?CLT-[A-Z0-9]+\s+(?:buy|bought|purchase)/i),
+    },
   ],
 };
 
@@ -59,7 +75,6 @@ function matchBrewerySearch(text: string): JsonObject | undefined {
     ...(type && !/^(?:new|some|the|all)$/i.test(type) ? { brewery_type: type.toLowerCase() } : {}),
   };
 }
-
 
 function clean(token: string): string {
   return token.replace(/^["'(<]+/, '').replace(/[.,;!?)"'>]+$/, '');

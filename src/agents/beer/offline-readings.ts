@@ -7,8 +7,11 @@ const text = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 
 function describeSummary(summary: Obj): string {
-  if (typeof summary.summary !== 'string') return `No summary of ${text(summary.brewery_name)}: ${text(summary.error) ?? text(summary.status)}.`;
-  const cache = { CACHE_HIT: 'from the cache', CACHE_STALE: 'refreshed, the cached one was stale', CACHE_MISS: 'new' }[String(summary.cache_status)] ?? '';
+  if (typeof summary.summary !== 'string')
+    return `No summary of ${text(summary.brewery_name)}: ${text(summary.error) ?? text(summary.status)}.`;
+  const cache =
+    { CACHE_HIT: 'from the cache', CACHE_STALE: 'refreshed, the cached one was stale', CACHE_MISS: 'new' }[String(summary.cache_status)] ??
+    '';
   return `${text(summary.brewery_name)} (${cache}): ${summary.summary}`;
 }
 
@@ -28,7 +31,9 @@ function describeRecommendation(value: unknown): string | undefined {
 function describeSearch(value: unknown): string | undefined {
   if (!isObject(value) || !Array.isArray(value.breweries) || value.status !== 'success') return undefined;
   const breweries = value.breweries as Obj[];
-  const list = breweries.slice(0, 10).map((b, i) => `${i + 1}. ${text(b.brewery_name)} (${text(b.brewery_type)}) - ${text(b.city)}, ${text(b.state)}`);
+  const list = breweries
+    .slice(0, 10)
+    .map((b, i) => `${i + 1}. ${text(b.brewery_name)} (${text(b.brewery_type)}) - ${text(b.city)}, ${text(b.state)}`);
   const more = breweries.length > 10 ? `\n...and ${breweries.length - 10} more.` : '';
   return `Found ${breweries.length} new ${breweries.length === 1 ? 'brewery' : 'breweries'}:\n${list.join('\n')}${more}`;
 }

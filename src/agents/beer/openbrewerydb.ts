@@ -94,7 +94,12 @@ export async function listBreweries(query: BreweryQuery, options: OpenBreweryDbO
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
-  throw new OpenBreweryDbError(`${last?.message ?? 'OpenBreweryDB failed'} (after ${options.maxAttempts} attempt${options.maxAttempts === 1 ? '' : 's'})`, options.maxAttempts, last?.status, last?.code);
+  throw new OpenBreweryDbError(
+    `${last?.message ?? 'OpenBreweryDB failed'} (after ${options.maxAttempts} attempt${options.maxAttempts === 1 ? '' : 's'})`,
+    options.maxAttempts,
+    last?.status,
+    last?.code,
+  );
 }
 
 async function once(url: URL, timeoutMs: number): Promise<ApiBrewery[]> {
@@ -111,7 +116,11 @@ async function once(url: URL, timeoutMs: number): Promise<ApiBrewery[]> {
   }
   if (response.status === 429 || response.status >= 500) {
     const retryAfter = Number(response.headers.get('retry-after'));
-    throw new Retryable(`OpenBreweryDB answered HTTP ${response.status}`, response.status, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
+    throw new Retryable(
+      `OpenBreweryDB answered HTTP ${response.status}`,
+      response.status,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined,
+    );
   }
   if (!response.ok) throw new OpenBreweryDbError(`OpenBreweryDB answered HTTP ${response.status}`, 1, response.status);
   let parsed: unknown;

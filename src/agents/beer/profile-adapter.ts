@@ -5,7 +5,8 @@ import { stateName } from './names.ts';
 
 type Raw = Record<string, unknown>;
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 
 export function toClientProfile(raw: Raw): ClientProfile | null {
@@ -29,6 +30,8 @@ export function toClientProfile(raw: Raw): ClientProfile | null {
     state: stateName(state) ?? state,
     top_brewery_types: strings(raw.top3_brewery_types ?? raw.top_brewery_types),
     // The full purchase history when the profile has it; the recent top breweries at least.
-    brewery_history: [...new Set([...history, ...strings(raw.top3_breweries_recently), ...(text(raw.client_name) ? [text(raw.client_name)!] : [])])],
+    brewery_history: [
+      ...new Set([...history, ...strings(raw.top3_breweries_recently), ...(text(raw.client_name) ? [text(raw.client_name)!] : [])]),
+    ],
   };
 }

@@ -37,9 +37,7 @@ export interface ClientProfileRow {
 }
 
 export type ProfileResult =
-  | ClientProfileRow
-  | { status: 'not_found'; error: string; search_metadata: SearchMetadata }
-  | { status: 'refused'; error: string };
+  ClientProfileRow | { status: 'not_found'; error: string; search_metadata: SearchMetadata } | { status: 'refused'; error: string };
 
 const PROFILE_COLUMNS = `c.client_id, c.client_name, c.client_city, c.client_state, c.postal_code,
        c.top3_brewery_types, c.top5_beers_recently, c.top3_breweries_recently,
@@ -69,11 +67,7 @@ export function refusedOtherClient(own: string, asked: string): { status: 'refus
  * workflow's activity. `db` must be inside a transaction as brigade_app: the client is set for it.
  * Without `lookup.client_id` it goes straight to the postal code and name when both are given, else by id.
  */
-export async function getClientProfile(
-  db: pg.ClientBase,
-  clientId: string,
-  lookup: ClientProfileArgs = {},
-): Promise<ProfileResult> {
+export async function getClientProfile(db: pg.ClientBase, clientId: string, lookup: ClientProfileArgs = {}): Promise<ProfileResult> {
   const own = normaliseClientId(clientId);
   const byName = lookup.postal_code !== undefined && lookup.client_name !== undefined;
   // no id and no postal code with name: the conversation's client is the one meant
@@ -133,7 +127,7 @@ function toProfile(row: Record<string, any>, search_metadata: SearchMetadata): C
 
 export const NO_CLIENT = {
   status: 'error',
-  error: 'This conversation has no client: a beer conversation must be opened for a client (the token\'s, or named by beer-staff)',
+  error: "This conversation has no client: a beer conversation must be opened for a client (the token's, or named by beer-staff)",
 } as const;
 
 export const getClientProfileTool = async (args: ClientProfileArgs, context: ToolContext) => {

@@ -59,7 +59,12 @@ export async function searchBreweries(args: SearchBreweriesArgs, client: OpenBre
   metadata.elapsed_ms = Math.round(performance.now() - started);
   if (found.length === 0) return { status: 'NO_BREWERIES', breweries: [], message: `No ${what} found in ${where}.`, metadata };
   if (fresh.length === 0) {
-    return { status: 'NO_NEW_BREWERIES', breweries: [], message: `All ${found.length} ${what} found in ${where} are already in the client's history.`, metadata };
+    return {
+      status: 'NO_NEW_BREWERIES',
+      breweries: [],
+      message: `All ${found.length} ${what} found in ${where} are already in the client's history.`,
+      metadata,
+    };
   }
   return { status: 'success', breweries: fresh, metadata };
 }
@@ -90,7 +95,11 @@ export function toResult(brewery: ApiBrewery): BreweryResult {
   };
 }
 
-export const clientOptions = (config: { OPENBREWERYDB_BASE_URL: string; OPENBREWERYDB_TIMEOUT: number; OPENBREWERYDB_MAX_ATTEMPTS: number }): OpenBreweryDbOptions => ({
+export const clientOptions = (config: {
+  OPENBREWERYDB_BASE_URL: string;
+  OPENBREWERYDB_TIMEOUT: number;
+  OPENBREWERYDB_MAX_ATTEMPTS: number;
+}): OpenBreweryDbOptions => ({
   baseUrl: config.OPENBREWERYDB_BASE_URL,
   timeoutMs: config.OPENBREWERYDB_TIMEOUT,
   maxAttempts: config.OPENBREWERYDB_MAX_ATTEMPTS,

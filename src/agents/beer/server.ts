@@ -30,5 +30,8 @@ export const beerServer = defineAgentServer({
   // k of the aggregate views lives in the database, where the views read it
   onWorkerStart: ({ config, pool }) => setBeerMinClients(pool, config.BEER_MIN_CLIENTS),
   settings: (config) => ({ beerConfirmationTimeoutMs: config.BEER_CONFIRMATION_TIMEOUT }),
-  openapi: { schemas: { ConversationMetrics: ConversationMetricsView, BeerClient: BeerClientView, BeerBarList }, paths: (helpers) => ({ ...beerMetricsPaths(helpers), ...beerClientPaths(helpers) }) },
+  openapi: {
+    schemas: { ConversationMetrics: ConversationMetricsView, BeerClient: BeerClientView, BeerBarList },
+    paths: (helpers) => ({ ...beerMetricsPaths(helpers), ...beerClientPaths(helpers) }),
+  },
 });

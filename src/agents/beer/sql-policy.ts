@@ -38,8 +38,8 @@ export const BEER_SQL_POLICY: SqlPolicy = {
   functions: SAFE_FUNCTIONS,
   types: SAFE_TYPES,
   hints: {
-    insert: 'The analytical tool only reads: SELECT from the client\'s own data or the sales_by_* aggregates',
-    delete: 'The analytical tool only reads: SELECT from the client\'s own data or the sales_by_* aggregates',
+    insert: "The analytical tool only reads: SELECT from the client's own data or the sales_by_* aggregates",
+    delete: "The analytical tool only reads: SELECT from the client's own data or the sales_by_* aggregates",
   },
 };
 
@@ -61,7 +61,7 @@ export async function guardBeerSql(sql: string, clientId: string): Promise<Guard
       ok: false,
       error:
         `Query refused: it asks for another client's data (${others.join(', ')}). This conversation acts for ${own} and may read ` +
-        "only its own purchases; other clients only as aggregates (the sales_by_* views).",
+        'only its own purchases; other clients only as aggregates (the sales_by_* views).',
     };
   }
   return guarded;

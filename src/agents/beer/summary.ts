@@ -17,7 +17,6 @@ export interface SummaryDeps {
   groundingTimeoutMs?: number;
 }
 
-
 /** The website's normalized form, or undefined when it is not a usable http(s) address. */
 export function normalizeUrl(raw: string): { url: string; key: string } | undefined {
   const text = raw.trim();
@@ -78,7 +77,7 @@ export async function getWebsiteSummary(args: WebsiteSummaryArgs, deps: SummaryD
   try {
     await db.query('BEGIN');
     // Held until COMMIT: a second caller for the same brewery waits here, then finds the fresh row.
-    await db.query("SELECT pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2, 8))", keys);
+    await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2, 8))', keys);
     const { rows } = await db.query<CacheRow>(
       `SELECT summary, grounding_queries, source_count, model, created_at,
               created_at > now() - make_interval(secs => $3::double precision / 1000) AS fresh
@@ -149,7 +148,12 @@ export async function getWebsiteSummary(args: WebsiteSummaryArgs, deps: SummaryD
     db.release();
   }
 
-  function fromRow(status: SummaryResult['status'], cache: CacheState, row: CacheRow, meta: { lookup_ms: number; grounded: boolean }): SummaryResult {
+  function fromRow(
+    status: SummaryResult['status'],
+    cache: CacheState,
+    row: CacheRow,
+    meta: { lookup_ms: number; grounded: boolean },
+  ): SummaryResult {
     return {
       ...base,
       status,

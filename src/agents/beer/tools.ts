@@ -18,8 +18,16 @@ export const ClientProfileArgs = z.object({
     .min(1, 'must name the client')
     .max(40)
     .optional()
-    .describe("The client's unique identifier (CLT-XXXXXX). Only the conversation's own client may be named; left out, it is the conversation's client"),
-  postal_code: z.string().trim().min(1).max(20).optional().describe('Fallback: the postal code, used with client_name when the id finds nothing'),
+    .describe(
+      "The client's unique identifier (CLT-XXXXXX). Only the conversation's own client may be named; left out, it is the conversation's client",
+    ),
+  postal_code: z
+    .string()
+    .trim()
+    .min(1)
+    .max(20)
+    .optional()
+    .describe('Fallback: the postal code, used with client_name when the id finds nothing'),
   client_name: z.string().trim().min(1).max(200).optional().describe('Fallback: the client (bar) name, used with postal_code'),
 });
 export type ClientProfileArgs = z.infer<typeof ClientProfileArgs>;
@@ -33,7 +41,14 @@ export const clientProfileSpec = defineTool({
 });
 
 export const AnalyticalQueryArgs = z.object({
-  question: z.string().trim().min(3, 'must be a question').max(1000).describe('The analytical question in natural language, for example "How many Budweiser did I buy?" or "What is the best-selling beer in California?"'),
+  question: z
+    .string()
+    .trim()
+    .min(3, 'must be a question')
+    .max(1000)
+    .describe(
+      'The analytical question in natural language, for example "How many Budweiser did I buy?" or "What is the best-selling beer in California?"',
+    ),
 });
 export type AnalyticalQueryArgs = z.infer<typeof AnalyticalQueryArgs>;
 

@@ -44,7 +44,6 @@ async function beating<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T>
   }
 }
 
-
 export function createRecipeActivities(services: Services, deps: { store?: ObjectStore } = {}): RecipeActivities {
   const { pool, taskModel, config } = services;
   let store = deps.store;
@@ -90,7 +89,9 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
       const template = await taskPrompt('image_prompt_gen');
       const prompt = fill(template, { recipe: `${RAW_START}\n${JSON.stringify(recipe, null, 2)}\n${RAW_END}` });
       try {
-        const reply = await beating((signal) => taskModel.complete({ charge: charge(input, 'image-prompt'), task: 'recipe_image_prompt', prompt, signal }));
+        const reply = await beating((signal) =>
+          taskModel.complete({ charge: charge(input, 'image-prompt'), task: 'recipe_image_prompt', prompt, signal }),
+        );
         const text = storableText(reply.text).trim();
         if (!text) throw new ModelCallError('The model wrote an empty image prompt', { retryable: true });
         // Image models take a paragraph, not an essay.
@@ -122,7 +123,11 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
           await objects().delete(staged);
         } else if (!(await objects().get(key))) {
           // Neither staged nor published: the staging area was cleared. Only a new image can help.
-          throw ApplicationFailure.create({ type: 'ImageLost', message: `The generated image of recipe ${recipeId} is gone`, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'ImageLost',
+            message: `The generated image of recipe ${recipeId} is gone`,
+            nonRetryable: true,
+          });
         }
         // else: an earlier attempt published it and removed the staged copy, then lost its reply.
         return { key, url: objects().publicUrl(key) };

@@ -33,8 +33,26 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 const likeLiteral = (text: string) => literal(`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
 
 const LIST_COLUMNS = 'id, name, recipe_type, prep_time, cook_time, servings, tags';
-const TYPES: Record<string, string> = { cocktail: 'cocktail', cocktails: 'cocktail', drink: 'cocktail', drinks: 'cocktail', dessert: 'dessert', desserts: 'dessert', food: 'food', dish: 'food', dishes: 'food', meal: 'food', meals: 'food' };
-const COLUMNS: Record<string, string> = { servings: 'servings', 'prep time': 'prep_time', 'cook time': 'cook_time', 'prep_time': 'prep_time', 'cook_time': 'cook_time' };
+const TYPES: Record<string, string> = {
+  cocktail: 'cocktail',
+  cocktails: 'cocktail',
+  drink: 'cocktail',
+  drinks: 'cocktail',
+  dessert: 'dessert',
+  desserts: 'dessert',
+  food: 'food',
+  dish: 'food',
+  dishes: 'food',
+  meal: 'food',
+  meals: 'food',
+};
+const COLUMNS: Record<string, string> = {
+  servings: 'servings',
+  'prep time': 'prep_time',
+  'cook time': 'cook_time',
+  prep_time: 'prep_time',
+  cook_time: 'cook_time',
+};
 
 const query = (sql: string): JsonObject => ({ query: sql });
 
@@ -47,15 +65,24 @@ export function matchRecipesSql(text: string): JsonObject | undefined {
   if (id) {
     // A recipe's quoted name is the user's words ("Delete me later" cake): only the text around it says what to do.
     const said = text.replace(/"[^"]*"|“[^”]*”/g, '""');
-    if (/\b(?:delete|remove)\s+(?:the\s+|my\s+)?recipe\b/i.test(said)) return query(`UPDATE saved_recipes SET is_deleted = true WHERE id = '${id}'`);
-    if (/\b(?:restore|undelete|recover)\s+(?:the\s+|my\s+)?recipe\b/i.test(said)) return query(`UPDATE saved_recipes SET is_deleted = false WHERE id = '${id}'`);
+    if (/\b(?:delete|remove)\s+(?:the\s+|my\s+)?recipe\b/i.test(said))
+      return query(`UPDATE saved_recipes SET is_deleted = true WHERE id = '${id}'`);
+    if (/\b(?:restore|undelete|recover)\s+(?:the\s+|my\s+)?recipe\b/i.test(said))
+      return query(`UPDATE saved_recipes SET is_deleted = false WHERE id = '${id}'`);
     // "set servings of <id> to 4", or after a card's "Modify my recipe "…" (id <id>):" just "set servings to 4"
     const set = /\bset\s+(servings|prep[ _]time|cook[ _]time)\s+(?:(?:of|for)\s+(?:recipe\s+)?\S+\s+)?to\s+(\d{1,5})\b/i.exec(said);
-    if (set) return query(`UPDATE saved_recipes SET ${COLUMNS[set[1]!.toLowerCase().replace('_', ' ')] ?? 'servings'} = ${Number(set[2])} WHERE id = '${id}'`);
-    if (/\b(?:show|open|get|read)\s+(?:me\s+)?(?:the\s+|my\s+)?recipe\b/i.test(said)) return query(`SELECT * FROM saved_recipes WHERE id = '${id}'`);
+    if (set)
+      return query(
+        `UPDATE saved_recipes SET ${COLUMNS[set[1]!.toLowerCase().replace('_', ' ')] ?? 'servings'} = ${Number(set[2])} WHERE id = '${id}'`,
+      );
+    if (/\b(?:show|open|get|read)\s+(?:me\s+)?(?:the\s+|my\s+)?recipe\b/i.test(said))
+      return query(`SELECT * FROM saved_recipes WHERE id = '${id}'`);
   }
 
-  const find = /\b(?:find|search(?:\s+for)?|which)\s+(?:my\s+)?(?:saved\s+)?recipes?\s+(?:with|containing|using|for|that\s+use)\s+(.+?)\s*[?.!]*$/i.exec(text);
+  const find =
+    /\b(?:find|search(?:\s+for)?|which)\s+(?:my\s+)?(?:saved\s+)?recipes?\s+(?:with|containing|using|for|that\s+use)\s+(.+?)\s*[?.!]*$/i.exec(
+      text,
+    );
   if (find) {
     const term = find[1]!.trim();
     return query(
@@ -63,7 +90,8 @@ export function matchRecipesSql(text: string): JsonObject | undefined {
     );
   }
 
-  const list = /\b(?:list|show)\s+(?:me\s+)?(?:all\s+)?my\s+(?:saved\s+)?(recipes|cocktails|drinks|desserts|food|dishes|meals)\b/i.exec(text) ??
+  const list =
+    /\b(?:list|show)\s+(?:me\s+)?(?:all\s+)?my\s+(?:saved\s+)?(recipes|cocktails|drinks|desserts|food|dishes|meals)\b/i.exec(text) ??
     /^\s*my\s+(?:saved\s+)?(recipes|cocktails|desserts)\s*[?.!]*\s*$/i.exec(text);
   if (list) {
     const type = TYPES[list[1]!.toLowerCase()];
@@ -72,13 +100,13 @@ export function matchRecipesSql(text: string): JsonObject | undefined {
   return undefined;
 }
 
-
 type Obj = Record<string, unknown>;
 
 /** A plain reading of an execute_recipe_sql success, or undefined when the value is not one. */
 export function describeSqlResult(value: Obj): string | undefined {
   if (value.status !== 'success') return undefined;
-  if (typeof value.rows_affected === 'number') return typeof value.message === 'string' ? value.message : `${value.rows_affected} rows changed.`;
+  if (typeof value.rows_affected === 'number')
+    return typeof value.message === 'string' ? value.message : `${value.rows_affected} rows changed.`;
   if (!Array.isArray(value.rows)) return undefined;
   const rows = value.rows.filter((row): row is Obj => typeof row === 'object' && row !== null);
   const more = typeof value.message === 'string' ? ` ${value.message}` : '';
@@ -127,5 +155,7 @@ export const recipesOffline: AgentOffline = {
     { rank: 30, tool: TOOL, match: matchRecipesSql },
   ],
   // rows read as saved recipes only from the recipes tool; other SQL tools (beer analytics) bring their own message
-  describe: { [TOOL]: (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? describeSqlResult(value as Obj) : undefined) },
+  describe: {
+    [TOOL]: (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? describeSqlResult(value as Obj) : undefined),
+  },
 };

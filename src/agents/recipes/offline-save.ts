@@ -46,7 +46,13 @@ const LABELS: Record<string, string> = {
   sources: 'sources',
   tags: 'tags',
 };
-const LABEL = new RegExp(`\\b(${Object.keys(LABELS).sort((a, b) => b.length - a.length).join('|').replace(/ /g, '\\s+')})\\s*:`, 'gi');
+const LABEL = new RegExp(
+  `\\b(${Object.keys(LABELS)
+    .sort((a, b) => b.length - a.length)
+    .join('|')
+    .replace(/ /g, '\\s+')})\\s*:`,
+  'gi',
+);
 
 const UNITS = new Set(
   (
@@ -82,12 +88,17 @@ export function parseRecipeText(raw: string): RecipeContent {
     servings: firstInteger(sections.servings),
     source_references: splitList(sections.sources).filter((item) => /^https?:\/\//i.test(item)),
     notes: sections.notes || null,
-    tags: splitList(sections.tags).map((tag) => tag.toLowerCase()).slice(0, 50),
+    tags: splitList(sections.tags)
+      .map((tag) => tag.toLowerCase())
+      .slice(0, 50),
   };
 }
 
 function trimEnd(value: string): string {
-  return value.trim().replace(/[\s.;,]+$/, '').trim();
+  return value
+    .trim()
+    .replace(/[\s.;,]+$/, '')
+    .trim();
 }
 
 function typeOf(declared: string | undefined, context: string): RecipeType {
@@ -126,7 +137,10 @@ function splitList(value: string | undefined): string[] {
 
 function parseIngredient(item: string): RecipeContent['ingredients'][number] {
   const notes = /\(([^)]*)\)/.exec(item)?.[1]?.trim();
-  const words = item.replace(/\([^)]*\)/g, ' ').trim().split(/\s+/);
+  const words = item
+    .replace(/\([^)]*\)/g, ' ')
+    .trim()
+    .split(/\s+/);
   let quantity: string | null = null;
   let unit: string | null = null;
   const first = words[0]?.toLowerCase() ?? '';
@@ -146,8 +160,17 @@ function parseIngredient(item: string): RecipeContent['ingredients'][number] {
 
 function splitSteps(value: string | undefined): string[] {
   if (!value) return [];
-  const numbered = value.split(/(?:^|[\s,;.]+)(?:step\s+)?\d+\s*[).:]\s+/i).map(trimEnd).filter(Boolean);
-  const steps = numbered.length > 1 || /^\s*(?:step\s+)?1\s*[).:]/i.test(value) ? numbered : value.split(/(?<=[.!?])\s+|\n+/).map(trimEnd).filter(Boolean);
+  const numbered = value
+    .split(/(?:^|[\s,;.]+)(?:step\s+)?\d+\s*[).:]\s+/i)
+    .map(trimEnd)
+    .filter(Boolean);
+  const steps =
+    numbered.length > 1 || /^\s*(?:step\s+)?1\s*[).:]/i.test(value)
+      ? numbered
+      : value
+          .split(/(?<=[.!?])\s+|\n+/)
+          .map(trimEnd)
+          .filter(Boolean);
   return steps.map((step) => step.charAt(0).toUpperCase() + step.slice(1)).map((step) => step.slice(0, 2000));
 }
 
@@ -177,7 +200,10 @@ export const recipeImagePrompt: OfflineTask = (request) => {
     // a prompt without the recipe's JSON still gets a prompt
   }
   const name = recipe.name ?? 'a home-made dish';
-  const ingredients = (recipe.ingredients ?? []).slice(0, 4).map((item) => item.name).join(', ');
+  const ingredients = (recipe.ingredients ?? [])
+    .slice(0, 4)
+    .map((item) => item.name)
+    .join(', ');
   const setting =
     recipe.recipe_type === 'cocktail'
       ? 'in a fitting glass on a dark wooden bar, soft side light, shallow depth of field'

@@ -11,7 +11,11 @@ export const savedRecipesData: PersonalDataKind = {
   // before conversations: nothing depends on it, but its rows are read here first
   order: 50,
   async export({ pool, user }) {
-    return asUser(pool, user, async (db) => (await db.query(`SELECT ${SAVED_RECIPE_COLUMNS.join(', ')} FROM saved_recipes ORDER BY created_at, id`)).rows);
+    return asUser(
+      pool,
+      user,
+      async (db) => (await db.query(`SELECT ${SAVED_RECIPE_COLUMNS.join(', ')} FROM saved_recipes ORDER BY created_at, id`)).rows,
+    );
   },
   async erase({ pool, user, store }) {
     const ids: string[] = await asUser(pool, user, async (db) =>

@@ -27,8 +27,19 @@ export function recipeImagePaths({ json }: OpenApiHelpers): Record<string, unkno
         summary:
           "A saved recipe's image on the local object store (no GCS_BUCKET_NAME): what image_url points at, while the recipe is not deleted. No bearer token: the name is the recipe's random UUID, an unguessable link.",
         security: [],
-        parameters: [{ name: 'name', in: 'path', required: true, description: '<recipe id>.png', schema: { type: 'string', pattern: '^[0-9a-f-]{36}\\.png$' } }],
-        responses: { 200: { description: 'The PNG', content: { 'image/png': {} } }, 404: json('No such image (deleted, or images are in GCS)', 'Error') },
+        parameters: [
+          {
+            name: 'name',
+            in: 'path',
+            required: true,
+            description: '<recipe id>.png',
+            schema: { type: 'string', pattern: '^[0-9a-f-]{36}\\.png$' },
+          },
+        ],
+        responses: {
+          200: { description: 'The PNG', content: { 'image/png': {} } },
+          404: json('No such image (deleted, or images are in GCS)', 'Error'),
+        },
       },
     },
   };

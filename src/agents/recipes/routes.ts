@@ -30,9 +30,22 @@ const Cursor = z
 
 export const RecipeListQuery = z.object({
   type: RecipeType.optional().describe('only recipes of this type'),
-  q: z.string().trim().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE).optional().describe('text in the name or in any ingredient name, case-insensitive'),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .refine(isStorableText, UNSTORABLE_MESSAGE)
+    .optional()
+    .describe('text in the name or in any ingredient name, case-insensitive'),
   deleted: booleanFlag.default(false).describe('true: include soft-deleted recipes'),
-  limit: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1).max(100).default(20).describe('page size, 1 to 100'),
+  limit: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1)
+    .max(100)
+    .default(20)
+    .describe('page size, 1 to 100'),
   cursor: Cursor.optional().describe('the nextCursor of the previous page'),
 });
 
@@ -100,7 +113,10 @@ export function recipeRoutes({ pool, config }: { pool: pg.Pool; config: StoreCon
       return result.rows;
     });
     const page = rows.slice(0, query.limit);
-    res.json({ recipes: page.map((row) => toRecipe(row, imageUrlOf)), nextCursor: rows.length > query.limit ? cursorOf(page.at(-1) as { position: string; id: string }) : null });
+    res.json({
+      recipes: page.map((row) => toRecipe(row, imageUrlOf)),
+      nextCursor: rows.length > query.limit ? cursorOf(page.at(-1) as { position: string; id: string }) : null,
+    });
   });
 
   router.get('/recipes/:id', async (req, res) => {
@@ -132,7 +148,8 @@ export function recipePaths({ json, errors, idParam, schema }: OpenApiHelpers): 
     '/v1/recipes': {
       get: {
         operationId: 'listRecipes',
-        summary: "The caller's saved recipes, newest first; soft-deleted ones only with deleted=true. Paginated: pass nextCursor as cursor.",
+        summary:
+          "The caller's saved recipes, newest first; soft-deleted ones only with deleted=true. Paginated: pass nextCursor as cursor.",
         parameters,
         responses: { 200: json('A page of recipes', 'RecipeList'), ...errors(400, 401, 503) },
       },

@@ -74,7 +74,9 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
     const outcome = await step(
       'structure',
       async () => {
-        const result = await models.structureRecipe.executeWithOptions({ summary: `structure recipe ${recipeId}` }, [{ recipeId, raw, ...chargedTo }]);
+        const result = await models.structureRecipe.executeWithOptions({ summary: `structure recipe ${recipeId}` }, [
+          { recipeId, raw, ...chargedTo },
+        ]);
         if (!result.ok) throw ApplicationFailure.create({ type: 'ModelOutputInvalid', message: result.error, nonRetryable: true });
         return result.recipe;
       },
@@ -102,7 +104,10 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
       try {
         const uploaded = await step(
           'upload',
-          () => storage.uploadRecipeImage.executeWithOptions({ summary: `upload recipes/${recipeId}.png` }, [{ recipeId, mimeType: staged.mimeType }]),
+          () =>
+            storage.uploadRecipeImage.executeWithOptions({ summary: `upload recipes/${recipeId}.png` }, [
+              { recipeId, mimeType: staged.mimeType },
+            ]),
           (value) => value.url,
         );
         imageUrl = uploaded.url;
@@ -126,7 +131,9 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
   // 5. Insert, keyed on the recipe id.
   try {
     await step('insert', () =>
-      database.insertRecipe.executeWithOptions({ summary: `insert recipe ${recipeId}` }, [{ recipeId, userId, conversationId, recipe, imageUrl }]),
+      database.insertRecipe.executeWithOptions({ summary: `insert recipe ${recipeId}` }, [
+        { recipeId, userId, conversationId, recipe, imageUrl },
+      ]),
     );
   } catch (error) {
     return failed(`Could not store the recipe: ${reasonOf(error)}`);

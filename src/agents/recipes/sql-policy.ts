@@ -20,7 +20,8 @@ export const RECIPES_SQL_POLICY: SqlPolicy = {
   functions: SAFE_FUNCTIONS,
   types: SAFE_TYPES,
   hints: {
-    delete: "To delete a recipe, soft-delete it: UPDATE saved_recipes SET is_deleted = true WHERE id = '<id>' (restore it later with is_deleted = false)",
+    delete:
+      "To delete a recipe, soft-delete it: UPDATE saved_recipes SET is_deleted = true WHERE id = '<id>' (restore it later with is_deleted = false)",
     insert: 'New recipes are saved with the save_recipe tool',
     narrow: "Narrow the WHERE clause to one recipe, for example WHERE id = '<id>'.",
   },

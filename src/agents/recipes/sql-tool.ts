@@ -32,7 +32,12 @@ export function createExecuteRecipeSql(options: { statementTimeoutMs?: number } 
     if ('rows' in result) {
       const { rows, count, truncated } = result;
       return truncated
-        ? { status: 'success', rows, count, message: `Showing the first ${count} rows; there are more. Narrow the query (WHERE, LIMIT) to see others.` }
+        ? {
+            status: 'success',
+            rows,
+            count,
+            message: `Showing the first ${count} rows; there are more. Narrow the query (WHERE, LIMIT) to see others.`,
+          }
         : { status: 'success', rows, count };
     }
     const n = result.rows_affected;

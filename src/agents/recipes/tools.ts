@@ -34,7 +34,12 @@ Examples:
 
 Returns {"status": "success", "rows": [...], "count": N} for SELECT, {"status": "success", "rows_affected": N, "message": "..."} for UPDATE, or {"status": "error", "error": "...", "query": "..."} when the query is refused or fails.`,
   args: z.object({
-    query: z.string().trim().min(1, 'must not be empty').max(10_000, 'must be at most 10000 characters').describe('SQL query to execute (one SELECT or UPDATE on saved_recipes)'),
+    query: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(10_000, 'must be at most 10000 characters')
+      .describe('SQL query to execute (one SELECT or UPDATE on saved_recipes)'),
   }),
   policy: AUTO,
 });
@@ -48,7 +53,9 @@ export const SaveRecipeArgs = z.object({
     .trim()
     .min(1, 'must not be empty')
     .max(20_000, 'must be at most 20000 characters')
-    .describe('Unstructured recipe information from the conversation: name, type, ingredients with quantities, steps, times, servings, sources, tips'),
+    .describe(
+      'Unstructured recipe information from the conversation: name, type, ingredients with quantities, steps, times, servings, sources, tips',
+    ),
 });
 export type SaveRecipeArgs = z.infer<typeof SaveRecipeArgs>;
 

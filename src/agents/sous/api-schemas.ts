@@ -45,7 +45,13 @@ export const OverrideBody = z.object({ hardAvoid: UserDefaults.shape.hardAvoids.
 
 export const SaveVersionBody = z.object({
   /** the name in My recipes; "<title> (changed)" when not given */
-  name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
+  name: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(200, 'must be at most 200 characters')
+    .refine(isStorableText, UNSTORABLE_MESSAGE)
+    .optional(),
 });
 
 /** The answer of POST /v1/conversations/:id/recipe/save: where the version is in My recipes. */

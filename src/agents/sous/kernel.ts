@@ -38,7 +38,9 @@ export function sousContext(state: SousState): JsonObject {
     ...(state.overrides.length ? { hardAvoidOverrides: state.overrides } : {}),
     decisions: state.decisions.slice(-5).map((d) => ({ patchSetId: d.patchSetId, decision: d.decision, title: d.summary?.title ?? null })),
     // what waits for the user's decision: a new PatchSet would replace it
-    pendingPatchSet: state.pending ? { patchSetId: state.pending.patchSetId, summary: state.pending.summary ?? null, patches: state.pending.patches } : null,
+    pendingPatchSet: state.pending
+      ? { patchSetId: state.pending.patchSetId, summary: state.pending.summary ?? null, patches: state.pending.patches }
+      : null,
     ...(state.lastPatchDecision ? { llm: { lastPatchDecision: state.lastPatchDecision } } : {}),
   };
 }
@@ -74,7 +76,12 @@ export function onSousAnswer(state: SousState, raw: unknown, ctx: KernelContext)
   const taken = new Set([...state.decisions.map((d) => d.patchSetId), ...open.map((item) => detailsOf(item).patchSet.patchSetId)]);
   const patchSetId = taken.has(proposed.patchSetId) ? `ps-${ctx.newId()}` : proposed.patchSetId;
   const baseVersion = seen?.version ?? state.recipe.version;
-  const reasons = validatePatchSet({ recipe: state.recipe, defaults: state.defaults, patchSet: { ...proposed, baseVersion }, overrides: state.overrides });
+  const reasons = validatePatchSet({
+    recipe: state.recipe,
+    defaults: state.defaults,
+    patchSet: { ...proposed, baseVersion },
+    overrides: state.overrides,
+  });
   if (reasons.length) {
     return {
       state: next,
@@ -137,7 +144,11 @@ export function onSousDecision(state: SousState, item: PendingItem, decision: De
       recipe,
       accepted: acceptedCount(state) + (record.decision === 'accepted' ? 1 : 0),
       decisions: [...state.decisions, record].slice(-DECISIONS_KEPT),
-      lastPatchDecision: { patchSetId: record.patchSetId, decision: record.decision, ...(record.summary ? { summary: record.summary } : {}) },
+      lastPatchDecision: {
+        patchSetId: record.patchSetId,
+        decision: record.decision,
+        ...(record.summary ? { summary: record.summary } : {}),
+      },
     },
     events: [event(ctx, 'patchset.decided', { ...record, ...(decision.reason ? { reason: decision.reason } : {}) })],
     say: [said],
@@ -162,7 +173,11 @@ export const sousKernel: AgentKernel<SousState> = {
         if (!step) throw new KernelRefusal('NotFound', `No step "${stepId}" in the recipe.`);
         if (step.status === 'done') return { state };
         const version = state.recipe.version + 1;
-        const recipe = { ...state.recipe, version, steps: state.recipe.steps.map((s) => (s.id === stepId ? { ...s, status: 'done' as const } : s)) };
+        const recipe = {
+          ...state.recipe,
+          version,
+          steps: state.recipe.steps.map((s) => (s.id === stepId ? { ...s, status: 'done' as const } : s)),
+        };
         // A PatchSet made against the old version is out of date: it expires, and a decision on it is a 409.
         const expired = openPatchSets(ctx.openItems).map((item) => item.id);
         const rest: SousState = { ...state, recipe };
@@ -171,7 +186,13 @@ export const sousKernel: AgentKernel<SousState> = {
           state: rest,
           close: expired.map((id) => ({ id, reason: 'expired' as const })),
           events: [event(ctx, 'state.changed', { change: 'step.done', stepId, version, expired })],
-          ...(expired.length ? { say: [`Step ${state.recipe.steps.indexOf(step) + 1} (“${step.text}”) is done, so the change waiting for review no longer fits the recipe and has expired. Ask again if you still want it.`] } : {}),
+          ...(expired.length
+            ? {
+                say: [
+                  `Step ${state.recipe.steps.indexOf(step) + 1} (“${step.text}”) is done, so the change waiting for review no longer fits the recipe and has expired. Ask again if you still want it.`,
+                ],
+              }
+            : {}),
         };
       },
     },
@@ -179,7 +200,10 @@ export const sousKernel: AgentKernel<SousState> = {
       args: OverrideArgs,
       apply(state, { hardAvoid }, ctx) {
         if (!state.defaults.hardAvoids.includes(hardAvoid)) {
-          throw new KernelRefusal('NotFound', `"${hardAvoid}" is not one of the hard avoids (${state.defaults.hardAvoids.join(', ') || 'none'}).`);
+          throw new KernelRefusal(
+            'NotFound',
+            `"${hardAvoid}" is not one of the hard avoids (${state.defaults.hardAvoids.join(', ') || 'none'}).`,
+          );
         }
         if (state.overrides.includes(hardAvoid)) return { state };
         return {

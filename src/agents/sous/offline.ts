@@ -20,7 +20,8 @@ interface Seen {
 
 const QUESTION = /\?\s*$|^\s*(?:should|can|could|would|what|how|why|is|are|do|does|which|when|where)\b/i;
 const NOTE = /^\s*(?:please\s+)?add (?:a )?note\s*[:,-]?\s*(.+)$/i;
-const PORTIONS = /\b(?:make it|scale it|cook it|make this|scale this)(?: up| down)? for (\d{1,3})\b|\bfor (\d{1,3}) (?:people|persons|portions|servings)\b/i;
+const PORTIONS =
+  /\b(?:make it|scale it|cook it|make this|scale this)(?: up| down)? for (\d{1,3})\b|\bfor (\d{1,3}) (?:people|persons|portions|servings)\b/i;
 const SWAP = /^\s*(?:please\s+)?(?:swap|replace|switch)\s+(?:the\s+)?(.+?)\s+(?:for|with|to)\s+(?:some\s+)?(.+?)[.!]?\s*$/i;
 const INSTEAD = /^\s*(?:please\s+)?use\s+(?:some\s+)?(.+?)\s+instead of\s+(?:the\s+)?(.+?)[.!]?\s*$/i;
 const REMOVE = /^\s*(?:please\s+)?(?:remove|drop|leave out|skip|omit)\s+(?:the\s+)?(.+?)[.!]?\s*$/i;
@@ -65,7 +66,12 @@ function respond(said: string, seen: Seen): SousAnswer {
       summary: { title, bullets },
       ...(portions ? { portions } : {}),
     });
-  const conflict = (text: string) => introducedAvoids(text, '', seen.defaults.hardAvoids.filter((a) => !seen.overrides.includes(a)));
+  const conflict = (text: string) =>
+    introducedAvoids(
+      text,
+      '',
+      seen.defaults.hardAvoids.filter((a) => !seen.overrides.includes(a)),
+    );
   const avoidReply = (what: string, avoids: { avoid: string }[]) =>
     reply(
       `${what} goes against your hard avoids (${avoids.map((a) => a.avoid).join(', ')}), so I changed nothing. Do you want something else instead, or to override that avoid for this recipe?`,

@@ -68,7 +68,9 @@ export function sousRoutes({ client, pool }: SousDeps): Router {
     const origin = view.savedRecipeId ? await readOrigin(pool, userId, view.savedRecipeId) : undefined;
     const copy = savedCopy(recipe.data, origin, body.name);
     const saved = await saveCopy(pool, userId, row.id, copy);
-    res.status(saved.created ? 201 : 200).json({ recipeId: saved.recipeId, name: copy.name, version: recipe.data.version, created: saved.created });
+    res
+      .status(saved.created ? 201 : 200)
+      .json({ recipeId: saved.recipeId, name: copy.name, version: recipe.data.version, created: saved.created });
   });
 
   return router;

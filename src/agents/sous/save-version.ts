@@ -54,10 +54,56 @@ export function ingredientLine(i: Partial<SavedIngredient>): string {
 }
 
 const UNITS = new Set([
-  'g', 'gram', 'grams', 'kg', 'mg', 'ml', 'l', 'litre', 'litres', 'liter', 'liters', 'dl', 'cl', 'cup', 'cups',
-  'tbsp', 'tablespoon', 'tablespoons', 'tsp', 'teaspoon', 'teaspoons', 'oz', 'ounce', 'ounces', 'lb', 'lbs',
-  'pound', 'pounds', 'pinch', 'pinches', 'dash', 'dashes', 'clove', 'cloves', 'can', 'cans', 'tin', 'tins',
-  'slice', 'slices', 'handful', 'handfuls', 'bunch', 'bunches', 'sprig', 'sprigs', 'stick', 'sticks', 'knob', 'splash',
+  'g',
+  'gram',
+  'grams',
+  'kg',
+  'mg',
+  'ml',
+  'l',
+  'litre',
+  'litres',
+  'liter',
+  'liters',
+  'dl',
+  'cl',
+  'cup',
+  'cups',
+  'tbsp',
+  'tablespoon',
+  'tablespoons',
+  'tsp',
+  'teaspoon',
+  'teaspoons',
+  'oz',
+  'ounce',
+  'ounces',
+  'lb',
+  'lbs',
+  'pound',
+  'pounds',
+  'pinch',
+  'pinches',
+  'dash',
+  'dashes',
+  'clove',
+  'cloves',
+  'can',
+  'cans',
+  'tin',
+  'tins',
+  'slice',
+  'slices',
+  'handful',
+  'handfuls',
+  'bunch',
+  'bunches',
+  'sprig',
+  'sprigs',
+  'stick',
+  'sticks',
+  'knob',
+  'splash',
 ]);
 const QUANTITY = /^(\d+\s+\d+\/\d+|\d+\/\d+|\d+(?:[.,]\d+)?(?:-\d+(?:[.,]\d+)?)?|[½⅓⅔¼¾⅛])\s+(.+)$/;
 
@@ -113,7 +159,11 @@ export function savedCopy(recipe: Recipe, origin: Origin | undefined, name?: str
  * moves on past a copy the user has deleted since.
  */
 export function copyId(conversationId: string, copy: SavedCopy, attempt: number): string {
-  const hex = createHash('sha256').update(`sous-saved-copy|${conversationId}|${attempt}|${JSON.stringify(copy)}`).digest('hex').slice(0, 32).split('');
+  const hex = createHash('sha256')
+    .update(`sous-saved-copy|${conversationId}|${attempt}|${JSON.stringify(copy)}`)
+    .digest('hex')
+    .slice(0, 32)
+    .split('');
   hex[12] = '8';
   hex[16] = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   const h = hex.join('');

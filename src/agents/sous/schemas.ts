@@ -65,7 +65,10 @@ export type Impacted = z.infer<typeof Impacted>;
 
 export const PatchSummary = z.object({
   title: storable(z.string().max(200)).optional(),
-  bullets: z.array(storable(z.string().max(500))).max(20).optional(),
+  bullets: z
+    .array(storable(z.string().max(500)))
+    .max(20)
+    .optional(),
   impacted: Impacted.optional(),
 });
 export type PatchSummary = z.infer<typeof PatchSummary>;
@@ -151,13 +154,22 @@ export const RecipeInput = z
   .object({
     title: storable(z.string().trim().min(1).max(200)),
     servings: z.number().int().positive().max(1000).optional(),
-    ingredients: z.array(z.union([text, z.object({ id: id.optional(), text })])).min(1).max(200),
-    steps: z.array(z.union([text, z.object({ id: id.optional(), text, status: StepStatus.optional() })])).min(1).max(200),
+    ingredients: z
+      .array(z.union([text, z.object({ id: id.optional(), text })]))
+      .min(1)
+      .max(200),
+    steps: z
+      .array(z.union([text, z.object({ id: id.optional(), text, status: StepStatus.optional() })]))
+      .min(1)
+      .max(200),
     notes: z.array(text).max(200).optional(),
   })
   .superRefine((recipe, ctx) => {
     const seen = new Set<string>();
-    for (const [list, items] of [['ingredients', recipe.ingredients], ['steps', recipe.steps]] as const) {
+    for (const [list, items] of [
+      ['ingredients', recipe.ingredients],
+      ['steps', recipe.steps],
+    ] as const) {
       items.forEach((item, index) => {
         const given = typeof item === 'string' ? undefined : item.id;
         if (given === undefined) return;

@@ -16,5 +16,9 @@ export const sousServer = defineAgentServer({
   },
   view: SousViewFields,
   offline: { structured: offlineSous },
-  openapi: { schemas: { SousState: SousStateView, SavedVersion }, inputs: { HardAvoidOverride: OverrideBody, SaveVersionBody }, paths: sousPaths },
+  openapi: {
+    schemas: { SousState: SousStateView, SavedVersion },
+    inputs: { HardAvoidOverride: OverrideBody, SaveVersionBody },
+    paths: sousPaths,
+  },
 });

@@ -27,7 +27,13 @@ export const SousState = z.object({
    * expired or superseded.
    */
   pending: z
-    .object({ pendingId: z.string(), patchSetId: z.string(), baseVersion: z.number().int(), summary: PatchSummary.optional(), patches: z.array(Patch) })
+    .object({
+      pendingId: z.string(),
+      patchSetId: z.string(),
+      baseVersion: z.number().int(),
+      summary: PatchSummary.optional(),
+      patches: z.array(Patch),
+    })
     .optional(),
 });
 export type SousState = z.infer<typeof SousState>;

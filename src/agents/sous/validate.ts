@@ -45,7 +45,8 @@ export function validatePatchSet({ recipe, defaults, patchSet, overrides = [] }:
       case 'update_step': {
         const found = steps.get(patch.step_id);
         if (!found) reasons.push(`${name}: there is no step "${patch.step_id}"`);
-        else if (found.status === 'done') reasons.push(`${name}: step ${patch.step_id} is done and cannot be changed; add a recovery step or a note instead`);
+        else if (found.status === 'done')
+          reasons.push(`${name}: step ${patch.step_id} is done and cannot be changed; add a recovery step or a note instead`);
         else before = found.text;
         target(`step:${patch.step_id}`, index);
         break;

@@ -2,18 +2,79 @@
 // a step mentions it. Heuristics on purpose: a false "mentions" only asks for a step update or a note.
 
 const UNITS = new Set([
-  'g', 'gram', 'grams', 'kg', 'mg', 'ml', 'l', 'litre', 'litres', 'liter', 'liters', 'dl', 'cl',
-  'cup', 'cups', 'tbsp', 'tbsps', 'tablespoon', 'tablespoons', 'tsp', 'tsps', 'teaspoon', 'teaspoons',
-  'oz', 'ounce', 'ounces', 'lb', 'lbs', 'pound', 'pounds', 'pinch', 'pinches', 'dash', 'dashes',
-  'clove', 'cloves', 'can', 'cans', 'tin', 'tins', 'slice', 'slices', 'handful', 'handfuls', 'bunch',
-  'bunches', 'sprig', 'sprigs', 'piece', 'pieces', 'stick', 'sticks', 'knob', 'splash', 'large', 'small',
-  'medium', 'a', 'an', 'of', 'some', 'few', 'x',
+  'g',
+  'gram',
+  'grams',
+  'kg',
+  'mg',
+  'ml',
+  'l',
+  'litre',
+  'litres',
+  'liter',
+  'liters',
+  'dl',
+  'cl',
+  'cup',
+  'cups',
+  'tbsp',
+  'tbsps',
+  'tablespoon',
+  'tablespoons',
+  'tsp',
+  'tsps',
+  'teaspoon',
+  'teaspoons',
+  'oz',
+  'ounce',
+  'ounces',
+  'lb',
+  'lbs',
+  'pound',
+  'pounds',
+  'pinch',
+  'pinches',
+  'dash',
+  'dashes',
+  'clove',
+  'cloves',
+  'can',
+  'cans',
+  'tin',
+  'tins',
+  'slice',
+  'slices',
+  'handful',
+  'handfuls',
+  'bunch',
+  'bunches',
+  'sprig',
+  'sprigs',
+  'piece',
+  'pieces',
+  'stick',
+  'sticks',
+  'knob',
+  'splash',
+  'large',
+  'small',
+  'medium',
+  'a',
+  'an',
+  'of',
+  'some',
+  'few',
+  'x',
 ]);
 
 const QUANTITY = /^(?:\d+(?:[.,]\d+)?(?:\/\d+)?|[½⅓⅔¼¾⅛]|\d+[½⅓⅔¼¾⅛]|\d+-\d+)$/;
 
 export function normalise(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}½⅓⅔¼¾⅛/.,-]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}½⅓⅔¼¾⅛/.,-]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** "200 g unsalted butter, softened (room temperature)" → "unsalted butter" */

@@ -75,9 +75,7 @@ const toOrder = (row: any): Order => ({
 async function findCustomer(db: pg.ClientBase, key: LookupKey, value: string): Promise<Customer | undefined> {
   const where = LOOKUP_WHERE[key];
   if (!where) throw new Error(`unknown lookup key: ${String(key)}`);
-  const { rows } = await db.query(`SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE ${where} ORDER BY id LIMIT 1`, [
-    value.trim(),
-  ]);
+  const { rows } = await db.query(`SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE ${where} ORDER BY id LIMIT 1`, [value.trim()]);
   return rows[0] ? toCustomer(rows[0]) : undefined;
 }
 
@@ -87,9 +85,7 @@ async function customerById(db: pg.ClientBase, id: string): Promise<Customer | u
 }
 
 async function ordersOf(db: pg.ClientBase, customerId: string): Promise<Order[]> {
-  const { rows } = await db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = $1 ORDER BY id`, [
-    customerId,
-  ]);
+  const { rows } = await db.query(`SELECT ${ORDER_COLUMNS} FROM orders WHERE customer_id = $1 ORDER BY id`, [customerId]);
   return rows.map(toOrder);
 }
 
@@ -100,7 +96,11 @@ const getUser: Implementation<'get_user'> = async (args, context) => {
 
 const getOrderById: Implementation<'get_order_by_id'> = async (args, context) => {
   // Named: the busiest lookup is parsed and planned once per pooled connection.
-  const { rows } = await context.db.query({ name: 'support.order_by_id', text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, values: [args.order_id] });
+  const { rows } = await context.db.query({
+    name: 'support.order_by_id',
+    text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`,
+    values: [args.order_id],
+  });
   return rows[0] ? toOrder(rows[0]) : ORDER_NOT_FOUND;
 };
 
@@ -120,10 +120,9 @@ const CANNOT_CANCEL: Record<string, { error: string; status: string }> = {
 const cancelOrder: Implementation<'cancel_order'> = async (args, context) => {
   // One statement decides: of two concurrent cancels, the second waits on the row lock, re-checks
   // status = 'Processing' against the committed row and updates nothing.
-  const cancelled = await context.db.query(
-    "UPDATE orders SET status = 'Cancelled' WHERE id = $1 AND status = 'Processing' RETURNING id",
-    [args.order_id],
-  );
+  const cancelled = await context.db.query("UPDATE orders SET status = 'Cancelled' WHERE id = $1 AND status = 'Processing' RETURNING id", [
+    args.order_id,
+  ]);
   if (cancelled.rowCount === 1) {
     return { status: 'Cancelled', message: `Order ${args.order_id} has been successfully cancelled` };
   }
@@ -153,10 +152,7 @@ const updateUserContact: Implementation<'update_user_contact'> = async (args, co
   if (!(await customerById(db, args.user_id))) return userNotFound('id', args.user_id);
 
   if (email !== undefined) {
-    const { rows } = await db.query('SELECT 1 FROM customers WHERE lower(email) = lower($1) AND id <> $2', [
-      email,
-      args.user_id,
-    ]);
+    const { rows } = await db.query('SELECT 1 FROM customers WHERE lower(email) = lower($1) AND id <> $2', [email, args.user_id]);
     if (rows.length > 0) return EMAIL_IN_USE;
   }
 

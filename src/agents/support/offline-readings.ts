@@ -35,7 +35,8 @@ function describeOrders(items: unknown[]): string | undefined {
 function describeSupportResult(value: unknown): string | undefined {
   if (Array.isArray(value)) return describeOrders(value);
   if (!isObject(value)) return undefined;
-  if (isObject(value.user_info) && Array.isArray(value.orders)) return `${describeCustomer(value.user_info)} ${describeOrders(value.orders) ?? ''}`.trim();
+  if (isObject(value.user_info) && Array.isArray(value.orders))
+    return `${describeCustomer(value.user_info)} ${describeOrders(value.orders) ?? ''}`.trim();
   if (isCustomer(value)) {
     const customer = describeCustomer(value);
     return typeof value.message === 'string' ? `${value.message}. ${customer}` : customer;
@@ -45,5 +46,8 @@ function describeSupportResult(value: unknown): string | undefined {
 }
 
 export const supportReadings = Object.fromEntries(
-  ['get_user_info', 'get_user', 'get_order_by_id', 'get_customer_orders', 'cancel_order', 'update_user_contact'].map((tool) => [tool, describeSupportResult]),
+  ['get_user_info', 'get_user', 'get_order_by_id', 'get_customer_orders', 'cancel_order', 'update_user_contact'].map((tool) => [
+    tool,
+    describeSupportResult,
+  ]),
 );

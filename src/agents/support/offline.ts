@@ -26,15 +26,17 @@ export const supportOffline: AgentOffline = {
   rules: [
     { rank: RANK, tool: 'update_user_contact', match: matchContactUpdate },
     { rank: RANK, tool: 'cancel_order', match: capture(/\bcancel(?:\s+(?:the\s+)?order)?\s+#?(\d+)\b/i, 'order_id') },
-    { rank: RANK, tool: 'get_customer_orders', match: capture(/\borders\s+(?:for|of)\s+(?:the\s+)?(?:customer\s+|user\s+)?#?(\d+)\b/i, 'customer_id') },
+    {
+      rank: RANK,
+      tool: 'get_customer_orders',
+      match: capture(/\borders\s+(?:for|of)\s+(?:the\s+)?(?:customer\s+|user\s+)?#?(\d+)\b/i, 'customer_id'),
+    },
     { rank: RANK, tool: 'get_order_by_id', match: capture(/\border\s+(?:#|number\s+|no\.?\s*|id\s+)?(\d+)\b/i, 'order_id') },
     { rank: RANK, tool: 'get_user', match: lookup(new RegExp(String.raw`\bget\s+user\s+${PREFIX}(\S+)`, 'i')) },
     {
       rank: RANK,
       tool: 'get_user_info',
-      match: lookup(
-        new RegExp(String.raw`\b(?:look\s*up|find|who\s+is|everything\s+about|search\s+for)\s+${PREFIX}(\S+)`, 'i'),
-      ),
+      match: lookup(new RegExp(String.raw`\b(?:look\s*up|find|who\s+is|everything\s+about|search\s+for)\s+${PREFIX}(\S+)`, 'i')),
     },
   ],
 };
@@ -60,7 +62,24 @@ export function keyOf(value: string): 'email' | 'phone' | 'username' {
   return 'username';
 }
 
-const FILLERS = new Set(['number', 'no', 'no.', 'to', 'of', 'for', 'customer', 'user', 'the', 'is', 'as', 'new', 'id', 'address', '=', ':']);
+const FILLERS = new Set([
+  'number',
+  'no',
+  'no.',
+  'to',
+  'of',
+  'for',
+  'customer',
+  'user',
+  'the',
+  'is',
+  'as',
+  'new',
+  'id',
+  'address',
+  '=',
+  ':',
+]);
 
 function matchContactUpdate(text: string): JsonObject | undefined {
   if (!/\b(?:update|change|set|edit)\b/i.test(text)) return undefined;
@@ -69,8 +88,7 @@ function matchContactUpdate(text: string): JsonObject | undefined {
   const tokens = text.split(/\s+/).map(clean).filter(Boolean);
   const email = tokens.find((token) => token.includes('@')) ?? valueAfter(tokens, 'email', userId);
   const phone =
-    valueAfter(tokens, 'phone', userId) ??
-    tokens.find((token) => token !== userId && keyOf(token) === 'phone' && !token.includes('@'));
+    valueAfter(tokens, 'phone', userId) ?? tokens.find((token) => token !== userId && keyOf(token) === 'phone' && !token.includes('@'));
   if (email === undefined && phone === undefined) return undefined;
   return { user_id: userId, ...(email !== undefined ? { email } : {}), ...(phone !== undefined ? { phone } : {}) };
 }

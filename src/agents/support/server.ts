@@ -4,4 +4,8 @@ import { supportImplementations } from './implementations.ts';
 import { supportOffline } from './offline.ts';
 import { supportReadings } from './offline-readings.ts';
 
-export const supportServer = defineAgentServer({ name: 'support', implementations: supportImplementations, offline: { ...supportOffline, describe: supportReadings } });
+export const supportServer = defineAgentServer({
+  name: 'support',
+  implementations: supportImplementations,
+  offline: { ...supportOffline, describe: supportReadings },
+});

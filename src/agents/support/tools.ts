@@ -3,8 +3,14 @@ import { z } from 'zod';
 import { AUTO, NEEDS_APPROVAL, defineTool } from '../../shared/tool-spec.ts';
 
 const lookupKey = z.enum(['email', 'phone', 'username']).describe('The field to search by (email, phone, or username)');
-const orderId = z.string().regex(/^\d{5}$/, 'must be a 5-digit order ID').describe('The 5-digit order ID');
-const customerId = z.string().regex(/^\d{7}$/, 'must be a 7-digit customer ID').describe('The 7-digit customer ID');
+const orderId = z
+  .string()
+  .regex(/^\d{5}$/, 'must be a 5-digit order ID')
+  .describe('The 5-digit order ID');
+const customerId = z
+  .string()
+  .regex(/^\d{7}$/, 'must be a 7-digit customer ID')
+  .describe('The 7-digit customer ID');
 
 export const getUser = defineTool({
   name: 'get_user',

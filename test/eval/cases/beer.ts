@@ -8,7 +8,12 @@ export const BEER_CASES: EvalCase[] = [
     name: 'recommend new breweries',
     behaviour: 'recommendation',
     open: { as: 'gus' },
-    steps: [{ say: 'Recommend some new breweries for us.', expect: { calls: [{ name: 'recommend_breweries' }], pending: { kind: 'confirmation', tool: 'recommend_breweries' } } }],
+    steps: [
+      {
+        say: 'Recommend some new breweries for us.',
+        expect: { calls: [{ name: 'recommend_breweries' }], pending: { kind: 'confirmation', tool: 'recommend_breweries' } },
+      },
+    ],
   },
   {
     agent: 'beer',
@@ -17,16 +22,40 @@ export const BEER_CASES: EvalCase[] = [
     open: { as: 'gus' },
     steps: [
       { say: 'Recommend some new breweries for us.' },
-      { decide: 'yes', choice: 'first', expect: { result: { tool: 'recommend_breweries', match: { answer: 'yes' } }, pending: 'none', mustNotSay: [/could(?: not|n't) find|no breweries/i] } },
+      {
+        decide: 'yes',
+        choice: 'first',
+        expect: {
+          result: { tool: 'recommend_breweries', match: { answer: 'yes' } },
+          pending: 'none',
+          mustNotSay: [/could(?: not|n't) find|no breweries/i],
+        },
+      },
     ],
   },
 ];
 
 export const BEER_SCRIPTED: ScriptedRun[] = [
-  { case: 'recommend new breweries', label: 'runs the recommendation', replies: [{ calls: [{ name: 'recommend_breweries', args: {} }] }], grade: 'pass' },
-  { case: 'recommend new breweries', label: 'names a brewery from memory', replies: [{ text: 'Try Stone Brewing.' }], grade: 'fail', because: /expected a call to recommend_breweries/ },
+  {
+    case: 'recommend new breweries',
+    label: 'runs the recommendation',
+    replies: [{ calls: [{ name: 'recommend_breweries', args: {} }] }],
+    grade: 'pass',
+  },
+  {
+    case: 'recommend new breweries',
+    label: 'names a brewery from memory',
+    replies: [{ text: 'Try Stone Brewing.' }],
+    grade: 'fail',
+    because: /expected a call to recommend_breweries/,
+  },
 
-  { case: 'recommend, then yes to the first', label: 'sums up the pick', replies: [{ calls: [{ name: 'recommend_breweries', args: {} }] }, { text: 'Here is what I found about the brewery you picked.' }], grade: 'pass' },
+  {
+    case: 'recommend, then yes to the first',
+    label: 'sums up the pick',
+    replies: [{ calls: [{ name: 'recommend_breweries', args: {} }] }, { text: 'Here is what I found about the brewery you picked.' }],
+    grade: 'pass',
+  },
   {
     case: 'recommend, then yes to the first',
     label: 'contradicts the run',

@@ -13,7 +13,17 @@ export const SOUS_TURN_CASES: EvalCase[] = [
     agent: 'sous',
     name: 'a question gets an answer, not a PatchSet',
     behaviour: 'question',
-    steps: [{ say: 'how do I know when the pasta is done?', expect: { pending: 'none', says: [/\w/] , judge: 'The reply answers how to tell that pasta is done (tasting it, al dente, the package time) and proposes no change to the recipe.' } }],
+    steps: [
+      {
+        say: 'how do I know when the pasta is done?',
+        expect: {
+          pending: 'none',
+          says: [/\w/],
+          judge:
+            'The reply answers how to tell that pasta is done (tasting it, al dente, the package time) and proposes no change to the recipe.',
+        },
+      },
+    ],
   },
 ];
 
@@ -33,13 +43,33 @@ export const SOUS_SCRIPTED: ScriptedRun[] = [
   {
     case: 'swap butter for olive oil',
     label: 'a PatchSet on an invented ingredient (the validator refuses it)',
-    replies: [{ answer: { assistant_message: 'Olive oil it is.', patchSet: { patchSetId: 'bad', patches: [{ op: 'update_ingredient', id: 'i9', text: 'olive oil' }] } } }],
+    replies: [
+      {
+        answer: {
+          assistant_message: 'Olive oil it is.',
+          patchSet: { patchSetId: 'bad', patches: [{ op: 'update_ingredient', id: 'i9', text: 'olive oil' }] },
+        },
+      },
+    ],
     grade: 'fail',
     because: /expected a patchset left waiting, got none/,
   },
-  { case: 'swap butter for olive oil', label: 'only talks about it', replies: [{ answer: { assistant_message: 'Sure, olive oil works.', patchSet: null } }], grade: 'fail', because: /expected a patchset/ },
+  {
+    case: 'swap butter for olive oil',
+    label: 'only talks about it',
+    replies: [{ answer: { assistant_message: 'Sure, olive oil works.', patchSet: null } }],
+    grade: 'fail',
+    because: /expected a patchset/,
+  },
 
-  { case: 'a question gets an answer, not a PatchSet', label: 'answers', replies: [{ answer: { assistant_message: 'Taste one: it should be tender with a little bite, about the time on the packet.', patchSet: null } }], grade: 'pass' },
+  {
+    case: 'a question gets an answer, not a PatchSet',
+    label: 'answers',
+    replies: [
+      { answer: { assistant_message: 'Taste one: it should be tender with a little bite, about the time on the packet.', patchSet: null } },
+    ],
+    grade: 'pass',
+  },
   {
     case: 'a question gets an answer, not a PatchSet',
     label: 'never answers in its schema (three tries)',
@@ -50,7 +80,14 @@ export const SOUS_SCRIPTED: ScriptedRun[] = [
   {
     case: 'a question gets an answer, not a PatchSet',
     label: 'proposes a change unasked',
-    replies: [{ answer: { assistant_message: 'Add chili.', patchSet: { patchSetId: 'chili', patches: [{ op: 'add_ingredient', text: '1 tsp chili flakes' }] } } }],
+    replies: [
+      {
+        answer: {
+          assistant_message: 'Add chili.',
+          patchSet: { patchSetId: 'chili', patches: [{ op: 'add_ingredient', text: '1 tsp chili flakes' }] },
+        },
+      },
+    ],
     grade: 'fail',
     because: /expected nothing left waiting, got a patchset/,
   },

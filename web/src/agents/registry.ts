@@ -27,8 +27,14 @@ function claims<T>(what: string, entries: [string, T][]): Map<string, T> {
   return map;
 }
 
-const PENDING_KINDS = claims('pending kind', homes.flatMap((home) => Object.entries(home.pendingKinds ?? {}) as [string, PendingKindHome][]));
-const CARDS = claims('card type', homes.flatMap((home) => Object.entries(home.cards ?? {})));
+const PENDING_KINDS = claims(
+  'pending kind',
+  homes.flatMap((home) => Object.entries(home.pendingKinds ?? {}) as [string, PendingKindHome][]),
+);
+const CARDS = claims(
+  'card type',
+  homes.flatMap((home) => Object.entries(home.cards ?? {})),
+);
 
 function homeOf(agent: string): AgentHome | undefined {
   return Object.hasOwn(HOMES, agent) ? HOMES[agent as AgentName] : undefined;

@@ -78,7 +78,13 @@ export const BarPicker: ClientPicker = ({ value, onChange }) => {
   return (
     <>
       <label htmlFor="new-client">Bar</label>
-      <select id="new-client" value={chosen ? value : ''} onChange={(e) => onChange(e.target.value)} aria-describedby="new-client-detail" required>
+      <select
+        id="new-client"
+        value={chosen ? value : ''}
+        onChange={(e) => onChange(e.target.value)}
+        aria-describedby="new-client-detail"
+        required
+      >
         <option value="">Choose a bar…</option>
         {listed.map((bar) => (
           <option key={bar.clientId} value={bar.clientId}>

@@ -8,7 +8,11 @@ export function BrewerySummary({ card }: { card: Card }) {
   return (
     <article className="card summary-card" aria-label={`Summary: ${name}`}>
       <h3>{name}</h3>
-      {typeof card.summary === 'string' && card.summary ? <p>{card.summary}</p> : <p className="muted">No summary ({String(card.status ?? 'unavailable')}).</p>}
+      {typeof card.summary === 'string' && card.summary ? (
+        <p>{card.summary}</p>
+      ) : (
+        <p className="muted">No summary ({String(card.status ?? 'unavailable')}).</p>
+      )}
       {cache && (
         <p className="cache-line">
           <span className={`chip cache ${cache.toLowerCase()}`}>{CACHE_CHIP[cache] ?? 'cache'}</span> {CACHE_TEXT[cache] ?? ''}
@@ -17,7 +21,13 @@ export function BrewerySummary({ card }: { card: Card }) {
       )}
       <p className="sources-line">
         Sources:{' '}
-        {typeof card.url === 'string' && card.url ? <a href={card.url} target="_blank" rel="noreferrer">{card.url}</a> : 'the brewery has no website'}
+        {typeof card.url === 'string' && card.url ? (
+          <a href={card.url} target="_blank" rel="noreferrer">
+            {card.url}
+          </a>
+        ) : (
+          'the brewery has no website'
+        )}
         {typeof card.sources === 'number' ? ` · ${card.sources} grounded search source${card.sources === 1 ? '' : 's'}` : ''}
       </p>
     </article>

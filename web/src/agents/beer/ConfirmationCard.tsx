@@ -16,16 +16,35 @@ export function ConfirmationCard({ item, onDecide }: PendingViewProps) {
     <article className="pending-card confirmation" aria-labelledby={headingId}>
       <h2 id={headingId}>{item.prompt ?? 'Please confirm'}</h2>
       <Countdown expiresAt={item.expiresAt} label="Answer within" />
-      {expired && <p role="status" className="banner">Time is up; the agent goes on without your choice.</p>}
-      {error && <p role="alert" className="banner error">{error.message}</p>}
-      <form onSubmit={(e) => { e.preventDefault(); if (choice) run({ pendingId: item.id, decision: 'yes', choice }); }}>
+      {expired && (
+        <p role="status" className="banner">
+          Time is up; the agent goes on without your choice.
+        </p>
+      )}
+      {error && (
+        <p role="alert" className="banner error">
+          {error.message}
+        </p>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (choice) run({ pendingId: item.id, decision: 'yes', choice });
+        }}
+      >
         {options.length > 0 && (
           <fieldset>
             <legend>Choose one</legend>
             <div className="options">
               {options.map((option) => (
                 <label key={option.id} className={`option ${choice === option.id ? 'chosen' : ''}`}>
-                  <input type="radio" name={`choice-${item.id}`} value={option.id} checked={choice === option.id} onChange={() => setChoice(option.id)} />
+                  <input
+                    type="radio"
+                    name={`choice-${item.id}`}
+                    value={option.id}
+                    checked={choice === option.id}
+                    onChange={() => setChoice(option.id)}
+                  />
                   <span className="option-name">{option.name}</span>
                   <span className="muted">{[option.city, option.state].filter(Boolean).map(String).join(', ')}</span>
                 </label>
@@ -34,8 +53,17 @@ export function ConfirmationCard({ item, onDecide }: PendingViewProps) {
           </fieldset>
         )}
         <div className="actions">
-          <button type="submit" disabled={busy || expired || (options.length > 0 && !choice)}>Yes{choice ? `, ${options.find((o) => o.id === choice)?.name ?? ''}` : ''}</button>
-          <button type="button" className="secondary" disabled={busy || expired} onClick={() => run({ pendingId: item.id, decision: 'no' })}>No</button>
+          <button type="submit" disabled={busy || expired || (options.length > 0 && !choice)}>
+            Yes{choice ? `, ${options.find((o) => o.id === choice)?.name ?? ''}` : ''}
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            disabled={busy || expired}
+            onClick={() => run({ pendingId: item.id, decision: 'no' })}
+          >
+            No
+          </button>
         </div>
       </form>
     </article>

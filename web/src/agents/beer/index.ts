@@ -19,9 +19,14 @@ export const beer: AgentHome = {
   examples: ['recommend breweries', 'my top beers', 'find breweries in San Diego, CA', 'best-selling beer in California'],
   tools: {
     recommend_breweries: { call: () => 'Recommend new breweries for your bar' },
-    search_breweries_tool: { call: (a) => `Search breweries${a.city ? ` in ${String(a.city)}` : ''}${a.state ? `${a.city ? ', ' : ' in '}${String(a.state)}` : ''}` },
+    search_breweries_tool: {
+      call: (a) =>
+        `Search breweries${a.city ? ` in ${String(a.city)}` : ''}${a.state ? `${a.city ? ', ' : ' in '}${String(a.state)}` : ''}`,
+    },
     get_website_summary_tool: { call: (a) => `Read the website of ${String(a.brewery_name ?? a.name ?? a.url ?? 'the brewery')}` },
     get_client_profile_tool: { call: () => "Read your bar's profile" },
-    run_analytical_query_tool: { call: (a) => (typeof a.question === 'string' ? `Look up your sales: ${a.question}` : 'Look up your sales') },
+    run_analytical_query_tool: {
+      call: (a) => (typeof a.question === 'string' ? `Look up your sales: ${a.question}` : 'Look up your sales'),
+    },
   },
 };

@@ -12,10 +12,30 @@ export function RecipeCard({ card }: { card: Card }) {
       <div className="card-body">
         <h3>{name}</h3>
         <dl className="facts">
-          {card.recipe_type != null && (<><dt>Type</dt><dd>{String(card.recipe_type)}</dd></>)}
-          {card.prep_time != null && (<><dt>Prep time</dt><dd>{typeof card.prep_time === 'number' ? `${card.prep_time} min` : String(card.prep_time)}</dd></>)}
-          {card.servings != null && (<><dt>Servings</dt><dd>{String(card.servings)}</dd></>)}
-          {card.status != null && (<><dt>Status</dt><dd>{String(card.status)}</dd></>)}
+          {card.recipe_type != null && (
+            <>
+              <dt>Type</dt>
+              <dd>{String(card.recipe_type)}</dd>
+            </>
+          )}
+          {card.prep_time != null && (
+            <>
+              <dt>Prep time</dt>
+              <dd>{typeof card.prep_time === 'number' ? `${card.prep_time} min` : String(card.prep_time)}</dd>
+            </>
+          )}
+          {card.servings != null && (
+            <>
+              <dt>Servings</dt>
+              <dd>{String(card.servings)}</dd>
+            </>
+          )}
+          {card.status != null && (
+            <>
+              <dt>Status</dt>
+              <dd>{String(card.status)}</dd>
+            </>
+          )}
         </dl>
         {actions.length > 0 && (
           <div className="actions">
@@ -28,11 +48,16 @@ export function RecipeCard({ card }: { card: Card }) {
               const text = `${verb[0]!.toUpperCase()}${verb.slice(1)} my recipe "${name}"${id}${/modify|edit|change/i.test(verb) ? ': ' : ''}`;
               return (
                 <button key={i} type="button" className="secondary small" onClick={() => compose(text)}>
-                  {verb[0]!.toUpperCase()}{verb.slice(1)}
+                  {verb[0]!.toUpperCase()}
+                  {verb.slice(1)}
                 </button>
               );
             })}
-            {card.recipe_id != null && <a className="button secondary small" href={`/recipes?id=${encodeURIComponent(String(card.recipe_id))}`}>In My recipes</a>}
+            {card.recipe_id != null && (
+              <a className="button secondary small" href={`/recipes?id=${encodeURIComponent(String(card.recipe_id))}`}>
+                In My recipes
+              </a>
+            )}
           </div>
         )}
       </div>

@@ -26,6 +26,11 @@ export function recipeImageUrl(src: string): string | undefined {
 export function RecipeImage({ src, alt }: { src: string | null | undefined; alt: string }) {
   const [failed, setFailed] = useState(false);
   const url = src ? recipeImageUrl(src) : undefined;
-  if (!url || failed) return <div className="img-missing" role="img" aria-label={`${alt} (no image)`}>no image</div>;
+  if (!url || failed)
+    return (
+      <div className="img-missing" role="img" aria-label={`${alt} (no image)`}>
+        no image
+      </div>
+    );
   return <img src={url} alt={alt} loading="lazy" referrerPolicy="no-referrer" onError={() => setFailed(true)} />;
 }

@@ -66,7 +66,14 @@ export function RecipesPage() {
   return (
     <section className="recipes-page" aria-labelledby="recipes-title">
       <h1 id="recipes-title">My recipes</h1>
-      <form className="filters" role="search" onSubmit={(e) => { e.preventDefault(); load(); }}>
+      <form
+        className="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          load();
+        }}
+      >
         <div className="field">
           <label htmlFor="recipe-q">Search by name or ingredient</label>
           <input id="recipe-q" type="search" value={q} onChange={(e) => setQ(e.target.value)} />
@@ -84,7 +91,11 @@ export function RecipesPage() {
           <input type="checkbox" checked={deleted} onChange={(e) => setDeleted(e.target.checked)} /> Show deleted recipes
         </label>
       </form>
-      {error && <p role="alert" className="banner error">{error}</p>}
+      {error && (
+        <p role="alert" className="banner error">
+          {error}
+        </p>
+      )}
       {!recipes ? (
         <p className="muted">Loading…</p>
       ) : recipes.length === 0 ? (
@@ -97,7 +108,12 @@ export function RecipesPage() {
               <div className="card-body">
                 <h2>{r.name}</h2>
                 <p className="muted">
-                  {[r.recipe_type, r.prep_time != null ? `${r.prep_time} min prep` : '', r.servings ? `${r.servings} ${r.servings === 1 ? 'serving' : 'servings'}` : '', r.is_deleted ? 'deleted' : '']
+                  {[
+                    r.recipe_type,
+                    r.prep_time != null ? `${r.prep_time} min prep` : '',
+                    r.servings ? `${r.servings} ${r.servings === 1 ? 'serving' : 'servings'}` : '',
+                    r.is_deleted ? 'deleted' : '',
+                  ]
                     .filter(Boolean)
                     .join(' · ')}
                 </p>
@@ -107,7 +123,12 @@ export function RecipesPage() {
                     className="secondary small"
                     onClick={async () => {
                       try {
-                        const created = await api<{ id: string }>('POST', '/v1/conversations', { agent: 'sous', recipeId: r.id, title: r.name }, { idempotencyKey: newIdempotencyKey() });
+                        const created = await api<{ id: string }>(
+                          'POST',
+                          '/v1/conversations',
+                          { agent: 'sous', recipeId: r.id, title: r.name },
+                          { idempotencyKey: newIdempotencyKey() },
+                        );
                         navigate(`/c/${created.id}`);
                       } catch (e) {
                         setError((e as ApiError).message);
@@ -123,9 +144,22 @@ export function RecipesPage() {
                 {open === r.id && (
                   <div className="recipe-detail">
                     <h3>Ingredients</h3>
-                    <ul>{(r.ingredients ?? []).map((i, n) => <li key={n}>{[i.quantity, i.unit, i.name].filter((x) => x !== undefined && x !== null && x !== '').map(String).join(' ')}</li>)}</ul>
+                    <ul>
+                      {(r.ingredients ?? []).map((i, n) => (
+                        <li key={n}>
+                          {[i.quantity, i.unit, i.name]
+                            .filter((x) => x !== undefined && x !== null && x !== '')
+                            .map(String)
+                            .join(' ')}
+                        </li>
+                      ))}
+                    </ul>
                     <h3>Steps</h3>
-                    <ol>{(r.instructions ?? []).map((s, n) => <li key={n}>{String(s)}</li>)}</ol>
+                    <ol>
+                      {(r.instructions ?? []).map((s, n) => (
+                        <li key={n}>{String(s)}</li>
+                      ))}
+                    </ol>
                   </div>
                 )}
               </div>
@@ -133,7 +167,11 @@ export function RecipesPage() {
           ))}
         </ul>
       )}
-      {next && <button type="button" className="secondary" onClick={() => load(next)}>More</button>}
+      {next && (
+        <button type="button" className="secondary" onClick={() => load(next)}>
+          More
+        </button>
+      )}
     </section>
   );
 }

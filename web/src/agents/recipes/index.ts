@@ -23,14 +23,25 @@ export const recipes: AgentHome = {
   description: 'Saves recipes you paste, with a picture, and finds them again in My recipes.',
   firstPrompt: 'list my recipes',
   cards: { recipe_card: RecipeCard },
-  examples: ['list my recipes', 'find recipes with bourbon', 'save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail.'],
+  examples: [
+    'list my recipes',
+    'find recipes with bourbon',
+    'save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail.',
+  ],
   tools: {
     save_recipe: {
       call: (a) => `Save the recipe “${recipeName(String(a.raw_recipe_data ?? ''))}” to My recipes`,
-      result: (r: Record<string, unknown>) => (r.status === 'saved' ? `Saved “${String(r.recipe_name ?? 'the recipe')}” to My recipes.` : undefined),
+      result: (r: Record<string, unknown>) =>
+        r.status === 'saved' ? `Saved “${String(r.recipe_name ?? 'the recipe')}” to My recipes.` : undefined,
     },
     execute_recipe_sql: {
-      call: (a) => ({ delete: 'Delete a recipe from My recipes', restore: 'Restore a deleted recipe to My recipes', change: 'Change a recipe in My recipes', look: 'Look in My recipes' })[sqlAction(a)],
+      call: (a) =>
+        ({
+          delete: 'Delete a recipe from My recipes',
+          restore: 'Restore a deleted recipe to My recipes',
+          change: 'Change a recipe in My recipes',
+          look: 'Look in My recipes',
+        })[sqlAction(a)],
       result: (r: Record<string, unknown>, a) => {
         if (Array.isArray(r.rows)) return r.rows.length === 1 ? 'Found 1 recipe.' : `Found ${r.rows.length} recipes.`;
         const action = sqlAction(a);

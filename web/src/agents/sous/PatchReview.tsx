@@ -19,7 +19,14 @@ interface Review {
   steps: ReviewEntry[];
   notes: string[];
   summary?: { title?: string; bullets?: string[]; impacted?: Record<string, number> };
-  endState?: { title?: string; version?: number; servings?: number; ingredients: { id: string; text: string }[]; steps: { id: string; text: string; status?: string }[]; notes?: string[] };
+  endState?: {
+    title?: string;
+    version?: number;
+    servings?: number;
+    ingredients: { id: string; text: string }[];
+    steps: { id: string; text: string; status?: string }[];
+    notes?: string[];
+  };
 }
 
 const CHANGE_LABEL = { added: 'new', modified: 'edited', removed: 'removed', unchanged: '' } as const;
@@ -95,28 +102,54 @@ export function PatchReview({ item, onDecide }: PendingViewProps) {
     <article className="pending-card patch-review" aria-labelledby={headingId}>
       <h2 id={headingId}>Review the proposed change{review.summary?.title ? `: ${review.summary.title}` : ''}</h2>
       {review.summary?.bullets && review.summary.bullets.length > 0 && (
-        <ul className="bullets">{review.summary.bullets.map((b, i) => <li key={i}>{b}</li>)}</ul>
+        <ul className="bullets">
+          {review.summary.bullets.map((b, i) => (
+            <li key={i}>{b}</li>
+          ))}
+        </ul>
       )}
-      {counts.length > 0 && <p className="impacted">{counts.map(([key, noun, what]) => `${impacted[key!]} ${impacted[key!] === 1 ? noun : `${noun}s`} ${what}`).join(' · ')}</p>}
+      {counts.length > 0 && (
+        <p className="impacted">
+          {counts.map(([key, noun, what]) => `${impacted[key!]} ${impacted[key!] === 1 ? noun : `${noun}s`} ${what}`).join(' · ')}
+        </p>
+      )}
       <Countdown expiresAt={item.expiresAt} label="Decide within" />
       <div className="tabs" role="tablist" aria-label="Review">
-        <button type="button" role="tab" aria-selected={tab === 'changes'} onClick={() => setTab('changes')}>Changes in place</button>
-        <button type="button" role="tab" aria-selected={tab === 'end'} onClick={() => setTab('end')}>Recipe after accepting</button>
+        <button type="button" role="tab" aria-selected={tab === 'changes'} onClick={() => setTab('changes')}>
+          Changes in place
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'end'} onClick={() => setTab('end')}>
+          Recipe after accepting
+        </button>
       </div>
       {tab === 'changes' ? (
         <div role="tabpanel" className="review-columns">
           <section aria-label="Ingredients (review)">
             <h3>Ingredients</h3>
-            <ul className="review-list">{review.ingredients.map((e) => <Entry key={`${e.change}-${e.id}`} entry={e} />)}</ul>
+            <ul className="review-list">
+              {review.ingredients.map((e) => (
+                <Entry key={`${e.change}-${e.id}`} entry={e} />
+              ))}
+            </ul>
           </section>
           <section aria-label="Steps (review)">
             <h3>Steps</h3>
-            <ol className="review-list">{review.steps.map((e) => <Entry key={`${e.change}-${e.id}`} entry={e} ordered />)}</ol>
+            <ol className="review-list">
+              {review.steps.map((e) => (
+                <Entry key={`${e.change}-${e.id}`} entry={e} ordered />
+              ))}
+            </ol>
           </section>
           {review.notes.length > 0 && (
             <section aria-label="Notes added">
               <h3>Notes added</h3>
-              <ul className="review-list">{review.notes.map((n, i) => <li key={i} className="review-entry added"><span className="chip change-added">new</span> <ins>{n}</ins></li>)}</ul>
+              <ul className="review-list">
+                {review.notes.map((n, i) => (
+                  <li key={i} className="review-entry added">
+                    <span className="chip change-added">new</span> <ins>{n}</ins>
+                  </li>
+                ))}
+              </ul>
             </section>
           )}
         </div>
@@ -124,15 +157,39 @@ export function PatchReview({ item, onDecide }: PendingViewProps) {
         <div role="tabpanel" className="end-state">
           {review.endState ? (
             <>
-              <h3>{review.endState.title} <span className="muted">(version {(review.endState.version ?? 0)}{review.endState.servings ? `, ${review.endState.servings} ${review.endState.servings === 1 ? 'serving' : 'servings'}` : ''})</span></h3>
+              <h3>
+                {review.endState.title}{' '}
+                <span className="muted">
+                  (version {review.endState.version ?? 0}
+                  {review.endState.servings
+                    ? `, ${review.endState.servings} ${review.endState.servings === 1 ? 'serving' : 'servings'}`
+                    : ''}
+                  )
+                </span>
+              </h3>
               <h4>Ingredients</h4>
-              <ul>{review.endState.ingredients.map((i) => <li key={i.id}>{i.text}</li>)}</ul>
+              <ul>
+                {review.endState.ingredients.map((i) => (
+                  <li key={i.id}>{i.text}</li>
+                ))}
+              </ul>
               <h4>Steps</h4>
-              <ol>{review.endState.steps.map((s) => <li key={s.id}>{s.text}{s.status === 'done' ? ' (done)' : ''}</li>)}</ol>
+              <ol>
+                {review.endState.steps.map((s) => (
+                  <li key={s.id}>
+                    {s.text}
+                    {s.status === 'done' ? ' (done)' : ''}
+                  </li>
+                ))}
+              </ol>
               {review.endState.notes && review.endState.notes.length > 0 && (
                 <>
                   <h4>Notes</h4>
-                  <ul>{review.endState.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>
+                  <ul>
+                    {review.endState.notes.map((n, i) => (
+                      <li key={i}>{n}</li>
+                    ))}
+                  </ul>
                 </>
               )}
             </>
@@ -141,10 +198,18 @@ export function PatchReview({ item, onDecide }: PendingViewProps) {
           )}
         </div>
       )}
-      {error && <p role="alert" className="banner error">{error}</p>}
+      {error && (
+        <p role="alert" className="banner error">
+          {error}
+        </p>
+      )}
       <div className="actions">
-        <button type="button" disabled={busy} onClick={() => decide('accept')}>Accept changes</button>
-        <button type="button" className="danger" disabled={busy} onClick={() => decide('reject')}>Reject changes</button>
+        <button type="button" disabled={busy} onClick={() => decide('accept')}>
+          Accept changes
+        </button>
+        <button type="button" className="danger" disabled={busy} onClick={() => decide('reject')}>
+          Reject changes
+        </button>
       </div>
     </article>
   );

@@ -19,12 +19,19 @@ export function SousPanel({ view, onChanged }: SidePanelProps) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState<string>();
   const [saved, setSaved] = useState<SavedVersion>();
-  if (!recipe) return <aside className="side-panel" aria-label="Recipe"><p className="muted">No recipe yet.</p></aside>;
+  if (!recipe)
+    return (
+      <aside className="side-panel" aria-label="Recipe">
+        <p className="muted">No recipe yet.</p>
+      </aside>
+    );
   const markDone = async (stepId: string) => {
     setBusy(stepId);
     setError(undefined);
     try {
-      await api('POST', `/v1/conversations/${view.id}/steps/${encodeURIComponent(stepId)}/done`, undefined, { idempotencyKey: newIdempotencyKey() });
+      await api('POST', `/v1/conversations/${view.id}/steps/${encodeURIComponent(stepId)}/done`, undefined, {
+        idempotencyKey: newIdempotencyKey(),
+      });
     } catch (e) {
       setError((e as ApiError).message);
     } finally {
@@ -69,7 +76,11 @@ export function SousPanel({ view, onChanged }: SidePanelProps) {
         <p className="banner">
           A proposed change waits for your review (in the conversation).{' '}
           {pendingId && (
-            <button type="button" className="link" onClick={() => document.getElementById(`patch-${pendingId}`)?.scrollIntoView({ block: 'start' })}>
+            <button
+              type="button"
+              className="link"
+              onClick={() => document.getElementById(`patch-${pendingId}`)?.scrollIntoView({ block: 'start' })}
+            >
               Go to the review
             </button>
           )}
@@ -84,7 +95,8 @@ export function SousPanel({ view, onChanged }: SidePanelProps) {
           )}
           {saved && (
             <p role="status" className="banner">
-              {saved.created ? 'Saved' : 'Already saved'} version {saved.version} to My recipes as “{saved.name}”, a new recipe; the recipe you started from is unchanged.{' '}
+              {saved.created ? 'Saved' : 'Already saved'} version {saved.version} to My recipes as “{saved.name}”, a new recipe; the recipe
+              you started from is unchanged.{' '}
               <a
                 href={`/recipes?id=${encodeURIComponent(saved.recipeId)}`}
                 onClick={(e) => {
@@ -98,9 +110,17 @@ export function SousPanel({ view, onChanged }: SidePanelProps) {
           )}
         </div>
       )}
-      {error && <p role="alert" className="banner error">{error}</p>}
+      {error && (
+        <p role="alert" className="banner error">
+          {error}
+        </p>
+      )}
       <h3>Ingredients</h3>
-      <ul className="ingredients">{recipe.ingredients?.map((i) => <li key={i.id}>{i.text}</li>)}</ul>
+      <ul className="ingredients">
+        {recipe.ingredients?.map((i) => (
+          <li key={i.id}>{i.text}</li>
+        ))}
+      </ul>
       <h3>Steps</h3>
       <ol className="steps">
         {recipe.steps?.map((s) => (
@@ -109,7 +129,13 @@ export function SousPanel({ view, onChanged }: SidePanelProps) {
             {s.status === 'done' ? (
               <span className="chip done">done</span>
             ) : (
-              <button type="button" className="secondary small" disabled={busy === s.id} onClick={() => markDone(s.id)} aria-label={`Mark step ${s.id} done: ${s.text}`}>
+              <button
+                type="button"
+                className="secondary small"
+                disabled={busy === s.id}
+                onClick={() => markDone(s.id)}
+                aria-label={`Mark step ${s.id} done: ${s.text}`}
+              >
                 Mark done
               </button>
             )}
@@ -119,7 +145,11 @@ export function SousPanel({ view, onChanged }: SidePanelProps) {
       {recipe.notes && recipe.notes.length > 0 && (
         <>
           <h3>Notes</h3>
-          <ul>{recipe.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>
+          <ul>
+            {recipe.notes.map((n, i) => (
+              <li key={i}>{n}</li>
+            ))}
+          </ul>
         </>
       )}
       {defaults && (

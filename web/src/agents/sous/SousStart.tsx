@@ -34,7 +34,9 @@ function SousStartFields({ values, onChange }: { values: Record<string, string>;
       {error ? (
         // the list is a convenience: without it, an id from My recipes still starts the conversation
         <>
-          <p className="muted">My recipes could not be listed ({error}); type a saved recipe's id, or leave it empty for the demo recipe.</p>
+          <p className="muted">
+            My recipes could not be listed ({error}); type a saved recipe's id, or leave it empty for the demo recipe.
+          </p>
           <label htmlFor="new-recipe-id">Saved recipe id</label>
           <input id="new-recipe-id" value={values.recipeId ?? ''} onChange={(e) => set('recipeId', e.target.value)} />
         </>
@@ -50,19 +52,36 @@ function SousStartFields({ values, onChange }: { values: Record<string, string>;
               </option>
             ))}
           </select>
-          {recipes && recipes.length === 0 && <p className="muted">No saved recipes yet: save one with the recipes agent to cook it here.</p>}
+          {recipes && recipes.length === 0 && (
+            <p className="muted">No saved recipes yet: save one with the recipes agent to cook it here.</p>
+          )}
         </>
       )}
       <label htmlFor="new-avoids">Never use (comma separated)</label>
-      <input id="new-avoids" value={values.hardAvoids ?? ''} placeholder="peanut, shellfish" onChange={(e) => set('hardAvoids', e.target.value)} />
+      <input
+        id="new-avoids"
+        value={values.hardAvoids ?? ''}
+        placeholder="peanut, shellfish"
+        onChange={(e) => set('hardAvoids', e.target.value)}
+      />
       <label htmlFor="new-portions">Portions</label>
-      <input id="new-portions" type="number" min={1} max={1000} value={values.portions ?? ''} onChange={(e) => set('portions', e.target.value)} />
+      <input
+        id="new-portions"
+        type="number"
+        min={1}
+        max={1000}
+        value={values.portions ?? ''}
+        onChange={(e) => set('portions', e.target.value)}
+      />
     </fieldset>
   );
 }
 
 function sousStartBody({ recipeId = '', hardAvoids = '', portions = '' }: Record<string, string>): Record<string, unknown> {
-  const avoids = hardAvoids.split(',').map((a) => a.trim()).filter(Boolean);
+  const avoids = hardAvoids
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
   const defaults = { ...(avoids.length ? { hardAvoids: avoids } : {}), ...(Number(portions) > 0 ? { portions: Number(portions) } : {}) };
   return { ...(recipeId.trim() ? { recipeId: recipeId.trim() } : {}), ...(Object.keys(defaults).length ? { defaults } : {}) };
 }

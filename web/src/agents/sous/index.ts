@@ -12,6 +12,12 @@ export const sous: AgentHome = {
   // the chat goes on while a PatchSet waits: a message does not answer it
   pendingKinds: { patchset: { View: PatchReview, label: 'Proposed change', answeredByMessage: false } },
   start: sousStart,
-  examples: ['swap butter for olive oil', 'make it for 4', 'remove the parmesan', 'add 1 tsp chili flakes', 'add a note: rest the dough overnight'],
+  examples: [
+    'swap butter for olive oil',
+    'make it for 4',
+    'remove the parmesan',
+    'add 1 tsp chili flakes',
+    'add a note: rest the dough overnight',
+  ],
   refreshOn: ['patchset.decided', 'patchset.rejected'],
 };

@@ -22,5 +22,11 @@ export interface SousView {
 }
 
 export function sousViewOf(view: ConversationView): SousView {
-  return { recipe: view.recipe as SousRecipe | undefined, defaults: view.defaults as Record<string, unknown> | undefined, pendingPatchSet: view.pendingPatchSet, hardAvoidOverrides: Array.isArray(view.hardAvoidOverrides) ? (view.hardAvoidOverrides as string[]) : [], acceptedChanges: typeof view.acceptedChanges === 'number' ? view.acceptedChanges : 0 };
+  return {
+    recipe: view.recipe as SousRecipe | undefined,
+    defaults: view.defaults as Record<string, unknown> | undefined,
+    pendingPatchSet: view.pendingPatchSet,
+    hardAvoidOverrides: Array.isArray(view.hardAvoidOverrides) ? (view.hardAvoidOverrides as string[]) : [],
+    acceptedChanges: typeof view.acceptedChanges === 'number' ? view.acceptedChanges : 0,
+  };
 }

@@ -3,16 +3,26 @@ import type { AgentHome } from '../../agentHome';
 
 type Args = Record<string, unknown>;
 const s = (v: unknown) => String(v ?? '');
-const customer = (r: Args) => `${s(r.name) || 'the customer'}${r.id ? ` (customer ${s(r.id)})` : ''}${r.email ? `, ${s(r.email)}` : ''}${r.phone ? `, ${s(r.phone)}` : ''}`;
+const customer = (r: Args) =>
+  `${s(r.name) || 'the customer'}${r.id ? ` (customer ${s(r.id)})` : ''}${r.email ? `, ${s(r.email)}` : ''}${r.phone ? `, ${s(r.phone)}` : ''}`;
 const order = (r: Args) => `Order ${s(r.id)}: ${s(r.quantity) || '1'} × ${s(r.product)}, ${s(r.status).toLowerCase()}`;
 
 export const support: AgentHome = {
   label: 'Support',
   description: 'Looks up customers and orders, and cancels orders or changes contact details once you approve.',
   firstPrompt: 'status of order 24601',
-  examples: ['look up john@gmail.com', 'orders for 1213210', 'status of order 24601', 'cancel order 13579', 'update 1213210 phone 555-123-4567'],
+  examples: [
+    'look up john@gmail.com',
+    'orders for 1213210',
+    'status of order 24601',
+    'cancel order 13579',
+    'update 1213210 phone 555-123-4567',
+  ],
   tools: {
-    get_user: { call: (a) => `Look up the customer with username ${s(a.value)}`, result: (r) => (r.id ? `Found ${customer(r)}.` : undefined) },
+    get_user: {
+      call: (a) => `Look up the customer with username ${s(a.value)}`,
+      result: (r) => (r.id ? `Found ${customer(r)}.` : undefined),
+    },
     get_user_info: {
       call: (a) => `Look up the customer with ${s(a.key)} ${s(a.value)}`,
       result: (r) => {
@@ -29,12 +39,18 @@ export const support: AgentHome = {
       result: (r) => {
         const orders = Array.isArray(r) ? (r as Args[]) : Array.isArray(r.orders) ? (r.orders as Args[]) : undefined;
         if (!orders) return undefined;
-        return orders.length === 0 ? 'No orders.' : `${orders.length === 1 ? '1 order' : `${orders.length} orders`}: ${orders.map((o) => `${s(o.id)} (${s(o.product)}, ${s(o.status).toLowerCase()})`).join('; ')}.`;
+        return orders.length === 0
+          ? 'No orders.'
+          : `${orders.length === 1 ? '1 order' : `${orders.length} orders`}: ${orders.map((o) => `${s(o.id)} (${s(o.product)}, ${s(o.status).toLowerCase()})`).join('; ')}.`;
       },
     },
-    cancel_order: { call: (a) => `Cancel order ${s(a.order_id)}`, result: (r, a) => (r.status === 'Cancelled' ? `Order ${s(a.order_id)} is cancelled.` : undefined) },
+    cancel_order: {
+      call: (a) => `Cancel order ${s(a.order_id)}`,
+      result: (r, a) => (r.status === 'Cancelled' ? `Order ${s(a.order_id)} is cancelled.` : undefined),
+    },
     update_user_contact: {
-      call: (a) => `Change the contact details of customer ${s(a.user_id)}: ${[a.email ? `email ${s(a.email)}` : '', a.phone ? `phone ${s(a.phone)}` : ''].filter(Boolean).join(', ')}`,
+      call: (a) =>
+        `Change the contact details of customer ${s(a.user_id)}: ${[a.email ? `email ${s(a.email)}` : '', a.phone ? `phone ${s(a.phone)}` : ''].filter(Boolean).join(', ')}`,
       result: (r) => (r.id ? `Contact details saved: ${customer(r)}.` : undefined),
     },
   },
