@@ -97,6 +97,23 @@ async function waitForOutput(running: Running, pattern: RegExp, timeoutMs: numbe
   }
 }
 
+/**
+ * Starts `script` on a free PORT and waits for `pattern`. Another test of this file may take the same free port
+ * between our pick and the API's listen (the "taken PORT" test binds one on purpose): then it starts again on
+ * another, which is the start being tested, not the port it happened to get.
+ */
+async function runListening(script: string, env: Record<string, string>, pattern: RegExp, timeoutMs: number): Promise<Running> {
+  for (let attempt = 1; ; attempt++) {
+    const running = run(script, { ...env, PORT: String(await freePort()) });
+    try {
+      await waitForOutput(running, pattern, timeoutMs);
+      return running;
+    } catch (error) {
+      if (attempt >= 3 || !/the port is in use; set PORT/.test(running.output())) throw error;
+    }
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -292,8 +309,7 @@ describe('npm start', { concurrency: true }, () => {
 
     // Configured services, no API_TOKENS: a dev token is served, and the log says where it is, not what.
     const dataDir = await tempDataDir();
-    const running = run('src/main.ts', { ...services, PORT: String(await freePort()), DATA_DIR: dataDir });
-    await waitForOutput(running, /Press Ctrl-C to stop/, 60_000);
+    const running = await runListening('src/main.ts', { ...services, DATA_DIR: dataDir }, /Press Ctrl-C to stop/, 60_000);
     const token = (await fs.readFile(path.join(dataDir, 'dev-token'), 'utf8')).trim();
     assert.match(token, /^[0-9a-f]{64}$/);
     assert.ok(!running.output().includes(token), 'the token is not in the log');
@@ -303,8 +319,7 @@ describe('npm start', { concurrency: true }, () => {
 
     // npm run api without API_TOKENS: the same.
     const apiDir = await tempDataDir();
-    const api = run('src/api-main.ts', { ...services, PORT: String(await freePort()), DATA_DIR: apiDir });
-    await waitForOutput(api, /Brigade API listening/, 30_000);
+    const api = await runListening('src/api-main.ts', { ...services, DATA_DIR: apiDir }, /Brigade API listening/, 30_000);
     const apiToken = (await fs.readFile(path.join(apiDir, 'dev-token'), 'utf8')).trim();
     assert.ok(!api.output().includes(apiToken), 'npm run api does not log the token');
     api.child.kill('SIGINT');
@@ -313,13 +328,12 @@ describe('npm start', { concurrency: true }, () => {
     // With API_TOKENS there is no dev token at all.
     const tokensDir = await tempDataDir();
     const secret = 'a'.repeat(40);
-    const withTokens = run('src/main.ts', {
-      ...services,
-      PORT: String(await freePort()),
-      DATA_DIR: tokensDir,
-      API_TOKENS: JSON.stringify({ [secret]: { user: 'alice' } }),
-    });
-    await waitForOutput(withTokens, /Press Ctrl-C to stop/, 60_000);
+    const withTokens = await runListening(
+      'src/main.ts',
+      { ...services, DATA_DIR: tokensDir, API_TOKENS: JSON.stringify({ [secret]: { user: 'alice' } }) },
+      /Press Ctrl-C to stop/,
+      60_000,
+    );
     assert.doesNotMatch(withTokens.output(), /dev token|dev-token/i);
     assert.ok(!withTokens.output().includes(secret));
     await assert.rejects(fs.access(path.join(tokensDir, 'dev-token')));
