@@ -1,0 +1,74 @@
+// Turns and what a person asks of them: a message (starts a turn or answers a parked one), Stop, the wake-up
+// to move to the current worker version, and the queries that show the conversation.
+import { setHandler, uuid4 } from '@temporalio/workflow';
+import { agentStateQuery, sendMessageUpdate, stateQuery, stopSignal, stopUpdate, upgradeSignal } from '../shared/definitions.ts';
+import { type ChatMessage, SendMessageInput } from '../shared/messages.ts';
+import { describeIssues } from '../shared/tool-spec.ts';
+import { nameConversation } from './conversation-title.ts';
+import { fail } from './failure-text.ts';
+import { type Session, conversationState } from './session.ts';
+
+export function handleTurns(session: Session): void {
+  const { input, loop } = session;
+  setHandler(
+    sendMessageUpdate,
+    async ({ text }) => {
+      const message: ChatMessage = { id: uuid4(), role: 'user', text: text.trim() };
+      // Only runs started without a title carry autoTitle, so histories recorded before it replay unchanged.
+      const first = input.autoTitle === true && loop.turns === 0 && !loop.active;
+      const result = await loop.receive(message);
+      if (first && !result.stopped) void nameConversation(session.activities.titles, input, message.text, result.messages);
+      return result;
+    },
+    {
+      validator: (raw) => {
+        const parsed = SendMessageInput.safeParse(raw);
+        if (!parsed.success) throw fail('BadInput', `Invalid message: ${describeIssues(parsed.error)}`);
+        if (loop.active && !loop.parked) throw fail('TurnRunning', 'A turn is already running; send the message when it ends.');
+      },
+      description: 'A user message: {"text": "..."}; answers with the turn\'s new messages once it ends or waits for a person.',
+    },
+  );
+}
+
+export function handleStop({ loop }: Session): void {
+  setHandler(
+    stopUpdate,
+    async () => {
+      if (!loop.stop()) return { stopped: false };
+      await loop.waitForEnd();
+      return { stopped: true };
+    },
+    {
+      description:
+        'Stop the running turn: cancels the model call and tools in flight, withdraws the items it waits on, keeps what streamed (marked stopped). Answers {"stopped": true} once it has ended, {"stopped": false} when no turn ran.',
+    },
+  );
+
+  setHandler(stopSignal, () => void loop.stop(), {
+    description:
+      'Stop the running turn, from the Web UI or CLI (no payload; any payload is ignored). Does what the stop update does; nothing when no turn runs.',
+  });
+
+  setHandler(
+    upgradeSignal,
+    // Nothing to do: the signal's workflow task carries the server's word that the target version changed,
+    // and the run's end (run-end.ts) reads it.
+    () => undefined,
+    {
+      description:
+        'Wake this conversation so that it moves to the current worker version: once no turn runs it continues as new there (no payload; any payload is ignored). A conversation already on the current version does nothing.',
+    },
+  );
+}
+
+export function handleQueries(session: Session): void {
+  const { kernel, agentState } = session;
+  setHandler(stateQuery, () => conversationState(session), {
+    description: 'The conversation now: idle, running or waiting, its open items, counters and agent state.',
+  });
+  // A query adds no command: histories recorded before it replay as they were.
+  setHandler(agentStateQuery, () => (kernel ? { agentState: agentState.state } : {}), {
+    description: "A stateful agent's own state as this run holds it; what a revival from PostgreSQL starts the new run with.",
+  });
+}
