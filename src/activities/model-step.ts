@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
 import { STEP_STOPPED, type StoppedStep, budgetLimits } from '../shared/turn-control.ts';
 import { type MeterConfig, budgetSettings, createUsageMeter } from './usage-meter.ts';
 import type { LedgerCall } from '../db/usage-ledger.ts';
@@ -6,19 +6,17 @@ import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
 import { type WriteOptions, writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
 import { StepCommits } from '../db/commit-durability.ts';
-import { asUser } from '../db/pool.ts';
-import { toolDeclarations } from '../model/declarations.ts';
+import { readStepUsage } from '../db/step-usage.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
 import { AGENT_SPECS } from '../agents/registry.ts';
 import { inlineArgs } from '../shared/inline-tools.ts';
-import type { AgentName, ChatMessage } from '../shared/messages.ts';
-import { storableJson, storableText } from '../shared/safe-text.ts';
+import type { AgentName, ChatMessage, NewEvent } from '../shared/messages.ts';
 import { toolMessage } from '../shared/tool-message.ts';
-import { MODEL_CALLS_MAX_BYTES, TURN_RESULT_MAX_BYTES, boundMessages, boundReply, jsonBytes } from '../shared/payload-bounds.ts';
+import { TURN_RESULT_MAX_BYTES, boundMessages, boundReply } from '../shared/payload-bounds.ts';
 import type { ModelStepInput, ModelStepResult, RunToolInput, StepUsage } from './runtime-types.ts';
 import { DeltaWriter } from './delta-writer.ts';
 import type { Config } from '../config.ts';
-import { askStructured, responseSchema } from '../model/structured.ts';
+import { type Asked, askKernel, oversized, replyMessage, streamReply } from './model-reply.ts';
 
 export interface ModelStepDeps {
   pool: pg.Pool;
@@ -54,6 +52,9 @@ const chatCall = ({ conversationId, userId, stepId }: Step, model: string): Ledg
  */
 export function createModelStep({ pool, model, systemPrompt, config, runTool }: ModelStepDeps) {
   const meter = createUsageMeter(pool, config);
+  /** the usage ledger's record of a call's tokens, reserved before it */
+  const meterUsage = (step: Step, used: { model: string; usage: ModelReply['usage'] }) => meter.settle(chatCall(step, model.name), used);
+
   /**
    * A reply for `step`: the one a previous attempt already wrote (its answer lost on the way), or a new one.
    * Its write commits deferred when `goesOn` says the step will write again after it.
@@ -65,111 +66,90 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     commits: StepCommits,
     goesOn: (message: ChatMessage) => boolean,
   ): Promise<{ message: ChatMessage; usage: StepUsage }> {
-    const { conversationId, userId, agent, stepId } = step;
-    const earlier = transcript.find((message) => message.id === stepId);
-    if (earlier) return { message: earlier, usage: await readUsage(pool, step) };
+    const earlier = transcript.find((message) => message.id === step.stepId);
+    if (earlier) return { message: earlier, usage: await readStepUsage(pool, step, step.stepId) };
+    const { asked, tail } = await askModel(step, transcript, context, commits);
+    const tooLarge = oversized(asked);
+    if (tooLarge) {
+      // the tokens were spent all the same
+      await meterUsage(step, { model: asked.reply.model, usage: asked.reply.usage });
+      await commits.settle();
+      throw tooLarge;
+    }
+    const message = replyMessage(step.stepId, asked);
+    const usage = { model: asked.reply.model, ...asked.reply.usage };
+    await meterUsage(step, { model: asked.reply.model, usage: asked.reply.usage });
+    await recordAnswer(step, message, usage, tail, commits, goesOn(message));
+    return { message, usage };
+  }
 
-    const kernel = AGENT_SPECS[agent].kernel;
-    const system = await systemPrompt(agent);
+  /** Asks the model, streaming deltas; when Stop cancels the step, writes what streamed and throws StepStopped. */
+  async function askModel(
+    step: Step,
+    transcript: ChatMessage[],
+    context: Context,
+    commits: StepCommits,
+  ): Promise<{ asked: Asked; tail: NewEvent[] }> {
+    const spec = AGENT_SPECS[step.agent];
+    const system = await systemPrompt(step.agent);
     const deltas = new DeltaWriter(pool, step, { attempt: context.info.attempt, deferCommit: await commits.defer() });
-    let reply: ModelReply;
-    let structured: unknown;
-    /** what the stream reported so far: a stopped reply's tokens were paid for and count against budgets */
-    let usedSoFar: ModelReply['usage'] | undefined;
-    let tail: Awaited<ReturnType<DeltaWriter['close']>> = [];
+    const ask = { model, agent: step.agent, stepId: step.stepId, system, transcript, context };
+    const seen: { usage?: ModelReply['usage'] } = {};
+    let asked: Asked;
+    let tail: NewEvent[] = [];
     try {
-      if (kernel) {
-        // A JSON answer is not streamed (its raw text is no reply to show); it is checked and asked again.
-        const output = { name: agent, schema: responseSchema(kernel.output.schema) };
-        const spent = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-        structured = await askStructured(
-          kernel.output.schema,
-          config.MODEL_SCHEMA_ATTEMPTS,
-          async (correction) => {
-            reply = await model.generate({
-              system,
-              messages: correction ? [...transcript, { id: `${stepId}.correction`, role: 'user', text: correction }] : transcript,
-              tools: [],
-              ...(step.context ? { context: step.context } : {}),
-              output,
-              signal: context.cancellationSignal,
-            });
-            spent.inputTokens += reply.usage.inputTokens;
-            spent.outputTokens += reply.usage.outputTokens;
-            spent.totalTokens += reply.usage.totalTokens;
-            return reply.text;
-          },
-          `The ${agent} model`,
-        );
-        reply = { ...reply!, text: kernel.output.text(structured), usage: spent };
-      } else {
-        reply = await model.generate({
-          system,
-          messages: transcript,
-          tools: step.mcpTools?.length
-            ? [...toolDeclarations(AGENT_SPECS[agent].tools), ...step.mcpTools]
-            : toolDeclarations(AGENT_SPECS[agent].tools),
-          onText: (delta) => deltas.push(delta),
-          onUsage: (used) => (usedSoFar = used),
-          signal: context.cancellationSignal,
-        });
-      }
+      asked = spec.kernel
+        ? await askKernel(spec.kernel, ask, step.context, config.MODEL_SCHEMA_ATTEMPTS)
+        : await streamReply(spec.tools, ask, step.mcpTools, deltas, seen);
     } catch (error) {
       if (!stoppedByUser(context)) throw asModelFailure(error);
-      // Stop: the stream is closed (the abort signal reached @google/genai); what streamed stays, marked.
-      const tailEvents = await deltas.close();
-      const partial: ChatMessage = { id: stepId, role: 'assistant', text: deltas.streamed, stopped: true };
-      const used = usedSoFar && { stepId, model: model.name, ...usedSoFar };
-      // The stopped call is over: its reservation becomes what the stream reported (nothing, if it reported nothing).
-      // A failure here leaves the reservation counted: Stop must still hand back what streamed.
-      await meter
-        .settle(chatCall(step, model.name), { model: model.name, usage: usedSoFar ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } })
-        .catch(() => undefined);
-      await writeBatch(
-        pool,
-        { conversationId, userId },
-        {
-          messages: [partial],
-          events: [...tailEvents, ...(used ? [{ key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }] : [])],
-          ...(used ? { usage: used } : {}),
-        },
-      );
-      commits.flushed();
-      throw new StepStopped(partial);
+      return recordStopped(step, deltas, seen.usage, commits);
     } finally {
       tail = await deltas.close();
     }
+    return { asked, tail };
+  }
 
-    // What the workflow acts on crosses Temporal whole (its calls' arguments, a structured answer), and the
-    // workflow writes them again (tool messages, pending items): a reply past the bound is a failed call, not
-    // a workflow whose next command is too large to schedule. Gemini's own output limit keeps real replies far below.
-    const acted = jsonBytes(reply.toolCalls) + (structured === undefined ? 0 : jsonBytes(structured));
-    if (acted > MODEL_CALLS_MAX_BYTES) {
-      // the tokens were spent all the same
-      await meter.settle(chatCall(step, model.name), { model: reply.model, usage: reply.usage });
-      await commits.settle();
-      throw ApplicationFailure.create({
-        type: 'ModelOutputInvalid',
-        message: `the model's reply was too large (its tool calls and structured answer were ${acted} bytes; at most ${MODEL_CALLS_MAX_BYTES} are accepted)`,
-        nonRetryable: true,
-      });
-    }
+  /** Stop: the stream is closed (the abort signal reached the model's SDK); what streamed stays, marked. */
+  async function recordStopped(
+    step: Step,
+    deltas: DeltaWriter,
+    usedSoFar: ModelReply['usage'] | undefined,
+    commits: StepCommits,
+  ): Promise<never> {
+    const { conversationId, userId, stepId } = step;
+    const tailEvents = await deltas.close();
+    const partial: ChatMessage = { id: stepId, role: 'assistant', text: deltas.streamed, stopped: true };
+    const used = usedSoFar && { stepId, model: model.name, ...usedSoFar };
+    // The stopped call is over: its reservation becomes what the stream reported (nothing, if it reported nothing).
+    // A failure here leaves the reservation counted: Stop must still hand back what streamed.
+    await meterUsage(step, { model: model.name, usage: usedSoFar ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }).catch(
+      () => undefined,
+    );
+    await writeBatch(
+      pool,
+      { conversationId, userId },
+      {
+        messages: [partial],
+        events: [...tailEvents, ...(used ? [{ key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }] : [])],
+        ...(used ? { usage: used } : {}),
+      },
+    );
+    commits.flushed();
+    throw new StepStopped(partial);
+  }
 
-    // The model's text and arguments are made storable before anyone sees them, so the workflow, the
-    // tools and the transcript all hold the same value and no reply can fail a write.
-    const message: ChatMessage = { id: stepId, role: 'assistant', text: storableText(reply.text) };
-    if (structured !== undefined) message.structured = storableJson(structured);
-    if (reply.toolCalls.length) {
-      message.toolCalls = reply.toolCalls.map((call, index) => ({
-        id: `${stepId}.${index + 1}`,
-        name: storableText(call.name),
-        args: storableJson(call.args),
-      }));
-    }
-    const usage = { model: reply.model, ...reply.usage };
-    await meter.settle(chatCall(step, model.name), { model: reply.model, usage: reply.usage });
+  /** The answer, its streamed tail, its usage and (without tool calls) the turn's end, in one write. */
+  async function recordAnswer(
+    { conversationId, userId, stepId }: Step,
+    message: ChatMessage,
+    usage: StepUsage,
+    tail: NewEvent[],
+    commits: StepCommits,
+    goesOn: boolean,
+  ): Promise<void> {
     const ended = message.toolCalls ? [] : [{ key: `turn-ended:${stepId}`, type: 'turn.ended' as const, data: { messageId: stepId } }];
-    const deferCommit = goesOn(message) && (await commits.defer());
+    const deferCommit = goesOn && (await commits.defer());
     await writeBatch(
       pool,
       { conversationId, userId },
@@ -181,7 +161,6 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       { deferCommit },
     );
     if (!deferCommit) commits.flushed();
-    return { message, usage };
   }
 
   /** Runs every call of a reply, or none: a tool that fails hands the whole reply to the workflow, whose retries it gets. */
@@ -214,26 +193,20 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     return results;
   }
 
+  /** Writes what the workflow handed over and reads the transcript, in one round trip. */
+  async function loadTranscript(
+    { conversationId, userId, messages, events }: ModelStepInput,
+    commits: StepCommits,
+  ): Promise<ChatMessage[]> {
+    return writeBatchReadTranscript(pool, { conversationId, userId }, { messages, events }, { deferCommit: await commits.defer() });
+  }
+
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
-    const { conversationId, userId } = input;
     // Every path below that completes the activity ends with a durable write or settles: deferred until then.
     const commits = new StepCommits(pool);
-    const transcript = await writeBatchReadTranscript(
-      pool,
-      { conversationId, userId },
-      { messages: input.messages, events: input.events },
-      { deferCommit: await commits.defer() },
-    );
-
-    // Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive,
-    // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.
+    const transcript = await loadTranscript(input, commits);
     const context = Context.current();
-    // Often, too: a heartbeat's answer is how a Stop reaches the step (the worker's heartbeat throttle is
-    // as short, see src/worker.ts), and Stop should close the model's stream within a second.
-    const beat = setInterval(
-      () => context.heartbeat(),
-      Math.min(STOP_HEARTBEAT_MS, Math.max(100, (context.info.heartbeatTimeoutMs ?? 3000) / 3)),
-    );
+    const stopBeating = heartbeatOnClock(context);
     const before: ChatMessage[] = [];
     const total: StepUsage = { model: '', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
     const limits = budgetLimits(budgetSettings(config), input.budget ?? { raises: 0 });
@@ -278,9 +251,23 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
       }
       throw error;
     } finally {
-      clearInterval(beat);
+      stopBeating();
     }
   };
+}
+
+/**
+ * Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive, while a
+ * worker that died stops heartbeating and its attempt is retried without waiting out the timeout. Often,
+ * too: a heartbeat's answer is how a Stop reaches the step (the worker's heartbeat throttle is as short, see
+ * src/worker.ts), and Stop should close the model's stream within a second.
+ */
+function heartbeatOnClock(context: Context): () => void {
+  const beat = setInterval(
+    () => context.heartbeat(),
+    Math.min(STOP_HEARTBEAT_MS, Math.max(100, (context.info.heartbeatTimeoutMs ?? 3000) / 3)),
+  );
+  return () => clearInterval(beat);
 }
 
 /**
@@ -302,15 +289,4 @@ class StepStopped extends Error {
 /** Cancelled because the workflow asked (Stop), not because the worker shuts down or the activity timed out. */
 function stoppedByUser(context: Context): boolean {
   return context.cancellationSignal.aborted && context.cancellationDetails?.cancelRequested === true;
-}
-
-async function readUsage(pool: pg.Pool, { conversationId, userId, stepId }: Step): Promise<StepUsage> {
-  return asUser(pool, userId, async (db) => {
-    const { rows } = await db.query(
-      `SELECT model, input_tokens AS "inputTokens", output_tokens AS "outputTokens", total_tokens AS "totalTokens"
-         FROM model_usage WHERE conversation_id = $1 AND step_id = $2`,
-      [conversationId, stepId],
-    );
-    return rows[0] ?? { model: 'unknown', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-  });
 }
