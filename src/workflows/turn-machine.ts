@@ -82,7 +82,7 @@ export type TurnState =
   /** a call needs a person's approval: the turn is parked on its item */
   | (InTurn & Calls & { kind: 'awaiting-approval'; args: JsonObject })
   /** a call runs: as a local activity, on an MCP server (which may ask the user a question), or as a child workflow */
-  | (InTurn & Calls & { kind: 'running-tool'; args: JsonObject; runner: ToolRunner })
+  | (InTurn & Calls & { kind: 'running-tool'; args: JsonObject; runner: CallRunner })
   /** a budget is spent: the turn is parked on a budget item */
   | (InTurn & { kind: 'budget-paused'; over: BudgetExceeded })
   /** the turn ends with a message of the runtime's own (a limit, a failure), being written */
@@ -91,7 +91,7 @@ export type TurnState =
   | (InTurn & { kind: 'failing' });
 
 export type TurnPhase = TurnState['kind'];
-export type ToolRunner = 'activity' | 'mcp' | 'child';
+export type CallRunner = 'activity' | 'mcp' | 'child';
 
 export type TurnEvent =
   /** a user message: starts a turn, or answers the parked one's items */
@@ -434,7 +434,7 @@ function nextCall(state: Active & Calls, rules: TurnRules): Step {
 function runCall(state: Active & Calls, spec: ToolSpec, args: JsonObject): Step {
   const call = state.calls[state.next]!;
   // Stop does not cancel a child workflow (a save pipeline is not torn apart mid-step): the turn stops waiting.
-  const runner: ToolRunner = spec.runner?.kind === 'child' ? 'child' : 'mcp' in spec ? 'mcp' : 'activity';
+  const runner: CallRunner = spec.runner?.kind === 'child' ? 'child' : 'mcp' in spec ? 'mcp' : 'activity';
   return {
     state: { ...state, kind: 'running-tool', args, runner },
     commands: [{ type: runner === 'child' ? 'run-child' : 'run-tool', call, args }],
