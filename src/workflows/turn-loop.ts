@@ -1,9 +1,10 @@
 // The turn loop: a user message starts a turn, which asks the model, runs or refuses the tools it calls,
-// and asks again until the model answers without tools or a limit stops it. A turn runs detached from the
-// handler that started it, so it can park on a pending item (the handler returns with the item) and go on
-// when a decision arrives (the handler that brought it waits for the next boundary). Everything Temporal
-// does for it (activities, child workflows, timers, details) comes in as ports, so the loop is tested
-// without a worker; the workflow passes the SDK's own functions, which keeps its commands and their order.
+// and asks again until the model answers without tools or a limit stops it. What the turn does next is the
+// state machine's (turn-machine.ts); this is its driver. A turn runs detached from the handler that started
+// it, so it can park on a pending item (the handler returns with the item) and go on when a decision arrives
+// (the handler that brought it waits for the next boundary). Everything Temporal does for it (activities,
+// child workflows, timers, details) comes in as ports, so the loop is tested without a worker; the workflow
+// passes the SDK's own functions (turn-ports.ts), which keeps its commands and their order.
 import type { ModelStepResult } from '../activities/runtime-types.ts';
 import type { ChildToolOutput } from '../shared/child-tool.ts';
 import type {
