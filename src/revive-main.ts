@@ -5,6 +5,7 @@
 // role sees only a user's own rows), then acts for the conversation's user.
 import { findConversation } from './db/conversations.ts';
 import { createPool } from './db/pool.ts';
+import { dataConverter } from './protection/data-converter.ts';
 import { reviveConversation } from './api/revival.ts';
 import { checkPostgres, connectTemporal } from './stack/connect.ts';
 import { requireSettings, runMain } from './stack/lifecycle.ts';
@@ -19,7 +20,9 @@ runMain(async ({ config, log }) => {
   }
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS'], 'npm run revive');
   await checkPostgres(config.DATABASE_URL);
-  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, {
+    dataConverter: dataConverter(config),
+  });
   const owner = createPool(config.DATABASE_URL, { role: null, max: 1 });
   const pool = createPool(config.DATABASE_URL, { max: 2 });
   let code = 0;

@@ -1,6 +1,7 @@
 // Payload encryption (issue 35): with keys set, what Temporal stores of a support lookup holds no customer's
-// e-mail or name in plain text; the codec server gives them back to an operator and to nobody else; the CLI
-// reads the conversation through it; a new key leaves older conversations readable.
+// e-mail or name in plain text, nor a failed activity's message; the codec server gives them back to an
+// operator and to nobody else; the CLI reads the conversation through it; a new key leaves older
+// conversations readable.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { loadConfig } from '../src/config.ts';
 import { EncryptionCodec, StaticKeyProvider, sealedWith } from '../src/protection/payload-codec.ts';
 import { dataConverter, keyProvider, payloadCodec, withDevPayloadKey } from '../src/protection/data-converter.ts';
 import { createWorker } from '../src/worker.ts';
+import { reply, startFakeGemini } from './support/fake-gemini.ts';
 import { temporalAddress, temporalCliPath, workflowBundlePath } from './support/harness.ts';
 import { ALICE, BOB, OLGA_OPERATOR, type TestApp, serveApi, startTestApp } from './support/test-app.ts';
 
@@ -195,6 +197,67 @@ describe('a support lookup with the codec on', () => {
     const refused = await cli('--codec-endpoint', `${app.baseUrl}/codec`, '--codec-auth', `Bearer ${BOB}`);
     assert.ok(!refused.includes('priya@candy.com'), 'a token without the operator role reads nothing');
   });
+});
+
+test("a failed activity's message is sealed in the history, still reaches the user, and decodes for an operator", async () => {
+  const fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
+  const gemini = await startTestApp({
+    env: {
+      PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1 }),
+      PAYLOAD_ENCRYPTION_KEY_ID: 'k1',
+      GEMINI_API_KEY: 'test-gemini-key',
+      GEMINI_BASE_URL: fake.baseUrl,
+    },
+  });
+  try {
+    // a 400 is not retried: the model step fails with the provider's words, which here quote the customer
+    const said = 'no customer record matches priya@candy.com (Priya Patel)';
+    fake.script(reply.error(400, said));
+    const created = await gemini.call('POST', '/v1/conversations', { body: { agent: 'support' } });
+    assert.equal(created.status, 201);
+    const turn = await gemini.call('POST', `/v1/conversations/${created.body.id}/messages`, { body: { text: 'Hello' } });
+    assert.equal(turn.status, 200, JSON.stringify(turn.body));
+    assert.match(turn.body.messages.at(-1).text, /The model could not answer \(Gemini API error 400: .*priya@candy\.com/);
+
+    const response = await gemini.client.workflowService.getWorkflowExecutionHistory({
+      namespace: 'default',
+      execution: { workflowId: created.body.workflowId },
+    });
+    const failed = response.history!.events!.find((event) => event.activityTaskFailedEventAttributes)!;
+    assert.ok(failed, 'the model step failed in the history');
+    const failure = failed.activityTaskFailedEventAttributes!.failure!;
+    assert.equal(failure.message, 'Encoded failure');
+    assert.equal(failure.stackTrace, '');
+    assert.equal(sealedWith(failure.encodedAttributes as Payload), 'k1');
+    const bytes = Buffer.from(proto.temporal.api.history.v1.History.encode(response.history!).finish());
+    for (const secret of ['priya@candy.com', 'Priya Patel'])
+      assert.equal(bytes.includes(secret), false, `"${secret}" is in the stored history`);
+
+    const decode = (token: string) =>
+      fetch(`${gemini.baseUrl}/codec/decode`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-namespace': 'default' },
+        body: JSON.stringify({
+          payloads: [
+            {
+              metadata: Object.fromEntries(
+                Object.entries(failure.encodedAttributes!.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')]),
+              ),
+              data: Buffer.from(failure.encodedAttributes!.data!).toString('base64'),
+            },
+          ],
+        }),
+      });
+    const operator = await decode(OLGA_OPERATOR);
+    assert.equal(operator.status, 200);
+    const [opened] = ((await operator.json()) as { payloads: { data: string }[] }).payloads;
+    const attributes = JSON.parse(Buffer.from(opened!.data, 'base64').toString()) as { message: string; stack_trace: string };
+    assert.match(attributes.message, /Gemini API error 400: .*no customer record matches priya@candy\.com \(Priya Patel\)/);
+    assert.equal((await decode(BOB)).status, 403);
+  } finally {
+    await gemini.stop();
+    await fake.close();
+  }
 });
 
 test('control: with PAYLOAD_ENCRYPTION=off (as before issue 35) the same check finds her e-mail and name in the history', async () => {

@@ -470,11 +470,11 @@ function protectionPaths(): Record<string, unknown> {
     },
     '/codec/decode': codec(
       'decode',
-      "Temporal's codec server protocol: decrypt payloads for the Web UI or `temporal --codec-endpoint` (bearer token with the operator role)",
+      "Temporal's codec server protocol: decrypt payloads for the Web UI or `temporal --codec-endpoint` (the operator role: a bearer token, or the web sign-in's cookie from the Web UI's origin)",
     ),
     '/codec/encode': codec(
       'encode',
-      "Temporal's codec server protocol: encrypt payloads the Web UI or CLI sends (bearer token with the operator role)",
+      "Temporal's codec server protocol: encrypt payloads the Web UI or CLI sends (the operator role: a bearer token, or the web sign-in's cookie from the Web UI's origin)",
     ),
   };
 }

@@ -1,9 +1,11 @@
-// The data converter every Temporal client and worker of Brigade uses: the SDK's default payload converter
-// (so the workflow bundle is unchanged) and, unless PAYLOAD_ENCRYPTION=off, the encrypting codec. Generic: it
-// encrypts whatever payloads the converter produces, wherever large values end up living.
+// The data converter every Temporal client and worker of Brigade uses: the SDK's default payload converter,
+// the failure converter that turns failure messages into payloads (failure-converter.ts, in the workflow bundle
+// too) and, unless PAYLOAD_ENCRYPTION=off, the encrypting codec. Generic: it encrypts whatever payloads the
+// converters produce, wherever large values end up living.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { type Config, ConfigError } from '../config.ts';
 import { EncryptionCodec, KEY_BYTES, type KeyProvider, StaticKeyProvider } from './payload-codec.ts';
@@ -47,10 +49,16 @@ export function payloadCodec(config: EncryptionSettings): EncryptionCodec | unde
   return keys ? new EncryptionCodec(keys) : undefined;
 }
 
-/** `dataConverter` for Client, Worker.create and Worker.runReplayHistory; {} when encryption is off. */
+/** The module exporting `failureConverter`, for DataConverter.failureConverterPath and the workflow bundle. */
+export const FAILURE_CONVERTER_PATH = fileURLToPath(new URL('./failure-converter.ts', import.meta.url));
+
+/**
+ * `dataConverter` for Client, Worker.create and Worker.runReplayHistory. Failure messages go into payloads even
+ * with encryption off, so the bundle (built once, with the same converter) and the processes always agree.
+ */
 export function dataConverter(config: EncryptionSettings): DataConverter {
   const codec = payloadCodec(config);
-  return codec ? { payloadCodecs: [codec] } : {};
+  return { failureConverterPath: FAILURE_CONVERTER_PATH, ...(codec ? { payloadCodecs: [codec] } : {}) };
 }
 
 /**

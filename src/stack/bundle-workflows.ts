@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FAILURE_CONVERTER_PATH } from '../protection/data-converter.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../telemetry/temporal.ts';
 
 /** The app's workflows: chatSession and the agents' child workflows. */
@@ -33,8 +34,14 @@ export async function workflowBundleCode({
     warn: (message: string) => log.warn(message),
     error: (message: string) => log.error(message),
   };
-  // the tracing interceptors go into every bundle, so one bundle serves with tracing on or off
-  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger });
+  // the tracing interceptors go into every bundle, so one bundle serves with tracing on or off; failures the
+  // workflows raise carry their message as a payload, which the workers' codec seals (docs/security.md)
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger,
+  });
   return code;
 }
 

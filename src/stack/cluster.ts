@@ -169,6 +169,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       temporalAddress,
       namespace,
       corsOrigins: [apiUrl],
+      codecEndpoint: `${apiUrl}/codec`,
       log: processLog('temporal-ui'),
       onUnexpectedExit: unexpected('temporal-ui'),
     });

@@ -16,13 +16,26 @@ export interface UiServerOptions {
   namespace: string;
   /** origins allowed to call the UI's API from a browser (the API's own address) */
   corsOrigins?: string[];
+  /** Brigade's codec server (`<api>/codec`), which the UI asks to decode payloads with the browser's cookies */
+  codecEndpoint?: string;
   log?: (line: string) => void;
   onUnexpectedExit?: (reason: string) => void;
 }
 
-export function uiServerConfig(opts: Pick<UiServerOptions, 'port' | 'temporalAddress' | 'namespace' | 'corsOrigins'>): string {
+export function uiServerConfig(
+  opts: Pick<UiServerOptions, 'port' | 'temporalAddress' | 'namespace' | 'corsOrigins' | 'codecEndpoint'>,
+): string {
   const q = (value: string) => JSON.stringify(value);
   const origins = opts.corsOrigins ?? [];
+  // includeCredentials: the browser sends the operator's Brigade sign-in cookie (the UI and the API are the same
+  // site); this UI has no sign-in of its own, so it has no access token to pass.
+  const codec = opts.codecEndpoint
+    ? `codec:
+  endpoint: ${q(opts.codecEndpoint)}
+  passAccessToken: false
+  includeCredentials: true
+`
+    : '';
   return `# Written by Brigade's cluster shape (src/stack/ui-server.ts) at every start; edits are lost.
 temporalGrpcAddress: ${q(opts.temporalAddress)}
 host: ${q(HOST)}
@@ -37,7 +50,7 @@ cors:
   allowOrigins: ${origins.length ? `[${origins.map(q).join(', ')}]` : '[]'}
 auth:
   enabled: false
-`;
+${codec}`;
 }
 
 export async function uiServerProcess(opts: UiServerOptions): Promise<{ process: ManagedProcess; url: string }> {
