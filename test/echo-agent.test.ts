@@ -1,14 +1,16 @@
-// A fifth agent defined in the test suite (test/support/echo-agent/) plugs in as the four in src/agents
-// do: registered in this process (API and worker) and in the workflow bundle's entry, it is opened through
-// the real API and runs a turn with its tool on the real worker.
+// The fifth agent, proven: a fixture agent (test/fixtures/echo-agent/) added exactly as
+// docs/agents/adding-an-agent.md says, listed in a catalog after the four built-in agents. The catalog is a
+// value: the workflow bundle is generated from it, and the API and the worker are made from it, so nothing
+// registers the agent in any process. Through the real API and worker it runs a turn with its tool and a
+// turn whose tool waits for a person's approval.
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 import { bundleWorkflows } from '../src/stack/bundle-workflows.ts';
-import './support/echo-agent/register-server.ts';
+import { echoServer } from './fixtures/echo-agent/server.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
 
 let app: TestApp;
@@ -16,10 +18,10 @@ let dir: string;
 
 before(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-echo-'));
+  const catalog = builtInCatalog(echoServer);
   const outFile = path.join(dir, 'workflow-bundle.js');
-  const workflowsPath = fileURLToPath(new URL('./support/echo-agent/workflows.ts', import.meta.url));
-  await bundleWorkflows({ outFile, workflowsPath, log: { warn: () => undefined, error: (message) => console.error(message) } });
-  app = await startTestApp({ workflowBundlePath: outFile });
+  await bundleWorkflows({ outFile, catalog, log: { warn: () => undefined, error: (message) => console.error(message) } });
+  app = await startTestApp({ catalog, workflowBundlePath: outFile });
 });
 
 after(async () => {
@@ -27,7 +29,7 @@ after(async () => {
   if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
-test('the API lists the test agent with its tool, after the four built-in agents', async () => {
+test('the API lists the fixture agent with its tools, after the four built-in agents', async () => {
   const meta = await app.call('GET', '/v1/meta');
   assert.equal(meta.status, 200);
   assert.deepEqual(
@@ -36,13 +38,16 @@ test('the API lists the test agent with its tool, after the four built-in agents
   );
   const echo = meta.body.agents.find((agent: { name: string }) => agent.name === 'echo');
   assert.deepEqual(
-    echo.tools.map((tool: { name: string }) => tool.name),
-    ['echo_text'],
+    echo.tools.map((tool: { name: string; approval: boolean }) => [tool.name, tool.approval]),
+    [
+      ['echo_text', false],
+      ['echo_shout', true],
+    ],
   );
   assert.equal(echo.allowed, true);
 });
 
-test('a conversation with the test agent runs a turn with its tool through the real API and worker', async () => {
+test('a conversation with the fixture agent runs a turn with its tool through the real API and worker', async () => {
   const created = await app.call('POST', '/v1/conversations', { body: { agent: 'echo', title: 'Echo test' } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   assert.equal(created.body.agent, 'echo');
@@ -64,7 +69,35 @@ test('a conversation with the test agent runs a turn with its tool through the r
   assert.ok(view.body.messages.some((message: { tool?: string }) => message.tool === 'echo_text'));
 });
 
-test("another agent's create-conversation fields are refused for the test agent, as for any agent", async () => {
+test("the fixture agent's tool that needs a person waits for an approval, and runs the edited call once approved", async () => {
+  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'echo' } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const id = created.body.id;
+
+  const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'shout hello there' } });
+  assert.equal(turn.status, 200, JSON.stringify(turn.body));
+  assert.equal(turn.body.pending.length, 1, JSON.stringify(turn.body));
+  const [item] = turn.body.pending;
+  assert.equal(item.kind, 'approval');
+  assert.equal(item.tool, 'echo_shout');
+  assert.deepEqual(item.args, { text: 'hello there' });
+  assert.ok(!turn.body.messages.some((message: { role: string }) => message.role === 'tool'), 'nothing ran before the approval');
+
+  const waiting = await app.call('GET', `/v1/conversations/${id}`);
+  assert.equal(waiting.body.status, 'waiting');
+
+  const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+    body: { pendingId: item.id, decision: 'edit', args: { text: 'hello everyone' } },
+  });
+  assert.equal(decided.status, 200, JSON.stringify(decided.body));
+  const tool = decided.body.messages.find((message: { role: string }) => message.role === 'tool');
+  assert.equal(tool.tool, 'echo_shout');
+  assert.deepEqual(tool.result, { shouted: 'HELLO EVERYONE!' });
+  assert.match(decided.body.messages.at(-1).text, /Shouted: HELLO EVERYONE!/);
+  assert.deepEqual(decided.body.pending, []);
+});
+
+test("another agent's create-conversation fields are refused for the fixture agent, as for any agent", async () => {
   const refused = await app.call('POST', '/v1/conversations', {
     body: { agent: 'echo', recipeId: '00000000-0000-4000-8000-000000000000' },
   });
@@ -72,8 +105,14 @@ test("another agent's create-conversation fields are refused for the test agent,
   assert.deepEqual(refused.body.fields, [{ field: 'recipeId', message: 'only for the sous agent' }]);
 });
 
-test('an agent no registry lists is refused before anything is written', async () => {
+test('an agent the catalog does not list is refused before anything is written', async () => {
   const refused = await app.call('POST', '/v1/conversations', { body: { agent: 'nobody' } });
   assert.equal(refused.status, 400);
   assert.equal(refused.body.fields[0].field, 'agent');
+});
+
+test('a catalog refuses an agent whose tool or name another agent already has', () => {
+  assert.throws(() => builtInCatalog(echoServer, echoServer), /Agent "echo" is listed twice/);
+  const thief = { ...echoServer, name: 'thief', spec: { ...echoServer.spec, name: 'thief' } };
+  assert.throws(() => builtInCatalog(echoServer, thief), /Tool "echo_text" of agent "thief" is agent "echo"'s/);
 });

@@ -13,6 +13,7 @@ import { EventLog, type UnsavedBatch } from '../src/workflows/event-log.ts';
 import { CLOSED_CARRIED, handOn, mayContinueAsNew, takeOver } from '../src/workflows/history.ts';
 import { PendingItems, itemForChild } from '../src/workflows/pending-items.ts';
 import { type Condition, type ModelRequest, TurnLoop, orList } from '../src/workflows/turn-loop.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -32,6 +33,7 @@ function books(
     record: (event) => events.event(event),
     setWaiting: (value) => void waiting.push(value),
     argsOf: (tool) => (tool === 'cancel_order' ? z.object({ orderId: z.string() }) : undefined),
+    kindOf: (kind) => builtInCatalog().pendingKind(kind),
     carriedOpen: options.carriedOpen,
     carriedClosed: options.carriedClosed,
     now: () => options.now ?? NOW,

@@ -9,7 +9,7 @@ import { StepCommits } from '../db/commit-durability.ts';
 import { asUser } from '../db/pool.ts';
 import { toolDeclarations } from '../model/declarations.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
-import { AGENT_SPECS } from '../agents/registry.ts';
+import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import { inlineArgs } from '../shared/inline-tools.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';
@@ -21,6 +21,7 @@ import type { Config } from '../config.ts';
 import { askStructured, responseSchema } from '../model/structured.ts';
 
 export interface ModelStepDeps {
+  catalog: AgentCatalog;
   pool: pg.Pool;
   model: ChatModel;
   systemPrompt: (agent: AgentName) => Promise<string>;
@@ -52,7 +53,7 @@ const chatCall = ({ conversationId, userId, stepId }: Step, model: string): Ledg
  * With `inline`, a reply whose tool calls all need no workflow has them run here, and the model is asked
  * again with their results, so a lookup turn costs one activity instead of two plus a local one.
  */
-export function createModelStep({ pool, model, systemPrompt, config, runTool }: ModelStepDeps) {
+export function createModelStep({ catalog, pool, model, systemPrompt, config, runTool }: ModelStepDeps) {
   const meter = createUsageMeter(pool, config);
   /**
    * A reply for `step`: the one a previous attempt already wrote (its answer lost on the way), or a new one.
@@ -69,7 +70,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     const earlier = transcript.find((message) => message.id === stepId);
     if (earlier) return { message: earlier, usage: await readUsage(pool, step) };
 
-    const kernel = AGENT_SPECS[agent].kernel;
+    const kernel = catalog.agent(agent).kernel;
     const system = await systemPrompt(agent);
     const deltas = new DeltaWriter(pool, step, { attempt: context.info.attempt, deferCommit: await commits.defer() });
     let reply: ModelReply;
@@ -107,8 +108,8 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
           system,
           messages: transcript,
           tools: step.mcpTools?.length
-            ? [...toolDeclarations(AGENT_SPECS[agent].tools), ...step.mcpTools]
-            : toolDeclarations(AGENT_SPECS[agent].tools),
+            ? [...toolDeclarations(catalog.agent(agent).tools), ...step.mcpTools]
+            : toolDeclarations(catalog.agent(agent).tools),
           onText: (delta) => deltas.push(delta),
           onUsage: (used) => (usedSoFar = used),
           signal: context.cancellationSignal,
@@ -187,7 +188,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
   /** Runs every call of a reply, or none: a tool that fails hands the whole reply to the workflow, whose retries it gets. */
   async function runCalls(input: ModelStepInput, message: ChatMessage, commits: StepCommits): Promise<ChatMessage[] | undefined> {
     const calls = message.toolCalls ?? [];
-    const args = inlineArgs(input.agent, calls);
+    const args = inlineArgs(catalog, input.agent, calls);
     if (!args) return undefined;
     // the next model call's answer (or settle) makes the tools' transactions durable
     const options = { deferCommit: await commits.defer() };
@@ -252,7 +253,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
         }
         const inlineNext = n <= (input.inline?.extraSteps ?? 0);
         const goesOn = (message: ChatMessage) =>
-          inlineNext && !!message.toolCalls?.length && inlineArgs(input.agent, message.toolCalls) !== undefined;
+          inlineNext && !!message.toolCalls?.length && inlineArgs(catalog, input.agent, message.toolCalls) !== undefined;
         const { message, usage } = await answer(step, transcript, context, commits, goesOn);
         total.model = usage.model;
         total.inputTokens += usage.inputTokens;

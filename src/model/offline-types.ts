@@ -48,3 +48,8 @@ export interface AgentOffline {
   /** a plain reading of one of its tools' results, by tool name; undefined falls back to the result's shape */
   describe?: Readonly<Record<string, (value: unknown) => string | undefined>>;
 }
+
+/** What the offline model reads of the agents: their offline parts, in the catalog's order (a ServerCatalog is one). */
+export interface OfflineAgents {
+  readonly servers: readonly { readonly name: string; readonly offline?: AgentOffline }[];
+}

@@ -26,7 +26,7 @@ import {
 } from '@temporalio/workflow';
 import type { RuntimeActivities } from '../activities/runtime-types.ts';
 import { bookkeepingActivities } from './bookkeeping.ts';
-import { AGENT_SPECS, findTool } from '../agents/registry.ts';
+import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import { type ChildToolInput, type ChildToolOutput, OpenPendingRequest } from '../shared/child-tool.ts';
 import {
   agentActionUpdate,
@@ -61,9 +61,19 @@ import { McpTools } from './mcp-tools.ts';
 import { handleMcpQuestions, mcpPorts } from './mcp-ports.ts';
 import { TurnLoop } from './turn-loop.ts';
 
-export async function chatSession(input: ChatSessionInput): Promise<void> {
+/** The conversation workflow's type, as clients start and query it (the workflow type name is `chatSession`). */
+export type ChatSession = (input: ChatSessionInput) => Promise<void>;
+
+/** chatSession over the catalog's agents; the bundle's entry exports it as `chatSession`, its workflow type. */
+export function createChatSession(catalog: AgentCatalog): ChatSession {
+  return async function chatSession(input) {
+    return runChatSession(catalog, input);
+  };
+}
+
+async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): Promise<void> {
   const { conversationId, userId, agent, settings } = input;
-  const agentSpec = AGENT_SPECS[agent];
+  const agentSpec = catalog.agent(agent);
   const kernel = agentSpec.kernel;
 
   // Timeout profiles. The model may stream for a while: a regular activity, heartbeating, retried a bounded
@@ -86,7 +96,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
 
   // MCP tools, when the conversation has servers (without, this asks Temporal for nothing: old histories replay).
   const mcp = new McpTools(input.mcpServers, mcpPorts(input));
-  const findAny = (name: string) => findTool(agent, name) ?? mcp.find(name);
+  const findAny = (name: string) => catalog.findTool(agent, name) ?? mcp.find(name);
 
   const carried = takeOver(input, kernel);
   const events = new EventLog((batch) => bookkeeping.record({ conversationId, userId, ...batch }), carried.rejectedSignals);
@@ -94,6 +104,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     record: (event) => events.event(event),
     setWaiting: (waiting) => upsertSearchAttributes([{ key: WAITING_KEY, value: waiting }]),
     argsOf: (tool) => findAny(tool)?.args,
+    kindOf: (kind) => catalog.pendingKind(kind),
     carriedOpen: carried.openItems,
     carriedClosed: carried.closed,
   });
@@ -365,8 +376,8 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
   await events.flush();
   // A pinned run would hand its pin on to the next one: moving to the current version is asked for explicitly.
   const next = workflowInfo().targetWorkerDeploymentVersionChanged
-    ? makeContinueAsNewFunc<typeof chatSession>({ initialVersioningBehavior: 'AUTO_UPGRADE' })
-    : (args: ChatSessionInput) => continueAsNew<typeof chatSession>(args);
+    ? makeContinueAsNewFunc<ChatSession>({ initialVersioningBehavior: 'AUTO_UPGRADE' })
+    : (args: ChatSessionInput) => continueAsNew<ChatSession>(args);
   await next({
     ...input,
     carried: handOn({
