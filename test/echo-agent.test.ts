@@ -16,6 +16,32 @@ import { type TestApp, startTestApp } from './support/test-app.ts';
 let app: TestApp;
 let dir: string;
 
+const FIXTURE = new URL('./fixtures/echo-agent/', import.meta.url);
+const DOC = new URL('../docs/agents/adding-an-agent.md', import.meta.url);
+
+/** A fixture file's code as an app agent's would be: its header comment off, imports from src/agents/echo/. */
+async function asAppFile(name: string): Promise<string> {
+  const lines = (await fs.readFile(new URL(name, FIXTURE), 'utf8')).split('\n');
+  const start = lines.findIndex((line) => !line.startsWith('//'));
+  return (
+    lines
+      .slice(start)
+      // an agent outside src/agents keeps its prompts beside it; an app agent's are in prompts/<name>/
+      .filter((line) => !/prompts: new URL|keeps its prompts beside it/.test(line))
+      .join('\n')
+      .replaceAll("'../../../src/", "'../../")
+      .trim()
+  );
+}
+
+/** The code block the doc gives for a file. */
+function docBlock(doc: string, file: string): string {
+  const at = doc.indexOf(`\`${file}\`\n\n\`\`\`ts\n`);
+  assert.ok(at >= 0, `the doc gives ${file}`);
+  const start = doc.indexOf('\n', doc.indexOf('```ts', at)) + 1;
+  return doc.slice(start, doc.indexOf('\n```', start)).trim();
+}
+
 before(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-echo-'));
   const catalog = builtInCatalog(echoServer);
@@ -27,6 +53,17 @@ before(async () => {
 after(async () => {
   await app?.stop();
   if (dir) await fs.rm(dir, { recursive: true, force: true });
+});
+
+test('the fixture agent is the one the doc walks through, file for file', async () => {
+  const doc = await fs.readFile(DOC, 'utf8');
+  assert.equal(docBlock(doc, 'src/agents/echo/spec.ts'), await asAppFile('spec.ts'));
+  assert.equal(docBlock(doc, 'src/agents/echo/server.ts'), await asAppFile('server.ts'));
+  assert.ok((await fs.readFile(new URL('prompts/system.txt', FIXTURE), 'utf8')).trim().length > 0, 'a system prompt');
+  // the doc's list of files to touch names each of them, and the catalog line the test makes as a call
+  const table = doc.slice(doc.indexOf('## Every file to touch'), doc.indexOf('## Worked example'));
+  for (const file of ['src/agents/echo/spec.ts', 'src/agents/echo/server.ts', 'prompts/echo/system.txt', 'src/agents/catalog.ts'])
+    assert.ok(table.includes(`\`${file}\``), file);
 });
 
 test('the API lists the fixture agent with its tools, after the four built-in agents', async () => {
@@ -56,7 +93,7 @@ test('a conversation with the fixture agent runs a turn with its tool through th
   assert.equal(turn.status, 200, JSON.stringify(turn.body));
   const toolMessage = turn.body.messages.find((message: { role: string }) => message.role === 'tool');
   assert.equal(toolMessage.tool, 'echo_text');
-  assert.deepEqual(toolMessage.result, { echoed: 'HELLO THERE', length: 11, conversation: created.body.id });
+  assert.deepEqual(toolMessage.result, { echoed: 'HELLO THERE', length: 11 });
   const reply = turn.body.messages.at(-1);
   assert.equal(reply.role, 'assistant');
   assert.match(reply.text, /Echo: HELLO THERE \(11 characters\)/);

@@ -15,6 +15,7 @@ import { sousAgent } from './spec.ts';
 import { HttpError, parseBody } from '../../api/http-error.ts';
 import { OverrideBody, SaveVersionBody, SousViewFields } from './api-schemas.ts';
 import { readOrigin, saveCopy, savedCopy } from './save-version.ts';
+import { findSavedRecipe } from '../recipes/public.ts';
 
 export interface SousDeps {
   client: Client;
@@ -91,23 +92,10 @@ export async function sousInit(
   };
 }
 
-interface SavedRow {
-  name: string;
-  ingredients: { name?: string; quantity?: string | null; unit?: string | null; notes?: string | null }[];
-  instructions: string[];
-  servings: number | null;
-  notes: string | null;
-}
-
 /** The caller's own saved recipe (row-level security hides everyone else's), as a recipe to cook. */
 async function savedRecipe(pool: pg.Pool, userId: string, id: string): Promise<RecipeInput> {
-  const row = await asUser(pool, userId, async (db) => {
-    const { rows } = await db.query<SavedRow>(
-      'SELECT name, ingredients, instructions, servings, notes FROM saved_recipes WHERE id = $1 AND NOT is_deleted',
-      [id],
-    );
-    return rows[0];
-  });
+  const saved = await asUser(pool, userId, (db) => findSavedRecipe(db, id));
+  const row = saved && !saved.is_deleted ? saved : undefined;
   if (!row) throw new HttpError(404, 'Saved recipe not found');
   const ingredients = row.ingredients
     .map((i) => [[i.quantity, i.unit, i.name].filter((part) => part && String(part).trim()).join(' '), i.notes].filter(Boolean).join(', '))
