@@ -106,6 +106,15 @@ describe('event log', () => {
 });
 
 describe('pending items', () => {
+  test("an item of a kind the catalog does not know is refused before anything is recorded; an agent's kind is known", () => {
+    const { pending, events } = books();
+    assert.throws(() => pending.open(approval('p-unknown', { kind: 'nonsense' })), /Pending kind "nonsense" is in no agent catalog/);
+    assert.equal(pending.items().length, 0);
+    assert.equal(events.hasUnsaved(), false);
+    pending.open(approval('p-patchset', { kind: 'patchset' }));
+    assert.equal(pending.items().length, 1);
+  });
+
   test('opening records pending.opened; the waiting flag changes only when its value does', () => {
     const { pending, events, waiting } = books();
     pending.open(approval('p1'));

@@ -279,8 +279,14 @@ async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): P
     openPendingSignal,
     (raw) => {
       const parsed = OpenPendingRequest.safeParse(raw);
-      if (!parsed.success || !children.has(parsed.data.owner)) {
-        const reason = parsed.success ? 'openPending from a workflow this conversation is not running' : describeIssues(parsed.error);
+      // the wire's kinds are open strings: the catalog says which ones mean something
+      const unknownKind = parsed.success && !catalog.pendingKind(parsed.data.kind);
+      if (!parsed.success || !children.has(parsed.data.owner) || unknownKind) {
+        const reason = !parsed.success
+          ? describeIssues(parsed.error)
+          : unknownKind
+            ? `openPending of kind "${parsed.data.kind}", which no agent of the catalog declares`
+            : 'openPending from a workflow this conversation is not running';
         events.signalRejected(`signal-rejected:${uuid4()}`, reason, raw);
         return;
       }

@@ -108,6 +108,7 @@ export class PendingItems {
 
   /** Opens an item and records it; the caller syncs the waiting flag when it is done changing items. */
   open(item: PendingItem): OpenItem {
+    this.#kind(item); // a kind the catalog does not know is refused before anything is recorded
     const entry: OpenItem = { item };
     this.#open.set(item.id, entry);
     this.#options.record({ key: `pending-opened:${item.id}`, type: 'pending.opened', data: item });
