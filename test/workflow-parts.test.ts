@@ -335,7 +335,7 @@ describe('agent state', () => {
     },
   };
 
-  function agentBooks() {
+  function agentBooks(declaredEvents: Record<string, z.ZodType> = { 'patchset.decided': z.object({}) }) {
     const b = books({ carriedOpen: [patchset('ps-old')] });
     const errors: string[] = [];
     const agent = new AgentState({
@@ -344,12 +344,26 @@ describe('agent state', () => {
       state: { count: 1 },
       pending: b.pending,
       events: b.events,
+      declaredEvents,
       newId: counter('id-'),
       now: () => NOW,
       logError: (message) => void errors.push(message),
     });
     return { ...b, agent, errors };
   }
+
+  test('an event the agent does not declare, or whose data does not fit, is logged as its bug and still written', () => {
+    const undeclared = agentBooks({});
+    undeclared.agent.decide({ pendingId: 'ps-old', decision: 'accept' });
+    assert.deepEqual(undeclared.errors, ['A kernel wrote an event type its agent does not declare']);
+    assert.ok(undeclared.events.drain().events.some((event) => event.type === 'patchset.decided'));
+    const misfit = agentBooks({ 'patchset.decided': z.object({ patchSetId: z.string() }) });
+    misfit.agent.decide({ pendingId: 'ps-old', decision: 'accept' });
+    assert.deepEqual(misfit.errors, ["A kernel wrote an event whose data does not fit the agent's schema"]);
+    const fits = agentBooks();
+    fits.agent.decide({ pendingId: 'ps-old', decision: 'accept' });
+    assert.deepEqual(fits.errors, []);
+  });
 
   test("an answer's effects apply in order: state, a new item with its deadline, what it said", () => {
     const { agent, pending, events } = agentBooks();

@@ -114,6 +114,7 @@ async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): P
     state: carried.agentState,
     pending,
     events,
+    ...(agentSpec.events ? { declaredEvents: agentSpec.events } : {}),
     newId: uuid4,
     logError: (message, attributes) => log.error(message, attributes),
   });
