@@ -41,6 +41,7 @@ import { getWebsiteSummary } from '../src/agents/beer/summary.ts';
 import { reply, startFakeGemini } from '../test/support/fake-gemini.ts';
 import { startFakeOpenBreweryDb } from '../test/support/fake-openbrewerydb.ts';
 import { round, summarise } from './stats.ts';
+import { BUILT_IN_AGENTS } from '../src/agents/catalog.ts';
 
 const REQUESTS = Number(process.env.BENCH_BEER_REQUESTS ?? 240);
 const DAYS = Number(process.env.BENCH_BEER_DAYS ?? 90);
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
   });
   const groundingCalls = () => gemini.requests.filter((r) => !r.stream && r.model).length;
   try {
-    await migrate(postgres.url);
+    await migrate(postgres.url, { agents: BUILT_IN_AGENTS });
     const pool = createPool(postgres.url);
     const admin = new pg.Pool({ connectionString: postgres.url, max: 2 });
     // PostgreSQL stops at the end while idle clients may still be open: that is not an error of the run.

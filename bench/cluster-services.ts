@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startCluster } from '../src/stack/cluster.ts';
 import type { BenchServices } from './services.ts';
 import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 export async function startClusterServices(log: (line: string) => void, modelEnv: Record<string, string> = {}): Promise<BenchServices> {
   const started = performance.now();
@@ -17,10 +18,11 @@ export async function startClusterServices(log: (line: string) => void, modelEnv
   const shards = Number(process.env.TEMPORAL_HISTORY_SHARDS ?? 4);
   const { bundleWorkflows } = await import('../src/stack/bundle-workflows.ts');
   const bundlePath = path.join(tmpDir, 'workflow-bundle.js');
-  await bundleWorkflows({ outFile: bundlePath, log: { warn: log, error: log } });
+  await bundleWorkflows({ outFile: bundlePath, catalog: builtInCatalog(), log: { warn: log, error: log } });
   let cluster;
   try {
     cluster = await startCluster({
+      catalog: builtInCatalog(),
       dataDir: path.join(tmpDir, 'cluster'),
       // as `npm run cluster` (src/stack/cluster-main.ts): durable PostgreSQL for Temporal's history and Brigade's rows
       ephemeral: false,

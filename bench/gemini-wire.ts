@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { matchIntent } from '../src/model/offline-intents.ts';
 import { endsWithToolResults, lastContent, reply, startFakeGemini } from '../test/support/fake-gemini.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 export interface GeminiWire {
   baseUrl: string;
@@ -50,7 +51,7 @@ async function serve(): Promise<void> {
     if (endsWithToolResults(request)) return reply.text('Here is what I found: order status is on file.');
     const text = (lastContent(request)?.parts ?? []).map((part) => part.text ?? '').join('');
     const tools = new Set((request.body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name)));
-    const intent = matchIntent(text, tools);
+    const intent = matchIntent(builtInCatalog(), text, tools);
     return intent ? reply.calls({ name: intent.name, args: intent.args }) : reply.text('Hello! How can I help you today?');
   });
   process.stdout.write(`${fake.baseUrl}\n`);

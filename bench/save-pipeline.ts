@@ -25,6 +25,7 @@ import { startServices } from './services.ts';
 import { round, summarise, type Summary } from './stats.ts';
 import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const EventType = protoModule.temporal.api.enums.v1.EventType;
 type HistoryEvent = protoModule.temporal.api.history.v1.IHistoryEvent;
@@ -62,7 +63,14 @@ const pool = createPool(services.databaseUrl);
 // PostgreSQL stops with the services; a connection it closes then is no failure of the bench.
 pool.on('error', () => undefined);
 const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
-const worker = await createWorker({ config, connection: nativeConnection, pool, workflowBundlePath: services.bundlePath, taskQueue });
+const worker = await createWorker({
+  catalog: builtInCatalog(),
+  config,
+  connection: nativeConnection,
+  pool,
+  workflowBundlePath: services.bundlePath,
+  taskQueue,
+});
 const running = worker.run();
 const connection = await Connection.connect({ address: services.temporalAddress });
 const client = new Client({ connection, dataConverter: dataConverter(config) });
@@ -91,7 +99,7 @@ async function save(): Promise<{ latencyMs: number; workflowId: string }> {
     callId: randomUUID(),
     tool: 'save_recipe',
     args: { raw_recipe_data: RECIPE },
-    settings: sessionSettings(config),
+    settings: sessionSettings(config, builtInCatalog()),
   };
   const workflowId = `save-recipe-${id}`;
   const started = performance.now();

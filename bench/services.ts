@@ -14,7 +14,8 @@ import { freePort } from '../src/stack/ports.ts';
 import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../src/stack/search-attributes.ts';
 import { findTemporalBinary } from '../src/stack/temporal-binary.ts';
 import { SQLITE_PRAGMAS, startTemporalDevServer, type TemporalDevServer } from '../src/stack/temporal-dev-server.ts';
-import { WORKFLOWS_PATH, bundleWorkflows } from '../src/stack/bundle-workflows.ts';
+import { bundleWorkflows } from '../src/stack/bundle-workflows.ts';
+import { BUILT_IN_AGENTS, builtInCatalog } from '../src/agents/catalog.ts';
 
 export interface BenchServices {
   databaseUrl: string;
@@ -50,7 +51,7 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
   const startPostgres = async () => {
     const external = process.env.BENCH_DATABASE_URL;
     if (external) {
-      await migrate(external);
+      await migrate(external, { agents: BUILT_IN_AGENTS });
       return { url: external, how: 'BENCH_DATABASE_URL (existing server)' };
     }
     postgres = await startEmbeddedPostgres({
@@ -67,7 +68,7 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
       ],
       log: (line) => log(line),
     });
-    await migrate(postgres.url);
+    await migrate(postgres.url, { agents: BUILT_IN_AGENTS });
     const extra = process.env.BENCH_PG_SETTINGS?.trim();
     return { url: postgres.url, how: `embedded, as npm start runs it (fsync on, synchronous_commit on)${extra ? ` plus ${extra}` : ''}` };
   };
@@ -115,8 +116,9 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
     const file = path.join(tmpDir, 'workflow-bundle.js');
     await bundleWorkflows({
       outFile: file,
-      // BENCH_WORKFLOWS_PATH: a variant of the workflows to compare (an experiment; the default is src/workflows)
-      workflowsPath: process.env.BENCH_WORKFLOWS_PATH ? path.resolve(process.env.BENCH_WORKFLOWS_PATH) : WORKFLOWS_PATH,
+      catalog: builtInCatalog(),
+      // BENCH_WORKFLOWS_PATH: a variant of the workflows to compare (an experiment: a module exporting variant(workflows))
+      ...(process.env.BENCH_WORKFLOWS_PATH ? { variant: path.resolve(process.env.BENCH_WORKFLOWS_PATH) } : {}),
       log: { warn: (message: string) => log(message), error: (message: string) => console.error(message) },
     });
     return file;

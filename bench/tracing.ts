@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 40);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -59,9 +60,16 @@ async function child(mode: 'off' | 'on') {
   const { dataConverter } = await import('../src/protection/data-converter.ts');
   const client = new Client({ connection, interceptors: clientInterceptors(), dataConverter: dataConverter(config) });
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
-  const worker = await createWorker({ config, connection: workerConnection, pool, workflowBundlePath: process.env.BENCH_BUNDLE! });
+  const worker = await createWorker({
+    catalog: builtInCatalog(),
+    config,
+    connection: workerConnection,
+    pool,
+    workflowBundlePath: process.env.BENCH_BUNDLE!,
+  });
   const running = worker.run();
   const app = createApp({
+    catalog: builtInCatalog(),
     config,
     client,
     pool,
@@ -138,14 +146,15 @@ async function parent() {
   const { startServices } = await import('./services.ts');
   const { startOtlpReceiver } = await import('../test/support/otlp-receiver.ts');
   const { WORKFLOW_INTERCEPTOR_MODULES } = await import('../src/telemetry/temporal.ts');
-  const { WORKFLOWS_PATH } = await import('../src/worker.ts');
+  const { BUNDLER_OPTIONS, writeWorkflowEntry } = await import('../src/stack/bundle-workflows.ts');
   const say = (line: string) => console.log(line);
   say('Starting PostgreSQL and the Temporal dev server, bundling the workflows with their interceptors...');
   const services = await startServices(() => undefined);
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const noop = () => undefined;
   const { code } = await bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
+    workflowsPath: await writeWorkflowEntry(builtInCatalog()),
+    ...BUNDLER_OPTIONS,
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
     logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop },
   });

@@ -40,15 +40,13 @@ import { insertConversation } from '../src/db/conversations.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { withClient } from '../src/db/with-client.ts';
 import { createOfflineModel } from '../src/model/offline.ts';
-import { loadPrompt } from '../src/model/prompts.ts';
-import { findTool } from '../src/agents/registry.ts';
+import { systemPrompts } from '../src/model/prompts.ts';
 import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate } from '../src/shared/definitions.ts';
 import type { AgentName, ChatMessage, ChatSessionInput, JsonObject, TurnResult } from '../src/shared/messages.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../src/shared/search-attributes.ts';
 import { installTemporalRuntime } from '../src/stack/temporal-runtime.ts';
-import { toolImplementations } from '../src/agents/server-registry.ts';
 import { createWorker } from '../src/worker.ts';
-import type { chatSession } from '../src/workflows/chat-session.ts';
+import type { ChatSession } from '../src/workflows/chat-session.ts';
 import { cpuBetween, cpuProbe, type CpuSnapshot, type CpuUse } from './cpu.ts';
 import { startClusterServices } from './cluster-services.ts';
 import { compareShapes } from './compare-shapes.ts';
@@ -73,6 +71,10 @@ import {
 } from './stats.ts';
 import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
+
+/** the agents the bench's worker serves (a composition root) */
+const CATALOG = builtInCatalog();
 
 // ---- settings ---------------------------------------------------------------------------------
 
@@ -239,7 +241,7 @@ interface Conversation {
   index: number;
   id: string;
   userId: string;
-  handle: WorkflowHandle<typeof chatSession>;
+  handle: WorkflowHandle<ChatSession>;
 }
 
 /** Inserts the row and starts the workflow as POST /conversations does (activities write rows that reference it). */
@@ -249,10 +251,10 @@ async function openConversation(deps: { client: Client; pool: pg.Pool; config: C
   const userId = `bench-user-${index}`;
   const workflowId = chatSessionWorkflowId(id);
   const title = `bench conversation ${index}`;
-  const input: ChatSessionInput = { conversationId: id, userId, agent: AGENT, title, settings: sessionSettings(config) };
+  const input: ChatSessionInput = { conversationId: id, userId, agent: AGENT, title, settings: sessionSettings(config, CATALOG) };
   await asUser(pool, userId, async (db) => {
     await insertConversation(db, { id, userId, agent: AGENT, client: null, title, workflowId });
-    await client.workflow.start<typeof chatSession>('chatSession', {
+    await client.workflow.start<ChatSession>('chatSession', {
       workflowId,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       args: [input],
@@ -265,7 +267,7 @@ async function openConversation(deps: { client: Client; pool: pg.Pool; config: C
       staticSummary: `${AGENT}: ${title}`,
     });
   });
-  return { index, id, userId, handle: client.workflow.getHandle(workflowId) as WorkflowHandle<typeof chatSession> };
+  return { index, id, userId, handle: client.workflow.getHandle(workflowId) as WorkflowHandle<ChatSession> };
 }
 
 type TurnKind = 'lookup' | 'chat';
@@ -445,7 +447,7 @@ async function inProcessTurn(
       const calls = message.toolCalls ?? [];
       if (!calls.length) break;
       for (const call of calls) {
-        const spec = findTool(AGENT, call.name);
+        const spec = CATALOG.findTool(AGENT, call.name);
         const parsed = spec?.args.safeParse(call.args);
         if (!spec || !parsed?.success || spec.policy.approval) throw new Error(`unexpected call ${call.name}`);
         const toolStarted = performance.now();
@@ -607,7 +609,7 @@ async function main(): Promise<void> {
 
   const model: ChatModel = wire
     ? createGeminiModel({ apiKey: 'bench', baseUrl: wire.baseUrl, model: 'gemini-2.5-flash' })
-    : createOfflineModel();
+    : createOfflineModel(CATALOG);
   // In the cluster shape the workers are processes of their own; here only the client runs.
   if (!services.taskQueue) {
     const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
@@ -619,10 +621,24 @@ async function main(): Promise<void> {
           taskQueue,
           workflowBundle: { codePath: services.bundlePath },
           dataConverter: dataConverter(config),
-          activities: createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() }),
+          activities: createActivities({
+            catalog: CATALOG,
+            pool,
+            model,
+            systemPrompt: systemPrompts(CATALOG),
+            implementations: CATALOG.toolImplementations(),
+          }),
           ...WORKER_OPTIONS,
         })
-      : await createWorker({ config, connection: nativeConnection, pool, workflowBundlePath: services.bundlePath, model, taskQueue });
+      : await createWorker({
+          catalog: CATALOG,
+          config,
+          connection: nativeConnection,
+          pool,
+          workflowBundlePath: services.bundlePath,
+          model,
+          taskQueue,
+        });
     const running = worker.run();
     running.catch((error: unknown) => progress(`the worker failed: ${(error as Error).message}`));
     stops.push({
@@ -746,7 +762,13 @@ async function main(): Promise<void> {
       : [];
 
   progress('the same turns in-process, without Temporal...');
-  const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() });
+  const activities = createActivities({
+    catalog: CATALOG,
+    pool,
+    model,
+    systemPrompt: systemPrompts(CATALOG),
+    implementations: CATALOG.toolImplementations(),
+  });
   const bare: BareConversation[] = [];
   for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
     bare.push(

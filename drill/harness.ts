@@ -24,6 +24,7 @@ import {
   type RecordedRequest,
 } from '../test/support/fake-gemini.ts';
 import { startFakeOpenBreweryDb, type FakeOpenBreweryDb } from '../test/support/fake-openbrewerydb.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 export const DRILL_TOKEN = 'drill-token-support-000000000000';
 
@@ -243,6 +244,7 @@ export async function startDrillCluster(
   let cluster: Cluster;
   try {
     cluster = await startCluster({
+      catalog: builtInCatalog(),
       dataDir,
       workers: opts.workers ?? 2,
       ephemeral: true,

@@ -19,6 +19,7 @@ import { buildIdOf } from '../src/worker-deployment.ts';
 import { DEV_KEY_ID, loadOrCreatePayloadKey } from '../src/protection/data-converter.ts';
 import { EncryptionCodec, StaticKeyProvider } from '../src/protection/payload-codec.ts';
 import { type DrillCluster, startDrillCluster } from './harness.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const run = promisify(execFile);
 const EventType = proto.temporal.api.enums.v1.EventType;
@@ -124,7 +125,7 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
     // ---- the replay gate: version 2 cannot replace version 1 in place ----
     const dir = await fs.mkdtemp(path.join(drill.appDataDir, '..', 'v2-'));
     const v2Bundle = path.join(dir, 'workflows-v2.js');
-    await bundleWorkflows({ outFile: v2Bundle, workflowsPath: path.join(import.meta.dirname, 'workflows-v2.ts') });
+    await bundleWorkflows({ outFile: v2Bundle, catalog: builtInCatalog(), variant: path.join(import.meta.dirname, 'workflows-v2.ts') });
     const v2 = buildIdOf(await fs.readFile(v2Bundle, 'utf8'));
     const live = await liveHistories(client, { limit: 50, taskQueue: cluster.taskQueue });
     const gate = await replayAll(v2Bundle, live, { payloadCodecs: [codec] });

@@ -2,13 +2,18 @@
 // Replayed against a history that version 1 wrote, that timer is a command the history does not have: a
 // nondeterminism error. So version 2 can only take conversations over by Worker Versioning's rules (pinned
 // runs stay on version 1; a run moves at continue-as-new), which is what the drill proves.
+// A bundle variant (src/stack/bundle-workflows.ts): the catalog's entry passes it the runtime's workflows.
 import { sleep } from '@temporalio/workflow';
-import { chatSession as versionOne } from '../src/workflows/index.ts';
-import type { ChatSessionInput } from '../src/shared/messages.ts';
+import type { defineWorkflows } from '../src/workflows/define-workflows.ts';
 
-export * from '../src/workflows/index.ts';
+type Workflows = ReturnType<typeof defineWorkflows>;
 
-export async function chatSession(input: ChatSessionInput): Promise<void> {
-  await sleep(1);
-  return versionOne(input);
+export function variant(versionOne: Workflows): Workflows {
+  return {
+    ...versionOne,
+    async chatSession(input) {
+      await sleep(1);
+      return versionOne.chatSession(input);
+    },
+  };
 }

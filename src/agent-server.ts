@@ -1,6 +1,7 @@
 // What an agent adds to the server processes (the API and the worker), next to its AgentSpec: tool
-// implementations, child-workflow activities, HTTP routes, create-conversation fields and settings. Generic
-// code reads these from the server registry (src/agents/server-registry.ts) and never names an agent.
+// implementations, child-workflow activities, HTTP routes, create-conversation fields and settings. A
+// composition root lists the agents' server sides (src/agents/catalog.ts for the built-in ones) and builds
+// a ServerCatalog from them; generic code gets that value and never names an agent.
 import type { Client } from '@temporalio/client';
 import type { Router } from 'express';
 import type pg from 'pg';
@@ -11,12 +12,17 @@ import type { Principal } from './api/auth.ts';
 import type { Config } from './config.ts';
 import type { AgentOffline } from './model/offline-types.ts';
 import type { PersonalDataKind } from './protection/personal-data.ts';
+import { type AgentCatalog, AgentCatalogError, createAgentCatalog } from './shared/agent-catalog.ts';
+import type { AgentSpec } from './shared/agent-spec.ts';
 import type { AgentName, JsonObject } from './shared/messages.ts';
+import type { ConversationAccess } from './api/conversation-access.ts';
 
 export interface RouteDeps {
   config: Config;
   client: Client;
   pool: pg.Pool;
+  /** the one ownership-and-role check every conversation route makes (src/api/conversation-access.ts) */
+  access: ConversationAccess;
 }
 
 /** The parsed POST /v1/conversations body, with every agent's fields (each optional). */
@@ -30,6 +36,18 @@ export interface CreateContext {
 
 export interface AgentServer<Name extends string = string> {
   name: Name;
+  /** what every process knows of it, the workflow included */
+  spec: AgentSpec<Name>;
+  /**
+   * the modules the workflow bundle's generated entry imports (src/stack/bundle-workflows.ts): its spec
+   * module and the name it exports the spec under, and the module exporting its child workflows, whose
+   * exported names are workflow types in recorded histories (never rename one)
+   */
+  bundle: { spec: URL; specExport: string; workflows?: URL };
+  /** its process settings (environment variables), read and checked with the runtime's at start (src/config.ts) */
+  config?: z.ZodRawShape;
+  /** the folder of its SQL migrations, collected by the migrator in the global order of their file names */
+  migrations?: URL;
   /** its tools' implementations, by tool name (typed from its tool list: ToolImplementations) */
   implementations?: Readonly<Record<string, ToolImplementation>>;
   /** its child workflows' activities (the names are part of recorded histories: never rename one) */
@@ -93,3 +111,43 @@ export interface OpenApiHelpers {
 }
 
 export const defineAgentServer = <const Name extends string>(server: AgentServer<Name>): AgentServer<Name> => server;
+
+/** The catalog of a server process: the agents' specs (AgentCatalog) and their server sides. */
+export interface ServerCatalog extends AgentCatalog {
+  readonly servers: readonly AgentServer[];
+  server(name: string): AgentServer | undefined;
+  /** every tool the worker can run, by name; the specs say which agent may call which */
+  toolImplementations(): Record<string, ToolImplementation>;
+  /** every agent's process settings, for loadConfig */
+  configShape(): z.ZodRawShape;
+  /** SessionSettings.agent: every agent's durations (a conversation carries them all) */
+  sessionSettings(config: Config): Record<string, number>;
+  /** runs every agent's onWorkerStart, once per worker */
+  startForWorker(deps: { config: Config; pool: pg.Pool }): Promise<void>;
+}
+
+export function createServerCatalog(servers: readonly AgentServer[]): ServerCatalog {
+  for (const server of servers)
+    if (server.spec.name !== server.name)
+      throw new AgentCatalogError(`Agent server "${server.name}" carries the spec of "${server.spec.name}"`);
+  const specs = createAgentCatalog(servers.map((server) => server.spec));
+  const settingNames = new Map<string, string>();
+  for (const server of servers)
+    for (const name of Object.keys(server.config ?? {})) {
+      const owner = settingNames.get(name);
+      if (owner) throw new AgentCatalogError(`Setting ${name} of agent "${server.name}" is agent "${owner}"'s`);
+      settingNames.set(name, server.name);
+    }
+  const byName = new Map(servers.map((server) => [server.name, server]));
+  return {
+    ...specs,
+    servers: [...servers],
+    server: (name) => byName.get(name),
+    toolImplementations: () => Object.assign({}, ...servers.map((server) => server.implementations ?? {})),
+    configShape: () => Object.assign({}, ...servers.map((server) => server.config ?? {})),
+    sessionSettings: (config) => Object.assign({}, ...servers.map((server) => server.settings?.(config) ?? {})),
+    async startForWorker(deps) {
+      for (const server of servers) await server.onWorkerStart?.(deps);
+    },
+  };
+}

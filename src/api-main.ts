@@ -1,4 +1,5 @@
 // `npm run api`: the HTTP API alone, against DATABASE_URL and TEMPORAL_ADDRESS (run a worker too).
+import { builtInCatalog } from './agents/catalog.ts';
 import path from 'node:path';
 import { createApp } from './api/app.ts';
 import { temporalCheck } from './api/health.ts';
@@ -10,7 +11,10 @@ import { loadOrCreateDevToken } from './stack/dev-token.ts';
 import { requireSettings, runMain } from './stack/lifecycle.ts';
 import { startMetricsPort } from './stack/metrics-port.ts';
 
-runMain(async ({ config, log, onStop }) => {
+// a composition root: the agents this process serves, passed down as a value
+const catalog = builtInCatalog();
+
+runMain(catalog, async ({ config, log, onStop }) => {
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS'], 'npm run api');
   // payload encryption's keys (docs/security.md): production settings without them stop the start here
   keyProvider(config);
@@ -28,13 +32,13 @@ runMain(async ({ config, log, onStop }) => {
   // With a provider, people sign in through it: no dev token that would act as anyone with every role.
   if (!config.API_TOKENS && !config.AUTH_OIDC_ISSUER) {
     const dataDir = path.resolve(config.DATA_DIR);
-    const dev = await loadOrCreateDevToken(dataDir);
+    const dev = await loadOrCreateDevToken(dataDir, catalog);
     tokens = dev.tokens;
     log.warn(`API_TOKENS is not set; serving one dev token (user "dev"), kept in ${path.join(dataDir, 'dev-token')}`);
   }
 
   await startMetricsPort(config, onStop);
-  const app = createApp({ config, client, pool, tokens, checkTemporal: temporalCheck(connection), codec: payloadCodec(config) });
+  const app = createApp({ catalog, config, client, pool, tokens, checkTemporal: temporalCheck(connection), codec: payloadCodec(config) });
   const server = await listen(app, config.PORT, config.HOST);
   onStop('API', () => closeServer(server));
   log.info(`Brigade API listening on http://${config.HOST}:${config.PORT} (Temporal ${config.TEMPORAL_ADDRESS}).`);

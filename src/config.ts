@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { normalizeClientId } from './shared/client-id.ts';
-import { AGENT_SETTINGS } from './agents/settings.ts';
 import { duration } from './shared/duration.ts';
 import { parseModelPrices } from './model/prices.ts';
 import { optionalUrl, positiveInt } from './shared/setting-schemas.ts';
@@ -277,9 +276,6 @@ export const ConfigSchema = z.object({
 
   GCS_BUCKET_NAME: z.string().optional(),
   STORAGE_EMULATOR_HOST: optionalUrl,
-  // each agent's own settings, from its home
-  ...AGENT_SETTINGS,
-
   // Operations (docs/operations.md). Tracing itself is configured by the standard OTEL_* variables.
   /** record prompts and replies on model spans (they hold what users wrote); off by default */
   OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: z.stringbool().default(false),
@@ -291,16 +287,29 @@ export const ConfigSchema = z.object({
   METRICS_HOST: z.string().default('127.0.0.1'),
 });
 
-export type Config = z.infer<typeof ConfigSchema>;
+/**
+ * The runtime's settings, typed, and the catalog's agents' (AgentServer.config), read with them: an agent
+ * reads its own through its type (the beer agent's BeerConfig).
+ */
+export type Config = z.infer<typeof ConfigSchema> & Readonly<Record<string, unknown>>;
+
+/** The agents' settings a process reads beside the runtime's: the catalog's (a ServerCatalog is one). */
+export interface AgentSettings {
+  configShape(): z.ZodRawShape;
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Reads every setting at once so a bad start-up names all wrong variables, not the first. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const raw = Object.fromEntries(Object.keys(ConfigSchema.shape).map((key) => [key, emptyAsUndefined(env[key])]));
-  const parsed = ConfigSchema.safeParse(raw);
+/**
+ * Reads every setting at once, the runtime's and the catalog's agents', so a bad start-up names all wrong
+ * variables, not the first.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, agents?: AgentSettings): Config {
+  const schema = agents ? ConfigSchema.extend(agents.configShape()) : ConfigSchema;
+  const raw = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, emptyAsUndefined(env[key])]));
+  const parsed = schema.safeParse(raw) as z.ZodSafeParseResult<Config>;
   const lines = parsed.success
     ? [...oidcProblems(parsed.data), ...providerProblems(parsed.data)]
     : parsed.error.issues.map((issue) => {

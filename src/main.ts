@@ -1,5 +1,6 @@
 // `npm start`: the whole of Brigade in one process. Without DATABASE_URL it runs an embedded
 // PostgreSQL, without TEMPORAL_ADDRESS a Temporal dev server with its Web UI; data under DATA_DIR.
+import { builtInCatalog } from './agents/catalog.ts';
 import path from 'node:path';
 import { createApp } from './api/app.ts';
 import { temporalCheck } from './api/health.ts';
@@ -19,7 +20,10 @@ import { runWorker } from './stack/run-worker.ts';
 import { namespaceRetentionMs, setNamespaceRetention } from './protection/retention.ts';
 import { ensureWebBuild } from './stack/web-build.ts';
 
-runMain(async ({ config: settings, log, onStop, fail }) => {
+// a composition root: the agents this process serves, passed down as a value
+const catalog = builtInCatalog();
+
+runMain(catalog, async ({ config: settings, log, onStop, fail }) => {
   const started = Date.now();
   const dataDir = path.resolve(settings.DATA_DIR);
   // nothing under DATA_DIR for other accounts: history file, objects, token, keys, passwords (src/stack/private-data.ts)
@@ -41,7 +45,7 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
     onStop('PostgreSQL', postgres.stop);
     databaseUrl = postgres.url;
   }
-  const { applied } = await migrate(databaseUrl, { log: log.debug });
+  const { applied } = await migrate(databaseUrl, { agents: catalog.servers, log: log.debug });
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
 
   let temporalAddress = config.TEMPORAL_ADDRESS;
@@ -92,13 +96,14 @@ runMain(async ({ config: settings, log, onStop, fail }) => {
     WORKER_VERSIONING_BEHAVIOR: process.env.WORKER_VERSIONING_BEHAVIOR ? config.WORKER_VERSIONING_BEHAVIOR : ('auto-upgrade' as const),
     WORKER_SET_CURRENT: process.env.WORKER_SET_CURRENT ? config.WORKER_SET_CURRENT : ('always' as const),
   };
-  await runWorker(workerConfig, temporalAddress, workerPool, { onStop, fail }, { client, log: log.debug });
+  await runWorker(catalog, workerConfig, temporalAddress, workerPool, { onStop, fail }, { client, log: log.debug });
 
   // With a provider, people sign in through it: no dev token that would act as anyone with every role.
-  const devToken = config.API_TOKENS || config.AUTH_OIDC_ISSUER ? undefined : await loadOrCreateDevToken(dataDir);
+  const devToken = config.API_TOKENS || config.AUTH_OIDC_ISSUER ? undefined : await loadOrCreateDevToken(dataDir, catalog);
   const tokens = config.API_TOKENS ?? devToken?.tokens ?? {};
   await ensureWebBuild(log.info);
   const app = createApp({
+    catalog,
     config,
     client,
     pool: apiPool,

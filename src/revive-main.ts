@@ -3,6 +3,7 @@
 // healthy is left alone; with it, that run is terminated first (an operator's call: a run that answers
 // nothing without its task failing). Reads the conversation's row as the login of DATABASE_URL (the app's
 // role sees only a user's own rows), then acts for the conversation's user.
+import { builtInCatalog } from './agents/catalog.ts';
 import { findConversation } from './db/conversations.ts';
 import { createPool } from './db/pool.ts';
 import { dataConverter } from './protection/data-converter.ts';
@@ -10,7 +11,10 @@ import { reviveConversation } from './api/revival.ts';
 import { checkPostgres, connectTemporal } from './stack/connect.ts';
 import { requireSettings, runMain } from './stack/lifecycle.ts';
 
-runMain(async ({ config, log }) => {
+// a composition root: the agents this process serves, passed down as a value
+const catalog = builtInCatalog();
+
+runMain(catalog, async ({ config, log }) => {
   const args = process.argv.slice(2);
   const force = args.includes('--force');
   const ids = args.filter((arg) => !arg.startsWith('--'));
@@ -33,7 +37,7 @@ runMain(async ({ config, log }) => {
       console.error(`No conversation ${ids[0]}.`);
       code = 1;
     } else {
-      const outcome = await reviveConversation({ config, client, pool }, row, { force });
+      const outcome = await reviveConversation({ catalog, config, client, pool }, row, { force });
       const was = outcome.was.state === 'ended' ? `ended (${outcome.was.status})` : outcome.was.state;
       if (!outcome.revived)
         log.info(`Conversation ${row.id}: its run is healthy (${row.workflowId}); nothing done. Use --force to restart it anyway.`);

@@ -1,10 +1,10 @@
 // The settings a conversation starts with, from the process's config: fixed for its life and carried
 // across continue-as-new. Its own module, so the API and the bench make them the same way.
-import { agentSettings } from './agents/server-registry.ts';
+import type { ServerCatalog } from './agent-server.ts';
 import type { Config } from './config.ts';
 import type { SessionSettings } from './shared/messages.ts';
 
-export const sessionSettings = (config: Config): SessionSettings => ({
+export const sessionSettings = (config: Config, catalog: Pick<ServerCatalog, 'sessionSettings'>): SessionSettings => ({
   maxSteps: config.AGENT_MAX_STEPS,
   maxToolErrors: config.AGENT_MAX_TOOL_ERRORS,
   approvalTimeoutMs: config.APPROVAL_TIMEOUT,
@@ -12,5 +12,5 @@ export const sessionSettings = (config: Config): SessionSettings => ({
   modelTimeoutMs: config.MODEL_TIMEOUT,
   modelMaxAttempts: config.MODEL_MAX_ATTEMPTS,
   inlineTools: config.INLINE_TOOLS,
-  agent: agentSettings(config),
+  agent: catalog.sessionSettings(config),
 });

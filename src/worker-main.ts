@@ -1,5 +1,6 @@
 // `npm run worker`: the Temporal worker alone, against DATABASE_URL and TEMPORAL_ADDRESS.
 // It migrates first (serialised by an advisory lock), so it can be the first thing deployed.
+import { builtInCatalog } from './agents/catalog.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
 import { dataConverter, keyProvider } from './protection/data-converter.ts';
@@ -8,12 +9,15 @@ import { requireSettings, runMain } from './stack/lifecycle.ts';
 import { ensureSearchAttributes } from './stack/search-attributes.ts';
 import { runWorker } from './stack/run-worker.ts';
 
-runMain(async ({ config, log, onStop, fail }) => {
+// a composition root: the agents this process serves, passed down as a value
+const catalog = builtInCatalog();
+
+runMain(catalog, async ({ config, log, onStop, fail }) => {
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS'], 'npm run worker');
   // payload encryption's keys (docs/security.md): production settings without them stop the start here
   keyProvider(config);
   await checkPostgres(config.DATABASE_URL);
-  const { applied } = await migrate(config.DATABASE_URL, { log: log.debug });
+  const { applied } = await migrate(config.DATABASE_URL, { agents: catalog.servers, log: log.debug });
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
 
   const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, {
@@ -27,7 +31,7 @@ runMain(async ({ config, log, onStop, fail }) => {
   pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
   onStop('PostgreSQL pool', () => pool.end());
 
-  await runWorker(config, config.TEMPORAL_ADDRESS, pool, { onStop, fail }, { client, log: log.info });
+  await runWorker(catalog, config, config.TEMPORAL_ADDRESS, pool, { onStop, fail }, { client, log: log.info });
   log.info(
     `Brigade worker is polling task queue "${config.TEMPORAL_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS} ` +
       `(namespace ${config.TEMPORAL_NAMESPACE}; database ${redactDatabaseUrl(config.DATABASE_URL)}).`,

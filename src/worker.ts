@@ -8,24 +8,24 @@ import { dataConverter } from './protection/data-converter.ts';
 import { createRetentionActivities } from './protection/retention.ts';
 import type { Client } from '@temporalio/client';
 import { loadMcpConfig } from './mcp/config.ts';
-import { loadPrompt } from './model/prompts.ts';
+import { systemPrompts } from './model/prompts.ts';
 import { selectModel } from './model/select.ts';
 import type { ChatModel } from './model/types.ts';
-import { startAgentsForWorker, toolImplementations } from './agents/server-registry.ts';
+import type { ServerCatalog } from './agent-server.ts';
 import { instrumentModel, instrumentTools } from './telemetry/model.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from './telemetry/temporal.ts';
 
 import { readFile } from 'node:fs/promises';
-import { WORKFLOWS_PATH, workflowBundleCode } from './stack/bundle-workflows.ts';
+import { BUNDLER_OPTIONS, workflowBundleCode, writeWorkflowEntry } from './stack/bundle-workflows.ts';
 import { deploymentOptions } from './worker-deployment.ts';
 
-export { WORKFLOWS_PATH };
-
 export interface WorkerOptions {
+  /** the agents it serves: their tools, activities, prompts and, without a prebuilt bundle, workflows */
+  catalog: ServerCatalog;
   config: Config;
   connection: NativeConnection;
   pool: pg.Pool;
-  /** a prebuilt bundle (tests, production images); without it the worker bundles src/workflows */
+  /** a prebuilt bundle (tests, production images); without it the worker bundles the catalog's workflows */
   workflowBundlePath?: string;
   /** defaults to the model the config selects */
   model?: ChatModel;
@@ -35,26 +35,31 @@ export interface WorkerOptions {
 }
 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
-  const { config, connection, pool } = options;
-  await startAgentsForWorker({ config, pool });
+  const { catalog, config, connection, pool } = options;
+  await catalog.startForWorker({ config, pool });
   const bundlePath = options.workflowBundlePath ?? config.WORKFLOW_BUNDLE_PATH;
   // MCP servers: a bad BRIGADE_MCP_CONFIG stops the start here; stdio servers stop when the worker does.
-  const mcp = new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG));
+  const mcp = new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog));
   const activities = createActivities(
     {
+      catalog,
       config,
       pool,
-      model: instrumentModel(options.model ?? selectModel(config), {
+      model: instrumentModel(options.model ?? selectModel(config, catalog), {
         captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
       }),
-      systemPrompt: loadPrompt,
-      implementations: instrumentTools(toolImplementations()),
+      systemPrompt: systemPrompts(catalog),
+      implementations: instrumentTools(catalog.toolImplementations()),
     },
     mcp,
   );
   const telemetry = workerTelemetry();
   // A versioned worker's build id is the hash of its bundle, so it bundles (or reads the bundle) first.
-  const code = config.WORKER_DEPLOYMENT_NAME ? (bundlePath ? await readFile(bundlePath, 'utf8') : await workflowBundleCode()) : undefined;
+  const code = config.WORKER_DEPLOYMENT_NAME
+    ? bundlePath
+      ? await readFile(bundlePath, 'utf8')
+      : await workflowBundleCode({ catalog })
+    : undefined;
   const workerDeployment = deploymentOptions(config, () => code!);
   const prebuilt = bundlePath !== undefined || code !== undefined;
   const worker = await Worker.create({
@@ -65,7 +70,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       ? { workflowBundle: { code } }
       : bundlePath
         ? { workflowBundle: { codePath: bundlePath } }
-        : { workflowsPath: WORKFLOWS_PATH }),
+        : { workflowsPath: await writeWorkflowEntry(catalog), bundlerOptions: BUNDLER_OPTIONS }),
     ...(workerDeployment ? { workerDeploymentOptions: workerDeployment } : {}),
     activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
     // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way

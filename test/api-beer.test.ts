@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadOrCreateDevToken } from '../src/stack/dev-token.ts';
 import { ALICE, BOB, ERIN_BEER_STAFF, GUS_GREAT_LAKES, HAL_UNKNOWN_BAR, type TestApp, startTestApp } from './support/test-app.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 let app: TestApp;
 before(async () => {
@@ -67,7 +68,7 @@ describe('who a beer conversation acts for', () => {
   test('the dev token is beer-staff (and support, and an operator of the codec server)', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'brigade-dev-token-'));
     try {
-      const { token, tokens } = await loadOrCreateDevToken(dir);
+      const { token, tokens } = await loadOrCreateDevToken(dir, builtInCatalog());
       assert.deepEqual(tokens[token]!.roles.sort(), ['beer-staff', 'operator', 'support']);
       assert.equal(tokens[token]!.client, undefined);
     } finally {

@@ -372,6 +372,7 @@ async function serveOwnApi(options: { corsOrigins?: string[]; log?: (line: strin
   const database = await freshDatabase();
   const pool = createPool(database.url);
   const api = createApp({
+    catalog: app.catalog,
     config: { ...app.config, CORS_ORIGINS: options.corsOrigins ?? [] },
     client: app.client,
     pool,

@@ -7,6 +7,7 @@ import { createPool } from '../src/db/pool.ts';
 import { freePort } from '../src/stack/ports.ts';
 import { freshDatabase } from './support/harness.ts';
 import { ALICE, serveApi } from './support/test-app.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 let baseUrl: string;
 let close: () => Promise<void>;
@@ -19,7 +20,7 @@ before(async () => {
   const connection = Connection.lazy({ address: deadAddress, connectTimeout: 500 });
   const client = new Client({ connection });
   const pool = createPool(database.url);
-  const served = await serveApi({ config, client, pool, connection });
+  const served = await serveApi({ catalog: builtInCatalog(), config, client, pool, connection });
   const { server } = served;
   baseUrl = served.baseUrl;
   close = async () => {

@@ -1,4 +1,4 @@
-// The beer agent's data (db/migrations/007_beer.sql) and get_client_profile_tool, on real PostgreSQL as
+// The beer agent's data (src/agents/beer/migrations/007_beer.sql) and get_client_profile_tool, on real PostgreSQL as
 // brigade_app, the way the runtime runs a tool: the fixture's clients, purchases that are the same in
 // every database, row-level security keyed on the conversation's client, aggregate views without
 // client identity or small groups, and the profile's lookups and result shape (seed 004).
@@ -16,6 +16,7 @@ import { getClientProfile, getClientProfileTool, loadClientProfile } from '../sr
 import type { ToolContext } from '../src/activities/tool-context.ts';
 import { SEAL_IDENTITY } from '../src/sql/execute.ts';
 import { freshDatabase } from './support/harness.ts';
+import { BUILT_IN_AGENTS, builtInCatalog } from '../src/agents/catalog.ts';
 
 interface FixtureCustomer {
   client_id: string;
@@ -84,7 +85,7 @@ describe('the migration', () => {
     await adminClient.end();
     server.pathname = `/${name}`;
     try {
-      await migrate(server.toString());
+      await migrate(server.toString(), { agents: BUILT_IN_AGENTS });
       const other = new pg.Client({ connectionString: server.toString() });
       await other.connect();
       const again = await other.query(DIGEST_SQL);
@@ -170,7 +171,7 @@ describe('get_client_profile_tool', () => {
     conversationId: 'conversation-beer-test',
     callId: `call-${++calls}`,
     ...(client ? { client } : {}),
-    services: { config: loadConfig({}), taskModel: createOfflineTaskModel(), pool },
+    services: { config: loadConfig({}), taskModel: createOfflineTaskModel(builtInCatalog()), pool },
   });
   const callTool = (client: string | undefined, args: unknown) =>
     asUser(pool, 'beer-test', (db) => getClientProfileTool(profileSpec.args.parse(args), contextFor(db, client))) as Promise<any>;

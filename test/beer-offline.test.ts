@@ -7,6 +7,7 @@ import { matchIntent } from '../src/model/offline-intents.ts';
 import { SAN_DIEGO_CLIENT } from './support/beer.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from './support/fake-openbrewerydb.ts';
 import { ERIN_BEER_STAFF, type TestApp, startTestApp } from './support/test-app.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 let api: FakeOpenBreweryDb;
 let app: TestApp;
@@ -26,22 +27,31 @@ const tools = new Set(['recommend_breweries', 'search_breweries_tool', 'get_webs
 
 describe('offline phrasings', () => {
   test('map to the beer finder tools', () => {
-    assert.deepEqual(matchIntent('recommend breweries', tools), { name: 'recommend_breweries', args: {} });
-    assert.deepEqual(matchIntent('Can you recommend some new breweries?', tools), { name: 'recommend_breweries', args: {} });
-    assert.deepEqual(matchIntent('find breweries in San Diego, CA', tools), {
+    assert.deepEqual(matchIntent(builtInCatalog(), 'recommend breweries', tools), { name: 'recommend_breweries', args: {} });
+    assert.deepEqual(matchIntent(builtInCatalog(), 'Can you recommend some new breweries?', tools), {
+      name: 'recommend_breweries',
+      args: {},
+    });
+    assert.deepEqual(matchIntent(builtInCatalog(), 'find breweries in San Diego, CA', tools), {
       name: 'search_breweries_tool',
       args: { city: 'San Diego', state: 'CA' },
     });
-    assert.deepEqual(matchIntent('find micro breweries in Bend, OR', tools), {
+    assert.deepEqual(matchIntent(builtInCatalog(), 'find micro breweries in Bend, OR', tools), {
       name: 'search_breweries_tool',
       args: { city: 'Bend', state: 'OR', brewery_type: 'micro' },
     });
-    assert.deepEqual(matchIntent('find breweries in Oregon', tools), { name: 'search_breweries_tool', args: { state: 'Oregon' } });
-    assert.deepEqual(matchIntent('summary of Stone Brewing http://www.stonebrew.com', tools), {
+    assert.deepEqual(matchIntent(builtInCatalog(), 'find breweries in Oregon', tools), {
+      name: 'search_breweries_tool',
+      args: { state: 'Oregon' },
+    });
+    assert.deepEqual(matchIntent(builtInCatalog(), 'summary of Stone Brewing http://www.stonebrew.com', tools), {
       name: 'get_website_summary_tool',
       args: { brewery_name: 'Stone Brewing', url: 'http://www.stonebrew.com' },
     });
-    assert.deepEqual(matchIntent('find johndoe', tools), { name: 'get_user_info', args: { key: 'username', value: 'johndoe' } });
+    assert.deepEqual(matchIntent(builtInCatalog(), 'find johndoe', tools), {
+      name: 'get_user_info',
+      args: { key: 'username', value: 'johndoe' },
+    });
   });
 });
 

@@ -10,6 +10,7 @@ import { createGeminiTaskModel } from '../src/model/task-model.ts';
 import { getWebsiteSummary, normalizeUrl } from '../src/agents/beer/summary.ts';
 import { type FakeGemini, reply, startFakeGemini } from './support/fake-gemini.ts';
 import { freshDatabase } from './support/harness.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 let fake: FakeGemini;
 let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -144,7 +145,7 @@ describe('the summary cache', () => {
   });
 
   test('the offline model says it is offline, and its summary is cached like any other', async () => {
-    const offline = { pool, taskModel: createOfflineTaskModel(), charge, ttlMs: 60_000 };
+    const offline = { pool, taskModel: createOfflineTaskModel(builtInCatalog()), charge, ttlMs: 60_000 };
     const first = await getWebsiteSummary(stone, offline);
     assert.equal(first.cache_status, 'CACHE_MISS');
     assert.match(first.summary!, /offline/i);

@@ -1,6 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
+import { ConfigError, loadConfig as loadRuntimeConfig } from '../src/config.ts';
+
+/** The settings as an entry point of the built-in agents reads them: the runtime's and the agents'. */
+const loadConfig = (env: NodeJS.ProcessEnv) => loadRuntimeConfig(env, builtInCatalog());
 
 function configError(env: NodeJS.ProcessEnv): ConfigError {
   try {
@@ -13,6 +17,11 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
 }
 
 describe('loadConfig', () => {
+  test("an agent's settings are read with the catalog that lists it, and only then", () => {
+    assert.equal(loadRuntimeConfig({}).OPENBREWERYDB_BASE_URL, undefined);
+    assert.equal(loadConfig({}).OPENBREWERYDB_BASE_URL, 'https://api.openbrewerydb.org/v1');
+  });
+
   test('with no settings, every default is in place and the embedded services are chosen', () => {
     const config = loadConfig({});
     assert.equal(config.PORT, 3000);

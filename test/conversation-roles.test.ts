@@ -10,6 +10,7 @@ import { openApiDocument } from '../src/api/openapi.ts';
 import type { TokenGrant } from '../src/config.ts';
 import { temporalAddress } from './support/harness.ts';
 import { ALICE, ERIN_BEER_STAFF, TOKENS, type TestApp, serveApi, startTestApp } from './support/test-app.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 let app: TestApp;
 let second: { server: Server; baseUrl: string; connection: Connection } | undefined;
@@ -35,7 +36,7 @@ after(async () => {
 
 /** Every operation on a path under /v1/conversations/{id}, from the document the API serves. */
 function conversationOperations(): { method: string; path: string; operation: any }[] {
-  const paths = openApiDocument().paths as Record<string, Record<string, any>>;
+  const paths = openApiDocument(builtInCatalog()).paths as Record<string, Record<string, any>>;
   return Object.entries(paths)
     .filter(([path]) => path.startsWith('/v1/conversations/{id}'))
     .flatMap(([path, methods]) =>
@@ -72,7 +73,10 @@ test('a user whose role was removed between two starts is refused on every conve
 
   // The second start: the same database and Temporal, API_TOKENS without the roles.
   const connection = await Connection.connect({ address: temporalAddress() });
-  second = { ...(await serveApi({ config: app.config, client: app.client, pool: app.pool, connection, tokens: CHANGED })), connection };
+  second = {
+    ...(await serveApi({ catalog: app.catalog, config: app.config, client: app.client, pool: app.pool, connection, tokens: CHANGED })),
+    connection,
+  };
 
   const operations = conversationOperations();
   const walked = operations.map(({ method, path }) => `${method} ${path}`);

@@ -15,6 +15,7 @@ import { insertEvents, insertMessages, readTranscript } from '../src/db/transcri
 import { selectTaskModel } from '../src/model/select.ts';
 import type { ChatMessage, NewEvent } from '../src/shared/messages.ts';
 import { freshDatabase } from './support/harness.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let app: pg.Pool;
@@ -288,7 +289,7 @@ describe('a tool call', () => {
     const runTool = createRunTool({
       pool: app,
       config,
-      taskModel: selectTaskModel(config),
+      taskModel: selectTaskModel(config, builtInCatalog()),
       implementations: {
         nothing_found: async (_args, { db: client }) => {
           runs += 1;

@@ -9,9 +9,10 @@ import { policyFor } from '../src/mcp/policy.ts';
 import { questionSpec } from '../src/mcp/question-kind.ts';
 import { toGeminiSchema } from '../src/mcp/schema.ts';
 import { describeIssues } from '../src/shared/tool-spec.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const config = (servers: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) =>
-  parseMcpConfig(JSON.stringify({ mcpServers: servers }), env);
+  parseMcpConfig(JSON.stringify({ mcpServers: servers }), builtInCatalog(), env);
 const refused = (servers: Record<string, unknown>, pattern: RegExp, env: NodeJS.ProcessEnv = {}) =>
   assert.throws(
     () => config(servers, env),
@@ -41,7 +42,7 @@ describe('BRIGADE_MCP_CONFIG', () => {
   });
 
   test('a bad file names the field', () => {
-    assert.throws(() => parseMcpConfig('{'), /not JSON/);
+    assert.throws(() => parseMcpConfig('{', builtInCatalog()), /not JSON/);
     refused({ pantry: { agents: ['recipes'] } }, /mcpServers\.pantry: needs "command"/);
     refused({ pantry: { command: 'x', agents: ['nobody'] } }, /mcpServers\.pantry\.agents\.0/);
     refused({ pantry: { command: 'x', agents: ['recipes'], approval: 'sometimes' } }, /mcpServers\.pantry\.approval/);

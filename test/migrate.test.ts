@@ -4,8 +4,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { MIGRATIONS_DIR, MigrationError, migrate } from '../src/db/migrate.ts';
+import { BUILT_IN_AGENTS } from '../src/agents/catalog.ts';
+import { MigrationError, migrate, migrationFiles } from '../src/db/migrate.ts';
 import { asUser, createPool } from '../src/db/pool.ts';
 import { freshDatabase } from './support/harness.ts';
 
@@ -39,7 +41,67 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string, para
   }
 }
 
+/** The migrations a database of the built-in agents gets: the runtime's folder and each agent's home. */
+const agents = BUILT_IN_AGENTS;
+const allNames = async () => [...(await migrationFiles({ agents })).keys()];
+
 describe('migrate', () => {
+  test("the agents' migrations, from their homes, keep the names and the one global order databases have applied", async () => {
+    // schema_migrations records these names: a renamed or reordered file would run again on an existing database
+    assert.deepEqual(await allNames(), [
+      '001_runtime.sql',
+      '002_support.sql',
+      '003_notify_per_statement.sql',
+      '004_idempotency.sql',
+      '005_recipes.sql',
+      '006_message_cards.sql',
+      '007_beer.sql',
+      '008_beer_summaries.sql',
+      '010_batch_writes.sql',
+      '013_sql_role_hardening.sql',
+      '014_sql_limits.sql',
+      '015_recipe_images.sql',
+      '016_sealed_identity.sql',
+      '017_beer_published_aggregates.sql',
+      '018_turn_control.sql',
+      '020_agent_names_from_registry.sql',
+      '021_event_notify_upto.sql',
+      '022_beer_bar_list.sql',
+      '023_commit_flush.sql',
+      '028_usage_ledger.sql',
+      '030_user_limits.sql',
+      '032_conversation_titles.sql',
+      '033_users_and_api_keys.sql',
+      '034_web_sessions.sql',
+      '035_erasure.sql',
+      '036_retention.sql',
+      '039_erase_usage_ledger.sql',
+      '040_erase_sign_in.sql',
+    ]);
+    const files = await migrationFiles({ agents });
+    const homes: [string, string][] = [
+      ['002_support.sql', 'src/agents/support/migrations'],
+      ['005_recipes.sql', 'src/agents/recipes/migrations'],
+      ['015_recipe_images.sql', 'src/agents/recipes/migrations'],
+      ['007_beer.sql', 'src/agents/beer/migrations'],
+      ['022_beer_bar_list.sql', 'src/agents/beer/migrations'],
+    ];
+    for (const [name, home] of homes) assert.ok(files.get(name)!.endsWith(path.join(home, name)), `${name} is in ${home}`);
+  });
+
+  test('a name in two folders is refused, naming both', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-migrations-'));
+    try {
+      await fs.writeFile(path.join(dir, '005_recipes.sql'), 'SELECT 1;');
+      await assert.rejects(
+        migrationFiles({ agents: [...agents, { migrations: pathToFileURL(`${dir}/`) }] }),
+        /005_recipes\.sql is in two folders/,
+      );
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   const cleanups: (() => Promise<unknown>)[] = [];
   after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
@@ -48,11 +110,11 @@ describe('migrate', () => {
   test('applies every migration in name order, then nothing on a second run', async () => {
     const db = await emptyDatabase();
     cleanups.push(db.drop);
-    const expected = (await fs.readdir(MIGRATIONS_DIR)).filter((name) => name.endsWith('.sql')).sort();
+    const expected = await allNames();
     assert.ok(expected.length > 0);
 
     const lines: string[] = [];
-    const first = await migrate(db.url, { log: (line) => lines.push(line) });
+    const first = await migrate(db.url, { agents, log: (line) => lines.push(line) });
     assert.deepEqual(first.applied, expected);
     assert.equal(lines.length, expected.length);
 
@@ -69,16 +131,16 @@ describe('migrate', () => {
       assert.ok(row.applied_at instanceof Date);
     }
 
-    const second = await migrate(db.url);
+    const second = await migrate(db.url, { agents });
     assert.deepEqual(second.applied, []);
   });
 
   test('two runners at once: the advisory lock lets one apply, the other finds the work done', async () => {
     const db = await emptyDatabase();
     cleanups.push(db.drop);
-    const [a, b] = await Promise.all([migrate(db.url), migrate(db.url)]);
+    const [a, b] = await Promise.all([migrate(db.url, { agents }), migrate(db.url, { agents })]);
     const total = [...a.applied, ...b.applied].sort();
-    const expected = (await fs.readdir(MIGRATIONS_DIR)).filter((name) => name.endsWith('.sql')).sort();
+    const expected = await allNames();
     assert.deepEqual(total, expected, 'each migration applied exactly once');
   });
 
@@ -90,10 +152,10 @@ describe('migrate', () => {
 
     await fs.writeFile(path.join(dir, '001_first.sql'), 'CREATE TABLE first_table (id int);');
     await fs.writeFile(path.join(dir, '002_second.sql'), 'CREATE TABLE second_table (id int);');
-    assert.deepEqual((await migrate(db.url, { dir })).applied, ['001_first.sql', '002_second.sql']);
+    assert.deepEqual((await migrate(db.url, { dir, agents: [] })).applied, ['001_first.sql', '002_second.sql']);
 
     await fs.writeFile(path.join(dir, '001_first.sql'), 'CREATE TABLE first_table (id bigint);');
-    await assert.rejects(migrate(db.url, { dir }), (error: Error) => {
+    await assert.rejects(migrate(db.url, { dir, agents: [] }), (error: Error) => {
       assert.ok(error instanceof MigrationError);
       assert.match(error.message, /001_first\.sql was changed after it was applied/);
       return true;
@@ -102,7 +164,10 @@ describe('migrate', () => {
     // Restored file: fine again. A broken new file fails with its name and leaves no trace.
     await fs.writeFile(path.join(dir, '001_first.sql'), 'CREATE TABLE first_table (id int);');
     await fs.writeFile(path.join(dir, '003_broken.sql'), 'CREATE TABLE third_table (id int);\nSELECT no_such_function();');
-    await assert.rejects(migrate(db.url, { dir }), /Migration 003_broken\.sql failed: function no_such_function\(\) does not exist/);
+    await assert.rejects(
+      migrate(db.url, { dir, agents: [] }),
+      /Migration 003_broken\.sql failed: function no_such_function\(\) does not exist/,
+    );
     const tables = await query<{ table_name: string }>(
       db.url,
       "SELECT table_name FROM information_schema.tables WHERE table_name = 'third_table'",

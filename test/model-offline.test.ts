@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { toolDeclarations } from '../src/model/declarations.ts';
-import { OFFLINE_PHRASES, createOfflineModel } from '../src/model/offline.ts';
+import { createOfflineModel, offlinePhrases } from '../src/model/offline.ts';
 import { selectModel } from '../src/model/select.ts';
 import type { ModelReply, ModelRequest } from '../src/model/types.ts';
 import type { ChatMessage } from '../src/shared/messages.ts';
-import { AGENT_SPECS } from '../src/agents/registry.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
-const model = createOfflineModel();
+const model = createOfflineModel(builtInCatalog());
 // every agent's tools: the phrasebook covers them all
-const tools = toolDeclarations(Object.values(AGENT_SPECS).flatMap((agent) => agent.tools));
+const tools = toolDeclarations(builtInCatalog().specs.flatMap((agent) => agent.tools));
+const OFFLINE_PHRASES = offlinePhrases(builtInCatalog());
 
 const user = (text: string): ChatMessage => ({ id: 'u1', role: 'user', text });
 
@@ -208,8 +209,11 @@ describe('offline model: behaviour', () => {
   });
 
   test('selectModel picks the offline model without a key', () => {
-    assert.equal(selectModel({ GEMINI_MODEL: 'gemini-2.5-flash' }).name, 'offline');
-    assert.equal(selectModel({ GEMINI_API_KEY: '  ', GEMINI_MODEL: 'gemini-2.5-flash' }).name, 'offline');
-    assert.equal(selectModel({ GEMINI_API_KEY: 'a-real-looking-key', GEMINI_MODEL: 'gemini-2.5-flash' }).name, 'gemini-2.5-flash');
+    assert.equal(selectModel({ GEMINI_MODEL: 'gemini-2.5-flash' }, builtInCatalog()).name, 'offline');
+    assert.equal(selectModel({ GEMINI_API_KEY: '  ', GEMINI_MODEL: 'gemini-2.5-flash' }, builtInCatalog()).name, 'offline');
+    assert.equal(
+      selectModel({ GEMINI_API_KEY: 'a-real-looking-key', GEMINI_MODEL: 'gemini-2.5-flash' }, builtInCatalog()).name,
+      'gemini-2.5-flash',
+    );
   });
 });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadPrompt } from '../src/model/prompts.ts';
-import { agentNames } from '../src/agents/registry.ts';
-import type { AgentName } from '../src/shared/messages.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
+import { systemPrompts } from '../src/model/prompts.ts';
 
 test('every agent has a system prompt, read once and cached', async () => {
-  for (const agent of agentNames()) {
+  const catalog = builtInCatalog();
+  const loadPrompt = systemPrompts(catalog);
+  for (const agent of catalog.names()) {
     const prompt = await loadPrompt(agent);
     assert.ok(prompt.length > 200, agent);
     assert.equal(prompt, prompt.trim());
@@ -14,6 +15,8 @@ test('every agent has a system prompt, read once and cached', async () => {
   assert.match(await loadPrompt('support'), /approved|checked by a human/);
 });
 
-test('an unknown agent is refused before it reaches the file system', async () => {
-  await assert.rejects(loadPrompt('../package' as AgentName), /Unknown agent/);
+test('an agent the catalog does not list is refused before it reaches the file system', async () => {
+  const loadPrompt = systemPrompts(builtInCatalog());
+  await assert.rejects(loadPrompt('../package'), /Unknown agent/);
+  await assert.rejects(loadPrompt('nobody'), /Unknown agent/);
 });

@@ -19,6 +19,7 @@ import { startFakeAnthropic } from './support/fake-anthropic.ts';
 import { reply as geminiReply, startFakeGemini, type FakeGemini } from './support/fake-gemini.ts';
 import { startFakeOpenAi } from './support/fake-openai.ts';
 import { type FakeWire, wireReply as reply } from './support/fake-wire.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const API_KEY = 'sk-test-not-a-real-key-0123456789abcdef';
 // who pays, where the task interface asks for it (the usage ledger's charge)
@@ -333,7 +334,7 @@ for (const wire of WIRES) {
     });
 
     test('grounding and images: said in words without a Gemini key, done by Gemini (the named fallback) with one', async () => {
-      const alone = selectTaskModel(loadConfig(wire.env(fake)));
+      const alone = selectTaskModel(loadConfig(wire.env(fake)), builtInCatalog());
       const grounded = await modelError(alone.complete(task({ task: 'web_summary', prompt: 'Summarise example.com', grounding: true })));
       assert.equal(grounded.retryable, false);
       assert.match(grounded.message, new RegExp(`${wire.name} cannot ground an answer in a web search here.*set GEMINI_API_KEY`));
@@ -350,6 +351,7 @@ for (const wire of WIRES) {
             GEMINI_BASE_URL: gemini.baseUrl,
             MODEL_PROVIDER: wire.name.toLowerCase(),
           }),
+          builtInCatalog(),
         );
         const summary = await both.complete(task({ task: 'web_summary', prompt: 'Summarise example.com', grounding: true }));
         assert.equal(summary.text, 'A brewery.');
@@ -369,9 +371,9 @@ describe('choosing the provider', () => {
   const keys = { GEMINI_API_KEY: 'g-key', OPENAI_API_KEY: 'o-key', ANTHROPIC_API_KEY: 'a-key' };
   test('one key: that provider; none: offline; several: MODEL_PROVIDER, else Gemini', () => {
     assert.equal(selectProvider(loadConfig({})), undefined);
-    assert.equal(selectModel(loadConfig({})).name, 'offline');
+    assert.equal(selectModel(loadConfig({}), builtInCatalog()).name, 'offline');
     assert.equal(selectProvider(loadConfig({ OPENAI_API_KEY: 'o-key' })), 'openai');
-    assert.equal(selectModel(loadConfig({ OPENAI_API_KEY: 'o-key', OPENAI_MODEL: 'llama3.2' })).name, 'llama3.2');
+    assert.equal(selectModel(loadConfig({ OPENAI_API_KEY: 'o-key', OPENAI_MODEL: 'llama3.2' }), builtInCatalog()).name, 'llama3.2');
     assert.equal(selectProvider(loadConfig({ ANTHROPIC_API_KEY: 'a-key' })), 'anthropic');
     assert.equal(chatModelName(loadConfig({ ANTHROPIC_API_KEY: 'a-key' })), 'claude-haiku-4-5');
     assert.equal(selectProvider(loadConfig(keys)), 'gemini');

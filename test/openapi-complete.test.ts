@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openApiDocument } from '../src/api/openapi.ts';
 import { derivedOperationId, withOperationIds } from '../src/api/openapi-ids.ts';
-import { registerAgentServer } from '../src/agents/server-registry.ts';
-import './support/echo-agent/register.ts';
-import { echoServer } from './support/echo-agent/server.ts';
+import { echoServer } from './fixtures/echo-agent/server.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 type Operation = { operationId?: string; security?: unknown[]; responses: Record<string, unknown> };
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -34,7 +33,7 @@ function requiredMismatches(node: unknown, at = '#'): string[] {
 }
 
 test('every operation has an operationId, readable camelCase and unique', () => {
-  const all = operations(openApiDocument());
+  const all = operations(openApiDocument(builtInCatalog()));
   assert.ok(all.length >= 30, `only ${all.length} operations`);
   for (const { method, path, operation } of all) {
     assert.match(operation.operationId ?? '', /^[a-z][a-zA-Z0-9]*$/, `${method.toUpperCase()} ${path}`);
@@ -46,7 +45,10 @@ test('every operation has an operationId, readable camelCase and unique', () => 
 
 test('the existing operations have explicit, readable ids', () => {
   const byRoute = Object.fromEntries(
-    operations(openApiDocument()).map(({ method, path, operation }) => [`${method.toUpperCase()} ${path}`, operation.operationId]),
+    operations(openApiDocument(builtInCatalog())).map(({ method, path, operation }) => [
+      `${method.toUpperCase()} ${path}`,
+      operation.operationId,
+    ]),
   );
   const expected: Record<string, string> = {
     'GET /v1/conversations': 'listConversations',
@@ -92,7 +94,7 @@ test('an operation without an operationId gets one made from its method and path
 });
 
 test('a route an agent adds without an operationId gets a made one in the document', () => {
-  registerAgentServer({
+  const catalog = builtInCatalog({
     ...echoServer,
     openapi: {
       paths: ({ idParam, errors }) => ({
@@ -108,20 +110,27 @@ test('a route an agent adds without an operationId gets a made one in the docume
       }),
     },
   });
-  const paths = openApiDocument().paths as Record<string, Record<string, Operation>>;
+  const paths = openApiDocument(catalog).paths as Record<string, Record<string, Operation>>;
   assert.equal(paths['/v1/conversations/{id}/echoes']!.get!.operationId, 'getConversationEchoes');
   assert.equal(paths['/v1/conversations/{id}/echoes']!.post!.operationId, 'addEcho');
 });
 
+test("the document lists the catalog's pending kinds and event types, the agents' among the runtime's", () => {
+  const schemas = (openApiDocument(builtInCatalog()).components as { schemas: Record<string, { enum?: string[] }> }).schemas;
+  assert.deepEqual(schemas.PendingKind!.enum, ['approval', 'confirmation', 'budget', 'question', 'patchset']);
+  for (const type of ['message', 'pending.opened', 'title.changed', 'patchset.rejected', 'patchset.decided', 'state.changed'])
+    assert.ok(schemas.EventType!.enum!.includes(type), type);
+});
+
 test('the document names its server: this one, or PUBLIC_URL when set', () => {
-  assert.deepEqual(openApiDocument().servers, [{ url: '/', description: 'this server' }]);
-  assert.deepEqual(openApiDocument({ publicUrl: 'https://brigade.example.org/' }).servers, [
+  assert.deepEqual(openApiDocument(builtInCatalog()).servers, [{ url: '/', description: 'this server' }]);
+  assert.deepEqual(openApiDocument(builtInCatalog(), { publicUrl: 'https://brigade.example.org/' }).servers, [
     { url: 'https://brigade.example.org', description: 'this deployment (PUBLIC_URL)' },
   ]);
 });
 
 test('every property a schema requires is declared under its properties, nested schemas included', () => {
-  const document = openApiDocument();
+  const document = openApiDocument(builtInCatalog());
   assert.deepEqual(requiredMismatches(document), []);
   // the walk does find one: the check above is not vacuous
   assert.deepEqual(
@@ -134,7 +143,7 @@ test('every property a schema requires is declared under its properties, nested 
 
 // operation-2xx-response and operation-4xx-response are off in redocly.yaml (redirects, probes); these say what holds instead.
 test('every operation documents its success (2xx, or a 3xx redirect), and every one behind the bearer token its 401', () => {
-  for (const { method, path, operation } of operations(openApiDocument())) {
+  for (const { method, path, operation } of operations(openApiDocument(builtInCatalog()))) {
     const codes = Object.keys(operation.responses);
     assert.ok(
       codes.some((code) => /^[23]\d\d$/.test(code)),

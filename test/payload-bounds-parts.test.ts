@@ -16,6 +16,7 @@ import { freshDatabase } from './support/harness.ts';
 import { addMessages, emptyTranscript } from '../web/src/transcript.ts';
 import { TURN_RESULT_MAX_BYTES, boundTurnResult, cutText, jsonBytes, utf8Bytes } from '../src/shared/payload-bounds.ts';
 import type { ChatMessage } from '../src/shared/messages.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 describe('bounds, as functions', () => {
   test('a result over the cap keeps its beginning, says it was cut, and fits the cap as JSON', () => {
@@ -80,7 +81,7 @@ describe("an agent's own tool with a large result", () => {
     const runTool = createRunTool({
       pool,
       config,
-      taskModel: selectTaskModel(config),
+      taskModel: selectTaskModel(config, builtInCatalog()),
       implementations: { list_everything: async () => ({ rows }) },
     });
     const input = { conversationId, userId: 'alice', agent: 'support' as AgentName, callId: 'step-1.1', tool: 'list_everything', args: {} };

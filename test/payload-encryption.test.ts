@@ -287,13 +287,21 @@ test('a key rotation leaves old conversations readable, and seals new payloads w
   const client = new Client({ connection, namespace: 'default', dataConverter: dataConverter(rotated) });
   const workerConnection = await NativeConnection.connect({ address: temporalAddress() });
   const worker = await createWorker({
+    catalog: app.catalog,
     config: rotated,
     connection: workerConnection,
     pool: app.pool,
     workflowBundlePath: workflowBundlePath(),
   });
   const running = worker.run();
-  const { server, baseUrl } = await serveApi({ config: rotated, client, pool: app.pool, connection, codec: payloadCodec(rotated) });
+  const { server, baseUrl } = await serveApi({
+    catalog: app.catalog,
+    config: rotated,
+    client,
+    pool: app.pool,
+    connection,
+    codec: payloadCodec(rotated),
+  });
   try {
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${baseUrl}${path}`, {

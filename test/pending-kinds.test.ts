@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PendingItem } from '../src/shared/messages.ts';
-import { PENDING_KINDS_SPEC } from '../src/agents/registry.ts';
 import { chosenOption, findOption } from '../src/shared/pending-kinds.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const confirmation: PendingItem = {
   id: 'p1',
@@ -18,7 +18,13 @@ const confirmation: PendingItem = {
     { id: 'b3', name: 'Ballast Point', city: 'San Diego', state: 'California' },
   ],
 };
-const { confirmation: kind, approval, patchset } = PENDING_KINDS_SPEC;
+const catalog = builtInCatalog();
+const kindOf = (name: string) => {
+  const spec = catalog.pendingKind(name);
+  assert.ok(spec, `the catalog knows the ${name} kind`);
+  return spec;
+};
+const [kind, approval, patchset] = [kindOf('confirmation'), kindOf('approval'), kindOf('patchset')];
 
 test('a confirmation is answered by a message naming an option, the longest name first', () => {
   assert.deepEqual(kind.fromMessage(confirmation, 'yes, Stone Brewing Tap Room please'), {

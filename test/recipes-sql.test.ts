@@ -18,6 +18,7 @@ import { type RecipeSqlResult, RECIPES_SQL_ROLE } from '../src/agents/recipes/sq
 import type { ToolContext } from '../src/activities/tool-context.ts';
 import { freshDatabase } from './support/harness.ts';
 import { A1, A2, A3, A4, ALICE_LIVE, B1, B2, CORPUS, type CorpusEntry, FIXTURE, LEAK_MARKERS } from './support/sql-corpus.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const TIMEOUT_MS = 400;
 // the implementation the worker registers, with the timeout from the setting, as in production
@@ -59,7 +60,7 @@ const context = (db: pg.ClientBase, userId: string): ToolContext => ({
   userId,
   conversationId: randomUUID(),
   callId: randomUUID(),
-  services: { config, taskModel: createOfflineTaskModel(), pool },
+  services: { config, taskModel: createOfflineTaskModel(builtInCatalog()), pool },
 });
 
 /** Runs the tool as the runtime does: inside alice's transaction as brigade_app, then checks the transaction is as it was. */

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { bundleWorkflows } from '../src/stack/bundle-workflows.ts';
 import { recordedHistories, replayAll } from '../src/stack/replay-gate.ts';
 import { workflowBundlePath } from './support/harness.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const HISTORIES = path.join(import.meta.dirname, 'histories');
 
@@ -21,7 +22,11 @@ test('the gate passes this commit and refuses a nondeterministic change, naming 
 
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-gate-'));
   const changed = path.join(dir, 'workflows-v2.js');
-  await bundleWorkflows({ outFile: changed, workflowsPath: path.join(import.meta.dirname, '..', 'drill', 'workflows-v2.ts') });
+  await bundleWorkflows({
+    outFile: changed,
+    catalog: builtInCatalog(),
+    variant: path.join(import.meta.dirname, '..', 'drill', 'workflows-v2.ts'),
+  });
   const refused = await replayAll(changed, histories);
   const conversations = histories.filter(
     ({ history }) => history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name === 'chatSession',

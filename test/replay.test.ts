@@ -15,6 +15,7 @@ import { REPLAY_DATA_DIR, recipeScenarios } from './support/scenarios-recipes.ts
 import { mcpScenarios } from './support/scenarios-mcp.ts';
 import { sousScenarios } from './support/scenarios-sous.ts';
 import { type TestApp, startTestApp } from './support/test-app.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 // Encoded protobuf rather than JSON: the SDK's historyToJSON trips over its own duplicated protobufjs copies.
 const { History } = proto.temporal.api.history.v1;
@@ -29,7 +30,7 @@ before(async () => {
   // A budget per conversation far above what the scenarios spend, except the one that spends a lot.
   app = await startTestApp({
     env: { CONTINUE_AS_NEW_AFTER_TURNS: '3', DATA_DIR: REPLAY_DATA_DIR, TOKEN_BUDGET_PER_CONVERSATION: String(REPLAY_BUDGET) },
-    model: slowOnRequest(createOfflineModel()),
+    model: slowOnRequest(createOfflineModel(builtInCatalog())),
   });
 });
 after(async () => {

@@ -178,7 +178,13 @@ describe('a conversation whose run timed out', () => {
     await say(id, 'One');
     // A run with a run timeout, as a deployment might set one: it times out while the conversation is idle.
     await app.client.workflow.getHandle(workflowId).terminate('replaced by a run that times out');
-    const input = { conversationId: id, userId: 'alice', agent: 'support', title: 'revival', settings: sessionSettings(app.config) };
+    const input = {
+      conversationId: id,
+      userId: 'alice',
+      agent: 'support',
+      title: 'revival',
+      settings: sessionSettings(app.config, app.catalog),
+    };
     await app.client.workflow.start('chatSession', { workflowId, taskQueue: app.taskQueue, args: [input], workflowRunTimeout: '1s' });
     const deadline = Date.now() + 20_000;
     while ((await describeRun(workflowId)).status.name !== 'TIMED_OUT') {

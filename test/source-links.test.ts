@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sourceLink } from '../web/src/sourceLink.ts';
-import { AGENT_SPECS } from '../src/agents/registry.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 test('only an https: source of a tool that declares sources is a link, and its host is always in view', () => {
   assert.deepEqual(sourceLink('https://brewery.example/about', true), { href: 'https://brewery.example/about', host: 'brewery.example' });
@@ -24,9 +24,9 @@ test('only an https: source of a tool that declares sources is a link, and its h
 });
 
 test('no tool declares sources unless its agent says so, and /v1/meta carries the flag for the web client', async () => {
-  const { MetaBody } = await import('../src/api/meta.ts');
-  const tool = MetaBody.shape.agents.element.shape.tools.element;
+  const { metaBody } = await import('../src/api/meta.ts');
+  const tool = metaBody(builtInCatalog()).shape.agents.element.shape.tools.element;
   assert.ok('sources' in tool.shape);
-  const declaring = Object.values(AGENT_SPECS).flatMap((spec) => spec.tools.filter((t) => t.sources).map((t) => t.name));
+  const declaring = builtInCatalog().specs.flatMap((spec) => spec.tools.filter((t) => t.sources).map((t) => t.name));
   assert.deepEqual(declaring, [], 'today no agent tool returns links; MCP tools never declare any');
 });

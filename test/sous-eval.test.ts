@@ -9,12 +9,13 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { CONTEXT_MARKER, createGeminiModel } from '../src/model/gemini.ts';
-import { loadPrompt } from '../src/model/prompts.ts';
+import { systemPrompts } from '../src/model/prompts.ts';
 import type { ChatModel } from '../src/model/types.ts';
 import { type CaseResult, runCase } from './eval/run-sous.ts';
 import { SOUS_CASES } from './eval/sous-cases.ts';
 import { RESENDS_LAST_PATCH_DECISION, SCRIPTED, type ScriptedRun, caseNamed, scriptedMismatches } from './eval/sous-scripted.ts';
 import { type FakeGemini, type RecordedRequest, reply, startFakeGemini } from './support/fake-gemini.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const run = promisify(execFile);
 const SCRIPT = new URL('./eval/run-sous.ts', import.meta.url).pathname;
@@ -25,7 +26,7 @@ let system: string;
 before(async () => {
   fake = await startFakeGemini({ apiKey: 'eval-key' });
   model = createGeminiModel({ apiKey: 'eval-key', baseUrl: fake.baseUrl, model: 'gemini-2.5-flash' });
-  system = await loadPrompt('sous');
+  system = await systemPrompts(builtInCatalog())('sous');
 });
 after(async () => {
   await fake?.close();

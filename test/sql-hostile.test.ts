@@ -16,6 +16,7 @@ import { recipesImplementations } from '../src/agents/recipes/implementations.ts
 import { RECIPES_SQL_ROLE } from '../src/agents/recipes/sql-tool.ts';
 import type { ToolContext } from '../src/activities/tool-context.ts';
 import { freshDatabase } from './support/harness.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const TIMEOUT_MS = 1_000;
 const USER = 'hostile-user';
@@ -51,7 +52,7 @@ const context = (db: pg.ClientBase): ToolContext => ({
   userId: USER,
   conversationId: randomUUID(),
   callId: randomUUID(),
-  services: { config, taskModel: createOfflineTaskModel(), pool },
+  services: { config, taskModel: createOfflineTaskModel(builtInCatalog()), pool },
 });
 
 /** The tool as the runtime runs it, timed. */

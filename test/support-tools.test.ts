@@ -1,5 +1,5 @@
 // The support agent's tools (seed 003) against real PostgreSQL with the fixture data of
-// db/migrations/002_support.sql, each call in a transaction as brigade_app, like the runtime runs it.
+// src/agents/support/migrations/002_support.sql, each call in a transaction as brigade_app, like the runtime runs it.
 import { loadConfig } from '../src/config.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +11,7 @@ import { supportImplementations } from '../src/agents/support/implementations.ts
 import { supportTools } from '../src/agents/support/tools.ts';
 import { describeIssues } from '../src/shared/tool-spec.ts';
 import type { ToolContext } from '../src/activities/tool-context.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const JOHN = { id: '1213210', name: 'John Doe', email: 'john@gmail.com', phone: '123-456-7890', username: 'johndoe' };
 const JOHN_ORDERS = [
@@ -37,7 +38,7 @@ function contextFor(client: pg.ClientBase): ToolContext {
     userId: 'support-test',
     conversationId: 'conversation-support-test',
     callId: `call-${callCount}`,
-    services: { config: loadConfig({}), taskModel: createOfflineTaskModel(), pool },
+    services: { config: loadConfig({}), taskModel: createOfflineTaskModel(builtInCatalog()), pool },
   };
 }
 

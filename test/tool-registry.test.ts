@@ -3,8 +3,8 @@
 // registered implementation belongs to a declared tool. Each implementation is then called as the runtime
 // calls it, with arguments generated from its own zod schema (made storable and parsed first, as the
 // workflow does), inside a transaction as brigade_app: it must answer, not throw (a throw is an
-// infrastructure failure that Temporal retries). Only the public registries are used (AGENT_SPECS,
-// toolImplementations, the workflow bundle's exports), so the test follows the code wherever it moves.
+// infrastructure failure that Temporal retries). Only the built-in catalog is used (its specs, its tool
+// implementations, the agents' workflow modules the bundle exports), so the test follows the code wherever it moves.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
@@ -12,16 +12,14 @@ import type pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createPool, inTransaction } from '../src/db/pool.ts';
 import { createOfflineTaskModel } from '../src/model/offline-tasks.ts';
-import { AGENT_SPECS } from '../src/agents/registry.ts';
-import type { AgentName } from '../src/shared/messages.ts';
 import { storableJson } from '../src/shared/safe-text.ts';
 import { type ToolSpec, describeIssues } from '../src/shared/tool-spec.ts';
-import { toolImplementations } from '../src/agents/server-registry.ts';
 import type { ToolContext, ToolImplementation } from '../src/activities/tool-context.ts';
-import * as workflows from '../src/workflows/index.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from './support/fake-openbrewerydb.ts';
 import { freshDatabase } from './support/harness.ts';
 import { arbitraryFor } from './support/schema-arbitrary.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
+import type { ServerCatalog } from '../src/agent-server.ts';
 
 // ---- type level: the registry takes what the runtime hands it ------------------------------------------
 // runTool (src/activities/run-tool.ts) calls `implementation(args, context)` with the schema's parsed output
@@ -29,7 +27,7 @@ import { arbitraryFor } from './support/schema-arbitrary.ts';
 // drifts from that call.
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Expect<T extends true> = T;
-type RegistryEntry = ReturnType<typeof toolImplementations>[string];
+type RegistryEntry = ReturnType<ServerCatalog['toolImplementations']>[string];
 type _Context = Expect<Equal<Parameters<RegistryEntry>[1], ToolContext>>;
 type _Result = Expect<Equal<ReturnType<RegistryEntry>, Promise<unknown>>>;
 /** The call the runtime makes, typed from the spec: its schema's output goes to the implementation. */
@@ -42,15 +40,21 @@ function callAsRuntime<S extends ToolSpec['args']>(
   return implementation(args, context);
 }
 
-const declared = (Object.keys(AGENT_SPECS) as AgentName[]).flatMap((agent) => AGENT_SPECS[agent].tools.map((spec) => ({ agent, spec })));
+const catalog = builtInCatalog();
+const declared = catalog.specs.flatMap(({ name: agent, tools }) => tools.map((spec) => ({ agent, spec })));
+/** what the generated bundle entry exports besides the runtime's workflows: each agent's workflows module */
+const workflows = Object.assign(
+  {},
+  ...(await Promise.all(catalog.servers.flatMap((server) => (server.bundle.workflows ? [import(server.bundle.workflows.href)] : [])))),
+);
 const runByActivity = declared.filter(({ spec }) => (spec.runner?.kind ?? 'activity') === 'activity');
 const runByChild = declared.filter(({ spec }) => spec.runner?.kind === 'child');
-const registry: Record<string, ToolImplementation | undefined> = toolImplementations();
+const registry: Record<string, ToolImplementation | undefined> = catalog.toolImplementations();
 
 describe('the tool registry', () => {
   test('every agent but the stateful one declares tools, each with an object schema', () => {
-    for (const agent of Object.keys(AGENT_SPECS) as AgentName[]) {
-      const spec = AGENT_SPECS[agent];
+    for (const spec of catalog.specs) {
+      const agent = spec.name;
       if (spec.kernel) continue; // answers in JSON through its kernel, no tools
       assert.ok(spec.tools.length > 0, `${agent} declares no tools`);
     }
@@ -90,7 +94,7 @@ describe('the tool registry', () => {
   test('every registered implementation belongs to a tool an agent declares', () => {
     const names = new Set(runByActivity.map(({ spec }) => spec.name));
     assert.deepEqual(
-      Object.keys(toolImplementations).filter((name) => !names.has(name)),
+      Object.keys(registry).filter((name) => !names.has(name)),
       [],
     );
   });
@@ -106,8 +110,11 @@ describe('each implementation called with arguments from its schema', () => {
   before(async () => {
     [database, breweryDb] = await Promise.all([freshDatabase(), startFakeOpenBreweryDb()]);
     pool = createPool(database.url);
-    const config = loadConfig({ DATABASE_URL: database.url, OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, SQL_STATEMENT_TIMEOUT: '2s' });
-    services = { config, taskModel: createOfflineTaskModel(), pool };
+    const config = loadConfig(
+      { DATABASE_URL: database.url, OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, SQL_STATEMENT_TIMEOUT: '2s' },
+      catalog,
+    );
+    services = { config, taskModel: createOfflineTaskModel(builtInCatalog()), pool };
   });
   after(async () => {
     await pool?.end();

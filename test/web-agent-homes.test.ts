@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { agentNames } from '../src/agents/registry.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
-const AGENTS = agentNames();
+const AGENTS = builtInCatalog().names();
 
 const SRC = path.resolve(import.meta.dirname, '../web/src');
 const AGENTS_DIR = path.join(SRC, 'agents');

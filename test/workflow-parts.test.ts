@@ -13,6 +13,7 @@ import { EventLog, type UnsavedBatch } from '../src/workflows/event-log.ts';
 import { CLOSED_CARRIED, handOn, mayContinueAsNew, takeOver } from '../src/workflows/history.ts';
 import { PendingItems, itemForChild } from '../src/workflows/pending-items.ts';
 import { type Condition, type ModelRequest, TurnLoop, orList } from '../src/workflows/turn-loop.ts';
+import { builtInCatalog } from '../src/agents/catalog.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -32,6 +33,7 @@ function books(
     record: (event) => events.event(event),
     setWaiting: (value) => void waiting.push(value),
     argsOf: (tool) => (tool === 'cancel_order' ? z.object({ orderId: z.string() }) : undefined),
+    kindOf: (kind) => builtInCatalog().pendingKind(kind),
     carriedOpen: options.carriedOpen,
     carriedClosed: options.carriedClosed,
     now: () => options.now ?? NOW,
@@ -104,6 +106,15 @@ describe('event log', () => {
 });
 
 describe('pending items', () => {
+  test("an item of a kind the catalog does not know is refused before anything is recorded; an agent's kind is known", () => {
+    const { pending, events } = books();
+    assert.throws(() => pending.open(approval('p-unknown', { kind: 'nonsense' })), /Pending kind "nonsense" is in no agent catalog/);
+    assert.equal(pending.items().length, 0);
+    assert.equal(events.hasUnsaved(), false);
+    pending.open(approval('p-patchset', { kind: 'patchset' }));
+    assert.equal(pending.items().length, 1);
+  });
+
   test('opening records pending.opened; the waiting flag changes only when its value does', () => {
     const { pending, events, waiting } = books();
     pending.open(approval('p1'));
@@ -324,7 +335,7 @@ describe('agent state', () => {
     },
   };
 
-  function agentBooks() {
+  function agentBooks(declaredEvents: Record<string, z.ZodType> = { 'patchset.decided': z.object({}) }) {
     const b = books({ carriedOpen: [patchset('ps-old')] });
     const errors: string[] = [];
     const agent = new AgentState({
@@ -333,12 +344,26 @@ describe('agent state', () => {
       state: { count: 1 },
       pending: b.pending,
       events: b.events,
+      declaredEvents,
       newId: counter('id-'),
       now: () => NOW,
       logError: (message) => void errors.push(message),
     });
     return { ...b, agent, errors };
   }
+
+  test('an event the agent does not declare, or whose data does not fit, is logged as its bug and still written', () => {
+    const undeclared = agentBooks({});
+    undeclared.agent.decide({ pendingId: 'ps-old', decision: 'accept' });
+    assert.deepEqual(undeclared.errors, ['A kernel wrote an event type its agent does not declare']);
+    assert.ok(undeclared.events.drain().events.some((event) => event.type === 'patchset.decided'));
+    const misfit = agentBooks({ 'patchset.decided': z.object({ patchSetId: z.string() }) });
+    misfit.agent.decide({ pendingId: 'ps-old', decision: 'accept' });
+    assert.deepEqual(misfit.errors, ["A kernel wrote an event whose data does not fit the agent's schema"]);
+    const fits = agentBooks();
+    fits.agent.decide({ pendingId: 'ps-old', decision: 'accept' });
+    assert.deepEqual(fits.errors, []);
+  });
 
   test("an answer's effects apply in order: state, a new item with its deadline, what it said", () => {
     const { agent, pending, events } = agentBooks();

@@ -1,5 +1,4 @@
 import { loadConfig } from '../config.ts';
-import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import { selectTaskModel } from '../model/select.ts';
 import type { McpConnections } from '../mcp/connections.ts';
 import { createMcpActivities } from './mcp.ts';
@@ -14,9 +13,9 @@ import type { ActivityDeps, Services } from './services.ts';
 export type { ActivityDeps, Services } from './services.ts';
 
 export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
-  const config = deps.config ?? loadConfig({});
+  const config = deps.config ?? loadConfig({}, deps.catalog);
   // Every one-shot model call is reserved and settled in the usage ledger, whoever makes it.
-  const taskModel = meteredTaskModel(deps.taskModel ?? selectTaskModel(config), createUsageMeter(deps.pool, config), config);
+  const taskModel = meteredTaskModel(deps.taskModel ?? selectTaskModel(config, deps.catalog), createUsageMeter(deps.pool, config), config);
   const services: Services = { ...deps, config, taskModel };
   const runTool = createRunTool(services);
   const runtime: RuntimeActivities = {
@@ -25,8 +24,8 @@ export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
     record: createRecord(services),
     titleConversation: createTitleConversation(services),
   };
-  // Each agent's child-workflow activities join here, from its entry in the registry.
-  const agents = [...AGENT_SERVERS.values()].map((server) => server.activities?.(services) ?? {});
+  // Each agent's child-workflow activities join here, from the catalog.
+  const agents = deps.catalog.servers.map((server) => server.activities?.(services) ?? {});
   const mcpActivities = createMcpActivities({ ...services, ...(mcp ? { mcp } : {}) });
   return Object.assign({}, ...agents, mcpActivities, runtime) as RuntimeActivities & Record<string, (...args: any[]) => Promise<unknown>>;
 }

@@ -15,6 +15,7 @@ import type { Config } from '../config.ts';
 import { recordToolCall, withToolCall } from '../db/tool-calls.ts';
 import { McpConnections, type Elicit } from '../mcp/connections.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
+import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import type { McpActivities, McpCallInput, McpCallResult, McpListToolsInput, McpServerTools } from '../mcp/types.ts';
 import type { JsonObject } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
@@ -111,14 +112,16 @@ export function boundedList(list: McpServerTools): McpServerTools {
 }
 
 export interface McpActivityDeps {
+  /** which agents a BRIGADE_MCP_CONFIG may name */
+  catalog: AgentCatalog;
   pool: pg.Pool;
   config: Config;
   /** the worker's connections (closed with the worker); made from the config when not given */
   mcp?: McpConnections;
 }
 
-export function createMcpActivities({ pool, config, mcp }: McpActivityDeps): McpActivities {
-  const connections = mcp ?? new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG));
+export function createMcpActivities({ catalog, pool, config, mcp }: McpActivityDeps): McpActivities {
+  const connections = mcp ?? new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog));
   let store: ObjectStore | undefined;
   const objects = () => (store ??= createObjectStore(config));
 

@@ -8,7 +8,7 @@ import { type WriteOptions, writeBatch, writeBatchReadTranscript } from '../db/b
 import { StepCommits } from '../db/commit-durability.ts';
 import { readStepUsage } from '../db/step-usage.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
-import { AGENT_SPECS } from '../agents/registry.ts';
+import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import { inlineArgs } from '../shared/inline-tools.ts';
 import type { AgentName, ChatMessage, NewEvent } from '../shared/messages.ts';
 import { toolMessage } from '../shared/tool-message.ts';
@@ -19,6 +19,7 @@ import type { Config } from '../config.ts';
 import { type Asked, askKernel, oversized, replyMessage, streamReply } from './model-reply.ts';
 
 export interface ModelStepDeps {
+  catalog: AgentCatalog;
   pool: pg.Pool;
   model: ChatModel;
   systemPrompt: (agent: AgentName) => Promise<string>;
@@ -50,7 +51,7 @@ const chatCall = ({ conversationId, userId, stepId }: Step, model: string): Ledg
  * With `inline`, a reply whose tool calls all need no workflow has them run here, and the model is asked
  * again with their results, so a lookup turn costs one activity instead of two plus a local one.
  */
-export function createModelStep({ pool, model, systemPrompt, config, runTool }: ModelStepDeps) {
+export function createModelStep({ catalog, pool, model, systemPrompt, config, runTool }: ModelStepDeps) {
   const meter = createUsageMeter(pool, config);
   /** the usage ledger's record of a call's tokens, reserved before it */
   const meterUsage = (step: Step, used: { model: string; usage: ModelReply['usage'] }) => meter.settle(chatCall(step, model.name), used);
@@ -90,7 +91,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     context: Context,
     commits: StepCommits,
   ): Promise<{ asked: Asked; tail: NewEvent[] }> {
-    const spec = AGENT_SPECS[step.agent];
+    const spec = catalog.agent(step.agent);
     const system = await systemPrompt(step.agent);
     const deltas = new DeltaWriter(pool, step, { attempt: context.info.attempt, deferCommit: await commits.defer() });
     const ask = { model, agent: step.agent, stepId: step.stepId, system, transcript, context };
@@ -166,7 +167,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
   /** Runs every call of a reply, or none: a tool that fails hands the whole reply to the workflow, whose retries it gets. */
   async function runCalls(input: ModelStepInput, message: ChatMessage, commits: StepCommits): Promise<ChatMessage[] | undefined> {
     const calls = message.toolCalls ?? [];
-    const args = inlineArgs(input.agent, calls);
+    const args = inlineArgs(catalog, input.agent, calls);
     if (!args) return undefined;
     // the next model call's answer (or settle) makes the tools' transactions durable
     const options = { deferCommit: await commits.defer() };
@@ -225,7 +226,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
         }
         const inlineNext = n <= (input.inline?.extraSteps ?? 0);
         const goesOn = (message: ChatMessage) =>
-          inlineNext && !!message.toolCalls?.length && inlineArgs(input.agent, message.toolCalls) !== undefined;
+          inlineNext && !!message.toolCalls?.length && inlineArgs(catalog, input.agent, message.toolCalls) !== undefined;
         const { message, usage } = await answer(step, transcript, context, commits, goesOn);
         total.model = usage.model;
         total.inputTokens += usage.inputTokens;

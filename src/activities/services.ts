@@ -1,13 +1,23 @@
 // What activity factories are made from. Its own module, so an agent's activities can take it without
 // importing the module that assembles every activity (which imports them: a cycle).
 import type pg from 'pg';
+import type { AgentCatalog } from '../shared/agent-catalog.ts';
+import type { AgentSettings } from '../config.ts';
+import type { OfflineAgents } from '../model/offline-types.ts';
 import type { Config } from '../config.ts';
 import type { TaskModel } from '../model/task-model.ts';
 import type { ChatModel } from '../model/types.ts';
 import type { AgentName } from '../shared/messages.ts';
 import type { ToolImplementation } from './tool-context.ts';
 
+/** What activities read of the catalog; named here, not as ServerCatalog, whose AgentServer takes Services. */
+export interface ActivityCatalog extends AgentCatalog, AgentSettings, OfflineAgents {
+  readonly servers: readonly (OfflineAgents['servers'][number] & { activities?(services: Services): object })[];
+}
+
 export interface ActivityDeps {
+  /** the agents served: their specs, and their child workflows' activities (a ServerCatalog is one) */
+  catalog: ActivityCatalog;
   pool: pg.Pool;
   model: ChatModel;
   systemPrompt: (agent: AgentName) => Promise<string>;

@@ -3,7 +3,8 @@ import type { PayloadCodec } from '@temporalio/common';
 import express from 'express';
 import type pg from 'pg';
 import type { Config, TokenGrant } from '../config.ts';
-import { AGENT_SERVERS } from '../agents/server-registry.ts';
+import type { ServerCatalog } from '../agent-server.ts';
+import { conversationAccess } from './conversation-access.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { authenticate } from './auth.ts';
 import { jsonBody } from './body.ts';
@@ -29,6 +30,8 @@ import { mcpFileRoutes } from './mcp-files.ts';
 import { personalDataRoutes } from './personal-data-routes.ts';
 
 export interface AppDeps {
+  /** the agents it serves (built at the composition root, src/agents/catalog.ts for the built-in ones) */
+  catalog: ServerCatalog;
   config: Config;
   client: Client;
   pool: pg.Pool;
@@ -41,8 +44,8 @@ export interface AppDeps {
   codec?: PayloadCodec;
 }
 
-export function createApp({ config, client, pool, tokens, checkTemporal, log, temporalUiUrl, codec }: AppDeps): express.Express {
-  loadMcpConfig(config.BRIGADE_MCP_CONFIG); // a bad file stops the start, not a conversation
+export function createApp({ catalog, config, client, pool, tokens, checkTemporal, log, temporalUiUrl, codec }: AppDeps): express.Express {
+  loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog); // a bad file stops the start, not a conversation
   const app = express();
   app.disable('x-powered-by');
   const logLine = log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error));
@@ -68,29 +71,31 @@ export function createApp({ config, client, pool, tokens, checkTemporal, log, te
   // unauthenticated like the health routes: serve it on a port only the scraper reaches (docs/operations.md)
   if (config.METRICS_ENABLED) app.get('/metrics', metricsHandler());
   app.use(requestMetrics());
-  const document = openApiDocument({ publicUrl: config.PUBLIC_URL });
+  const document = openApiDocument(catalog, { publicUrl: config.PUBLIC_URL });
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.use(
     fileRoutes(
       config,
       pool,
-      [...AGENT_SERVERS.values()].flatMap((server) => (server.publicFiles ? [server.publicFiles] : [])),
+      catalog.servers.flatMap((server) => (server.publicFiles ? [server.publicFiles] : [])),
     ),
   );
   app.use(mcpFileRoutes(config));
   app.use(webSignInRoutes({ config, sessions, oidc, ledger, log: (line) => logLine(line) }));
+  // one ownership-and-role rule for every conversation route, the agents' included
+  const access = conversationAccess(catalog, pool);
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
   app.use(
     '/v1',
     frontDoor,
     jsonBody(),
-    metaRoutes({ config, temporalUiUrl }),
+    metaRoutes({ catalog, config, temporalUiUrl }),
     apiKeyRoutes({ pool }),
-    conversationRoutes({ config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
-    lifecycleRoutes({ config, client, pool, log: logLine }),
-    personalDataRoutes({ config, client, pool, log: logLine }),
-    // each agent's own routes, in registry order
-    ...[...AGENT_SERVERS.values()].flatMap((server) => (server.routes ? [server.routes({ config, client, pool })] : [])),
+    conversationRoutes({ catalog, access, config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
+    lifecycleRoutes({ access, config, client, pool, log: logLine }),
+    personalDataRoutes({ catalog, config, client, pool, log: logLine }),
+    // each agent's own routes, in the catalog's order, under the same access rule
+    ...catalog.servers.flatMap((server) => (server.routes ? [server.routes({ config, client, pool, access })] : [])),
   );
   app.use(webAppRoutes());
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));

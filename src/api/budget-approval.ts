@@ -7,7 +7,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowUpdateStage } from '@temporalio/client';
 import type { DecisionInput, PendingItem } from '../shared/messages.ts';
 import { chatSessionWorkflowId, decideUpdate, stateQuery } from '../shared/definitions.ts';
-import type { chatSession } from '../workflows/chat-session.ts';
+import type { ChatSession } from '../workflows/chat-session.ts';
 import { z } from 'zod';
 import type { Principal } from './auth.ts';
 import { HttpError, notFound } from './http-error.ts';
@@ -18,13 +18,13 @@ export const BudgetApproval = z.object({ pendingId: z.string(), decision: z.stri
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The pending item a decision names, from the conversation's state. */
-async function itemOf(handle: WorkflowHandle<typeof chatSession>, decision: DecisionInput): Promise<PendingItem | undefined> {
+async function itemOf(handle: WorkflowHandle<ChatSession>, decision: DecisionInput): Promise<PendingItem | undefined> {
   const state = await handle.query(stateQuery);
   return state.pending.find((item) => item.id === decision.pendingId);
 }
 
 /** The spender's own decision: refused when it approves a budget item and someone else must. */
-export async function refuseSelfApproval(role: string, handle: WorkflowHandle<typeof chatSession>, decision: DecisionInput): Promise<void> {
+export async function refuseSelfApproval(role: string, handle: WorkflowHandle<ChatSession>, decision: DecisionInput): Promise<void> {
   if (decision.decision !== 'approve') return;
   const item = await itemOf(handle, decision);
   if (item?.kind === 'budget') {
@@ -44,7 +44,7 @@ export async function approverDecision(
   decision: DecisionInput,
 ): Promise<z.infer<typeof BudgetApproval>> {
   if (!principal.roles.includes(role) || !UUID.test(conversationId)) throw notFound();
-  const handle = client.workflow.getHandle(chatSessionWorkflowId(conversationId)) as WorkflowHandle<typeof chatSession>;
+  const handle = client.workflow.getHandle(chatSessionWorkflowId(conversationId)) as WorkflowHandle<ChatSession>;
   const item = await itemOf(handle, decision).catch(() => undefined);
   if (item?.kind !== 'budget') throw notFound();
   await handle.startUpdate(decideUpdate, { args: [decision], waitForStage: WorkflowUpdateStage.ACCEPTED });

@@ -12,12 +12,13 @@ import { asUser } from '../db/pool.ts';
 import { readTranscript } from '../db/transcript.ts';
 import { stopUpdate } from '../shared/definitions.ts';
 import { type ChatMessage, ChatMessage as ChatMessageSchema } from '../shared/messages.ts';
-import type { chatSession } from '../workflows/chat-session.ts';
+import type { ChatSession } from '../workflows/chat-session.ts';
 import { deleteExecutions } from '../protection/temporal-executions.ts';
-import { authorizedConversation } from './conversation-access.ts';
+import type { ConversationAccess } from './conversation-access.ts';
 import { parseBody } from './http-error.ts';
 
 export interface LifecycleDeps {
+  access: ConversationAccess;
   config: Config;
   client: Client;
   pool: pg.Pool;
@@ -47,13 +48,13 @@ export interface ConversationExport {
   decisions: { id: number; type: string; data: unknown; createdAt: string }[];
 }
 
-export function lifecycleRoutes({ config, client, pool, log = () => undefined }: LifecycleDeps): Router {
+export function lifecycleRoutes({ access, config, client, pool, log = () => undefined }: LifecycleDeps): Router {
   const router = Router();
 
   /** The caller's conversation, or 404 whether it is missing or someone else's; 403 without its agent's role. */
   async function owned(req: Request, res: Response) {
-    const { principal, row } = await authorizedConversation(pool, res, String(req.params.id));
-    return { principal, row, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession> };
+    const { principal, row } = await access.authorizedConversation(res, String(req.params.id));
+    return { principal, row, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<ChatSession> };
   }
 
   // Stop goes through Temporal (an Update), so any API process can stop a turn another one started.

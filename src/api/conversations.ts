@@ -11,16 +11,16 @@ import { writeBatch } from '../db/batch.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
 import { readTranscript } from '../db/transcript.ts';
-import { AGENT_SERVERS } from '../agents/server-registry.ts';
+import type { ServerCatalog } from '../agent-server.ts';
 import { sessionSettings } from '../session-settings.ts';
 import type { CreateBody } from '../agent-server.ts';
 import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
 import type { ChatSessionInput } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
-import type { chatSession } from '../workflows/chat-session.ts';
+import type { ChatSession } from '../workflows/chat-session.ts';
 import { principalOf } from './auth.ts';
-import { authorizedConversation, requireAgentRole } from './conversation-access.ts';
+import type { ConversationAccess } from './conversation-access.ts';
 import { normalizeClientId } from '../shared/client-id.ts';
 import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
@@ -36,6 +36,8 @@ import { countRequest, openStreamLease } from './user-limits.ts';
 import { withRevival } from './revival.ts';
 
 export interface ConversationDeps {
+  catalog: ServerCatalog;
+  access: ConversationAccess;
   config: Config;
   client: Client;
   pool: pg.Pool;
@@ -43,26 +45,26 @@ export interface ConversationDeps {
   log?: (line: string, error?: unknown) => void;
 }
 
-export function conversationRoutes({ config, client, pool, notifier, log = () => undefined }: ConversationDeps): Router {
+export function conversationRoutes({ catalog, access, config, client, pool, notifier, log = () => undefined }: ConversationDeps): Router {
   const router = Router();
-  const CreateConversationBody = createConversationBody();
+  const CreateConversationBody = createConversationBody(catalog);
 
   /** The caller's conversation, or 404 whether it is missing or someone else's; 403 without its agent's role. */
   async function owned(req: Request, res: Response) {
-    const { principal, row } = await authorizedConversation(pool, res, String(req.params.id));
-    return { principal, row, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession> };
+    const { principal, row } = await access.authorizedConversation(res, String(req.params.id));
+    return { principal, row, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<ChatSession> };
   }
 
   router.post('/conversations', async (req, res) => {
     const principal = principalOf(res);
     const body = parseBody(CreateConversationBody, req.body);
-    requireAgentRole(principal, body.agent);
+    access.requireAgentRole(principal, body.agent);
     await countRequest(pool, principal.user, 'conversations', config.USER_NEW_CONVERSATIONS_PER_MINUTE);
     const bodyClient = body.client === undefined ? undefined : normalizeClientId(body.client);
     if (bodyClient && principal.client && bodyClient !== principal.client) {
       throw new HttpError(403, `This token acts for client "${principal.client}" only`);
     }
-    const server = AGENT_SERVERS.get(body.agent);
+    const server = catalog.server(body.agent);
     const context = { pool, principal, body: { ...body, client: bodyClient } as CreateBody };
     await server?.create?.authorize?.(context);
     const key = idempotencyKey(req);
@@ -79,8 +81,8 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       // no title given: the first exchange makes one
       ...(body.title === undefined ? { autoTitle: true } : {}),
       client: clientName,
-      settings: sessionSettings(config),
-      ...mcpInput(config.BRIGADE_MCP_CONFIG, body.agent),
+      settings: sessionSettings(config, catalog),
+      ...mcpInput(config.BRIGADE_MCP_CONFIG, catalog, body.agent),
       ...(init ? { init } : {}),
     };
     const created = { id, agent: body.agent, workflowId };
@@ -105,7 +107,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
       }
       await insertConversation(db, { id, userId: principal.user, agent: body.agent, client: clientName ?? null, title, workflowId });
       await withinDeadline(client, () =>
-        client.workflow.start<typeof chatSession>('chatSession', {
+        client.workflow.start<ChatSession>('chatSession', {
           workflowId,
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           args: [input],
@@ -195,7 +197,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     res: Response,
     route: 'messages' | 'decisions',
     schema: S,
-    run: (handle: WorkflowHandle<typeof chatSession>, body: z.infer<S>, updateId: string | undefined) => Promise<unknown>,
+    run: (handle: WorkflowHandle<ChatSession>, body: z.infer<S>, updateId: string | undefined) => Promise<unknown>,
   ): Promise<void> {
     const { principal, row, handle } = await owned(req, res);
     const body = parseBody(schema, req.body);
@@ -215,7 +217,7 @@ export function conversationRoutes({ config, client, pool, notifier, log = () =>
     // A conversation whose run has ended, is gone or is wedged is brought back from PostgreSQL (revival.ts);
     // one deleted while its turn ran is not: the server fails the accepted update once DELETE terminated it.
     const text = route === 'messages' ? (body as { text?: string }).text : undefined;
-    const result = await withRevival({ config, client, pool, log }, row, text, () =>
+    const result = await withRevival({ catalog, config, client, pool, log }, row, text, () =>
       run(handle, body, key).catch(async (error: unknown) => {
         if (!(error instanceof WorkflowUpdateFailedError) || isRefusal(error.cause)) throw error;
         throw (await deletedMeanwhile(client, handle)) ? gone() : error;

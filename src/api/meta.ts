@@ -4,52 +4,53 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { AGENT_SPECS, agentNames } from '../agents/registry.ts';
-import type { AgentName } from '../shared/messages.ts';
+import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import { principalOf } from './auth.ts';
 import { chatModelName } from '../model/select.ts';
 
 const JsonSchemaObject = z.record(z.string(), z.unknown());
 
-export const MetaBody = z.object({
-  user: z.string(),
-  /** a name to show: the provider's preferred_username, name or e-mail, else the user id */
-  name: z.string(),
-  roles: z.array(z.string()),
-  client: z.string().nullable(),
-  /** the chat model's name (`offline` without a model key), for a cost estimate */
-  model: z.string(),
-  temporal: z.object({
-    namespace: z.string(),
-    uiUrl: z.string().nullable(),
-    /** the Web UI page of a conversation's workflow: replace {workflowId} */
-    workflowUrlTemplate: z.string().nullable(),
-  }),
-  agents: z.array(
-    z.object({
-      name: z.enum(agentNames() as [AgentName, ...AgentName[]]),
-      /** the role a token needs to open a conversation with it (null: none) */
-      requiredRole: z.string().nullable(),
-      allowed: z.boolean(),
-      /** a conversation with it needs `client` in POST /v1/conversations (beer, for a token without a client) */
-      asksForClient: z.boolean(),
-      stateful: z.boolean(),
-      tools: z.array(
-        z.object({
-          name: z.string(),
-          description: z.string(),
-          approval: z.boolean(),
-          parameters: JsonSchemaObject,
-          /** its results' `sources` may be shown as links (https: only); every other tool's are text */
-          sources: z.boolean(),
-        }),
-      ),
+/** The body over the catalog's agents (their names are its enum). */
+export const metaBody = (catalog: Pick<AgentCatalog, 'names'>) =>
+  z.object({
+    user: z.string(),
+    /** a name to show: the provider's preferred_username, name or e-mail, else the user id */
+    name: z.string(),
+    roles: z.array(z.string()),
+    client: z.string().nullable(),
+    /** the chat model's name (`offline` without a model key), for a cost estimate */
+    model: z.string(),
+    temporal: z.object({
+      namespace: z.string(),
+      uiUrl: z.string().nullable(),
+      /** the Web UI page of a conversation's workflow: replace {workflowId} */
+      workflowUrlTemplate: z.string().nullable(),
     }),
-  ),
-});
-export type MetaBody = z.infer<typeof MetaBody>;
+    agents: z.array(
+      z.object({
+        name: z.enum(catalog.names() as [string, ...string[]]),
+        /** the role a token needs to open a conversation with it (null: none) */
+        requiredRole: z.string().nullable(),
+        allowed: z.boolean(),
+        /** a conversation with it needs `client` in POST /v1/conversations (beer, for a token without a client) */
+        asksForClient: z.boolean(),
+        stateful: z.boolean(),
+        tools: z.array(
+          z.object({
+            name: z.string(),
+            description: z.string(),
+            approval: z.boolean(),
+            parameters: JsonSchemaObject,
+            /** its results' `sources` may be shown as links (https: only); every other tool's are text */
+            sources: z.boolean(),
+          }),
+        ),
+      }),
+    ),
+  });
+export type MetaBody = z.infer<ReturnType<typeof metaBody>>;
 
-export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporalUiUrl?: string }): Router {
+export function metaRoutes({ catalog, config, temporalUiUrl }: { catalog: AgentCatalog; config: Config; temporalUiUrl?: string }): Router {
   const router = Router();
   const model = chatModelName(config);
   const uiUrl = (temporalUiUrl ?? config.TEMPORAL_UI_URL)?.replace(/\/+$/, '');
@@ -66,8 +67,8 @@ export function metaRoutes({ config, temporalUiUrl }: { config: Config; temporal
         uiUrl: uiUrl ?? null,
         workflowUrlTemplate: uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/{workflowId}` : null,
       },
-      agents: agentNames().map((name) => {
-        const spec = AGENT_SPECS[name];
+      agents: catalog.specs.map((spec) => {
+        const name = spec.name;
         // a conversation for a client (a bar): a token without a client needs the role and names one
         const clientRole = spec.clientRole;
         const requiredRole = spec.requiredRole ?? (clientRole && !principal.client ? clientRole : undefined);

@@ -1,8 +1,7 @@
 // The OpenAPI document, generated from the same zod schemas that validate requests.
 import { z } from 'zod';
-import type { OpenApiHelpers } from '../agent-server.ts';
-import { AGENT_SERVERS } from '../agents/server-registry.ts';
-import { MetaBody } from './meta.ts';
+import type { OpenApiHelpers, ServerCatalog } from '../agent-server.ts';
+import { metaBody } from './meta.ts';
 import { BudgetApproval } from './budget-approval.ts';
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey } from './api-keys.ts';
 import {
@@ -72,7 +71,7 @@ const idempotencyHeader = {
  * The document; `publicUrl` (PUBLIC_URL) is where clients reach the API, else the server is the one that
  * served the document. Operations without an explicit operationId get one made from method and path.
  */
-export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Record<string, unknown> {
+export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicUrl?: string } = {}): Record<string, unknown> {
   return withOperationIds({
     openapi: '3.1.0',
     info: {
@@ -91,11 +90,14 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
-        CreateConversation: schema(createConversationBody(), 'input'),
-        CreatedConversation: schema(createdConversation()),
-        ConversationSummary: schema(conversationSummary()),
-        ConversationList: schema(conversationList()),
-        Conversation: schema(conversationView()),
+        CreateConversation: schema(createConversationBody(catalog), 'input'),
+        CreatedConversation: schema(createdConversation(catalog)),
+        ConversationSummary: schema(conversationSummary(catalog)),
+        ConversationList: schema(conversationList(catalog)),
+        Conversation: schema(conversationView(catalog)),
+        // the wire's open vocabularies, as this deployment's catalog fills them (the runtime's and its agents')
+        PendingKind: { type: 'string', description: "a pending item's kind (PendingItem.kind)", enum: catalog.pendingKinds() },
+        EventType: { type: 'string', description: "an event's type (the event stream's `type`)", enum: catalog.eventTypes() },
         Message: schema(MessageBody, 'input'),
         Decision: schema(DecisionBody, 'input'),
         Turn: schema(TurnResult),
@@ -103,7 +105,7 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
         Error: schema(ErrorBody),
         // each agent's own bodies, under the names its paths refer to
         ...Object.fromEntries(
-          [...AGENT_SERVERS.values()].flatMap((server) => [
+          catalog.servers.flatMap((server) => [
             ...Object.entries(server.openapi?.schemas ?? {}).map(([name, type]) => [name, schema(type)]),
             ...Object.entries(server.openapi?.inputs ?? {}).map(([name, type]) => [name, schema(type, 'input')]),
           ]),
@@ -129,7 +131,10 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
           summary:
             "The caller (user, roles, client), the agents its token may open with their tools' argument schemas, the model, and the Temporal Web UI (an addition, for the web client)",
           responses: {
-            200: { description: 'About this deployment and the caller', content: { 'application/json': { schema: schema(MetaBody) } } },
+            200: {
+              description: 'About this deployment and the caller',
+              content: { 'application/json': { schema: schema(metaBody(catalog)) } },
+            },
             ...errors(401),
           },
         },
@@ -262,7 +267,7 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
           responses: { 200: { description: 'text/event-stream' }, ...errors(401, 403, 404, 429, 503) },
         },
       },
-      ...agentPaths(),
+      ...agentPaths(catalog),
       '/files/mcp/{conversation}/{name}': {
         get: {
           operationId: 'getMcpFile',
@@ -282,9 +287,9 @@ export function openApiDocument({ publicUrl }: { publicUrl?: string } = {}): Rec
 
 const helpers: OpenApiHelpers = { json, errors, idParam, schema };
 
-/** Each agent's paths, in registry order. */
-function agentPaths(): Record<string, unknown> {
-  return Object.assign({}, ...[...AGENT_SERVERS.values()].map((server) => server.openapi?.paths?.(helpers) ?? {}));
+/** Each agent's paths, in the catalog's order. */
+function agentPaths(catalog: ServerCatalog): Record<string, unknown> {
+  return Object.assign({}, ...catalog.servers.map((server) => server.openapi?.paths?.(helpers) ?? {}));
 }
 
 /** Personal API keys and the web client's sign-in through the server (issue 34). */

@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import { Router } from 'express';
 import type pg from 'pg';
 import { z } from 'zod';
-import { AGENT_SERVERS } from '../agents/server-registry.ts';
+import type { ServerCatalog } from '../agent-server.ts';
 import type { Config } from '../config.ts';
 import { type ConversationRow, listConversations } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';
@@ -93,14 +93,8 @@ const signIn: PersonalDataKind = {
 };
 
 /** Every kind of personal data: the runtime's, each agent's, then what other modules registered. */
-export function personalDataKinds(): PersonalDataKind[] {
-  return [
-    conversations,
-    usage,
-    ...[...AGENT_SERVERS.values()].flatMap((server) => server.personalData ?? []),
-    ...registeredPersonalData(),
-    signIn,
-  ];
+export function personalDataKinds(catalog: Pick<ServerCatalog, 'servers'>): PersonalDataKind[] {
+  return [conversations, usage, ...catalog.servers.flatMap((server) => server.personalData ?? []), ...registeredPersonalData(), signIn];
 }
 
 export const PersonalExport = z
@@ -115,23 +109,24 @@ export const ErasureReport = z.object({ user: z.string(), erased: z.record(z.str
 const UserParam = z.object({ user: z.string().min(1).max(200) });
 
 export interface PersonalDataDeps {
+  catalog: ServerCatalog;
   config: Config;
   client: Client;
   pool: pg.Pool;
   log: (line: string, error?: unknown) => void;
 }
 
-export function personalDataRoutes({ config, client, pool, log }: PersonalDataDeps): Router {
+export function personalDataRoutes({ catalog, config, client, pool, log }: PersonalDataDeps): Router {
   const router = Router();
   const context = (user: string): PersonalDataContext => ({ user, config, pool, client, store: createObjectStore(config), log });
 
   const exportOf = async (user: string) => ({
     user,
     exportedAt: new Date().toISOString(),
-    ...(await exportPerson(context(user), personalDataKinds())),
+    ...(await exportPerson(context(user), personalDataKinds(catalog))),
   });
   const erase = async (user: string, by: string) => {
-    const erased = await erasePerson(context(user), personalDataKinds());
+    const erased = await erasePerson(context(user), personalDataKinds(catalog));
     // a line per erasure, for the record: who asked, whose, how much (no content)
     log(
       `Erased the data of user "${user}" (asked by "${by}"): ${Object.entries(erased)

@@ -12,7 +12,7 @@ import { type Client, type WorkflowHandle, WorkflowUpdateFailedError } from '@te
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type pg from 'pg';
-import { AGENT_SPECS } from '../agents/registry.ts';
+import type { ServerCatalog } from '../agent-server.ts';
 import type { Config } from '../config.ts';
 import type { ConversationRow } from '../db/conversations.ts';
 import { readUsage } from '../db/conversations.ts';
@@ -24,10 +24,12 @@ import { type ChatMessage, ChatSessionInput, ClosedReason, type NewEvent, type P
 import { agentStateQuery } from '../shared/definitions.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import { toolMessage } from '../shared/tool-message.ts';
-import type { chatSession } from '../workflows/chat-session.ts';
+import type { ChatSession } from '../workflows/chat-session.ts';
 import { HttpError } from './http-error.ts';
 
 export interface RevivalDeps {
+  /** the agents the new run is for: its settings, its MCP servers, a stateful agent's kernel */
+  catalog: ServerCatalog;
   config: Config;
   client: Client;
   pool: pg.Pool;
@@ -87,7 +89,7 @@ export interface RevivalOptions {
  */
 export async function reviveConversation(deps: RevivalDeps, row: ConversationRow, options: RevivalOptions = {}): Promise<RevivalOutcome> {
   const { client, pool } = deps;
-  const handle = client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession>;
+  const handle = client.workflow.getHandle(row.workflowId) as WorkflowHandle<ChatSession>;
   const was = await runHealth(handle);
   if (was.state === 'running' && !options.force) return { was, revived: false, closedItems: 0, answeredCalls: 0 };
   const previous = await previousRun(client, row.workflowId);
@@ -126,14 +128,14 @@ export async function reviveConversation(deps: RevivalDeps, row: ConversationRow
     const words = await closeInWords(db, row, transcript, seed, how);
     const turn = began >= 0 ? [...transcript.slice(began), ...words.messages] : undefined;
     const input: ChatSessionInput = {
-      ...(previous?.input ?? freshInput(deps.config, row)),
+      ...(previous?.input ?? freshInput(deps.catalog, deps.config, row)),
       carried: {
         ...(await carriedFromPostgres(db, row.id, words.closedIds)),
-        ...(await stateOf(client, row, 'runId' in was ? was.runId : undefined, previous?.input)),
+        ...(await stateOf(deps.catalog, client, row, 'runId' in was ? was.runId : undefined, previous?.input)),
       },
     };
     try {
-      await client.workflow.start<typeof chatSession>('chatSession', {
+      await client.workflow.start<ChatSession>('chatSession', {
         workflowId: row.workflowId,
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
         args: [input],
@@ -192,15 +194,15 @@ async function previousRun(client: Client, workflowId: string): Promise<{ input:
 }
 
 /** A new conversation's input, for a run Temporal no longer knows (its history is past retention). */
-function freshInput(config: Config, row: ConversationRow): ChatSessionInput {
+function freshInput(catalog: ServerCatalog, config: Config, row: ConversationRow): ChatSessionInput {
   return {
     conversationId: row.id,
     userId: row.userId,
     agent: row.agent,
     title: row.title,
     ...(row.client ? { client: row.client } : {}),
-    settings: sessionSettings(config),
-    ...mcpInput(config.BRIGADE_MCP_CONFIG, row.agent),
+    settings: sessionSettings(config, catalog),
+    ...mcpInput(config.BRIGADE_MCP_CONFIG, catalog, row.agent),
   };
 }
 
@@ -212,12 +214,13 @@ const STATE_QUERY_MS = 10_000;
  * state): changes since are not in PostgreSQL as state, only in the transcript's words.
  */
 async function stateOf(
+  catalog: ServerCatalog,
   client: Client,
   row: ConversationRow,
   runId: string | undefined,
   previous: ChatSessionInput | undefined,
 ): Promise<{ agentState?: unknown }> {
-  const kernel = AGENT_SPECS[row.agent].kernel;
+  const kernel = catalog.has(row.agent) ? catalog.agent(row.agent).kernel : undefined;
   if (!kernel) return {};
   if (runId) {
     const held = await client

@@ -1,27 +1,25 @@
 // Request and response bodies of the HTTP API; the OpenAPI document is generated from these.
 import { z } from 'zod';
 import { isStorableText, UNSTORABLE_MESSAGE } from '../shared/safe-text.ts';
-import { AGENT_SERVERS } from '../agents/server-registry.ts';
-import { agentNames } from '../agents/registry.ts';
-import type { CreateBody } from '../agent-server.ts';
-import { type AgentName, ChatMessage, ConversationStatus, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
+import type { CreateBody, ServerCatalog } from '../agent-server.ts';
+import { ChatMessage, ConversationStatus, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
 import { BudgetView, UsageView } from './budget-view.ts';
 
 export { DecisionInput as DecisionBody, SendMessageInput as MessageBody } from '../shared/messages.ts';
 
-/** The registered agents' names, as the enum an unknown name is refused with. */
-const agentEnum = () => z.enum(agentNames() as [AgentName, ...AgentName[]]);
+/** The catalog's agents' names, as the enum an unknown name is refused with. */
+const agentEnum = (catalog: Pick<ServerCatalog, 'names'>) => z.enum(catalog.names() as [string, ...string[]]);
 
 /**
  * POST /v1/conversations: the generic fields and every agent's own (each only for its agent). Made from
- * the registry when the API starts, so an agent registered before then (a test's) is in it.
+ * the catalog the API is made with, so an agent of the composition root's list (a test's too) is in it.
  */
-export function createConversationBody(): z.ZodType<CreateBody> {
-  const servers = [...AGENT_SERVERS.values()];
+export function createConversationBody(catalog: ServerCatalog): z.ZodType<CreateBody> {
+  const servers = catalog.servers;
   const own = servers.flatMap((server) => Object.keys(server.create?.fields ?? {}).map((field) => [field, server.name] as const));
   return z
     .object({
-      agent: agentEnum(),
+      agent: agentEnum(catalog),
       title: z.string().trim().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
       /** the conversation's client (the beer agent's bar); must match the token's client when the token names one */
       client: z.string().trim().min(1).max(100).refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
@@ -41,13 +39,14 @@ export function createConversationBody(): z.ZodType<CreateBody> {
 export const RenameBody = z.strictObject({ title: z.string().trim().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE) });
 export const RenamedBody = z.object({ id: z.uuid(), title: z.string() });
 
-export const createdConversation = () => z.object({ id: z.uuid(), agent: agentEnum(), workflowId: z.string() });
+export const createdConversation = (catalog: ServerCatalog) =>
+  z.object({ id: z.uuid(), agent: agentEnum(catalog), workflowId: z.string() });
 
 /** GET /v1/conversations/:id: the generic view and the fields each agent's kernel view adds. */
-export const conversationView = () =>
+export const conversationView = (catalog: ServerCatalog) =>
   z.object({
     id: z.uuid(),
-    agent: agentEnum(),
+    agent: agentEnum(catalog),
     title: z.string(),
     workflowId: z.string(),
     createdAt: z.string(),
@@ -57,10 +56,11 @@ export const conversationView = () =>
     usage: UsageView,
     /** spending against the budgets (tokens, money), when one is set */
     budget: BudgetView.optional(),
-    ...Object.assign({}, ...[...AGENT_SERVERS.values()].map((server) => server.view?.shape ?? {})),
+    ...Object.assign({}, ...catalog.servers.map((server) => server.view?.shape ?? {})),
   });
 
-export const conversationSummary = () => createdConversation().extend({ title: z.string(), createdAt: z.string() });
+export const conversationSummary = (catalog: ServerCatalog) =>
+  createdConversation(catalog).extend({ title: z.string(), createdAt: z.string() });
 
 /**
  * GET /v1/conversations' cursor: where the last page ended (creation time to the microsecond, and id), opaque
@@ -88,9 +88,9 @@ export const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(100),
 });
 
-export const conversationList = () =>
+export const conversationList = (catalog: ServerCatalog) =>
   z.object({
-    conversations: z.array(conversationSummary()),
+    conversations: z.array(conversationSummary(catalog)),
     /** the next page's cursor (?cursor=), or null on the last page */
     nextCursor: z.string().nullable(),
   });

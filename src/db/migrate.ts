@@ -13,18 +13,39 @@ export class MigrationError extends Error {
   override name = 'MigrationError';
 }
 
+/** What migrate() reads: the runtime's folder and each agent's (AgentServer.migrations), from the catalog. */
+export interface MigrationSources {
+  /** the runtime's folder (default db/migrations; tests give one of their own) */
+  dir?: string;
+  /** the catalog's agents (their `migrations` folders): their files join the runtime's in one order, by file name */
+  agents: readonly { migrations?: URL }[];
+}
+
+/** Every migration file's path by name, across the folders; a name in two folders is refused. */
+export async function migrationFiles({ dir = MIGRATIONS_DIR, agents }: MigrationSources): Promise<Map<string, string>> {
+  const dirs = [dir, ...agents.flatMap((agent) => (agent.migrations ? [fileURLToPath(agent.migrations)] : []))];
+  const files = new Map<string, string>();
+  for (const folder of dirs) {
+    for (const name of (await fs.readdir(folder)).filter((file) => file.endsWith('.sql'))) {
+      // the name is the applied record (schema_migrations.version): one name, one file
+      if (files.has(name)) throw new MigrationError(`Migration ${name} is in two folders: ${path.dirname(files.get(name)!)} and ${folder}`);
+      files.set(name, path.join(folder, name));
+    }
+  }
+  return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /**
- * Applies `db/migrations/*.sql` in name order, each file in its own transaction, as the login user
+ * Applies the runtime's `db/migrations/*.sql` and the agents' (src/agents/<agent>/migrations/) in one name order, each file in its own transaction, as the login user
  * (the owner of the schema), never as the app's role. An advisory lock serialises concurrent
  * runners, so a worker and an API starting together migrate once.
  */
 export async function migrate(
   databaseUrl: string,
-  options: { dir?: string; log?: (line: string) => void } = {},
+  options: MigrationSources & { log?: (line: string) => void },
 ): Promise<{ applied: string[] }> {
-  const dir = options.dir ?? MIGRATIONS_DIR;
   const log = options.log ?? (() => undefined);
-  const files = await readMigrations(dir);
+  const files = await readMigrations(await migrationFiles(options));
 
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
   await client.connect();
@@ -75,11 +96,10 @@ interface MigrationFile {
   checksum: string;
 }
 
-async function readMigrations(dir: string): Promise<MigrationFile[]> {
-  const names = (await fs.readdir(dir)).filter((name) => name.endsWith('.sql')).sort();
+async function readMigrations(files: Map<string, string>): Promise<MigrationFile[]> {
   return Promise.all(
-    names.map(async (name) => {
-      const sql = await fs.readFile(path.join(dir, name), 'utf8');
+    [...files].map(async ([name, file]) => {
+      const sql = await fs.readFile(file, 'utf8');
       // Line endings differ between checkouts (git autocrlf); the statements do not.
       const checksum = createHash('sha256').update(sql.replace(/\r\n/g, '\n')).digest('hex');
       return { version: name, sql, checksum };

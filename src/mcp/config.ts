@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { duration } from '../shared/duration.ts';
-import { isAgentName } from '../agents/registry.ts';
+import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import { AgentName } from '../shared/messages.ts';
 import { TimeoutAction } from '../shared/tool-spec.ts';
 
@@ -28,8 +28,11 @@ export type ToolOverride = z.infer<typeof ToolOverride>;
 
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-const common = {
-  agents: z.array(AgentName.refine((name) => isAgentName(name), 'must name a registered agent')).min(1, 'must name at least one agent'),
+/** The fields every server has; `agents` must name agents of the process's catalog. */
+const commonFields = (catalog: Pick<AgentCatalog, 'has'>) => ({
+  agents: z
+    .array(AgentName.refine((name) => catalog.has(name), 'must name an agent of the catalog'))
+    .min(1, 'must name at least one agent'),
   approval: Approval.default('unless-read-only'),
   tools: z.record(z.string(), ToolOverride).default({}),
   /** how long an elicitation (a question to the user) waits before the server is told it was cancelled */
@@ -40,22 +43,24 @@ const common = {
   maxAttempts: z.number().int().min(1).max(10).default(3),
   /** attempts per call when the server does not answer within callTimeout (at most maxAttempts): it may still be working on the last one */
   timeoutAttempts: z.number().int().min(1).max(10).default(1),
-};
+});
 
-const StdioServer = z.strictObject({
-  command: z.string().min(1),
-  args: z.array(z.string()).default([]),
-  env: z.record(z.string(), z.string()).default({}),
-  cwd: z.string().optional(),
-  ...common,
-});
-const HttpServer = z.strictObject({
-  url: z.url({ error: 'must be an http(s) URL', protocol: /^https?$/ }),
-  headers: z.record(z.string(), z.string()).default({}),
-  ...common,
-});
-export type StdioServer = z.infer<typeof StdioServer>;
-export type HttpServer = z.infer<typeof HttpServer>;
+const stdioServer = (catalog: Pick<AgentCatalog, 'has'>) =>
+  z.strictObject({
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    ...commonFields(catalog),
+  });
+const httpServer = (catalog: Pick<AgentCatalog, 'has'>) =>
+  z.strictObject({
+    url: z.url({ error: 'must be an http(s) URL', protocol: /^https?$/ }),
+    headers: z.record(z.string(), z.string()).default({}),
+    ...commonFields(catalog),
+  });
+export type StdioServer = z.infer<ReturnType<typeof stdioServer>>;
+export type HttpServer = z.infer<ReturnType<typeof httpServer>>;
 export type McpServerConfig = (StdioServer & { name: string; transport: 'stdio' }) | (HttpServer & { name: string; transport: 'http' });
 
 /** Server names become tool-name prefixes (`<server>__<tool>`), so they keep to what function names allow. */
@@ -72,7 +77,9 @@ const issues = (prefix: PropertyKey[], error: z.ZodError) =>
   error.issues.map((issue) => `${where([...prefix, ...issue.path])}: ${issue.message}`).join('; ');
 
 /** Parses the file's text; throws McpConfigError naming each bad field. `env` is where `${NAME}` must resolve. */
-export function parseMcpConfig(text: string, env: NodeJS.ProcessEnv = process.env): McpServerConfig[] {
+export function parseMcpConfig(text: string, catalog: Pick<AgentCatalog, 'has'>, env: NodeJS.ProcessEnv = process.env): McpServerConfig[] {
+  const StdioServer = stdioServer(catalog);
+  const HttpServer = httpServer(catalog);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -122,10 +129,11 @@ export function withEnv(values: Record<string, string>, env: NodeJS.ProcessEnv =
 
 const loaded = new Map<string, McpServerConfig[]>();
 
-/** The servers BRIGADE_MCP_CONFIG names (none without it); read and checked once per path. */
-export function loadMcpConfig(path: string | undefined): McpServerConfig[] {
+/** The servers BRIGADE_MCP_CONFIG names (none without it); read and checked once per path and catalog. */
+export function loadMcpConfig(path: string | undefined, catalog: Pick<AgentCatalog, 'has' | 'names'>): McpServerConfig[] {
   if (!path) return [];
-  let servers = loaded.get(path);
+  const key = `${catalog.names().join(',')}\n${path}`;
+  let servers = loaded.get(key);
   if (!servers) {
     let text: string;
     try {
@@ -134,24 +142,24 @@ export function loadMcpConfig(path: string | undefined): McpServerConfig[] {
       throw new McpConfigError(`BRIGADE_MCP_CONFIG: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
     try {
-      servers = parseMcpConfig(text);
+      servers = parseMcpConfig(text, catalog);
     } catch (error) {
       throw new McpConfigError(`BRIGADE_MCP_CONFIG (${path}): ${(error as Error).message}`);
     }
-    loaded.set(path, servers);
+    loaded.set(key, servers);
   }
   return servers;
 }
 
 /** What a new conversation's input says of MCP: the servers of its agent, or nothing when it has none. */
-export function mcpInput(path: string | undefined, agent: string): { mcpServers?: string[] } {
-  const servers = mcpServersFor(path, agent);
+export function mcpInput(path: string | undefined, catalog: Pick<AgentCatalog, 'has' | 'names'>, agent: string): { mcpServers?: string[] } {
+  const servers = mcpServersFor(path, catalog, agent);
   return servers.length ? { mcpServers: servers } : {};
 }
 
 /** The names of the servers an agent may use, in the file's order. */
-export function mcpServersFor(path: string | undefined, agent: string): string[] {
-  return loadMcpConfig(path)
+export function mcpServersFor(path: string | undefined, catalog: Pick<AgentCatalog, 'has' | 'names'>, agent: string): string[] {
+  return loadMcpConfig(path, catalog)
     .filter((server) => (server.agents as string[]).includes(agent))
     .map((server) => server.name);
 }

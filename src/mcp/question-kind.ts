@@ -9,7 +9,7 @@ import { jsonSchemaArgs } from './json-schema.ts';
 
 export const QUESTION_DECISIONS = ['accept', 'decline', 'cancel'] as const;
 
-// A row of PENDING_KINDS_SPEC (src/shared/pending-kinds.ts checks its shape where it is listed).
+// A row of the runtime's pending kinds (src/shared/pending-kinds.ts checks its shape where it is listed).
 export const questionSpec = {
   scope: 'turn' as const,
   messageIsAnswer: false,

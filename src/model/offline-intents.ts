@@ -1,15 +1,15 @@
 // The offline model's phrasebook: every agent's phrasings (AgentServer.offline), each turned into one
 // call's arguments. The runtime validates the arguments, as with Gemini.
-import { AGENT_SERVERS } from '../agents/server-registry.ts';
 import type { JsonObject } from '../shared/messages.ts';
-import type { OfflinePhrase, OfflineRule } from './offline-types.ts';
+import type { OfflineAgents, OfflinePhrase, OfflineRule } from './offline-types.ts';
 
 export type { OfflinePhrase } from './offline-types.ts';
 
-const agentsOffline = () => [...AGENT_SERVERS.values()].flatMap((server) => (server.offline ? [server.offline] : []));
+const agentsOffline = ({ servers }: OfflineAgents) => servers.flatMap((server) => (server.offline ? [server.offline] : []));
 
 /** What the offline model understands, for the README and for its own help text. */
-export const OFFLINE_PHRASES: readonly OfflinePhrase[] = agentsOffline().flatMap((offline) => offline.phrases ?? []);
+export const offlinePhrases = (agents: OfflineAgents): readonly OfflinePhrase[] =>
+  agentsOffline(agents).flatMap((offline) => offline.phrases ?? []);
 
 export interface Intent {
   /** the tool to call */
@@ -17,9 +17,9 @@ export interface Intent {
   args: JsonObject;
 }
 
-/** Every agent's rules by rank (a stable sort: ties keep registry order). */
-const rules = (): readonly OfflineRule[] =>
-  agentsOffline()
+/** Every agent's rules by rank (a stable sort: ties keep the catalog's order). */
+const rules = (agents: OfflineAgents): readonly OfflineRule[] =>
+  agentsOffline(agents)
     .flatMap((offline) => offline.rules ?? [])
     .sort((a, b) => a.rank - b.rank);
 
@@ -27,8 +27,8 @@ const rules = (): readonly OfflineRule[] =>
  * The call the text asks for. The first phrasing that matches decides: when its tool is not offered there is
  * no call, rather than a lesser match ("cancel order 1" must not turn into a status lookup).
  */
-export function matchIntent(text: string, tools: ReadonlySet<string>): Intent | undefined {
-  for (const rule of rules()) {
+export function matchIntent(agents: OfflineAgents, text: string, tools: ReadonlySet<string>): Intent | undefined {
+  for (const rule of rules(agents)) {
     const args = rule.match(text);
     if (args) return tools.has(rule.tool) ? { name: rule.tool, args } : undefined;
   }

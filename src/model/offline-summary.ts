@@ -1,11 +1,11 @@
 // The offline model's reading of tool results: one plain line per result. An agent reads its own tools'
 // results (AgentServer.offline.describe); any other reads by shape (message, list, error, rejection).
 import type { ChatMessage } from '../shared/messages.ts';
-import { AGENT_SERVERS } from '../agents/server-registry.ts';
+import type { OfflineAgents } from './offline-types.ts';
 
 type Obj = Record<string, unknown>;
 
-export function summariseResult(message: ChatMessage): string {
+export function summariseResult(agents: OfflineAgents, message: ChatMessage): string {
   const tool = message.tool ?? 'the tool';
   const result = message.result;
   if (isObject(result) && result.status === 'rejected') {
@@ -14,12 +14,12 @@ export function summariseResult(message: ChatMessage): string {
   }
   if (isObject(result) && result.error !== undefined) return `That did not work: ${text(result.error) ?? json(result.error)}`;
   if (result === undefined) return message.text || `${tool} returned nothing.`;
-  return describe(result, message.tool) ?? `${tool} returned ${json(result)}`;
+  return describe(agents, result, message.tool) ?? `${tool} returned ${json(result)}`;
 }
 
-function describe(value: unknown, tool?: string): string | undefined {
+function describe(agents: OfflineAgents, value: unknown, tool?: string): string | undefined {
   // the tool's own reading first (its agent's offline.describe), then the result's shape
-  const own = tool ? toolReading(tool)?.(value) : undefined;
+  const own = tool ? toolReading(agents, tool)?.(value) : undefined;
   if (own) return own;
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return value.length === 0 ? 'No results.' : `${value.length} results: ${json(value)}`;
@@ -43,8 +43,8 @@ function json(value: unknown): string {
 }
 
 /** The agent's own reading of `tool`'s results (AgentServer.offline.describe), if it has one. */
-function toolReading(tool: string): ((value: unknown) => string | undefined) | undefined {
-  for (const server of AGENT_SERVERS.values()) {
+function toolReading({ servers }: OfflineAgents, tool: string): ((value: unknown) => string | undefined) | undefined {
+  for (const server of servers) {
     const reading = server.offline?.describe?.[tool];
     if (reading) return reading;
   }

@@ -29,7 +29,7 @@ export interface OfflineRule {
   tool: string;
   match(text: string): JsonObject | undefined;
   /**
-   * Where the rule is tried among every agent's rules, lowest first (ties keep registry order). The first
+   * Where the rule is tried among every agent's rules, lowest first (ties keep the catalog's order). The first
    * rule that matches decides, even when its tool is not the conversation's, so order across agents
    * matters: a recipe's text may say anything, and "find breweries in …" is not a customer lookup.
    */
@@ -47,4 +47,9 @@ export interface AgentOffline {
   rules?: readonly OfflineRule[];
   /** a plain reading of one of its tools' results, by tool name; undefined falls back to the result's shape */
   describe?: Readonly<Record<string, (value: unknown) => string | undefined>>;
+}
+
+/** What the offline model reads of the agents: their offline parts, in the catalog's order (a ServerCatalog is one). */
+export interface OfflineAgents {
+  readonly servers: readonly { readonly name: string; readonly offline?: AgentOffline }[];
 }

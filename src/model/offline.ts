@@ -1,23 +1,23 @@
 // The model used when no GEMINI_API_KEY is set: deterministic, instant, no I/O, and plain about being offline.
 // It reads only the transcript's last message: the user's words become one support tool call (from the fixed
-// phrasings in OFFLINE_PHRASES), tool results become a short summary, anything else gets help text.
+// phrasings the agents teach it, given as a value), tool results become a short summary, anything else gets help text.
 import type { ChatMessage } from '../shared/messages.ts';
-import { OFFLINE_PHRASES, matchIntent } from './offline-intents.ts';
+import { matchIntent, offlinePhrases } from './offline-intents.ts';
 import { summariseResult } from './offline-summary.ts';
-import { OFFLINE_NAME, OFFLINE_PREFIX, offlineStructured } from './offline-tasks.ts';
+import { OFFLINE_NAME, OFFLINE_PREFIX, type OfflineAgents, offlineStructured } from './offline-tasks.ts';
 import type { ChatModel, ModelReply, ModelRequest } from './types.ts';
 
-export { OFFLINE_PHRASES } from './offline-intents.ts';
+export { offlinePhrases } from './offline-intents.ts';
 
 const PREFIX = OFFLINE_PREFIX;
 const NAME = OFFLINE_NAME;
 
-export function createOfflineModel(): ChatModel {
+export function createOfflineModel(agents: OfflineAgents): ChatModel {
   return {
     name: NAME,
     async generate(request: ModelRequest): Promise<ModelReply> {
       if (request.signal?.aborted) throw request.signal.reason;
-      const { text, toolCalls } = decide(request);
+      const { text, toolCalls } = decide(agents, request);
       for (const piece of pieces(text)) request.onText?.(piece);
       const inputTokens = estimateTokens(request.system + JSON.stringify(request.messages) + JSON.stringify(request.tools));
       const outputTokens = estimateTokens(text + JSON.stringify(toolCalls));
@@ -31,9 +31,10 @@ export function createOfflineModel(): ChatModel {
   };
 }
 
-function decide(request: ModelRequest): Pick<ModelReply, 'text' | 'toolCalls'> {
+function decide(agents: OfflineAgents, request: ModelRequest): Pick<ModelReply, 'text' | 'toolCalls'> {
+  const summarise = (message: ChatMessage) => summariseResult(agents, message);
   if (request.output) {
-    const responder = offlineStructured(request.output.name);
+    const responder = offlineStructured(agents, request.output.name);
     if (!responder) throw new Error(`The offline model cannot answer "${request.output.name}" in JSON`);
     return { text: responder(request), toolCalls: [] };
   }
@@ -41,12 +42,12 @@ function decide(request: ModelRequest): Pick<ModelReply, 'text' | 'toolCalls'> {
   const tools = new Set(request.tools.map((tool) => tool.name));
 
   if (last?.role === 'tool') {
-    const lines = trailingToolMessages(request.messages).map(summariseResult);
+    const lines = trailingToolMessages(request.messages).map(summarise);
     return { text: PREFIX + lines.join('\n'), toolCalls: [] };
   }
 
   if (last?.role === 'user') {
-    const intent = matchIntent(last.text, tools);
+    const intent = matchIntent(agents, last.text, tools);
     if (intent) {
       // the call is shown in words with its arguments; a reply naming the tool would only repeat it in code
       return { text: '', toolCalls: [intent] };
@@ -54,10 +55,10 @@ function decide(request: ModelRequest): Pick<ModelReply, 'text' | 'toolCalls'> {
     // A message that answered an open item ("yes, Stone Brewing") enters the transcript after the results
     // it led to: read those results rather than the answer.
     const answered = trailingToolMessages(request.messages.slice(0, -1));
-    if (answered.length) return { text: PREFIX + answered.map(summariseResult).join('\n'), toolCalls: [] };
-    return { text: help(tools, last.text), toolCalls: [] };
+    if (answered.length) return { text: PREFIX + answered.map(summarise).join('\n'), toolCalls: [] };
+    return { text: help(agents, tools, last.text), toolCalls: [] };
   }
-  return { text: help(tools, last?.text ?? ''), toolCalls: [] };
+  return { text: help(agents, tools, last?.text ?? ''), toolCalls: [] };
 }
 
 /** The results answering the model's last step: every tool message after the last non-tool one. */
@@ -67,8 +68,8 @@ function trailingToolMessages(messages: ChatMessage[]): ChatMessage[] {
   return messages.slice(start);
 }
 
-function help(tools: ReadonlySet<string>, said: string): string {
-  const phrases = OFFLINE_PHRASES.filter((phrase) => tools.has(phrase.tool));
+function help(agents: OfflineAgents, tools: ReadonlySet<string>, said: string): string {
+  const phrases = offlinePhrases(agents).filter((phrase) => tools.has(phrase.tool));
   const intro = `${PREFIX}This is the offline model: no GEMINI_API_KEY is set, so no real model is answering.`;
   if (phrases.length === 0) {
     const echo = said.length > 200 ? `${said.slice(0, 200)}…` : said;

@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import { createAnthropicModel, createAnthropicTaskModel } from './anthropic.ts';
 import { createGeminiModel } from './gemini.ts';
 import { createOfflineModel } from './offline.ts';
-import { createOfflineTaskModel } from './offline-tasks.ts';
+import { type OfflineAgents, createOfflineTaskModel } from './offline-tasks.ts';
 import { createOpenAiModel, createOpenAiTaskModel } from './openai.ts';
 import { type TaskModel, createGeminiTaskModel } from './task-model.ts';
 import { type ChatModel, ModelCallError } from './types.ts';
@@ -50,7 +50,8 @@ export function chatModelName(config: ModelConfig): string {
   return provider === 'gemini' ? config.GEMINI_MODEL : 'offline';
 }
 
-export function selectModel(config: ModelConfig): ChatModel {
+/** The chat model; the offline one (no key) reads the agents' offline parts from the catalog. */
+export function selectModel(config: ModelConfig, agents: OfflineAgents): ChatModel {
   const provider = selectProvider(config);
   const timeout = config.MODEL_TIMEOUT !== undefined ? { timeoutMs: config.MODEL_TIMEOUT } : {};
   if (provider === 'openai') {
@@ -69,7 +70,7 @@ export function selectModel(config: ModelConfig): ChatModel {
       ...timeout,
     });
   }
-  if (provider !== 'gemini') return createOfflineModel();
+  if (provider !== 'gemini') return createOfflineModel(agents);
   return createGeminiModel({
     apiKey: keyOf(config, provider)!,
     model: config.GEMINI_MODEL,
@@ -83,9 +84,9 @@ export function selectModel(config: ModelConfig): ChatModel {
  * completions and Anthropic's Messages cannot do here (a Google Search grounded answer, an image) goes to Gemini
  * when its key is set too, and is otherwise refused in words that say which setting would do it.
  */
-export function selectTaskModel(config: ModelConfig): TaskModel {
+export function selectTaskModel(config: ModelConfig, agents: OfflineAgents): TaskModel {
   const provider = selectProvider(config);
-  if (!provider) return createOfflineTaskModel();
+  if (!provider) return createOfflineTaskModel(agents);
   const gemini = keyOf(config, 'gemini')
     ? createGeminiTaskModel({
         apiKey: keyOf(config, 'gemini')!,

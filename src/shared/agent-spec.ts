@@ -1,6 +1,7 @@
 // What every process knows of an agent, the workflow included: plain data and pure functions (zod, no I/O),
 // so the workflow bundle can import it. The server side of an agent (routes, activities, tool
-// implementations) is its AgentServer (src/agent-server.ts). Both are listed in src/agents/.
+// implementations) is its AgentServer (src/agent-server.ts). A composition root lists them in a catalog.
+import type { z } from 'zod';
 import type { AgentKernel } from './agent-kernel.ts';
 import type { PendingKindSpec } from './pending-kinds.ts';
 import type { ToolSpec } from './tool-spec.ts';
@@ -19,9 +20,9 @@ export interface AgentSpec<Name extends string = string> {
   kernel?: AgentKernel;
   /** kinds of pending item it opens besides the runtime's (approval, confirmation), and what they mean */
   pendingKinds?: Readonly<Record<string, PendingKindSpec>>;
-  /** the event types it writes besides the runtime's (documentation, and a check that none is shared) */
-  events?: readonly string[];
+  /** the event types it writes besides the runtime's, with their data's schema (the catalog checks none is shared) */
+  events?: Readonly<Record<string, z.ZodType>>;
 }
 
-// The name's literal type is kept: the registry makes AgentName from its list.
+// The name's literal type is kept, for the agent's own code.
 export const defineAgent = <const Name extends string>(spec: AgentSpec<Name>): AgentSpec<Name> => spec;

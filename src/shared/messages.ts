@@ -4,14 +4,11 @@ import { z } from 'zod';
 import { isStorableText, SafeJsonObject, UNSTORABLE_MESSAGE } from './safe-text.ts';
 
 /**
- * The agents' names. This module names none: the registry (src/agents/registry.ts) adds the names of its
- * list to this interface, so the union follows the list (and a test agent adds its own the same way).
+ * An agent's name. This module names no agent: which names exist is the catalog's (src/shared/agent-catalog.ts),
+ * built at each process's composition root; the API checks a name against it, the workflow only gets known ones.
  */
-// biome-ignore lint: an interface filled by declaration merging
-export interface AgentNames {}
-export type AgentName = Extract<keyof AgentNames, string>;
-/** The shape of a name; the API checks the name against the registry (the workflow only gets known ones). */
-export const AgentName = z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, 'must be an agent name') as unknown as z.ZodType<AgentName>;
+export const AgentName = z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, 'must be an agent name');
+export type AgentName = z.infer<typeof AgentName>;
 
 export const JsonObject = z.record(z.string(), z.unknown());
 export type JsonObject = z.infer<typeof JsonObject>;
@@ -44,9 +41,11 @@ export const ChatMessage = z.object({
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-/** Every kind a PendingItem may be: the runtime's, and the ones an agent declares (sous: patchset, in its spec). */
-export const PENDING_KINDS = ['approval', 'confirmation', 'patchset', 'budget', 'question'] as const;
-export const PendingKind = z.enum(PENDING_KINDS);
+/**
+ * A PendingItem's kind: the runtime's (src/shared/pending-kinds.ts) or one an agent declares in its spec
+ * (AgentSpec.pendingKinds). The wire names none of the agents': the catalog knows them and checks them.
+ */
+export const PendingKind = z.string().regex(/^[a-z][a-z0-9_.-]{0,39}$/, 'must be a pending kind');
 export type PendingKind = z.infer<typeof PendingKind>;
 
 export const DECISIONS = ['approve', 'reject', 'edit', 'yes', 'no', 'accept', 'decline', 'cancel'] as const;
@@ -178,8 +177,12 @@ export const ChatSessionInput = z.object({
 });
 export type ChatSessionInput = z.infer<typeof ChatSessionInput>;
 
-/** Rows of the append-only events table; `key` makes a retried write a no-op. */
-export const EVENT_TYPES = [
+/**
+ * The runtime's event types, rows of the append-only events table (`key` makes a retried write a no-op).
+ * Agents declare their own in their spec (AgentSpec.events, with their data's schema); the catalog checks
+ * that none is taken twice.
+ */
+export const RUNTIME_EVENT_TYPES = [
   'message',
   'message.delta',
   'tool.call',
@@ -193,14 +196,10 @@ export const EVENT_TYPES = [
   /** Stop ended the turn: { turn, messageId? (the cut reply) } */
   'turn.stopped',
   'signal.rejected',
-  /** agents' own events, each declared in its spec too (AgentSpec.events); sous: a PatchSet refused before review, a PatchSet decision, a state change */
-  'patchset.rejected',
-  'patchset.decided',
-  'state.changed',
   /** the conversation's title changed (a rename, or the title made from the first exchange): { title } */
   'title.changed',
 ] as const;
-export const EventType = z.enum(EVENT_TYPES);
+export const EventType = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be an event type');
 export type EventType = z.infer<typeof EventType>;
 
 export const NewEvent = z.object({ key: z.string(), type: EventType, data: JsonObject });

@@ -1,5 +1,5 @@
 // What each kind of pending item means to the runtime, as data: whether it belongs to the turn that opened
-// it, how a chat message answers it, and what a "yes" must name. chatSession reads this table (the registry
+// it, how a chat message answers it, and what a "yes" must name. chatSession reads this table (the catalog
 // adds the rows of the kinds agents bring, such as sous's patchset); a new kind is a new row, not a branch.
 import type { DecisionInput, PendingItem, PendingOption } from './messages.ts';
 import { questionSpec } from '../mcp/question-kind.ts';
@@ -36,7 +36,7 @@ export function findOption(options: readonly PendingOption[], text: string): Pen
     .find((option) => norm(option.name) && said.includes(` ${norm(option.name)} `));
 }
 
-/** The runtime's own kinds; the full table, with the agents' kinds, is the registry's PENDING_KINDS_SPEC. */
+/** The runtime's own kinds; the catalog adds the agents' (AgentCatalog.pendingKind). */
 export const RUNTIME_PENDING_KINDS: Readonly<Record<string, PendingKindSpec>> = {
   approval: {
     scope: 'turn',

@@ -3,6 +3,7 @@
 // processes and the API process. Data in DATA_DIR/cluster; a second start finds it. Ctrl-C stops it all.
 import path from 'node:path';
 import { z } from 'zod';
+import { builtInCatalog } from '../agents/catalog.ts';
 import { startCluster } from './cluster.ts';
 import { runMain } from './lifecycle.ts';
 import { TEMPORAL_SERVER_VERSION } from './temporal-server-binary.ts';
@@ -12,7 +13,10 @@ const ClusterSettings = z.object({
   TEMPORAL_HISTORY_SHARDS: z.coerce.number().int().min(1).max(1024).default(4),
 });
 
-runMain(async ({ config, log, onStop }) => {
+// a composition root: the agents the cluster's processes serve
+const catalog = builtInCatalog();
+
+runMain(catalog, async ({ config, log, onStop }) => {
   const started = Date.now();
   const parsed = ClusterSettings.safeParse(process.env);
   if (!parsed.success) {
@@ -27,6 +31,7 @@ runMain(async ({ config, log, onStop }) => {
   };
   log.info(`Starting the cluster shape (data in ${dataDir}; the first start builds Temporal with Go, a few minutes)...`);
   const cluster = await startCluster({
+    catalog,
     dataDir,
     databaseUrl: config.DATABASE_URL,
     ports: {

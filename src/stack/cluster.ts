@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { withClient } from '../db/with-client.ts';
 import { loadOrCreateDevToken } from './dev-token.ts';
+import type { ServerCatalog } from '../agent-server.ts';
 import { DEV_KEY_ID, loadOrCreatePayloadKey } from '../protection/data-converter.ts';
 import { namespaceRetentionMs } from '../protection/retention.ts';
 import { duration } from '../shared/duration.ts';
@@ -28,6 +29,8 @@ const BUNDLE_MAIN = path.join(REPO, 'src/stack/bundle-workflows-main.ts');
 const MIN_PG_CONNECTIONS = 300;
 
 export interface ClusterOptions {
+  /** the agents its processes serve (the roles the dev token gets, the workflow bundle); the worker and API processes build the same from their entry points */
+  catalog: ServerCatalog;
   /** everything the cluster keeps: PostgreSQL's data, configs, the API's dev token, the workflow bundle */
   dataDir: string;
   /** PostgreSQL to use instead of an embedded one: Brigade's database; Temporal's go next to it on that server */
@@ -175,7 +178,8 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     });
 
     const appDataDir = path.join(dataDir, 'app');
-    const devToken = opts.env?.API_TOKENS || process.env.API_TOKENS ? undefined : (await loadOrCreateDevToken(appDataDir)).token;
+    const devToken =
+      opts.env?.API_TOKENS || process.env.API_TOKENS ? undefined : (await loadOrCreateDevToken(appDataDir, opts.catalog)).token;
     // Without keys of the operator's, one kept in the data dir (as the dev token is): the processes run with
     // production settings, which refuse to start without encryption keys.
     const given = { ...process.env, ...opts.env };

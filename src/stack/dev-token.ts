@@ -1,14 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { agentRoles } from '../agents/registry.ts';
+import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import type { TokenGrant } from '../config.ts';
 
 /**
  * Without API_TOKENS, `npm start` still needs a bearer token: one random token kept in
  * `<DATA_DIR>/dev-token` (owner-only), so restarts keep it and a copied curl command keeps working.
  */
-export async function loadOrCreateDevToken(dataDir: string): Promise<{ token: string; tokens: Record<string, TokenGrant> }> {
+export async function loadOrCreateDevToken(
+  dataDir: string,
+  catalog: Pick<AgentCatalog, 'roles'>,
+): Promise<{ token: string; tokens: Record<string, TokenGrant> }> {
   const file = path.join(dataDir, 'dev-token');
   let token: string;
   try {
@@ -25,5 +28,5 @@ export async function loadOrCreateDevToken(dataDir: string): Promise<{ token: st
   // A file from an older run may have looser permissions than we would create.
   await fs.chmod(file, 0o600);
   // the one person of a dev install is its operator too: the codec server (temporal workflow show --codec-auth)
-  return { token, tokens: { [token]: { user: 'dev', roles: [...agentRoles(), 'operator'] } } };
+  return { token, tokens: { [token]: { user: 'dev', roles: [...catalog.roles(), 'operator'] } } };
 }

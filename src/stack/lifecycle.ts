@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { type AgentSettings, ConfigError, loadConfig, type Config } from '../config.ts';
 import { createLog, type Log } from './log.ts';
 import { privateFiles } from './private-data.ts';
 import { TracingConfigError, initTracing } from '../telemetry/tracing.ts';
@@ -18,12 +18,12 @@ export interface Lifecycle {
  * A start-up failure prints one message, stops what had started and exits 1. SIGINT/SIGTERM stop
  * everything in reverse order; a second one exits at once.
  */
-export function runMain(start: (life: Lifecycle) => Promise<void>): void {
+export function runMain(agents: AgentSettings, start: (life: Lifecycle) => Promise<void>): void {
   // whatever a Brigade process writes (DATA_DIR: history, objects, tokens) is its owner's alone
   privateFiles();
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, agents);
     // TLS / API key / profile file (temporal-tls.ts): read and checked now, so a bad certificate stops the start here
     const profile = temporalSecurity();
     if (!process.env.TEMPORAL_ADDRESS && profile.address) config.TEMPORAL_ADDRESS = profile.address;

@@ -1,6 +1,7 @@
 // `npm run replay-gate [-- --bundle <file>] [--live <n>] [--histories <dir>]`: replays the recorded histories
 // and, with TEMPORAL_ADDRESS set, a sample of live ones against the new bundle; exits 1 on any
 // nondeterminism, so a deploy script stops before the new workers start. docs/operations.md#upgrades.
+import { builtInCatalog } from '../agents/catalog.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,7 +28,7 @@ const { values } = parseArgs({
 let bundle = values.bundle ?? process.env.WORKFLOW_BUNDLE_PATH;
 if (!bundle) {
   bundle = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-gate-')), 'workflows.js');
-  await bundleWorkflows({ outFile: bundle });
+  await bundleWorkflows({ outFile: bundle, catalog: builtInCatalog() });
 }
 
 // The workers' keys (PAYLOAD_ENCRYPTION_KEYS): live histories and their listings are encrypted.

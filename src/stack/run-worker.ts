@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Client } from '@temporalio/client';
 import { ensureRetentionSchedule } from '../protection/retention.ts';
 import type { Config } from '../config.ts';
+import type { ServerCatalog } from '../agent-server.ts';
 import { createWorker } from '../worker.ts';
 import { connectTemporalWorker } from './connect.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -16,6 +17,7 @@ import { promoteWhenPolling } from '../worker-deployment.ts';
  * process's stop drains it before the connections and services behind it go away.
  */
 export async function runWorker(
+  catalog: ServerCatalog,
   config: Config,
   address: string,
   pool: pg.Pool,
@@ -28,7 +30,7 @@ export async function runWorker(
   await startMetricsPort(config, onStop);
   const connection = await connectTemporalWorker(address);
   onStop('Temporal worker connection', () => connection.close());
-  const worker = await createWorker({ config, connection, pool, client });
+  const worker = await createWorker({ catalog, config, connection, pool, client });
   // the retention sweep's schedule follows the settings (removed when no retention is set)
   if (client) await ensureRetentionSchedule(client, config);
   const running = worker.run();

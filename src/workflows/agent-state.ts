@@ -2,6 +2,7 @@
 // and knows nothing of Temporal; this applies what it decides to the pending items and the event log, and
 // turns its refusals into the failures the API maps to statuses. For an agent without a kernel it holds
 // nothing and every call is a no-op. Pure: ids, clock and logger are given, so it is tested without Temporal.
+import type { z } from 'zod';
 import type { AgentKernel, KernelContext, KernelEffects } from '../shared/agent-kernel.ts';
 import { KernelRefusal } from '../shared/agent-kernel.ts';
 import type { ChatMessage, DecisionInput, JsonObject, PendingItem } from '../shared/messages.ts';
@@ -17,6 +18,8 @@ export interface AgentStateOptions {
   state: unknown;
   pending: PendingItems;
   events: EventLog;
+  /** the event types the agent declares (AgentSpec.events) with their data's schema: what its kernel may write */
+  declaredEvents?: Readonly<Record<string, z.ZodType>>;
   /** deterministic ids (uuid4 in the workflow) */
   newId(): string;
   /** the workflow's clock (Date.now is deterministic in a workflow) */
@@ -78,11 +81,31 @@ export class AgentState {
       };
       pending.open(item);
     }
+    for (const event of effects.events ?? []) this.#checkEvent(event.type, event.data);
     events.event(...(effects.events ?? []));
     const said = (effects.say ?? []).map((text): ChatMessage => ({ id: newId(), role: 'assistant', text }));
     events.message(...said);
     pending.syncWaiting();
     return said;
+  }
+
+  /**
+   * An event the agent did not declare, or whose data does not fit its schema, is a bug of the agent's: it is
+   * logged, not thrown, so a conversation (and the replay of its history) never stops on a write it made.
+   */
+  #checkEvent(type: string, data: unknown): void {
+    const schema = this.#options.declaredEvents?.[type];
+    if (!schema) {
+      this.#options.logError('A kernel wrote an event type its agent does not declare', { agent: this.#options.agent, type });
+      return;
+    }
+    const parsed = schema.safeParse(data);
+    if (!parsed.success)
+      this.#options.logError("A kernel wrote an event whose data does not fit the agent's schema", {
+        agent: this.#options.agent,
+        type,
+        issues: describeIssues(parsed.error),
+      });
   }
 
   /**

@@ -7,7 +7,7 @@
 // by turn-loop.ts through turn-ports.ts), child workflows (child-runs.ts), the message handlers
 // (decision-handlers.ts, turn-handlers.ts, mcp-ports.ts) and the run's end (run-end.ts).
 import { log, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
-import { AGENT_SPECS, findTool } from '../agents/registry.ts';
+import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import type { ChatSessionInput } from '../shared/messages.ts';
 import { WAITING_KEY } from '../shared/search-attributes.ts';
 import { AgentState } from './agent-state.ts';
@@ -25,14 +25,24 @@ import { handleQueries, handleStop, handleTurns } from './turn-handlers.ts';
 import { TurnLoop } from './turn-loop.ts';
 import { turnPorts } from './turn-ports.ts';
 
-export async function chatSession(input: ChatSessionInput): Promise<void> {
+/** The conversation workflow's type, as clients start and query it (the workflow type name is `chatSession`). */
+export type ChatSession = (input: ChatSessionInput) => Promise<void>;
+
+/** chatSession over the catalog's agents; the bundle's entry exports it as `chatSession`, its workflow type. */
+export function createChatSession(catalog: AgentCatalog): ChatSession {
+  return async function chatSession(input) {
+    return runChatSession(catalog, input);
+  };
+}
+
+async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): Promise<void> {
   const { conversationId, userId, agent } = input;
-  // The one place the conversation reads the agent registry: its spec, and a tool by name (its own, then its
+  // The one place the conversation reads the catalog: its agent's spec, and a tool by name (its own, then its
   // MCP servers'; without servers MCP asks Temporal for nothing, so old histories replay).
-  const agentSpec = AGENT_SPECS[agent];
+  const agentSpec = catalog.agent(agent);
   const kernel = agentSpec.kernel;
   const mcp = new McpTools(input.mcpServers, mcpPorts(input));
-  const findAny = (name: string) => findTool(agent, name) ?? mcp.find(name);
+  const findAny = (name: string) => catalog.findTool(agent, name) ?? mcp.find(name);
 
   const activities = sessionActivities(input.settings);
   const carried = takeOver(input, kernel);
@@ -43,11 +53,13 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     argsOf: (tool) => findAny(tool)?.args,
     carriedOpen: carried.openItems,
     carriedClosed: carried.closed,
+    kindOf: (kind) => catalog.pendingKind(kind),
   });
   const agentState = new AgentState({
     kernel,
     agent,
     state: carried.agentState,
+    ...(agentSpec.events ? { declaredEvents: agentSpec.events } : {}),
     pending,
     events,
     newId: uuid4,
@@ -58,7 +70,7 @@ export async function chatSession(input: ChatSessionInput): Promise<void> {
     turnPorts({ input, tools: agentSpec.tools, findTool: findAny, activities, mcp, children, pending, events, agentState }),
     carried,
   );
-  const session: Session = { input, kernel, activities, events, pending, agentState, loop, children };
+  const session: Session = { catalog, input, kernel, activities, events, pending, agentState, loop, children };
 
   // The handlers in the order they were always set: buffered messages reach them in that order.
   handleMcpQuestions(mcp, { loop, pending, events });

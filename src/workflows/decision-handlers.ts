@@ -64,8 +64,14 @@ export function handleDecisions(session: Session): void {
     openPendingSignal,
     (raw) => {
       const parsed = OpenPendingRequest.safeParse(raw);
-      if (!parsed.success || !session.children.has(parsed.data.owner)) {
-        const reason = parsed.success ? 'openPending from a workflow this conversation is not running' : describeIssues(parsed.error);
+      // the wire's kinds are open strings: the catalog says which ones mean something
+      const unknownKind = parsed.success && !session.catalog.pendingKind(parsed.data.kind);
+      if (!parsed.success || !session.children.has(parsed.data.owner) || unknownKind) {
+        const reason = !parsed.success
+          ? describeIssues(parsed.error)
+          : unknownKind
+            ? `openPending of kind "${parsed.data.kind}", which no agent of the catalog declares`
+            : 'openPending from a workflow this conversation is not running';
         events.signalRejected(`signal-rejected:${uuid4()}`, reason, raw);
         return;
       }

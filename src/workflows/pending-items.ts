@@ -1,13 +1,14 @@
 // The conversation's pending items: what waits for a person, from open to closed. An item is opened (an
 // event), decided (by the decide update or the decision signal), answered by a chat message instead
 // (superseded, or decided when its kind says a message is an answer), expired at its deadline, or closed
-// with its turn. What each kind means is data (PENDING_KINDS_SPEC); this module only keeps the books.
-// Pure: the search attribute, the event sink and the clock are given, so it is tested without Temporal.
+// with its turn. What each kind means is data (the catalog's PendingKindSpec rows, given as kindOf); this
+// module only keeps the books. Pure: the kinds, the search attribute, the event sink and the clock are given,
+// so it is tested without Temporal.
 import type { z } from 'zod';
 import type { OpenPendingRequest } from '../shared/child-tool.ts';
 import type { ChatMessage, ClosedReason, DecisionInput, DecisionName, NewEvent, PendingItem } from '../shared/messages.ts';
 import { DecisionInput as DecisionInputSchema } from '../shared/messages.ts';
-import { PENDING_KINDS_SPEC } from '../agents/registry.ts';
+import type { PendingKindSpec } from '../shared/pending-kinds.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import { fail } from './failure-text.ts';
 
@@ -31,6 +32,8 @@ export interface PendingItemsOptions {
   record(event: NewEvent): void;
   /** the BrigadeWaitingForHuman search attribute; called only when its value changes */
   setWaiting(waiting: boolean): void;
+  /** what a kind of item means (the catalog's pendingKind); every open item's kind is one it knows */
+  kindOf(kind: string): PendingKindSpec | undefined;
   /** a tool's argument schema, for checking an edit's arguments */
   argsOf(tool: string): z.ZodType | undefined;
   /** open items and closed reasons carried over continue-as-new */
@@ -39,8 +42,6 @@ export interface PendingItemsOptions {
   /** the workflow's clock (Date.now is deterministic in a workflow) */
   now?: () => number;
 }
-
-export const scopeOf = (item: PendingItem) => PENDING_KINDS_SPEC[item.kind].scope;
 
 /** The item a child workflow asked for (askParent): its request id is the item's id, its deadline starts now. */
 export function itemForChild(request: OpenPendingRequest, now: number): PendingItem {
@@ -63,6 +64,13 @@ export class PendingItems {
   readonly #closed: Map<string, ClosedReason>;
   #waitingAttribute = false;
   readonly #options: PendingItemsOptions;
+
+  /** the item's kind's row; an item of a kind the catalog does not know is a bug, not a person's error */
+  #kind(item: PendingItem): PendingKindSpec {
+    const spec = this.#options.kindOf(item.kind);
+    if (!spec) throw new Error(`Pending kind "${item.kind}" is in no agent catalog`);
+    return spec;
+  }
 
   constructor(options: PendingItemsOptions) {
     this.#options = options;
@@ -90,7 +98,7 @@ export class PendingItems {
 
   /** whether some turn-scoped item waits for a person: a running turn is then parked */
   turnWaits(): boolean {
-    return this.undecided().some((entry) => scopeOf(entry.item) === 'turn');
+    return this.undecided().some((entry) => this.#kind(entry.item).scope === 'turn');
   }
 
   /** closed items and what they became, oldest first */
@@ -100,6 +108,7 @@ export class PendingItems {
 
   /** Opens an item and records it; the caller syncs the waiting flag when it is done changing items. */
   open(item: PendingItem): OpenItem {
+    this.#kind(item); // a kind the catalog does not know is refused before anything is recorded
     const entry: OpenItem = { item };
     this.#open.set(item.id, entry);
     this.#options.record({ key: `pending-opened:${item.id}`, type: 'pending.opened', data: item });
@@ -172,7 +181,7 @@ export class PendingItems {
         );
       }
     }
-    const problem = PENDING_KINDS_SPEC[item.kind].check?.(item, decision);
+    const problem = this.#kind(item).check?.(item, decision);
     if (problem) throw fail('DecisionMismatch', problem);
     return decision;
   }
@@ -184,7 +193,7 @@ export class PendingItems {
    */
   decide<T>(decision: DecisionInput, before: (entry: OpenItem) => T): { settled: false } | { settled: true; value: T } {
     const entry = this.#open.get(decision.pendingId)!;
-    if (scopeOf(entry.item) === 'turn') {
+    if (this.#kind(entry.item).scope === 'turn') {
       entry.decision = decision;
       return { settled: false };
     }
@@ -197,8 +206,8 @@ export class PendingItems {
   /** A user message sent while the turn is parked answers each of the turn's items the way its kind says. */
   answerWith(message: ChatMessage): void {
     for (const entry of this.undecided()) {
-      if (scopeOf(entry.item) !== 'turn') continue;
-      const answer = PENDING_KINDS_SPEC[entry.item.kind].fromMessage(entry.item, message.text);
+      if (this.#kind(entry.item).scope !== 'turn') continue;
+      const answer = this.#kind(entry.item).fromMessage(entry.item, message.text);
       if (!answer) continue;
       entry.decision = answer;
       entry.supersededBy = message.id;
@@ -214,7 +223,7 @@ export class PendingItems {
     const decision: DecisionInput = decided
       ? entry.decision!
       : { pendingId: item.id, decision: onTimeout, reason: 'No decision before the deadline.' };
-    const superseded = entry.supersededBy !== undefined && !PENDING_KINDS_SPEC[item.kind].messageIsAnswer;
+    const superseded = entry.supersededBy !== undefined && !this.#kind(item).messageIsAnswer;
     this.close(entry, !decided ? 'expired' : superseded ? 'superseded' : 'decided', decision, !decided);
     return { decision, timedOut: !decided, supersededBy: entry.supersededBy };
   }
@@ -222,7 +231,7 @@ export class PendingItems {
   /** Turn-scoped items belong to their turn: when it ends, however it ends, none may stay open. */
   closeTurnItems(): void {
     for (const entry of [...this.#open.values()]) {
-      if (scopeOf(entry.item) === 'turn') {
+      if (this.#kind(entry.item).scope === 'turn') {
         this.close(entry, 'superseded', { pendingId: entry.item.id, decision: 'reject', reason: 'the turn ended' });
       }
     }

@@ -1,5 +1,6 @@
 // What a conversation's handlers share: its input, its books (events, pending items, a stateful agent's state),
 // the turn loop and the child workflows it runs; and the conversation's state as the state query shows it.
+import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import type { AgentKernel } from '../shared/agent-kernel.ts';
 import type { ChatSessionInput, ConversationState } from '../shared/messages.ts';
 import type { AgentState } from './agent-state.ts';
@@ -10,6 +11,7 @@ import type { SessionActivities } from './session-activities.ts';
 import type { TurnLoop } from './turn-loop.ts';
 
 export interface Session {
+  catalog: AgentCatalog;
   input: ChatSessionInput;
   kernel: AgentKernel | undefined;
   activities: SessionActivities;

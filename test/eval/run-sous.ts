@@ -11,7 +11,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { createGeminiModel } from '../../src/model/gemini.ts';
-import { loadPrompt } from '../../src/model/prompts.ts';
+import { systemPrompts } from '../../src/model/prompts.ts';
 import { selectModel } from '../../src/model/select.ts';
 import { askStructured, responseSchema } from '../../src/model/structured.ts';
 import type { ChatModel } from '../../src/model/types.ts';
@@ -21,6 +21,7 @@ import { sousKernel } from '../../src/agents/sous/kernel.ts';
 import { Patch, type Review, type SousAnswer } from '../../src/agents/sous/schemas.ts';
 import type { SousState } from '../../src/agents/sous/state.ts';
 import { SOUS_CASES, type SousCase } from './sous-cases.ts';
+import { builtInCatalog } from '../../src/agents/catalog.ts';
 
 export interface CaseResult {
   name: string;
@@ -171,7 +172,7 @@ export async function runEval(
   cases: SousCase[] = SOUS_CASES,
   options: RunOptions = {},
 ): Promise<{ results: CaseResult[]; passRate: number }> {
-  const system = await loadPrompt('sous');
+  const system = await systemPrompts(builtInCatalog())('sous');
   const results: CaseResult[] = [];
   for (const kase of cases) results.push(await runCase(model, system, kase, options));
   return { results, passRate: results.filter((r) => r.pass).length / results.length };
@@ -219,11 +220,14 @@ export function formatTable(results: readonly CaseResult[], extra?: { header: st
 
 async function realModel(): Promise<void> {
   const threshold = Number(process.env.SOUS_EVAL_THRESHOLD ?? '0.8');
-  const model = selectModel({
-    GEMINI_API_KEY: process.env.GEMINI_API_KEY,
-    GEMINI_BASE_URL: process.env.GEMINI_BASE_URL,
-    GEMINI_MODEL: process.env.GEMINI_MODEL ?? 'gemini-2.5-flash',
-  });
+  const model = selectModel(
+    {
+      GEMINI_API_KEY: process.env.GEMINI_API_KEY,
+      GEMINI_BASE_URL: process.env.GEMINI_BASE_URL,
+      GEMINI_MODEL: process.env.GEMINI_MODEL ?? 'gemini-2.5-flash',
+    },
+    builtInCatalog(),
+  );
   const { results, passRate } = await runEval(model);
   console.log(`Sous eval on ${model.name}: ${results.length} cases\n`);
   console.log(formatTable(results));
@@ -242,7 +246,7 @@ async function scripted(): Promise<void> {
   const fake = await startFakeGemini({ apiKey: 'eval-key' });
   try {
     const model = createGeminiModel({ apiKey: 'eval-key', baseUrl: fake.baseUrl, model: 'gemini-2.5-flash' });
-    const system = await loadPrompt('sous');
+    const system = await systemPrompts(builtInCatalog())('sous');
     const results: CaseResult[] = [];
     const mismatches: string[] = [];
     for (const run of SCRIPTED) {

@@ -19,6 +19,7 @@ import { caseNamed, EVAL_CASES, EVAL_SCRIPTED } from './cases/index.ts';
 import { type EvalApp, type Judge, runCase, scriptedEnv, serveScripted, startEvalApp } from './harness.ts';
 import { formatCases, formatScorecard, money, passRate } from './report.ts';
 import type { CaseResult, ScriptedRun } from './types.ts';
+import { builtInCatalog } from '../../src/agents/catalog.ts';
 
 const PROVIDER_SETTINGS = /^(GEMINI|OPENAI|ANTHROPIC)_(API_KEY|BASE_URL|MODEL|IMAGE_MODEL)$|^MODEL_(PROVIDER|PRICES|TIMEOUT)$/;
 
@@ -33,7 +34,7 @@ const Verdict = z.object({ pass: z.boolean(), reason: z.string() });
 
 /** The model-graded check: the task model reads the rubric and the reply, and answers a verdict as JSON. */
 function judgeWith(env: Record<string, string>): Judge {
-  const model = selectTaskModel(loadConfig(env));
+  const model = selectTaskModel(loadConfig(env, builtInCatalog()), builtInCatalog());
   return async (rubric, reply) => {
     const answer = await model.complete({
       // who pays, where the task interface asks for it (the usage ledger's charge)

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { DecisionBody, MessageBody, createConversationBody } from '../../src/api/schemas.ts';
 import { RecipeType } from '../../src/agents/recipes/recipe.ts';
 import { OverrideBody } from '../../src/agents/sous/api-schemas.ts';
+import { builtInCatalog } from '../../src/agents/catalog.ts';
 
 export interface EndpointRow {
   method: 'GET' | 'POST';
@@ -26,7 +27,7 @@ export interface EndpointRow {
 }
 
 export const ENDPOINTS: EndpointRow[] = [
-  { method: 'POST', path: '/v1/conversations', body: createConversationBody(), headers: ['Idempotency-Key'] },
+  { method: 'POST', path: '/v1/conversations', body: createConversationBody(builtInCatalog()), headers: ['Idempotency-Key'] },
   { method: 'GET', path: '/v1/conversations' },
   { method: 'GET', path: '/v1/conversations/:id' },
   { method: 'POST', path: '/v1/conversations/:id/messages', body: MessageBody, headers: ['Idempotency-Key'], message: 'text' },

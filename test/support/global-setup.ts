@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { BUILT_IN_AGENTS, builtInCatalog } from '../../src/agents/catalog.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { bundleWorkflows as bundle } from '../../src/stack/bundle-workflows.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/stack/embedded-postgres.ts';
@@ -71,7 +72,7 @@ async function startPostgres(dir: string): Promise<{ server: EmbeddedPostgres; a
     await admin.connect();
     try {
       await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
-      await migrate(templateUrl, { log });
+      await migrate(templateUrl, { agents: BUILT_IN_AGENTS, log });
       // No connections to the template from now on: one would make every CREATE DATABASE ... TEMPLATE fail.
       await admin.query(`ALTER DATABASE ${TEMPLATE_DATABASE} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
     } finally {
@@ -99,7 +100,7 @@ async function startTemporal(): Promise<TemporalDevServer> {
 
 async function bundleWorkflows(dir: string): Promise<string> {
   const file = path.join(dir, 'workflow-bundle.js');
-  await bundle({ outFile: file, log: quietLogger() });
+  await bundle({ outFile: file, catalog: builtInCatalog(), log: quietLogger() });
   return file;
 }
 

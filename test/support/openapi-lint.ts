@@ -6,12 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openApiDocument } from '../../src/api/openapi.ts';
+import { builtInCatalog } from '../../src/agents/catalog.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'brigade-openapi-'));
 try {
   const file = join(dir, 'openapi.json');
-  writeFileSync(file, JSON.stringify(openApiDocument(), null, 2));
+  writeFileSync(file, JSON.stringify(openApiDocument(builtInCatalog()), null, 2));
   const { status, error } = spawnSync(
     process.execPath,
     [join(root, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', '--config', join(root, 'redocly.yaml'), '--format', 'stylish', file],

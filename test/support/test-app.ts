@@ -7,6 +7,8 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import type pg from 'pg';
 import { withClient } from '../../src/db/with-client.ts';
 import { createApp } from '../../src/api/app.ts';
+import type { ServerCatalog } from '../../src/agent-server.ts';
+import { builtInCatalog } from '../../src/agents/catalog.ts';
 import { temporalCheck } from '../../src/api/health.ts';
 import { type Config, type TokenGrant, loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
@@ -41,6 +43,7 @@ export const OLGA_OPERATOR = 'token-olga-operator-000000000000';
 
 /** The Express API on a free loopback port with the test tokens, as `npm start` serves it. */
 export async function serveApi(deps: {
+  catalog: ServerCatalog;
   config: Config;
   client: Client;
   pool: pg.Pool;
@@ -50,6 +53,7 @@ export async function serveApi(deps: {
   tokens?: Record<string, TokenGrant>;
 }): Promise<{ server: Server; baseUrl: string }> {
   const app = createApp({
+    catalog: deps.catalog,
     config: deps.config,
     client: deps.client,
     pool: deps.pool,
@@ -66,6 +70,8 @@ export async function serveApi(deps: {
 
 export interface TestApp {
   baseUrl: string;
+  /** the agents its API and worker serve */
+  catalog: ServerCatalog;
   config: Config;
   client: Client;
   pool: pg.Pool;
@@ -94,21 +100,27 @@ export async function startTestApp(
     apiPort?: number;
     /** tokens besides TOKENS (a user no other test file has, where Temporal's shared server is searched by user) */
     tokens?: Record<string, TokenGrant>;
-    /** another workflow bundle than the suite's (one whose entry registers a test agent) */
+    /** the agents the API and the worker serve (default: the built-in ones); another needs its own workflowBundlePath */
+    catalog?: ServerCatalog;
+    /** another workflow bundle than the suite's (one bundled from another catalog) */
     workflowBundlePath?: string;
   } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase();
   const taskQueue = uniqueTaskQueue('test');
-  const config = loadConfig({
-    DATABASE_URL: database.url,
-    TEMPORAL_ADDRESS: temporalAddress(),
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    ...(options.apiPort ? { PORT: String(options.apiPort) } : {}),
-    // Off unless a test gives keys: many tests read histories raw, and replay.test.ts records them unencrypted.
-    ...(options.env?.PAYLOAD_ENCRYPTION_KEYS ? {} : { PAYLOAD_ENCRYPTION: 'off' }),
-    ...options.env,
-  });
+  const catalog = options.catalog ?? builtInCatalog();
+  const config = loadConfig(
+    {
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: temporalAddress(),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ...(options.apiPort ? { PORT: String(options.apiPort) } : {}),
+      // Off unless a test gives keys: many tests read histories raw, and replay.test.ts records them unencrypted.
+      ...(options.env?.PAYLOAD_ENCRYPTION_KEYS ? {} : { PAYLOAD_ENCRYPTION: 'off' }),
+      ...options.env,
+    },
+    catalog,
+  );
   const pool = createPool(database.url);
   // As npm start does (src/main.ts): an idle connection the server drops (the database dropped at stop, with
   // a background write still settling) must not crash the test process.
@@ -121,6 +133,7 @@ export async function startTestApp(
     dataConverter: dataConverter(config),
   });
   const { server, baseUrl } = await serveApi({
+    catalog,
     config,
     client,
     pool,
@@ -136,6 +149,7 @@ export async function startTestApp(
 
   const testApp: TestApp = {
     baseUrl,
+    catalog,
     config,
     client,
     pool,
@@ -145,6 +159,7 @@ export async function startTestApp(
     async startWorker() {
       workerConnection ??= await NativeConnection.connect({ address: temporalAddress() });
       worker = await createWorker({
+        catalog,
         config,
         connection: workerConnection,
         pool,

@@ -1,6 +1,7 @@
 // The recommendation workflow's activities: the client's profile, one OpenBreweryDB search, one website
 // summary. Each reports its own duration for the workflow's execution log. All are idempotent: the
 // profile and the search only read; the summary fills a cache whose key is locked while it is filled.
+import type { BeerConfig } from './settings.ts';
 import type { BeerActivities } from './definitions.ts';
 import { loadClientProfile } from './profile.ts';
 import { clientOptions, searchBreweries } from './search.ts';
@@ -28,7 +29,7 @@ export function createBeerActivities(services: Services, profileSource: ProfileS
     },
     async beerSearch(args) {
       const started = performance.now();
-      const result = await searchBreweries(args, clientOptions(services.config));
+      const result = await searchBreweries(args, clientOptions(services.config as BeerConfig));
       return { result, ms: elapsed(started) };
     },
     async beerSummary({ userId, conversationId, ...args }) {
@@ -37,7 +38,7 @@ export function createBeerActivities(services: Services, profileSource: ProfileS
         pool: services.pool,
         taskModel: services.taskModel,
         charge: { userId: userId ?? '', ...(conversationId ? { conversationId } : {}), key: activityCallKey('summary') },
-        ttlMs: services.config.SUMMARY_CACHE_TTL,
+        ttlMs: (services.config as BeerConfig).SUMMARY_CACHE_TTL,
       });
       return { result, ms: elapsed(started) };
     },

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { asUser } from '../../db/pool.ts';
 import type { OpenApiHelpers } from '../../agent-server.ts';
 import { principalOf } from '../../api/auth.ts';
-import { authorizedConversation } from '../../api/conversation-access.ts';
+import type { ConversationAccess } from '../../api/conversation-access.ts';
 import { notFound } from '../../api/http-error.ts';
 import { barsScope } from './client-access.ts';
 import { barsFor, setBeerClient } from './clients-db.ts';
@@ -25,7 +25,7 @@ export const BeerClientView = z.object({
 
 export const BeerBarList = z.object({ bars: z.array(BeerClientView) });
 
-export function beerClientRoutes({ pool }: { pool: pg.Pool }): Router {
+export function beerClientRoutes({ pool, access }: { pool: pg.Pool; access: ConversationAccess }): Router {
   const router = Router();
   // no parameters: whose bars they are is the token's to say, never the request's
   router.get('/bars', async (_req, res) => {
@@ -37,7 +37,7 @@ export function beerClientRoutes({ pool }: { pool: pg.Pool }): Router {
   });
   router.get('/conversations/:id/bar', async (req, res) => {
     // the owner's conversation only, under the rule every conversation route keeps; its client was checked when it was opened
-    const { principal, row } = await authorizedConversation(pool, res, String(req.params.id));
+    const { principal, row } = await access.authorizedConversation(res, String(req.params.id));
     const bar = await asUser(pool, principal.user, async (db) => {
       if (row.agent !== 'beer' || !row.client) return undefined;
       await setBeerClient(db, row.client);

@@ -9,14 +9,14 @@ import type { OpenApiHelpers } from '../../agent-server.ts';
 import type pg from 'pg';
 import { asUser } from '../../db/pool.ts';
 import { type RecommendationMetrics, aggregateMetrics, beerMetricsQuery } from './definitions.ts';
-import { authorizedConversation } from '../../api/conversation-access.ts';
+import type { ConversationAccess } from '../../api/conversation-access.ts';
 
 const QUERY_DEADLINE_MS = 5_000;
 
-export function beerMetricsRoutes({ client, pool }: { client: Client; pool: pg.Pool }): Router {
+export function beerMetricsRoutes({ client, pool, access }: { client: Client; pool: pg.Pool; access: ConversationAccess }): Router {
   const router = Router();
   router.get('/conversations/:id/metrics', async (req, res) => {
-    const { principal, row } = await authorizedConversation(pool, res, String(req.params.id));
+    const { principal, row } = await access.authorizedConversation(res, String(req.params.id));
     const ids = await asUser(pool, principal.user, async (db) => {
       const { rows } = await db.query<{ workflow_id: string }>(
         `SELECT data->>'workflowId' AS workflow_id FROM events

@@ -1,5 +1,7 @@
-// The beer agent's settings, part of the process configuration (src/config.ts reads them with the rest).
+// The beer agent's settings, part of the process configuration: its server side declares them (config), and
+// src/config.ts reads them with the runtime's from the catalog, so a bad value is named at start like any other.
 import { z } from 'zod';
+import type { Config } from '../../config.ts';
 import { duration } from '../../shared/duration.ts';
 import { positiveInt } from '../../shared/setting-schemas.ts';
 
@@ -9,7 +11,7 @@ export const beerSettings = {
   OPENBREWERYDB_MAX_ATTEMPTS: positiveInt(3),
   /**
    * k of the aggregates: every figure across bars covers at least this many bars besides the asking one,
-   * however answers are combined (db/migrations/017_beer_published_aggregates.sql)
+   * however answers are combined (src/agents/beer/migrations/017_beer_published_aggregates.sql)
    */
   BEER_MIN_CLIENTS: z.coerce.number().int().min(3, 'must be 3 or more: smaller groups describe one or two bars').default(3),
   /** how long the agent waits for "want details?" */
@@ -17,3 +19,6 @@ export const beerSettings = {
   /** age after which a cached website summary is stale */
   SUMMARY_CACHE_TTL: duration.default(30 * 86_400_000),
 };
+
+/** The process configuration as the beer agent reads it: the catalog's loadConfig parsed these too. */
+export type BeerConfig = Config & z.infer<z.ZodObject<typeof beerSettings>>;

@@ -17,7 +17,7 @@ export const BEER_SCHEMA = 'beer';
 
 /** Row-level security shows these with the conversation's client's rows only. */
 export const BEER_OWN_RELATIONS = ['customers', 'purchases'] as const;
-/** No client identity; every cell k+ clients other than the asking one, and no cell recoverable by difference (db/migrations/017). */
+/** No client identity; every cell k+ clients other than the asking one, and no cell recoverable by difference (src/agents/beer/migrations/017_beer_published_aggregates.sql). */
 export const BEER_AGGREGATE_VIEWS = [
   'sales_by_beer',
   'sales_by_brewery',

@@ -1,4 +1,4 @@
-// A saved recipe as the structuring step produces it, the database stores it (db/migrations/005_recipes.sql)
+// A saved recipe as the structuring step produces it, the database stores it (src/agents/recipes/migrations/005_recipes.sql)
 // and the API returns it, and the recipe card of seed 000. Plain zod so workflow code can import it.
 import { z } from 'zod';
 

@@ -1,6 +1,7 @@
 // The recipes agent in the server processes: its SQL tool, the save pipeline's activities, GET /v1/recipes,
 // and its images for <img> tags.
 import { defineAgentServer } from '../../agent-server.ts';
+import { recipesAgent } from './spec.ts';
 import { createRecipeActivities } from './activities.ts';
 import { recipesImplementations } from './implementations.ts';
 import { recipesOffline } from './offline-chat.ts';
@@ -12,6 +13,13 @@ import { SaveProgress, SaveRecipeResult } from './save-pipeline.ts';
 
 export const recipesServer = defineAgentServer({
   name: 'recipes',
+  spec: recipesAgent,
+  bundle: {
+    spec: new URL('./spec.ts', import.meta.url),
+    specExport: 'recipesAgent',
+    workflows: new URL('./workflows.ts', import.meta.url),
+  },
+  migrations: new URL('./migrations/', import.meta.url),
   implementations: recipesImplementations,
   activities: (services) => createRecipeActivities(services),
   routes: ({ pool, config }) => recipeRoutes({ pool, config }),

@@ -6,36 +6,38 @@ import { Router, type Request, type Response } from 'express';
 import type { OpenApiHelpers } from '../../agent-server.ts';
 import type pg from 'pg';
 import { asUser } from '../../db/pool.ts';
-import { AGENT_SPECS } from '../registry.ts';
 import { agentActionUpdate, stateQuery } from '../../shared/definitions.ts';
 import type { ConversationState, JsonObject } from '../../shared/messages.ts';
 import { Recipe, type RecipeInput } from './schemas.ts';
-import type { chatSession } from '../../workflows/chat-session.ts';
-import { authorizedConversation } from '../../api/conversation-access.ts';
+import type { ChatSession } from '../../workflows/chat-session.ts';
+import type { ConversationAccess } from '../../api/conversation-access.ts';
+import { sousAgent } from './spec.ts';
 import { HttpError, parseBody } from '../../api/http-error.ts';
 import { OverrideBody, SaveVersionBody, SousViewFields } from './api-schemas.ts';
 import { readOrigin, saveCopy, savedCopy } from './save-version.ts';
+import { findSavedRecipe } from '../recipes/public.ts';
 
 export interface SousDeps {
   client: Client;
   pool: pg.Pool;
+  access: ConversationAccess;
 }
 
 /** What a conversation's view adds from its agent's state (sous: recipe, defaults, pendingPatchSet, …). */
 const agentView = (state: ConversationState): JsonObject => state.agentState ?? {};
 
-export function sousRoutes({ client, pool }: SousDeps): Router {
+export function sousRoutes({ client, pool, access }: SousDeps): Router {
   const router = Router();
 
   async function ownedConversation(req: Request, res: Response) {
-    const { principal, row } = await authorizedConversation(pool, res, String(req.params.id));
-    if (!AGENT_SPECS[row.agent].kernel) throw new HttpError(404, `A ${row.agent} conversation has no recipe`);
-    return { row, userId: principal.user, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<typeof chatSession> };
+    const { principal, row } = await access.authorizedConversation(res, String(req.params.id));
+    if (row.agent !== sousAgent.name) throw new HttpError(404, `A ${row.agent} conversation has no recipe`);
+    return { row, userId: principal.user, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<ChatSession> };
   }
 
   const ownedSous = async (req: Request, res: Response) => (await ownedConversation(req, res)).handle;
 
-  async function act(handle: WorkflowHandle<typeof chatSession>, name: string, args: JsonObject, res: Response) {
+  async function act(handle: WorkflowHandle<ChatSession>, name: string, args: JsonObject, res: Response) {
     const state = await handle.executeUpdate(agentActionUpdate, { args: [{ name, args }] });
     res.json({ status: state.status, pending: state.pending, ...agentView(state) });
   }
@@ -90,23 +92,10 @@ export async function sousInit(
   };
 }
 
-interface SavedRow {
-  name: string;
-  ingredients: { name?: string; quantity?: string | null; unit?: string | null; notes?: string | null }[];
-  instructions: string[];
-  servings: number | null;
-  notes: string | null;
-}
-
 /** The caller's own saved recipe (row-level security hides everyone else's), as a recipe to cook. */
 async function savedRecipe(pool: pg.Pool, userId: string, id: string): Promise<RecipeInput> {
-  const row = await asUser(pool, userId, async (db) => {
-    const { rows } = await db.query<SavedRow>(
-      'SELECT name, ingredients, instructions, servings, notes FROM saved_recipes WHERE id = $1 AND NOT is_deleted',
-      [id],
-    );
-    return rows[0];
-  });
+  const saved = await asUser(pool, userId, (db) => findSavedRecipe(db, id));
+  const row = saved && !saved.is_deleted ? saved : undefined;
   if (!row) throw new HttpError(404, 'Saved recipe not found');
   const ingredients = row.ingredients
     .map((i) => [[i.quantity, i.unit, i.name].filter((part) => part && String(part).trim()).join(' '), i.notes].filter(Boolean).join(', '))

@@ -1,19 +1,13 @@
-// A changed recipe saved to My recipes (the recipes agent's saved_recipes) as a new recipe beside the one
-// the cook started from: the original stays as it was, so an edit in the kitchen never costs a recipe.
-// Sous does not import the recipes agent; it writes the table's row shape itself, as brigade_app under
-// row-level security, the way sousInit reads a saved recipe.
+// A changed recipe saved to My recipes as a new recipe beside the one the cook started from: the original
+// stays as it was, so an edit in the kitchen never costs a recipe. Saved recipes are the recipes agent's:
+// sous reads and saves them through what that agent exports (src/agents/recipes/public.ts), as the user.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { asUser } from '../../db/pool.ts';
+import { type SavedIngredient, type SavedRecipeFields, findSavedRecipe, saveRecipeAs } from '../recipes/public.ts';
 import type { Recipe } from './schemas.ts';
 
-/** An ingredient of saved_recipes (seed 000: {name, quantity, unit, notes}). */
-export interface SavedIngredient {
-  name: string;
-  quantity: string | null;
-  unit: string | null;
-  notes: string | null;
-}
+export type { SavedIngredient } from '../recipes/public.ts';
 
 /** What the saved copy takes from the recipe it was cooked from; a recipe typed in (or the demo) has none. */
 export interface Origin {
@@ -26,18 +20,7 @@ export interface Origin {
   tags: unknown[];
 }
 
-export interface SavedCopy {
-  name: string;
-  recipe_type: string;
-  ingredients: SavedIngredient[];
-  instructions: string[];
-  prep_time: number | null;
-  cook_time: number | null;
-  servings: number;
-  source_references: unknown[];
-  notes: string | null;
-  tags: unknown[];
-}
+export type SavedCopy = SavedRecipeFields & { servings: number };
 
 const SUFFIX = ' (changed)';
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
@@ -172,13 +155,10 @@ export function copyId(conversationId: string, copy: SavedCopy, attempt: number)
 
 /** The caller's own saved recipe (deleted or not: a copy keeps its type even if the original is gone). */
 export async function readOrigin(pool: pg.Pool, userId: string, id: string): Promise<Origin | undefined> {
-  return asUser(pool, userId, async (db) => {
-    const { rows } = await db.query<Origin>(
-      'SELECT name, recipe_type, ingredients, prep_time, cook_time, source_references, tags FROM saved_recipes WHERE id = $1',
-      [id],
-    );
-    return rows[0];
-  });
+  const saved = await asUser(pool, userId, (db) => findSavedRecipe(db, id));
+  if (!saved) return undefined;
+  const { name, recipe_type, ingredients, prep_time, cook_time, source_references, tags } = saved;
+  return { name, recipe_type, ingredients, prep_time, cook_time, source_references, tags };
 }
 
 // A copy deleted since, and then the next: a handful of tries is plenty; beyond, the content saves again anyway.
@@ -194,31 +174,8 @@ export async function saveCopy(
   return asUser(pool, userId, async (db) => {
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
       const id = copyId(conversationId, copy, attempt);
-      const inserted = await db.query(
-        `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time,
-                                    servings, source_references, notes, tags, conversation_id)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9, $10::jsonb, $11, $12::jsonb, $13)
-         ON CONFLICT (id) DO NOTHING`,
-        [
-          id,
-          userId,
-          copy.name,
-          copy.recipe_type,
-          JSON.stringify(copy.ingredients),
-          JSON.stringify(copy.instructions),
-          copy.prep_time,
-          copy.cook_time,
-          copy.servings,
-          JSON.stringify(copy.source_references),
-          copy.notes,
-          JSON.stringify(copy.tags),
-          conversationId,
-        ],
-      );
-      if (inserted.rowCount === 1) return { recipeId: id, created: true };
-      // A concurrent save of the same content committed first (ON CONFLICT waited for it): that row answers.
-      const { rows } = await db.query<{ is_deleted: boolean }>('SELECT is_deleted FROM saved_recipes WHERE id = $1', [id]);
-      if (rows[0] && !rows[0].is_deleted) return { recipeId: id, created: false };
+      const saved = await saveRecipeAs(db, { id, userId, conversationId, recipe: copy });
+      if (saved !== 'deleted') return { recipeId: id, created: saved === 'created' };
     }
     throw new Error(`No free id for a saved copy of conversation ${conversationId} after ${ATTEMPTS} attempts`);
   });

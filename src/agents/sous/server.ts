@@ -1,13 +1,16 @@
 // The sous agent in the server processes: where a conversation starts from (a recipe, a saved one or the
 // demo, and the cook's defaults), what its view adds, and its routes.
 import { defineAgentServer } from '../../agent-server.ts';
+import { sousAgent } from './spec.ts';
 import { OverrideBody, SaveVersionBody, SavedVersion, SousCreateFields, SousStateView, SousViewFields } from './api-schemas.ts';
 import { offlineSous } from './offline.ts';
 import { sousInit, sousPaths, sousRoutes } from './routes.ts';
 
 export const sousServer = defineAgentServer({
   name: 'sous',
-  routes: ({ client, pool }) => sousRoutes({ client, pool }),
+  spec: sousAgent,
+  bundle: { spec: new URL('./spec.ts', import.meta.url), specExport: 'sousAgent' },
+  routes: ({ client, pool, access }) => sousRoutes({ client, pool, access }),
   create: {
     fields: SousCreateFields.shape,
     check: SousCreateFields.check,

@@ -1,4 +1,4 @@
-// The support agent's six tools (seed 003) over the customers and orders of db/migrations/002_support.sql.
+// The support agent's six tools (seed 003) over the customers and orders of src/agents/support/migrations/002_support.sql.
 // Results and error texts are exactly the seed's. Contract errors are results ({ error, ... }); only
 // infrastructure failures throw. Every query runs on context.db, already inside the runtime's transaction
 // as brigade_app, so a tool's effect commits together with the record of its call.

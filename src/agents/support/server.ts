@@ -1,11 +1,15 @@
 // The support agent in the server processes: its tools' implementations.
 import { defineAgentServer } from '../../agent-server.ts';
+import { supportAgent } from './spec.ts';
 import { supportImplementations } from './implementations.ts';
 import { supportOffline } from './offline.ts';
 import { supportReadings } from './offline-readings.ts';
 
 export const supportServer = defineAgentServer({
   name: 'support',
+  spec: supportAgent,
+  bundle: { spec: new URL('./spec.ts', import.meta.url), specExport: 'supportAgent' },
+  migrations: new URL('./migrations/', import.meta.url),
   implementations: supportImplementations,
   offline: { ...supportOffline, describe: supportReadings },
 });

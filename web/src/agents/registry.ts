@@ -1,5 +1,6 @@
 // Every agent's home in the web client, one line each. Generic code imports agents only through this file
-// and asks it by agent name, pending kind or card type; an agent of the API's missing here is a type error.
+// and asks it by agent name, pending kind or card type. An agent of the API's without a home here still
+// works: it is shown by its name, with the generic chat and approvals (docs/agents/adding-an-agent.md).
 import type { AgentHome, AgentPage, PendingKindHome, ToolWords } from '../agentHome';
 import type { AgentName } from '../types';
 import { beer } from './beer';
@@ -7,7 +8,7 @@ import { recipes } from './recipes';
 import { sous } from './sous';
 import { support } from './support';
 
-const HOMES: Record<AgentName, AgentHome> = {
+const HOMES: Readonly<Record<AgentName, AgentHome>> = {
   recipes,
   sous,
   beer,

@@ -1,0 +1,3 @@
+// The beer agent's child workflows, for the workflow bundle's generated entry. The exported names are
+// workflow types in recorded histories: never rename one.
+export { breweryRecommendation } from './brewery-recommendation.ts';
