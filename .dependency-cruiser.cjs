@@ -8,20 +8,20 @@
  * files, one a line, so moving an entry point is one line here.
  */
 const COMPOSITION_ROOTS = [
-  'src/main.ts',
-  'src/worker-main.ts',
-  'src/api-main.ts',
-  'src/revive-main.ts',
-  'src/db/migrate-main.ts',
-  'src/stack/bundle-workflows-main.ts',
-  'src/stack/cluster-main.ts',
-  'src/stack/replay-gate-main.ts',
+  'bin/start.ts',
+  'bin/worker.ts',
+  'bin/api.ts',
+  'bin/revive.ts',
+  'bin/migrate.ts',
+  'bin/bundle-workflows.ts',
+  'bin/cluster.ts',
+  'bin/replay-gate.ts',
 ].map((file) => `^${file.replace(/[.]/g, '[.]')}$`);
 
 /** What an agent exports to other agents (the recipes agent's saved recipes, for sous): nothing else crosses. */
 const AGENT_PUBLIC = '^src/agents/[^/]+/public[.]ts$';
 
-/** What the workflow bundle's generated entry imports (src/stack/bundle-workflows.ts): the runtime's workflows and the agents' specs and child workflows. */
+/** What the workflow bundle's generated entry imports (stack/bundle-workflows.ts): the runtime's workflows and the agents' specs and child workflows. */
 const WORKFLOW_CODE = '^(src/workflows/define-workflows|src/agents/[^/]+/(spec|workflows)|test/fixtures/[^/]+/spec)[.]ts$';
 
 /** Packages with I/O, which the workflow sandbox must never load. */

@@ -2,7 +2,7 @@
 // Replayed against a history that version 1 wrote, that timer is a command the history does not have: a
 // nondeterminism error. So version 2 can only take conversations over by Worker Versioning's rules (pinned
 // runs stay on version 1; a run moves at continue-as-new), which is what the drill proves.
-// A bundle variant (src/stack/bundle-workflows.ts): the catalog's entry passes it the runtime's workflows.
+// A bundle variant (stack/bundle-workflows.ts): the catalog's entry passes it the runtime's workflows.
 import { sleep } from '@temporalio/workflow';
 import type { defineWorkflows } from '../src/workflows/define-workflows.ts';
 

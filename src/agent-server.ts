@@ -39,7 +39,7 @@ export interface AgentServer<Name extends string = string> {
   /** what every process knows of it, the workflow included */
   spec: AgentSpec<Name>;
   /**
-   * the modules the workflow bundle's generated entry imports (src/stack/bundle-workflows.ts): its spec
+   * the modules the workflow bundle's generated entry imports (stack/bundle-workflows.ts): its spec
    * module and the name it exports the spec under, and the module exporting its child workflows, whose
    * exported names are workflow types in recorded histories (never rename one)
    */

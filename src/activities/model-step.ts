@@ -261,7 +261,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
  * Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive, while a
  * worker that died stops heartbeating and its attempt is retried without waiting out the timeout. Often,
  * too: a heartbeat's answer is how a Stop reaches the step (the worker's heartbeat throttle is as short, see
- * src/worker.ts), and Stop should close the model's stream within a second.
+ * stack/worker.ts), and Stop should close the model's stream within a second.
  */
 function heartbeatOnClock(context: Context): () => void {
   const beat = setInterval(

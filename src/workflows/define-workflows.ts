@@ -1,5 +1,5 @@
 // The runtime's workflows over a catalog of agents. The workflow bundle's entry, generated from the catalog
-// (src/stack/bundle-workflows.ts), builds the catalog from the agents' specs and exports these under their
+// (stack/bundle-workflows.ts), builds the catalog from the agents' specs and exports these under their
 // workflow types (`chatSession`, `retentionSweep`) beside the agents' child workflows: the names recorded
 // histories hold, never renamed.
 import type { AgentCatalog } from '../shared/agent-catalog.ts';

@@ -10,11 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page, Response } from 'playwright-core';
-import { freePort } from '../../src/stack/ports.ts';
-import { CLUSTER_BINARIES } from '../../src/stack/temporal-server-binary.ts';
-import { brigadeCacheDir } from '../../src/stack/temporal-binary.ts';
-import { uiServerProcess } from '../../src/stack/ui-server.ts';
-import type { ManagedProcess } from '../../src/stack/cluster-process.ts';
+import { freePort } from '../../stack/ports.ts';
+import { CLUSTER_BINARIES } from '../../stack/temporal-server-binary.ts';
+import { brigadeCacheDir } from '../../stack/temporal-binary.ts';
+import { uiServerProcess } from '../../stack/ui-server.ts';
+import type { ManagedProcess } from '../../stack/cluster-process.ts';
 import { temporalAddress } from '../support/harness.ts';
 import { AUDIENCE, CLIENT_ID, CLIENT_SECRET, type TestProvider, startTestProvider } from '../support/oidc-provider.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
@@ -54,7 +54,7 @@ before(async () => {
   await buildWebClient();
   binary = path.join(brigadeCacheDir(), 'bin', CLUSTER_BINARIES.ui.name);
   await fs.access(binary).catch(() => {
-    throw new Error(`${binary} is missing: npm run cluster builds it (src/stack/temporal-server-binary.ts)`);
+    throw new Error(`${binary} is missing: npm run cluster builds it (stack/temporal-server-binary.ts)`);
   });
   const apiPort = await freePort();
   uiPort = await freePort();
