@@ -77,8 +77,15 @@ module.exports = {
       severity: 'error',
       comment:
         "An agent's home imports itself, generic code and what another agent exports in its public.ts (never the catalog, nor another's internals).",
-      from: { path: '^src/agents/([^/]+)/' },
+      from: { path: '^src/agents/([^/]+)/', pathNot: '^src/agents/[^/]+/test/' },
       to: { path: '^src/agents/', pathNot: ['^src/agents/$1/', AGENT_PUBLIC] },
+    },
+    {
+      name: 'agent-test-not-another-agent',
+      severity: 'error',
+      comment: "An agent's tests run the app as it ships (the built-in catalog), but reach no other agent's internals.",
+      from: { path: '^src/agents/([^/]+)/test/' },
+      to: { path: '^src/agents/', pathNot: ['^src/agents/$1/', AGENT_PUBLIC, '^src/agents/catalog[.]ts$'] },
     },
     {
       name: 'generic-code-imports-no-agent',
