@@ -73,6 +73,27 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'shared-is-the-ground',
+      severity: 'error',
+      comment: 'src/shared is what every layer (and the workflow sandbox) builds on: it imports nothing else of src/.',
+      from: { path: '^src/shared/' },
+      to: { path: '^src/', pathNot: '^src/shared/' },
+    },
+    {
+      name: 'services-below-the-runtime',
+      severity: 'error',
+      comment: 'The services (db, sql, model, mcp, protection, storage, telemetry, config) sit under the API, the workflows and the activities, never above them.',
+      from: { path: '^src/((db|sql|model|mcp|protection|storage|telemetry)/|config[.]ts$|worker-deployment[.]ts$)' },
+      to: { path: '^src/(api|workflows|activities|agents)/' },
+    },
+    {
+      name: 'runtime-not-the-api',
+      severity: 'error',
+      comment: 'Workflows and activities run in the worker: they never import the API.',
+      from: { path: '^src/(workflows|activities)/' },
+      to: { path: '^src/api/' },
+    },
+    {
       name: 'agent-not-another-agent',
       severity: 'error',
       comment:
@@ -129,7 +150,7 @@ module.exports = {
       comment: 'The bench drives the API over HTTP or calls the code below it, never an Express route module.',
       from: { path: '^bench/' },
       // the whole app (app.ts) may be started in-process, as a user's process starts it; a route module may not
-      to: { path: '(^src/api/(?!schemas[.]ts$|app[.]ts$)|^src/agents/[^/]+/.*routes[.]ts$)' },
+      to: { path: '(^src/api/(?!schemas[.]ts$|app[.]ts$|session-settings[.]ts$|agent-server[.]ts$)|^src/agents/[^/]+/.*routes[.]ts$)' },
     },
   ],
   options: {

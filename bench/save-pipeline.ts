@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import protoModule from '@temporalio/proto';
-import { sessionSettings } from '../src/session-settings.ts';
+import { sessionSettings } from '../src/api/session-settings.ts';
 import { loadConfig } from '../src/config.ts';
 import { insertConversation } from '../src/db/conversations.ts';
 import { asUser, createPool } from '../src/db/pool.ts';

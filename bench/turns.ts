@@ -34,7 +34,7 @@ import { NativeConnection, Worker, type WorkerOptions as TemporalWorkerOptions }
 import pg from 'pg';
 import { createActivities } from '../src/activities/index.ts';
 import type { RuntimeActivities } from '../src/activities/runtime-types.ts';
-import { sessionSettings } from '../src/session-settings.ts';
+import { sessionSettings } from '../src/api/session-settings.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { insertConversation } from '../src/db/conversations.ts';
 import { asUser, createPool } from '../src/db/pool.ts';

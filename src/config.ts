@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { normalizeClientId } from './shared/client-id.ts';
 import { duration } from './shared/duration.ts';
+import { MODEL_SETTINGS } from './model/model-settings.ts';
 import { parseModelPrices } from './model/prices.ts';
-import { optionalUrl, positiveInt } from './shared/setting-schemas.ts';
+import { emptyAsUndefined, optionalUrl, positiveInt } from './shared/setting-schemas.ts';
 
 const port = (fallback: number) =>
   z.coerce
@@ -44,8 +45,6 @@ const apiTokens = z
     });
   })
   .optional();
-
-const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
 // Checked without naming a key's value: an issue that quoted it would print the secret at start-up.
 const payloadKeys = z
@@ -134,20 +133,7 @@ export const ConfigSchema = z.object({
   /** a JSON file of MCP servers whose tools agents may use (docs/agents/mcp.md) */
   BRIGADE_MCP_CONFIG: z.preprocess(emptyAsUndefined, z.string().optional()),
 
-  GEMINI_API_KEY: z.string().optional(),
-  GEMINI_BASE_URL: optionalUrl,
-  GEMINI_MODEL: z.string().default('gemini-2.5-flash'),
-  /** OpenAI-compatible chat completions (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio, OpenRouter); the base URL with its /v1 */
-  OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: optionalUrl,
-  OPENAI_MODEL: z.string().default('gpt-4.1-mini'),
-  /** Anthropic's Messages API */
-  ANTHROPIC_API_KEY: z.string().optional(),
-  ANTHROPIC_BASE_URL: optionalUrl,
-  ANTHROPIC_MODEL: z.string().default('claude-haiku-4-5'),
-  /** which provider when more than one key is set (with one key, that provider; with none, the offline model) */
-  MODEL_PROVIDER: z.preprocess(emptyAsUndefined, z.enum(['gemini', 'openai', 'anthropic']).optional()),
-  MODEL_TIMEOUT: duration.default(60_000),
+  ...MODEL_SETTINGS,
   MODEL_MAX_ATTEMPTS: positiveInt(5),
 
   API_TOKENS: apiTokens,

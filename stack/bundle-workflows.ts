@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AgentServer } from '../src/agent-server.ts';
+import type { AgentServer } from '../src/api/agent-server.ts';
 import { FAILURE_CONVERTER_PATH } from '../src/protection/data-converter.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/telemetry/temporal.ts';
 

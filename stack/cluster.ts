@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { withClient } from '../src/db/with-client.ts';
 import { loadOrCreateDevToken } from './dev-token.ts';
-import type { ServerCatalog } from '../src/agent-server.ts';
+import type { ServerCatalog } from '../src/api/agent-server.ts';
 import { DEV_KEY_ID, loadOrCreatePayloadKey } from '../src/protection/data-converter.ts';
 import { namespaceRetentionMs } from '../src/protection/retention.ts';
 import { duration } from '../src/shared/duration.ts';

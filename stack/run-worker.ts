@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Client } from '@temporalio/client';
 import { ensureRetentionSchedule } from '../src/protection/retention.ts';
 import type { Config } from '../src/config.ts';
-import type { ServerCatalog } from '../src/agent-server.ts';
+import type { ServerCatalog } from '../src/api/agent-server.ts';
 import { createWorker } from './worker.ts';
 import { connectTemporalWorker } from './connect.ts';
 import type { Lifecycle } from './lifecycle.ts';

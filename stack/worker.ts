@@ -11,7 +11,7 @@ import { loadMcpConfig } from '../src/mcp/config.ts';
 import { systemPrompts } from '../src/model/prompts.ts';
 import { selectModel } from '../src/model/select.ts';
 import type { ChatModel } from '../src/model/types.ts';
-import type { ServerCatalog } from '../src/agent-server.ts';
+import type { ServerCatalog } from '../src/api/agent-server.ts';
 import { instrumentModel, instrumentTools } from '../src/telemetry/model.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from '../src/telemetry/temporal.ts';
 

@@ -181,7 +181,7 @@ export function createMcpActivities({ catalog, pool, config, mcp }: McpActivityD
     };
     let result: JsonObject;
     try {
-      // The workflow checked the arguments without the schema's patterns (src/mcp/json-schema.ts); here the
+      // The workflow checked the arguments without the schema's patterns (src/shared/json-schema.ts); here the
       // whole schema is checked, patterns with RE2, and a refusal is the tool's result for the model.
       const listed = (await connections.listTools(input.server)).tools.find((tool) => tool.tool === input.tool);
       const refusal = listed && argumentsRefusal(listed.inputSchema, input.args);

@@ -3,10 +3,9 @@ import type { ToolDeclaration } from '../model/types.ts';
 import type { AgentName, ChatMessage, JsonObject, NewEvent } from '../shared/messages.ts';
 import type { BudgetAllowance, BudgetExceeded } from '../shared/turn-control.ts';
 
-export interface ConversationRef {
-  conversationId: string;
-  userId: string;
-}
+import type { ConversationRef } from '../shared/conversation-ref.ts';
+
+export type { ConversationRef };
 
 export interface ModelStepInput extends ConversationRef {
   agent: AgentName;

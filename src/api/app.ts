@@ -3,7 +3,7 @@ import type { PayloadCodec } from '@temporalio/common';
 import express from 'express';
 import type pg from 'pg';
 import type { Config, TokenGrant } from '../config.ts';
-import type { ServerCatalog } from '../agent-server.ts';
+import type { ServerCatalog } from './agent-server.ts';
 import { conversationAccess } from './conversation-access.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { authenticate } from './auth.ts';

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import express from 'express';
 import type pg from 'pg';
-import type { AgentServer } from '../agent-server.ts';
+import type { AgentServer } from './agent-server.ts';
 import type { Config } from '../config.ts';
 import { localObjectsRoot } from '../storage/index.ts';
 import { localPath } from '../storage/local-store.ts';

@@ -1,6 +1,6 @@
 // The OpenAPI document, generated from the same zod schemas that validate requests.
 import { z } from 'zod';
-import type { OpenApiHelpers, ServerCatalog } from '../agent-server.ts';
+import type { OpenApiHelpers, ServerCatalog } from './agent-server.ts';
 import { metaBody } from './meta.ts';
 import { BudgetApproval } from './budget-approval.ts';
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey } from './api-keys.ts';

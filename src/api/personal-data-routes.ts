@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import { Router } from 'express';
 import type pg from 'pg';
 import { z } from 'zod';
-import type { ServerCatalog } from '../agent-server.ts';
+import type { ServerCatalog } from './agent-server.ts';
 import type { Config } from '../config.ts';
 import { type ConversationRow, listConversations } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';

@@ -12,14 +12,14 @@ import { type Client, type WorkflowHandle, WorkflowUpdateFailedError } from '@te
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type pg from 'pg';
-import type { ServerCatalog } from '../agent-server.ts';
+import type { ServerCatalog } from './agent-server.ts';
 import type { Config } from '../config.ts';
 import type { ConversationRow } from '../db/conversations.ts';
 import { readUsage } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';
 import { insertEvents, insertMessages, readTranscript } from '../db/transcript.ts';
 import { mcpInput } from '../mcp/config.ts';
-import { sessionSettings } from '../session-settings.ts';
+import { sessionSettings } from './session-settings.ts';
 import { type ChatMessage, ChatSessionInput, ClosedReason, type NewEvent, type PendingItem } from '../shared/messages.ts';
 import { agentStateQuery } from '../shared/definitions.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';

@@ -1,7 +1,7 @@
 // Request and response bodies of the HTTP API; the OpenAPI document is generated from these.
 import { z } from 'zod';
 import { isStorableText, UNSTORABLE_MESSAGE } from '../shared/safe-text.ts';
-import type { CreateBody, ServerCatalog } from '../agent-server.ts';
+import type { CreateBody, ServerCatalog } from './agent-server.ts';
 import { ChatMessage, ConversationStatus, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
 import { BudgetView, UsageView } from './budget-view.ts';
 

@@ -1,5 +1,5 @@
 // What crosses between the MCP activities and the workflow: plain data, imported as types by the workflow.
-import type { ConversationRef } from '../activities/runtime-types.ts';
+import type { ConversationRef } from '../shared/conversation-ref.ts';
 import type { AgentName, JsonObject } from '../shared/messages.ts';
 import type { ToolPolicy } from '../shared/tool-spec.ts';
 

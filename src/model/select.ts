@@ -1,7 +1,7 @@
 // The chat model and the task model, chosen by settings: Gemini, OpenAI-compatible chat completions or
 // Anthropic's Messages API by whose key is set (MODEL_PROVIDER chooses when several are), otherwise the
 // offline model: `npm start` works with no settings at all.
-import type { Config } from '../config.ts';
+import type { ModelSettings } from './model-settings.ts';
 import { createAnthropicModel, createAnthropicTaskModel } from './anthropic.ts';
 import { createGeminiModel } from './gemini.ts';
 import { createOfflineModel } from './offline.ts';
@@ -10,10 +10,10 @@ import { createOpenAiModel, createOpenAiTaskModel } from './openai.ts';
 import { type TaskModel, createGeminiTaskModel } from './task-model.ts';
 import { type ChatModel, ModelCallError } from './types.ts';
 
-export type ModelConfig = Pick<Config, 'GEMINI_API_KEY' | 'GEMINI_BASE_URL' | 'GEMINI_MODEL'> &
+export type ModelConfig = Pick<ModelSettings, 'GEMINI_API_KEY' | 'GEMINI_BASE_URL' | 'GEMINI_MODEL'> &
   Partial<
     Pick<
-      Config,
+      ModelSettings,
       | 'OPENAI_API_KEY'
       | 'OPENAI_BASE_URL'
       | 'OPENAI_MODEL'

@@ -1,6 +1,6 @@
 // What every process knows of an agent, the workflow included: plain data and pure functions (zod, no I/O),
 // so the workflow bundle can import it. The server side of an agent (routes, activities, tool
-// implementations) is its AgentServer (src/agent-server.ts). A composition root lists them in a catalog.
+// implementations) is its AgentServer (src/api/agent-server.ts). A composition root lists them in a catalog.
 import type { z } from 'zod';
 import type { AgentKernel } from './agent-kernel.ts';
 import type { PendingKindSpec } from './pending-kinds.ts';

@@ -2,7 +2,7 @@
 // it, how a chat message answers it, and what a "yes" must name. chatSession reads this table (the catalog
 // adds the rows of the kinds agents bring, such as sous's patchset); a new kind is a new row, not a branch.
 import type { DecisionInput, PendingItem, PendingOption } from './messages.ts';
-import { questionSpec } from '../mcp/question-kind.ts';
+import { questionSpec } from './mcp-question-kind.ts';
 
 export interface PendingKindSpec {
   /**
@@ -71,7 +71,7 @@ export const RUNTIME_PENDING_KINDS: Readonly<Record<string, PendingKindSpec>> = 
     messageIsAnswer: false,
     fromMessage: (item, text) => ({ pendingId: item.id, decision: 'reject', reason: text }),
   },
-  // MCP elicitation: a server's question in the middle of a call (src/mcp/question-kind.ts)
+  // MCP elicitation: a server's question in the middle of a call (src/shared/mcp-question-kind.ts)
   question: questionSpec,
 };
 

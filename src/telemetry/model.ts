@@ -3,7 +3,6 @@
 // spans unless OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT turns them on.
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { ChatModel, ModelReply, ModelRequest } from '../model/types.ts';
-import type { ToolImplementation } from '../activities/tool-context.ts';
 import { boundedLabel, metrics } from './metrics.ts';
 import { tracer, tracingEnabled } from './tracing.ts';
 import { turnAttributes, turnContext } from './turn-context.ts';
@@ -89,11 +88,14 @@ export function instrumentModel(model: ChatModel, options: ModelTelemetryOptions
   };
 }
 
+/** A tool implementation as telemetry sees it: a name's function, given its call's context (with `callId`). */
+type InstrumentedTool = (args: any, context: any) => Promise<unknown>;
+
 /** Each tool as an execute_tool span, counted by name (and its failures). */
-export function instrumentTools(implementations: Record<string, ToolImplementation>): Record<string, ToolImplementation> {
+export function instrumentTools(implementations: Record<string, InstrumentedTool>): Record<string, InstrumentedTool> {
   return Object.fromEntries(
     Object.entries(implementations).map(([name, implementation]) => {
-      const wrapped: ToolImplementation = async (args, ctx) => {
+      const wrapped: InstrumentedTool = async (args, ctx) => {
         metrics.toolCalls.inc({ tool: boundedLabel('brigade_tool_calls_total', name) });
         const run = async () => {
           try {

@@ -2,7 +2,7 @@
 // asks a server), listed again when a call reports that the server's list changed, and turned into ToolSpecs
 // the turn loop handles like the agent's own: the same approvals, deadlines and timeout actions. Arguments
 // (the model's and an edit's) are checked against the server's own JSON Schema with ajv.
-import { jsonSchemaArgs } from '../mcp/json-schema.ts';
+import { jsonSchemaArgs } from '../shared/json-schema.ts';
 import type {
   McpCallInput,
   McpCallResult,
@@ -12,7 +12,7 @@ import type {
   McpServerTools,
   McpToolDescriptor,
 } from '../mcp/types.ts';
-import { QUESTION_DECISIONS } from '../mcp/question-kind.ts';
+import { QUESTION_DECISIONS } from '../shared/mcp-question-kind.ts';
 import type { DecisionName, JsonObject, PendingItem, ToolCall } from '../shared/messages.ts';
 import type { ItemOutcome, OpenItem } from './pending-items.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';

@@ -19,7 +19,7 @@ import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-
 import { freshDatabase } from '../support/harness.ts';
 import { arbitraryFor } from '../support/schema-arbitrary.ts';
 import { builtInCatalog } from '../../src/agents/catalog.ts';
-import type { ServerCatalog } from '../../src/agent-server.ts';
+import type { ServerCatalog } from '../../src/api/agent-server.ts';
 
 // ---- type level: the registry takes what the runtime hands it ------------------------------------------
 // runTool (src/activities/run-tool.ts) calls `implementation(args, context)` with the schema's parsed output

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { McpConfigError, parseMcpConfig, withEnv } from '../../src/mcp/config.ts';
-import { jsonSchemaArgs } from '../../src/mcp/json-schema.ts';
+import { jsonSchemaArgs } from '../../src/shared/json-schema.ts';
 import { MAX_NAME, exposedName } from '../../src/mcp/names.ts';
 import { policyFor } from '../../src/mcp/policy.ts';
-import { questionSpec } from '../../src/mcp/question-kind.ts';
+import { questionSpec } from '../../src/shared/mcp-question-kind.ts';
 import { toGeminiSchema } from '../../src/mcp/schema.ts';
 import { describeIssues } from '../../src/shared/tool-spec.ts';
 import { builtInCatalog } from '../../src/agents/catalog.ts';

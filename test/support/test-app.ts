@@ -7,7 +7,7 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import type pg from 'pg';
 import { withClient } from '../../src/db/with-client.ts';
 import { createApp } from '../../src/api/app.ts';
-import type { ServerCatalog } from '../../src/agent-server.ts';
+import type { ServerCatalog } from '../../src/api/agent-server.ts';
 import { builtInCatalog } from '../../src/agents/catalog.ts';
 import { temporalCheck } from '../../src/api/health.ts';
 import { type Config, type TokenGrant, loadConfig } from '../../src/config.ts';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { sessionSettings } from '../../src/session-settings.ts';
+import { sessionSettings } from '../../src/api/session-settings.ts';
 import { temporalAddress } from '../support/harness.ts';
 import { type TestApp, startTestApp } from '../support/test-app.ts';
 

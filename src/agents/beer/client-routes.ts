@@ -9,7 +9,7 @@ import { Router } from 'express';
 import type pg from 'pg';
 import { z } from 'zod';
 import { asUser } from '../../db/pool.ts';
-import type { OpenApiHelpers } from '../../agent-server.ts';
+import type { OpenApiHelpers } from '../../api/agent-server.ts';
 import { principalOf } from '../../api/auth.ts';
 import type { ConversationAccess } from '../../api/conversation-access.ts';
 import { notFound } from '../../api/http-error.ts';

@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { Router } from 'express';
-import type { OpenApiHelpers } from '../../agent-server.ts';
+import type { OpenApiHelpers } from '../../api/agent-server.ts';
 import type pg from 'pg';
 import { asUser } from '../../db/pool.ts';
 import { type RecommendationMetrics, aggregateMetrics, beerMetricsQuery } from './definitions.ts';

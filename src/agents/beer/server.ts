@@ -1,7 +1,7 @@
 // The beer agent in the server processes: its tools, the recommendation's activities, who may open a
 // conversation for which client, the confirmation timeout, GET /v1/conversations/:id/metrics and the bars
 // (GET /v1/bars, GET /v1/conversations/:id/bar).
-import { defineAgentServer } from '../../agent-server.ts';
+import { defineAgentServer } from '../../api/agent-server.ts';
 import { beerAgent } from './spec.ts';
 import { type BeerConfig, beerSettings } from './settings.ts';
 import { beerProfileSource, createBeerActivities } from './activities.ts';

@@ -2,7 +2,7 @@
 // the recipe exists and is not deleted. The route has no bearer token and so no user for row-level
 // security; brigade_recipe_image_live (migration 015) answers only that, nothing else about the recipe.
 import type pg from 'pg';
-import type { AgentServer, OpenApiHelpers } from '../../agent-server.ts';
+import type { AgentServer, OpenApiHelpers } from '../../api/agent-server.ts';
 import { RECIPE_IMAGES, RECIPE_IMAGE_NAME } from './image-keys.ts';
 
 export const recipeImageFiles: NonNullable<AgentServer['publicFiles']> = {

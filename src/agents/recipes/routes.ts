@@ -2,7 +2,7 @@
 // recipe by id. Both run as brigade_app with row-level security, so another user's recipe is a 404
 // whether or not it exists.
 import { Router } from 'express';
-import type { OpenApiHelpers } from '../../agent-server.ts';
+import type { OpenApiHelpers } from '../../api/agent-server.ts';
 import type pg from 'pg';
 import { z } from 'zod';
 import { asUser } from '../../db/pool.ts';

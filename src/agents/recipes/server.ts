@@ -1,6 +1,6 @@
 // The recipes agent in the server processes: its SQL tool, the save pipeline's activities, GET /v1/recipes,
 // and its images for <img> tags.
-import { defineAgentServer } from '../../agent-server.ts';
+import { defineAgentServer } from '../../api/agent-server.ts';
 import { recipesAgent } from './spec.ts';
 import { createRecipeActivities } from './activities.ts';
 import { recipesImplementations } from './implementations.ts';

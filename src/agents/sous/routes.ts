@@ -3,7 +3,7 @@
 // conversation starts from (ChatSessionInput.init).
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { Router, type Request, type Response } from 'express';
-import type { OpenApiHelpers } from '../../agent-server.ts';
+import type { OpenApiHelpers } from '../../api/agent-server.ts';
 import type pg from 'pg';
 import { asUser } from '../../db/pool.ts';
 import { agentActionUpdate, stateQuery } from '../../shared/definitions.ts';

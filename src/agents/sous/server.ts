@@ -1,6 +1,6 @@
 // The sous agent in the server processes: where a conversation starts from (a recipe, a saved one or the
 // demo, and the cook's defaults), what its view adds, and its routes.
-import { defineAgentServer } from '../../agent-server.ts';
+import { defineAgentServer } from '../../api/agent-server.ts';
 import { sousAgent } from './spec.ts';
 import { OverrideBody, SaveVersionBody, SavedVersion, SousCreateFields, SousStateView, SousViewFields } from './api-schemas.ts';
 import { offlineSous } from './offline.ts';

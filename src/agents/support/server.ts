@@ -1,5 +1,5 @@
 // The support agent in the server processes: its tools' implementations.
-import { defineAgentServer } from '../../agent-server.ts';
+import { defineAgentServer } from '../../api/agent-server.ts';
 import { supportAgent } from './spec.ts';
 import { supportImplementations } from './implementations.ts';
 import { supportOffline } from './offline.ts';

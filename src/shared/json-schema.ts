@@ -6,7 +6,7 @@
 // activity checks the rest (src/mcp/pattern-check.ts).
 import { Ajv } from 'ajv';
 import { z } from 'zod';
-import type { JsonObject } from '../shared/messages.ts';
+import type { JsonObject } from './messages.ts';
 import { schemaWithoutPatterns } from './schema-without-patterns.ts';
 
 /**

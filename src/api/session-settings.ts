@@ -1,8 +1,8 @@
 // The settings a conversation starts with, from the process's config: fixed for its life and carried
 // across continue-as-new. Its own module, so the API and the bench make them the same way.
 import type { ServerCatalog } from './agent-server.ts';
-import type { Config } from './config.ts';
-import type { SessionSettings } from './shared/messages.ts';
+import type { Config } from '../config.ts';
+import type { SessionSettings } from '../shared/messages.ts';
 
 export const sessionSettings = (config: Config, catalog: Pick<ServerCatalog, 'sessionSettings'>): SessionSettings => ({
   maxSteps: config.AGENT_MAX_STEPS,

@@ -5,7 +5,7 @@
 // schema may stand; `pattern`, `patternProperties` and `format` go (the MCP activity checks them against the
 // whole schema with a linear-time engine, src/mcp/pattern-check.ts), and so does every keyword ajv does not
 // need (vendor keywords, examples, defaults), which a `$ref` could otherwise point into. Pure.
-import type { JsonObject } from '../shared/messages.ts';
+import type { JsonObject } from './messages.ts';
 
 /** keywords whose value is one schema */
 const ONE = new Set([

@@ -3,8 +3,8 @@
 // `accept` with `args` answers (checked against the schema: 422 when it does not fit), `decline` refuses,
 // `cancel` dismisses; the deadline answers `cancel`, as the protocol says for a request left unanswered.
 // A chat message sent instead declines, and says why.
-import { describeIssues } from '../shared/tool-spec.ts';
-import type { DecisionInput, JsonObject, PendingItem } from '../shared/messages.ts';
+import { describeIssues } from './tool-spec.ts';
+import type { DecisionInput, JsonObject, PendingItem } from './messages.ts';
 import { jsonSchemaArgs } from './json-schema.ts';
 
 export const QUESTION_DECISIONS = ['accept', 'decline', 'cancel'] as const;

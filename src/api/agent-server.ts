@@ -6,16 +6,16 @@ import type { Client } from '@temporalio/client';
 import type { Router } from 'express';
 import type pg from 'pg';
 import type { z } from 'zod';
-import type { Services } from './activities/services.ts';
-import type { ToolImplementation } from './activities/tool-context.ts';
-import type { Principal } from './api/auth.ts';
-import type { Config } from './config.ts';
-import type { AgentOffline } from './model/offline-types.ts';
-import type { PersonalDataKind } from './protection/personal-data.ts';
-import { type AgentCatalog, AgentCatalogError, createAgentCatalog } from './shared/agent-catalog.ts';
-import type { AgentSpec } from './shared/agent-spec.ts';
-import type { AgentName, JsonObject } from './shared/messages.ts';
-import type { ConversationAccess } from './api/conversation-access.ts';
+import type { Services } from '../activities/services.ts';
+import type { ToolImplementation } from '../activities/tool-context.ts';
+import type { Principal } from './auth.ts';
+import type { Config } from '../config.ts';
+import type { AgentOffline } from '../model/offline-types.ts';
+import type { PersonalDataKind } from '../protection/personal-data.ts';
+import { type AgentCatalog, AgentCatalogError, createAgentCatalog } from '../shared/agent-catalog.ts';
+import type { AgentSpec } from '../shared/agent-spec.ts';
+import type { AgentName, JsonObject } from '../shared/messages.ts';
+import type { ConversationAccess } from './conversation-access.ts';
 
 export interface RouteDeps {
   config: Config;

@@ -1,0 +1,24 @@
+// The model's settings as read from the environment: the runtime's config (src/config.ts) includes them, and
+// the model layer reads its own from here without depending on the rest of the config.
+import { z } from 'zod';
+import { duration } from '../shared/duration.ts';
+import { emptyAsUndefined, optionalUrl } from '../shared/setting-schemas.ts';
+
+export const MODEL_SETTINGS = {
+  GEMINI_API_KEY: z.string().optional(),
+  GEMINI_BASE_URL: optionalUrl,
+  GEMINI_MODEL: z.string().default('gemini-2.5-flash'),
+  /** OpenAI-compatible chat completions (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio, OpenRouter); the base URL with its /v1 */
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: optionalUrl,
+  OPENAI_MODEL: z.string().default('gpt-4.1-mini'),
+  /** Anthropic's Messages API */
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: optionalUrl,
+  ANTHROPIC_MODEL: z.string().default('claude-haiku-4-5'),
+  /** which provider when more than one key is set (with one key, that provider; with none, the offline model) */
+  MODEL_PROVIDER: z.preprocess(emptyAsUndefined, z.enum(['gemini', 'openai', 'anthropic']).optional()),
+  MODEL_TIMEOUT: duration.default(60_000),
+};
+
+export type ModelSettings = z.infer<z.ZodObject<typeof MODEL_SETTINGS>>;
