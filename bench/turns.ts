@@ -8,8 +8,12 @@
 //   BENCH_RATE=auto          offered load of the paced runs, in turns (updates) per second; auto = half the
 //                            closed loop's capacity; 0 skips them
 //   BENCH_LONG_TURNS=50      turns of the one long conversation (history growth)
+//   BENCH_ROUNDS=5           rounds; each runs the closed loops of Brigade, the floor, the ai-sdk peer and the
+//                            in-process step one after the other, then their lone turns interleaved; the
+//                            figures that judge are the medians of the rounds' ratios (about 40 s a round)
+//   BENCH_LONE_TURNS=10      lone turns of each side per round
 //   BENCH_PG_POOL=10         the worker's PostgreSQL pool size
-//   BENCH_TIMEOUT_S=240      hard limit for the whole run
+//   BENCH_TIMEOUT_S=900      hard limit for the whole run
 //   BENCH_WORKER_OPTIONS='{"maxConcurrentActivityTaskPolls":4}'  extra Worker.create options (the bench then
 //                            builds the worker itself, with the same activities, instead of calling createWorker)
 //   BENCH_DATABASE_URL, BENCH_TEMPORAL_ADDRESS, BENCH_TEMPORAL_DYNAMIC_CONFIG, BENCH_WORKFLOWS_PATH,
@@ -72,6 +76,7 @@ import {
   type TurnSlice,
 } from './stats.ts';
 import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
+import { type Limit, limitOf, median, medianOf, type Ratios, ratiosOf, type RoundFigures, SIDES, type SideName } from './limit.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
 
 // ---- settings ---------------------------------------------------------------------------------
@@ -101,15 +106,15 @@ const APPROVALS = intSetting('BENCH_APPROVALS', 3, 1, 50);
 const RATE = (process.env.BENCH_RATE ?? 'auto') === 'auto' ? undefined : intSetting('BENCH_RATE', 0, 0, 10_000);
 const LONG_TURNS = intSetting('BENCH_LONG_TURNS', 50, 5, 200);
 const PG_POOL = intSetting('BENCH_PG_POOL', 10, 1, 200);
-const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 240, 10, 1800);
+const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 900, 10, 3600);
 const WORKER_OPTIONS = parseWorkerOptions(process.env.BENCH_WORKER_OPTIONS);
 const AGENT: AgentName = 'support';
 const MODEL_KIND = process.env.BENCH_MODEL ?? 'gemini-wire';
 if (MODEL_KIND !== 'gemini-wire' && MODEL_KIND !== 'offline') throw new Error('BENCH_MODEL must be gemini-wire or offline');
 const BASELINES = process.env.BENCH_BASELINES !== '0';
 const MEMORY_ROW = process.env.BENCH_MEMORY_ROW !== '0';
-/** lone turns of each baseline (the first is left out, as for Brigade's) */
-const LONE_TURNS = Math.min(LONG_TURNS, 30);
+const ROUNDS = intSetting('BENCH_ROUNDS', 5, 1, 50);
+const LONE_PER_ROUND = intSetting('BENCH_LONE_TURNS', 10, 1, 100);
 /** as the workflow does by default (INLINE_TOOLS), so both sides run the same activity code */
 const INLINE = process.env.INLINE_TOOLS !== 'false';
 /** activities a lookup turn shows in its history (a local activity counts as one), to tell turns apart */
@@ -124,6 +129,8 @@ const TARGETS = { aloneRatio: 3, turnsPerSecond: 120, cpuMsPerLookup: 17, approv
 // Issue 19's: ratios to the bare-Temporal floor and to the ai-sdk peer, measured on the same server in the same run.
 const RATIOS = { floorCapacity: 0.8, floorCpu: 1.25, floorLone: 1.5, peerCapacity: 1.5, peerLone: 1 };
 const EARLIER = { p50Ms: 25, p99Ms: 100 };
+// Issue 33's: ratios to the limit (the floor plus the in-process step) and to the peer, medians over the rounds.
+const LIMIT_TARGETS = { cpu: 1.15, lone: 1.15, peerCapacity: 2.5 };
 
 // Turns from the offline model's phrasebook (src/model/offline-intents.ts).
 const ORDER_IDS = ['24601', '13579', '97531', '86420', '54321', '19283', '74651', '30298', '47652', '61984', '58243', '90357', '28164'];
@@ -217,6 +224,16 @@ async function runConcurrently<C>(
   const wallMs = performance.now() - started;
   return { latencies, byPosition, wallMs, startedAt, endedAt: Date.now(), cpu: cpuBetween(cpuBefore, readCpu()), rate };
 }
+
+/** CPU ms per turn of a run, whole stack (this process, the Temporal server, PostgreSQL) */
+const cpuPerTurn = (run: Run | undefined) =>
+  run?.cpu ? (Object.values(run.cpu.groups).reduce((a, b) => a + b, 0) / 100) * (run.wallMs / run.latencies.length) : NaN;
+
+/** CPU ms per turn of each process group, or of each thread kind of this process, in a run */
+const cpuPerTurnBy = (run: Run | undefined, by: 'groups' | 'threads'): Record<string, number> =>
+  run?.cpu
+    ? Object.fromEntries(Object.entries(run.cpu[by]).map(([name, pct]) => [name, (pct / 100) * (run.wallMs / run.latencies.length)]))
+    : {};
 
 const perSecond = (run: Run, countPerSample = 1) => ((run.latencies.length * countPerSample) / run.wallMs) * 1000;
 
@@ -347,23 +364,39 @@ async function approvalCycles(
   return { ...run, parkLatencies, toolResultLatencies };
 }
 
-// ---- the baselines: the same load on the bare-Temporal floor and the ai-sdk peer ----------------------------
+// ---- closed loops, and the baselines beside Brigade ------------------------------------------------
 
-interface BaselineRuns {
+interface ClosedRuns {
   lookupClosed: Run;
   chatClosed: Run;
-  alone: Run;
+  /** turns/s over both closed loops */
   capacity: number;
 }
 
-/**
- * The load Brigade got, on a baseline, in two parts run right after Brigade's own (so that the three see the
- * same load from the rest of the machine): warm-up and closed loop (lookup-shaped, then chat-shaped); alone.
- */
-async function baselineClosed(
-  baseline: Baseline,
-  tally: Tally,
-): Promise<Omit<BaselineRuns, 'alone'> & { loneTurn(n: number): Promise<number | undefined>; finish(alone: Run): BaselineRuns }> {
+/** A closed loop of lookup turns, then one of chat-only turns, on the same conversations. */
+async function closedLoops<C>(
+  conversations: C[],
+  lookup: (conversation: C, n: number) => Promise<number | undefined>,
+  chat: (conversation: C, n: number) => Promise<number | undefined>,
+  between?: (lookupClosed: Run) => Promise<void>,
+): Promise<ClosedRuns> {
+  const lookupClosed = await runConcurrently(conversations, TURNS, lookup);
+  await between?.(lookupClosed);
+  const chatClosed = await runConcurrently(conversations, TURNS, chat);
+  const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
+  return { lookupClosed, chatClosed, capacity };
+}
+
+interface BaselineSide {
+  baseline: Baseline;
+  /** one round's closed loops on its conversations (lookup-shaped, then chat-shaped) */
+  closed(round: number): Promise<ClosedRuns>;
+  /** one turn of its conversation alone, to interleave with Brigade's */
+  loneTurn(n: number): Promise<number | undefined>;
+}
+
+/** Runs a baseline's worker, opens its conversations and warms them up, as Brigade's are. */
+async function prepareBaseline(baseline: Baseline, tally: Tally): Promise<BaselineSide> {
   baseline.run();
   const handles = await baseline.open(CONVERSATIONS);
   const [solo] = await baseline.open(1);
@@ -373,18 +406,16 @@ async function baselineClosed(
       return undefined;
     });
   if (WARMUP > 0) await runConcurrently(handles, WARMUP, (h, n) => turn(h, n % 2 === 0 ? lookupText(n) : CHAT_TEXT));
-  const lookupClosed = await runConcurrently(handles, TURNS, (h, n) => turn(h, lookupText(n)));
-  const chatClosed = await runConcurrently(handles, TURNS, (h) => turn(h, CHAT_TEXT));
-  const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
+  await turn(solo!, lookupText(0));
   return {
-    lookupClosed,
-    chatClosed,
-    capacity,
-    /** one turn of the conversation alone, to interleave with Brigade's (see the long run) */
-    loneTurn: (n: number) => turn(solo!, lookupText(n)),
-    finish(alone: Run) {
-      return { lookupClosed, chatClosed, capacity, alone: { ...alone, latencies: alone.latencies.slice(1) } };
-    },
+    baseline,
+    closed: (round) =>
+      closedLoops(
+        handles,
+        (h, n) => turn(h, lookupText(round * TURNS + n)),
+        (h) => turn(h, CHAT_TEXT),
+      ),
+    loneTurn: (n) => turn(solo!, lookupText(n)),
   };
 }
 
@@ -644,7 +675,10 @@ async function main(): Promise<void> {
   const baselines: Baseline[] = [];
   if (BASELINES) {
     progress('bundling the baselines (bare-Temporal floor, ai-sdk peer)...');
-    const baseDeps = { client, address: services.temporalAddress, namespace: config.TEMPORAL_NAMESPACE };
+    // Their workers have the SDK's default data converter, as bare Temporal does: their client must too (Brigade's
+    // encrypts, and a worker without the codec fails every Update).
+    const baseClient = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    const baseDeps = { client: baseClient, address: services.temporalAddress, namespace: config.TEMPORAL_NAMESPACE };
     baselines.push(await startFloor(baseDeps));
     if (wire) baselines.push(await startAiSdkPeer({ ...baseDeps, pool, geminiBaseUrl: wire.baseUrl }));
     for (const baseline of baselines) stops.push({ name: `${baseline.name} worker`, stop: () => baseline.stop() });
@@ -667,27 +701,114 @@ async function main(): Promise<void> {
     );
   }
 
-  progress(`closed loop: ${CONVERSATIONS} conversations x ${TURNS} lookup turns, then x ${TURNS} chat-only turns...`);
-  const statsOn = await enableStatementStats(services.databaseUrl);
-  const pgBefore = statsOn ? await statementSnapshot(services.databaseUrl) : undefined;
-  const lookupClosed = await runConcurrently(conversations, TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(c.index + n), tally));
-  const pgLookup = statementsBetween(
-    pgBefore,
-    statsOn ? await statementSnapshot(services.databaseUrl) : undefined,
-    lookupClosed.latencies.length,
-  );
-  const chatClosed = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally));
-  const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
-  const baselinesClosed: Awaited<ReturnType<typeof baselineClosed>>[] = [];
-  for (const baseline of baselines) {
-    progress(`baseline ${baseline.name}: the same closed loop...`);
-    baselinesClosed.push(await baselineClosed(baseline, tally));
+  progress('warming up the baselines and the in-process turns...');
+  const baselineSides: BaselineSide[] = [];
+  for (const baseline of baselines) baselineSides.push(await prepareBaseline(baseline, tally));
+  const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() });
+  const bare: BareConversation[] = [];
+  for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
+    bare.push(
+      ...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => insertBareConversation(pool, i + j)))),
+    );
   }
+  const ignored: ActivityTimes = { modelStep: [], runTool: [] };
+  await runConcurrently(bare, WARMUP, (c, n) =>
+    inProcessTurn(activities, c, n % 2 === 0 ? 'lookup' : 'chat', n % 2 === 0 ? lookupText(n) : CHAT_TEXT, ignored, tally),
+  );
+  const lone = await openConversation(deps, CONVERSATIONS + 1);
+  const bareSoloConversation = await insertBareConversation(pool, CONVERSATIONS);
+  // each side's first lone turn is left out (its conversation's first)
+  await timedTurn(lone, 'lookup', lookupText(0), tally);
+  await inProcessTurn(activities, bareSoloConversation, 'lookup', lookupText(0), ignored, tally);
+
+  // Rounds: each side's closed loops one after the other, then their lone turns interleaved (Brigade, floor,
+  // ai-sdk, in-process, Brigade, ...), so that every side of a round sees the same load from the rest of the
+  // machine. The figures that judge are each round's ratios' medians.
+  const statsOn = await enableStatementStats(services.databaseUrl);
+  const rounds: RoundFigures[] = [];
+  const loneLatencies: Record<SideName, number[]> = { Brigade: [], floor: [], 'ai-sdk': [], 'in-process': [] };
+  const closedTimes: ActivityTimes = { modelStep: [], runTool: [] };
+  const soloTimes: ActivityTimes = { modelStep: [], runTool: [] };
+  let brigadeClosed: ClosedRuns | undefined;
+  let bareClosed: ClosedRuns | undefined;
+  let pgLookup: StatementUse[] = [];
+  let pgBare: StatementUse[] = [];
+  const pgBetween = (set: (used: StatementUse[]) => void) => {
+    let before: Awaited<ReturnType<typeof statementSnapshot>> | undefined;
+    return {
+      start: async () => void (before = statsOn ? await statementSnapshot(services.databaseUrl) : undefined),
+      stop: async (run: Run) =>
+        set(statementsBetween(before, statsOn ? await statementSnapshot(services.databaseUrl) : undefined, run.latencies.length)),
+    };
+  };
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const last = round === ROUNDS - 1;
+    progress(
+      `round ${round + 1}/${ROUNDS}: closed loops (${CONVERSATIONS} conversations x ${TURNS} lookup turns, then x ${TURNS} chat-only) of ` +
+        `${['Brigade', ...baselines.map((b) => b.name), 'in-process'].join(', ')}; then ${LONE_PER_ROUND} lone turns of each, interleaved...`,
+    );
+    const figures: RoundFigures = {};
+    const pgBrigade = pgBetween((used) => (pgLookup = used));
+    await pgBrigade.start();
+    brigadeClosed = await closedLoops(
+      conversations,
+      (c, n) => timedTurn(c, 'lookup', lookupText(c.index + round * TURNS + n), tally),
+      (c) => timedTurn(c, 'chat', CHAT_TEXT, tally),
+      pgBrigade.stop,
+    );
+    const sides: { name: SideName; runs: ClosedRuns }[] = [{ name: 'Brigade', runs: brigadeClosed }];
+    for (const side of baselineSides) sides.push({ name: side.baseline.name, runs: await side.closed(round) });
+    const pgInProcess = pgBetween((used) => (pgBare = used));
+    await pgInProcess.start();
+    bareClosed = await closedLoops(
+      bare,
+      (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(c.index + round * TURNS + n), last ? closedTimes : ignored, tally),
+      (c) => inProcessTurn(activities, c, 'chat', CHAT_TEXT, ignored, tally),
+      pgInProcess.stop,
+    );
+    sides.push({ name: 'in-process', runs: bareClosed });
+    const loneOfRound: Record<SideName, number[]> = { Brigade: [], floor: [], 'ai-sdk': [], 'in-process': [] };
+    const keep = (name: SideName, ms: number | undefined) => {
+      if (ms === undefined) return;
+      loneOfRound[name].push(ms);
+      loneLatencies[name].push(ms);
+    };
+    for (let n = 1; n <= LONE_PER_ROUND; n += 1) {
+      const at = round * LONE_PER_ROUND + n;
+      keep('Brigade', await timedTurn(lone, 'lookup', lookupText(at), tally));
+      for (const side of baselineSides) keep(side.baseline.name, await side.loneTurn(at));
+      keep('in-process', await inProcessTurn(activities, bareSoloConversation, 'lookup', lookupText(at), soloTimes, tally));
+    }
+    for (const { name, runs } of sides) {
+      figures[name] = {
+        capacity: runs.capacity,
+        cpu: cpuPerTurn(runs.lookupClosed),
+        groups: cpuPerTurnBy(runs.lookupClosed, 'groups'),
+        threads: cpuPerTurnBy(runs.lookupClosed, 'threads'),
+        lone: summarise(loneOfRound[name]).p50,
+        closedP50: summarise(runs.lookupClosed.latencies).p50,
+      };
+    }
+    rounds.push(figures);
+    const ratios = ratiosOf(figures);
+    if (ratios)
+      progress(
+        `round ${round + 1}: CPU/lookup turn ${fmt(figures.Brigade?.cpu)} ms = ${fmt(ratios.cpu, 2)}x the limit; lone turn ${fmt(figures.Brigade?.lone)} ms = ` +
+          `${fmt(ratios.lone, 2)}x; capacity ${fmt(ratios.capacityToPeer, 2)}x the peer's, ${fmt(ratios.capacityToFloor, 2)}x the floor's (load average ${os.loadavg()[0]!.toFixed(1)})`,
+      );
+  }
+  const { lookupClosed, chatClosed } = brigadeClosed!;
+  const { lookupClosed: bareLookupClosed, chatClosed: bareChatClosed } = bareClosed!;
+  const medians = medianOf(rounds)!;
+  const medianRatios = medianOf(rounds.map(ratiosOf).filter((ratios): ratios is Ratios => ratios !== undefined));
+  const medianLimit = medianOf(rounds.map(limitOf).filter((limit): limit is Limit => limit !== undefined));
+  const capacity = medians.Brigade!.capacity;
+
   const paced = RATE === undefined ? Math.max(1, Math.round(capacity / 2)) : RATE > 0 ? RATE : undefined;
   let lookupPaced: Run | undefined;
   let chatPaced: Run | undefined;
   if (paced) {
-    progress(`paced at ${paced} turns/s: lookup, then chat-only...`);
+    progress(`paced at ${paced} turns/s (half the median capacity): lookup, then chat-only...`);
     lookupPaced = await runConcurrently(conversations, TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(c.index + n + 3), tally), paced);
     chatPaced = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally), paced);
   }
@@ -696,28 +817,8 @@ async function main(): Promise<void> {
   stops.push({ name: 'tool result watch', stop: () => watch.stop() });
   const approvals = await approvalCycles(conversations, APPROVALS, tally, watch, paced ? paced / 2 : undefined);
 
-  progress(
-    `one long conversation: ${LONG_TURNS} lookup turns, one at a time${baselines.length ? `, each of the first ${LONE_TURNS} followed by a lone turn of each baseline` : ''}...`,
-  );
-  // Interleaved, so that Brigade's lone turns and the baselines' see the same machine (other work on it comes
-  // and goes within seconds): Brigade, floor, ai-sdk, Brigade, ... Only Brigade's are timed into longRun.
-  const lone = baselinesClosed.map(() => ({ latencies: [] as number[], started: performance.now(), wallMs: 0 }));
-  const longRun = await runConcurrently([long], LONG_TURNS, async (c, n) => {
-    const ms = await timedTurn(c, 'lookup', lookupText(n), tally);
-    if (n < LONE_TURNS) {
-      for (const [index, closed] of baselinesClosed.entries()) {
-        const other = await closed.loneTurn(n);
-        if (other !== undefined) lone[index]!.latencies.push(other);
-      }
-    }
-    return ms;
-  });
-  const baselineRuns = new Map<Baseline['name'], BaselineRuns>();
-  for (const [index, baseline] of baselines.entries()) {
-    const { latencies } = lone[index]!;
-    const run: Run = { latencies, byPosition: [latencies], wallMs: performance.now() - lone[index]!.started, startedAt: 0, endedAt: 0 };
-    baselineRuns.set(baseline.name, baselinesClosed[index]!.finish(run));
-  }
+  progress(`one long conversation: ${LONG_TURNS} lookup turns, one at a time (history growth)...`);
+  const longRun = await runConcurrently([long], LONG_TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(n), tally));
   const longEvents = (await long.handle.fetchHistory()).events ?? [];
   const longSlices = splitByUpdate(longEvents);
   const turnSize = (n: number) => {
@@ -745,29 +846,6 @@ async function main(): Promise<void> {
         )
       : [];
 
-  progress('the same turns in-process, without Temporal...');
-  const activities = createActivities({ pool, model, systemPrompt: loadPrompt, implementations: toolImplementations() });
-  const bare: BareConversation[] = [];
-  for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
-    bare.push(
-      ...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => insertBareConversation(pool, i + j)))),
-    );
-  }
-  const ignored: ActivityTimes = { modelStep: [], runTool: [] };
-  await runConcurrently(bare, WARMUP, (c, n) =>
-    inProcessTurn(activities, c, n % 2 === 0 ? 'lookup' : 'chat', n % 2 === 0 ? lookupText(n) : CHAT_TEXT, ignored, tally),
-  );
-  const closedTimes: ActivityTimes = { modelStep: [], runTool: [] };
-  const pgBareBefore = statsOn ? await statementSnapshot(services.databaseUrl) : undefined;
-  const bareLookupClosed = await runConcurrently(bare, TURNS, (c, n) =>
-    inProcessTurn(activities, c, 'lookup', lookupText(c.index + n), closedTimes, tally),
-  );
-  const pgBare = statementsBetween(
-    pgBareBefore,
-    statsOn ? await statementSnapshot(services.databaseUrl) : undefined,
-    bareLookupClosed.latencies.length,
-  );
-  const bareChatClosed = await runConcurrently(bare, TURNS, (c) => inProcessTurn(activities, c, 'chat', CHAT_TEXT, ignored, tally));
   const pacedTimes: ActivityTimes = { modelStep: [], runTool: [] };
   const bareLookupPaced = paced
     ? await runConcurrently(
@@ -777,11 +855,12 @@ async function main(): Promise<void> {
         paced,
       )
     : undefined;
-  const soloTimes: ActivityTimes = { modelStep: [], runTool: [] };
-  const solo = await insertBareConversation(pool, CONVERSATIONS);
-  const bareSolo = await runConcurrently([solo], LONG_TURNS, (c, n) =>
-    inProcessTurn(activities, c, 'lookup', lookupText(n), soloTimes, tally),
-  );
+  const loneRun = (name: SideName): Run => {
+    const latencies = loneLatencies[name];
+    return { latencies, byPosition: [latencies], wallMs: NaN, startedAt: 0, endedAt: 0 };
+  };
+  const brigadeLoneRun = loneRun('Brigade');
+  const bareSolo = loneRun('in-process');
 
   // ---- figures ----
   const s = (run: Run | undefined) => summarise(run?.latencies ?? []);
@@ -789,97 +868,54 @@ async function main(): Promise<void> {
   /** mean client latency of the sampled conversations in a run, to set against their histories */
   const sampledMean = (run: Run | undefined) => (run ? meanOf(run.byPosition.slice(0, SAMPLE).flat()) : undefined);
   const throughput = capacity;
-  const cpuPerTurn = (run: Run | undefined) =>
-    run?.cpu ? (Object.values(run.cpu.groups).reduce((a, b) => a + b, 0) / 100) * (run.wallMs / run.latencies.length) : NaN;
-  const lookupCpu = cpuPerTurn(lookupClosed);
+  const lookupCpu = medians.Brigade!.cpu;
   // Exactly once: every message an update returned is in the transcript, and nothing else is.
   const written = await countAsOwner(
     services.databaseUrl,
     'SELECT count(*) AS count FROM messages WHERE conversation_id = ANY($1::uuid[])',
-    [[...conversations, long].map((c) => c.id)],
+    [[...conversations, long, lone].map((c) => c.id)],
   );
   const latencyLookup = lookupPaced ?? lookupClosed;
   const latencyChat = chatPaced ?? chatClosed;
   const loadName = paced ? `paced at ${paced}/s` : 'closed loop';
   const ratio = (a: Run | undefined, b: Run | undefined) => s(a).p50 / s(b).p50;
-  const aloneRatio = ratio(withoutFirst(longRun), withoutFirst(bareSolo));
+  const aloneRatio = medians.Brigade!.lone / (medians['in-process']?.lone ?? NaN);
 
   const halfCapacity = paced ? `paced at ${paced}/s, half of capacity` : 'closed loop';
-  const floorRuns = baselineRuns.get('floor');
-  const peerRuns = baselineRuns.get('ai-sdk');
-  const brigadeLone = s(withoutFirst(longRun)).p50;
-  /** CPU ms per turn of each process group in a run */
-  const cpuGroupsPerTurn = (run: Run | undefined): Record<string, number> =>
-    run?.cpu
-      ? Object.fromEntries(Object.entries(run.cpu.groups).map(([name, pct]) => [name, (pct / 100) * (run.wallMs / run.latencies.length)]))
-      : {};
-  const sides = [
-    {
-      name: 'Brigade',
-      capacity: throughput,
-      cpu: lookupCpu,
-      lone: brigadeLone,
-      closedP50: s(lookupClosed).p50,
-      groups: cpuGroupsPerTurn(lookupClosed),
-    },
-    ...[floorRuns && { name: 'floor', runs: floorRuns }, peerRuns && { name: 'ai-sdk', runs: peerRuns }]
-      .filter((side): side is { name: string; runs: BaselineRuns } => Boolean(side))
-      .map(({ name, runs }) => ({
-        name,
-        capacity: runs.capacity,
-        cpu: cpuPerTurn(runs.lookupClosed),
-        lone: s(runs.alone).p50,
-        closedP50: s(runs.lookupClosed).p50,
-        groups: cpuGroupsPerTurn(runs.lookupClosed),
-      })),
-  ];
+  const floorSide = medians.floor;
+  const peerSide = medians['ai-sdk'];
+  const brigadeLone = medians.Brigade!.lone;
+  const sides = SIDES.filter((name) => medians[name]).map((name) => ({ name, ...medians[name]! }));
   const x = (value: number) => `${fmt(value, 2)}x`;
-  const ratioTargets = [
-    ...(floorRuns
-      ? [
-          {
-            name: `capacity >= ${RATIOS.floorCapacity}x floor (closed loop, lookup + chat)`,
-            value: x(throughput / floorRuns.capacity),
-            met: throughput / floorRuns.capacity >= RATIOS.floorCapacity,
-          },
-          {
-            name: `CPU per lookup turn <= ${RATIOS.floorCpu}x floor's per turn (whole stack)`,
-            value: x(lookupCpu / cpuPerTurn(floorRuns.lookupClosed)),
-            met: lookupCpu / cpuPerTurn(floorRuns.lookupClosed) <= RATIOS.floorCpu,
-          },
-          {
-            name: `lone lookup turn p50 <= ${RATIOS.floorLone}x floor's lone turn`,
-            value: x(brigadeLone / s(floorRuns.alone).p50),
-            met: brigadeLone / s(floorRuns.alone).p50 <= RATIOS.floorLone,
-          },
-        ]
-      : []),
-    ...(peerRuns
-      ? [
-          {
-            name: `capacity >= ${RATIOS.peerCapacity}x ai-sdk peer's (closed loop, lookup + chat)`,
-            value: x(throughput / peerRuns.capacity),
-            met: throughput / peerRuns.capacity >= RATIOS.peerCapacity,
-          },
-          {
-            name: `lone lookup turn p50 <= ${RATIOS.peerLone}x ai-sdk peer's`,
-            value: x(brigadeLone / s(peerRuns.alone).p50),
-            met: brigadeLone / s(peerRuns.alone).p50 <= RATIOS.peerLone,
-          },
-        ]
-      : []),
-  ];
+  const toolResultP50 = summarise(approvals.toolResultLatencies).p50;
   const targets = [
-    ...ratioTargets,
-    {
-      name: `lone lookup turn <= ${TARGETS.aloneRatio}x in-process (p50)`,
-      value: `${fmt(aloneRatio, 2)}x`,
-      met: aloneRatio <= TARGETS.aloneRatio,
-    },
+    ...(medianRatios && medianLimit
+      ? [
+          {
+            name: `CPU per lookup turn <= ${LIMIT_TARGETS.cpu}x the limit (floor + in-process step; median)`,
+            value: x(medianRatios.cpu),
+            met: medianRatios.cpu <= LIMIT_TARGETS.cpu,
+          },
+          {
+            name: `lone lookup turn p50 <= ${LIMIT_TARGETS.lone}x the limit's (median)`,
+            value: x(medianRatios.lone),
+            met: medianRatios.lone <= LIMIT_TARGETS.lone,
+          },
+        ]
+      : []),
+    ...(medianRatios && peerSide
+      ? [
+          {
+            name: `capacity >= ${LIMIT_TARGETS.peerCapacity}x the ai-sdk peer's (closed loop, lookup + chat; median)`,
+            value: x(medianRatios.capacityToPeer),
+            met: medianRatios.capacityToPeer >= LIMIT_TARGETS.peerCapacity,
+          },
+        ]
+      : []),
     {
       name: `approval -> tool result p50 <= ${TARGETS.approvalP50Ms} ms (${halfCapacity})`,
-      value: `${fmt(summarise(approvals.toolResultLatencies).p50)} ms`,
-      met: summarise(approvals.toolResultLatencies).p50 <= TARGETS.approvalP50Ms,
+      value: `${fmt(toolResultP50)} ms`,
+      met: toolResultP50 <= TARGETS.approvalP50Ms,
     },
     {
       name: `history flat: bytes/turn at turn ${LONG_TURNS} within ${TARGETS.bytesDriftPct}% of turn 5`,
@@ -893,6 +929,44 @@ async function main(): Promise<void> {
     },
   ];
   const earlier = [
+    ...(floorSide && medianRatios
+      ? [
+          {
+            name: `capacity >= ${RATIOS.floorCapacity}x floor (closed loop, lookup + chat)`,
+            value: x(medianRatios.capacityToFloor),
+            met: medianRatios.capacityToFloor >= RATIOS.floorCapacity,
+          },
+          {
+            name: `CPU per lookup turn <= ${RATIOS.floorCpu}x floor's per turn (whole stack)`,
+            value: x(median(rounds.map((round) => round.Brigade!.cpu / (round.floor?.cpu ?? NaN)))),
+            met: median(rounds.map((round) => round.Brigade!.cpu / (round.floor?.cpu ?? NaN))) <= RATIOS.floorCpu,
+          },
+          {
+            name: `lone lookup turn p50 <= ${RATIOS.floorLone}x floor's lone turn`,
+            value: x(median(rounds.map((round) => round.Brigade!.lone / (round.floor?.lone ?? NaN)))),
+            met: median(rounds.map((round) => round.Brigade!.lone / (round.floor?.lone ?? NaN))) <= RATIOS.floorLone,
+          },
+        ]
+      : []),
+    ...(peerSide && medianRatios
+      ? [
+          {
+            name: `capacity >= ${RATIOS.peerCapacity}x ai-sdk peer's (closed loop, lookup + chat)`,
+            value: x(medianRatios.capacityToPeer),
+            met: medianRatios.capacityToPeer >= RATIOS.peerCapacity,
+          },
+          {
+            name: `lone lookup turn p50 <= ${RATIOS.peerLone}x ai-sdk peer's`,
+            value: x(brigadeLone / peerSide.lone),
+            met: brigadeLone / peerSide.lone <= RATIOS.peerLone,
+          },
+        ]
+      : []),
+    {
+      name: `lone lookup turn <= ${TARGETS.aloneRatio}x in-process (p50)`,
+      value: `${fmt(aloneRatio, 2)}x`,
+      met: aloneRatio <= TARGETS.aloneRatio,
+    },
     {
       name: `>= ${TARGETS.turnsPerSecond} turns/s (closed loop, lookup + chat)`,
       value: `${fmt(throughput)} /s`,
@@ -961,7 +1035,8 @@ async function main(): Promise<void> {
   say(latencyRow(`approval: send -> parked, ${loadName}`, summarise(approvals.parkLatencies)));
   say(latencyRow(`approval: approve -> tool result, ${loadName}`, summarise(approvals.toolResultLatencies)));
   say(latencyRow(`approval: approve -> answer, ${loadName}`, s(approvals), perSecond(approvals, 2)));
-  say(latencyRow('lookup turn, 1 conversation alone', s(withoutFirst(longRun)), perSecond(longRun)));
+  say(latencyRow(`lookup turn alone, interleaved (${ROUNDS} rounds)`, s(brigadeLoneRun)));
+  say(latencyRow('lookup turn, the long conversation alone', s(withoutFirst(longRun)), perSecond(longRun)));
   say(`  turns/s over the closed-loop runs (lookup + chat-only): ${fmt(throughput)}`);
   say();
   say(`In-process, no Temporal (the activities' functions in the workflow's order, same PostgreSQL and pool)`);
@@ -969,7 +1044,7 @@ async function main(): Promise<void> {
   say(latencyRow('lookup turn, closed loop', s(bareLookupClosed), perSecond(bareLookupClosed)));
   say(latencyRow('chat-only turn, closed loop', s(bareChatClosed), perSecond(bareChatClosed)));
   if (bareLookupPaced) say(latencyRow(`lookup turn, ${loadName}`, s(bareLookupPaced), perSecond(bareLookupPaced)));
-  say(latencyRow('lookup turn, 1 conversation alone', s(withoutFirst(bareSolo)), perSecond(bareSolo)));
+  say(latencyRow(`lookup turn alone, interleaved (${ROUNDS} rounds)`, s(bareSolo)));
   say(
     `  activity function time, mean ms: modelStep ${fmt(meanOf(soloTimes.modelStep), 2)}, runTool ${fmt(meanOf(soloTimes.runTool), 2)} alone;` +
       ` ${fmt(meanOf(closedTimes.modelStep), 2)}, ${fmt(meanOf(closedTimes.runTool), 2)} closed loop` +
@@ -978,7 +1053,7 @@ async function main(): Promise<void> {
   say();
   say('Overhead ratio, lookup turn p50 (Temporal / in-process)');
   say(
-    `  1 conversation alone     ${fmt(ratio(withoutFirst(longRun), withoutFirst(bareSolo)), 2)}x  (${fmt(s(withoutFirst(longRun)).p50)} / ${fmt(s(withoutFirst(bareSolo)).p50)} ms)`,
+    `  1 conversation alone     ${fmt(ratio(brigadeLoneRun, bareSolo), 2)}x  (${fmt(s(brigadeLoneRun).p50)} / ${fmt(s(bareSolo).p50)} ms)`,
   );
   if (lookupPaced)
     say(
@@ -1052,37 +1127,61 @@ async function main(): Promise<void> {
   say();
   if (sides.length > 1) {
     say(
-      `Same server, same run: Brigade beside the bare-Temporal floor${peerRuns ? ' and the ai-sdk peer' : ''} (${CONVERSATIONS} conversations; bench/peers.ts)`,
+      `Same server, same run, ${ROUNDS} rounds interleaved: Brigade beside the bare-Temporal floor${peerSide ? ', the ai-sdk peer' : ''} and the same step in-process (medians over the rounds; ${CONVERSATIONS} conversations; bench/peers.ts)`,
     );
     say('  floor  = a workflow whose Update runs one no-op activity and returns (bench/workflows/floor.ts)');
-    if (peerRuns)
+    if (peerSide)
       say('  ai-sdk = @temporalio/ai-sdk: generateText in the workflow, model and tool as activities (bench/workflows/peer.ts)');
+    say("  limit  = the floor + the in-process step: what Temporal must cost for a turn plus what the step's own work must");
+    say("           (per process and per thread as well); B/limit = the median of the rounds' ratios");
     const header = [
       padEnd('', 44),
-      ...sides.map((side) => pad(side.name, 10)),
-      ...sides.slice(1).map((side) => pad(`B/${side.name}`, 10)),
+      ...sides.map((side) => pad(side.name, 11)),
+      ...(medianLimit ? [pad('limit', 9), pad('B/limit', 9)] : []),
+      ...(peerSide ? [pad('B/ai-sdk', 9)] : []),
     ].join('');
     say(header);
-    const row = (label: string, value: (side: (typeof sides)[number]) => number, digits = 1) =>
+    type Side = (typeof sides)[number];
+    const row = (label: string, value: (side: Side) => number, digits: number, limit?: number, toLimit?: number, toPeer?: number) =>
       say(
         [
           padEnd(`  ${label}`, 44),
-          ...sides.map((side) => pad(fmt(value(side), digits), 10)),
-          ...sides.slice(1).map((side) => pad(x(value(sides[0]!) / value(side)), 10)),
+          ...sides.map((side) => pad(fmt(value(side), digits), 11)),
+          ...(medianLimit ? [pad(fmt(limit, digits), 9), pad(toLimit === undefined ? '' : x(toLimit), 9)] : []),
+          ...(peerSide ? [pad(toPeer === undefined ? '' : x(toPeer), 9)] : []),
         ].join(''),
       );
-    row('turns/s, closed loop (lookup + chat)', (side) => side.capacity);
-    row('lookup p50 ms, closed loop', (side) => side.closedP50);
-    row('lookup p50 ms, 1 conversation alone', (side) => side.lone);
-    row('CPU ms per lookup turn, whole stack', (side) => side.cpu, 2);
+    row('turns/s, closed loop (lookup + chat)', (side) => side.capacity, 1, undefined, undefined, medianRatios?.capacityToPeer);
+    row('lookup p50 ms, closed loop', (side) => side.closedP50, 1);
+    row('lookup p50 ms, alone (interleaved)', (side) => side.lone, 1, medianLimit?.lone, medianRatios?.lone);
+    row('CPU ms per lookup turn, whole stack', (side) => side.cpu, 2, medianLimit?.cpu, medianRatios?.cpu);
     const groupNames = [...new Set(sides.flatMap((side) => Object.keys(side.groups)))].sort();
-    for (const group of groupNames) row(`  of which ${group}`, (side) => side.groups[group] ?? 0, 2);
+    for (const group of groupNames)
+      row(`  of which ${group}`, (side) => side.groups[group] ?? 0, 2, medianLimit?.groups[group], medianRatios?.groups[group]);
+    const threadNames = [...new Set(sides.flatMap((side) => Object.keys(side.threads)))].sort();
+    for (const thread of threadNames)
+      row(
+        `    node thread: ${thread}`,
+        (side) => side.threads[thread] ?? 0,
+        2,
+        medianLimit?.threads[thread],
+        medianRatios?.threads[thread],
+      );
+    say('  per round (CPU ms per lookup turn and lone p50 ms: Brigade / limit = ratio; capacity: Brigade / ai-sdk = ratio)');
+    for (const [index, round] of rounds.entries()) {
+      const limit = limitOf(round);
+      const ratios = ratiosOf(round);
+      say(
+        `    round ${index + 1}: CPU ${fmt(round.Brigade?.cpu)} / ${fmt(limit?.cpu)} = ${x(ratios?.cpu ?? NaN)}; lone ${fmt(round.Brigade?.lone)} / ${fmt(limit?.lone)} = ${x(ratios?.lone ?? NaN)}; ` +
+          `capacity ${fmt(round.Brigade?.capacity)} / ${fmt(round['ai-sdk']?.capacity)} = ${x(ratios?.capacityToPeer ?? NaN)}`,
+      );
+    }
     say();
   }
-  say(`Targets (issues 12 and 19; 2 cores, ${CLUSTER_SHAPE ? 'cluster shape' : 'dev server'}, ${CONVERSATIONS} concurrent conversations)`);
-  for (const target of targets) say(`  ${padEnd(target.name, 66)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
-  say('Earlier targets (issue 3), for comparison');
-  for (const target of earlier) say(`  ${padEnd(target.name, 66)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
+  say(`Targets (issue 33; 2 cores, ${CLUSTER_SHAPE ? 'cluster shape' : 'dev server'}, ${CONVERSATIONS} concurrent conversations)`);
+  for (const target of targets) say(`  ${padEnd(target.name, 74)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
+  say('Earlier targets (issues 3, 12 and 19), for comparison');
+  for (const target of earlier) say(`  ${padEnd(target.name, 74)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
   if (tally.errors || tally.unexpected) {
     say();
     say(`Problems: ${tally.errors} failed update(s), ${tally.unexpected} unexpected result(s); first: ${tally.firstProblem}`);
@@ -1109,6 +1208,8 @@ async function main(): Promise<void> {
       approvals: APPROVALS,
       rate: RATE,
       longTurns: LONG_TURNS,
+      rounds: ROUNDS,
+      loneTurnsPerRound: LONE_PER_ROUND,
       pgPool: PG_POOL,
       workerOptions: WORKER_OPTIONS ?? null,
       shape: CLUSTER_SHAPE ? 'cluster' : 'dev',
@@ -1124,17 +1225,18 @@ async function main(): Promise<void> {
       approvalParkMs: summaryJson(summarise(approvals.parkLatencies)),
       approvalToResultMs: summaryJson(s(approvals)),
       approvalToToolResultMs: summaryJson(summarise(approvals.toolResultLatencies)),
-      lookupAloneMs: summaryJson(s(withoutFirst(longRun))),
+      lookupAloneMs: summaryJson(s(brigadeLoneRun)),
+      longConversationMs: summaryJson(s(withoutFirst(longRun))),
       turnsPerSecond: throughput,
     },
     inProcess: {
       lookupClosed: runJson(bareLookupClosed),
       chatClosed: runJson(bareChatClosed),
       lookupPaced: runJson(bareLookupPaced),
-      lookupAloneMs: summaryJson(s(withoutFirst(bareSolo))),
+      lookupAloneMs: summaryJson(s(bareSolo)),
     },
     overheadP50: {
-      alone: ratio(withoutFirst(longRun), withoutFirst(bareSolo)),
+      alone: ratio(brigadeLoneRun, bareSolo),
       paced: lookupPaced ? ratio(lookupPaced, bareLookupPaced) : null,
       closed: ratio(lookupClosed, bareLookupClosed),
     },
@@ -1155,6 +1257,12 @@ async function main(): Promise<void> {
     targets: Object.fromEntries(targets.map((target) => [target.name, { value: target.value, met: target.met }])),
     earlierTargets: Object.fromEntries(earlier.map((target) => [target.name, { value: target.value, met: target.met }])),
     cpuMsPerLookupTurn: lookupCpu,
+    limit: {
+      definition: 'floor + in-process step, per round; medians over the rounds',
+      median: medianLimit ?? null,
+      brigadeToLimitMedian: medianRatios ?? null,
+      rounds: rounds.map((round) => ({ sides: round, limit: limitOf(round) ?? null, brigadeToLimit: ratiosOf(round) ?? null })),
+    },
     sideBySide: Object.fromEntries(
       sides.map((side) => [
         side.name,
@@ -1164,6 +1272,7 @@ async function main(): Promise<void> {
           loneP50Ms: side.lone,
           closedLookupP50Ms: side.closedP50,
           cpuMsPerTurnByGroup: side.groups,
+          cpuMsPerTurnByThread: side.threads,
         },
       ]),
     ),
@@ -1217,6 +1326,7 @@ function memoryShape(): Promise<any> {
         BENCH_RATE: '0',
         BENCH_APPROVALS: '1',
         BENCH_LONG_TURNS: '30',
+        BENCH_ROUNDS: '1',
       },
     });
     let out = '';
