@@ -21,6 +21,8 @@
 //   BENCH_MODEL=gemini-wire  the model: @google/genai against a zero-latency Gemini-wire server in a process of
 //                            its own (bench/gemini-wire.ts), streaming as with Gemini; `offline` = the offline model
 //   BENCH_BASELINES=1        the bare-Temporal floor and the ai-sdk peer on the same server (bench/peers.ts); 0 skips
+//   BENCH_PEER=1             the ai-sdk peer among the baselines (half of a round's time); 0 leaves it out
+//   BENCH_PAYLOAD_ENCRYPTION=on  off runs without the payload codec, to measure what it costs
 //   BENCH_MEMORY_ROW=1       Brigade and the floor again on an in-memory dev server, as an extra row; 0 skips
 //
 // Two ways to load: closed loop (every conversation sends its next turn the moment the last one returns: the
@@ -32,11 +34,12 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asyncLocalStorage, type Context } from '@temporalio/activity';
+import { asyncLocalStorage, Context } from '@temporalio/activity';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions as TemporalWorkerOptions } from '@temporalio/worker';
 import pg from 'pg';
 import { createActivities } from '../src/activities/index.ts';
+import type protoModule from '@temporalio/proto';
 import type { RuntimeActivities } from '../src/activities/runtime-types.ts';
 import { sessionSettings } from '../src/session-settings.ts';
 import { loadConfig, type Config } from '../src/config.ts';
@@ -65,6 +68,7 @@ import { createGeminiModel } from '../src/model/gemini.ts';
 import type { ChatModel } from '../src/model/types.ts';
 import {
   countActivities,
+  historyPerTurn,
   meanPhases,
   phasesOf,
   round,
@@ -112,6 +116,8 @@ const AGENT: AgentName = 'support';
 const MODEL_KIND = process.env.BENCH_MODEL ?? 'gemini-wire';
 if (MODEL_KIND !== 'gemini-wire' && MODEL_KIND !== 'offline') throw new Error('BENCH_MODEL must be gemini-wire or offline');
 const BASELINES = process.env.BENCH_BASELINES !== '0';
+/** the peer takes half a round: a lever's A/B against the limit can leave it out */
+const PEER = process.env.BENCH_PEER !== '0';
 const MEMORY_ROW = process.env.BENCH_MEMORY_ROW !== '0';
 const ROUNDS = intSetting('BENCH_ROUNDS', 5, 1, 50);
 const LONE_PER_ROUND = intSetting('BENCH_LONE_TURNS', 10, 1, 100);
@@ -140,6 +146,8 @@ const CHAT_TEXT = 'hello';
 /** A phone change always succeeds (cancel_order succeeds once per order), so every approval runs the same work. */
 const phoneText = (conversation: number, cycle: number) =>
   `update ${CUSTOMER_IDS[conversation % CUSTOMER_IDS.length]} phone 555-${String(100 + (cycle % 900))}-${String((conversation * 97 + cycle) % 10_000).padStart(4, '0')}`;
+
+type HistoryEvent = protoModule.temporal.api.history.v1.IHistoryEvent;
 
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const debug = process.env.BENCH_DEBUG ? (line: string) => process.stderr.write(`  ${line}\n`) : () => undefined;
@@ -175,6 +183,26 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 let readCpu: () => CpuSnapshot | undefined = () => undefined;
+
+// Heartbeats the worker's activities ask for (the first of an attempt reaches the server at once, then one per
+// throttle interval): a model step beats every STOP_HEARTBEAT_MS, so a step slowed by a saturated machine adds
+// server work per turn that the floor's no-op activity never does.
+let heartbeats = 0;
+const counted = new WeakSet<Context>();
+const currentContext = Context.current.bind(Context);
+// heartbeat is an instance field of each activity's Context: wrap it where activities get their context
+Context.current = () => {
+  const context = currentContext();
+  if (!counted.has(context)) {
+    counted.add(context);
+    const beat = context.heartbeat;
+    (context as { heartbeat: Context['heartbeat'] }).heartbeat = (details?: unknown) => {
+      heartbeats += 1;
+      beat(details);
+    };
+  }
+  return context;
+};
 
 // ---- load -------------------------------------------------------------------------------------
 
@@ -393,6 +421,8 @@ interface BaselineSide {
   closed(round: number): Promise<ClosedRuns>;
   /** one turn of its conversation alone, to interleave with Brigade's */
   loneTurn(n: number): Promise<number | undefined>;
+  /** the history of that conversation */
+  loneHistory(): Promise<HistoryEvent[]>;
 }
 
 /** Runs a baseline's worker, opens its conversations and warms them up, as Brigade's are. */
@@ -416,6 +446,7 @@ async function prepareBaseline(baseline: Baseline, tally: Tally): Promise<Baseli
         (h) => turn(h, CHAT_TEXT),
       ),
     loneTurn: (n) => turn(solo!, lookupText(n)),
+    loneHistory: async () => (await solo!.fetchHistory()).events ?? [],
   };
 }
 
@@ -626,7 +657,8 @@ async function main(): Promise<void> {
     TEMPORAL_TASK_QUEUE: taskQueue,
     LOG_LEVEL: 'warn',
     INLINE_TOOLS: String(INLINE),
-    ...BENCH_PAYLOAD_ENV,
+    // BENCH_PAYLOAD_ENCRYPTION=off measures what the codec costs (production never runs without it)
+    ...(process.env.BENCH_PAYLOAD_ENCRYPTION === 'off' ? { PAYLOAD_ENCRYPTION: 'off' } : BENCH_PAYLOAD_ENV),
     // one user stands for many: the per-user limits would measure themselves, not the runtime
     USER_EVENT_STREAMS: '0',
     USER_NEW_CONVERSATIONS_PER_MINUTE: '0',
@@ -680,7 +712,7 @@ async function main(): Promise<void> {
     const baseClient = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
     const baseDeps = { client: baseClient, address: services.temporalAddress, namespace: config.TEMPORAL_NAMESPACE };
     baselines.push(await startFloor(baseDeps));
-    if (wire) baselines.push(await startAiSdkPeer({ ...baseDeps, pool, geminiBaseUrl: wire.baseUrl }));
+    if (wire && PEER) baselines.push(await startAiSdkPeer({ ...baseDeps, pool, geminiBaseUrl: wire.baseUrl }));
     for (const baseline of baselines) stops.push({ name: `${baseline.name} worker`, stop: () => baseline.stop() });
   }
 
@@ -726,6 +758,7 @@ async function main(): Promise<void> {
   // machine. The figures that judge are each round's ratios' medians.
   const statsOn = await enableStatementStats(services.databaseUrl);
   const rounds: RoundFigures[] = [];
+  const heartbeatsPerLookup: number[] = [];
   const loneLatencies: Record<SideName, number[]> = { Brigade: [], floor: [], 'ai-sdk': [], 'in-process': [] };
   const closedTimes: ActivityTimes = { modelStep: [], runTool: [] };
   const soloTimes: ActivityTimes = { modelStep: [], runTool: [] };
@@ -750,11 +783,15 @@ async function main(): Promise<void> {
     const figures: RoundFigures = {};
     const pgBrigade = pgBetween((used) => (pgLookup = used));
     await pgBrigade.start();
+    const heartbeatsBefore = heartbeats;
     brigadeClosed = await closedLoops(
       conversations,
       (c, n) => timedTurn(c, 'lookup', lookupText(c.index + round * TURNS + n), tally),
       (c) => timedTurn(c, 'chat', CHAT_TEXT, tally),
-      pgBrigade.stop,
+      async (run) => {
+        heartbeatsPerLookup.push((heartbeats - heartbeatsBefore) / run.latencies.length);
+        await pgBrigade.stop(run);
+      },
     );
     const sides: { name: SideName; runs: ClosedRuns }[] = [{ name: 'Brigade', runs: brigadeClosed }];
     for (const side of baselineSides) sides.push({ name: side.baseline.name, runs: await side.closed(round) });
@@ -829,6 +866,12 @@ async function main(): Promise<void> {
   const atLong = turnSize(LONG_TURNS);
   const totalSize = sizeOf(longEvents);
   const bytesRatio = at5 && atLong ? atLong.protoBytes / at5.protoBytes : NaN;
+
+  // What a lone lookup turn leaves in each side's history (the first turn left out)
+  const perTurn: Record<string, ReturnType<typeof historyPerTurn>> = {
+    Brigade: historyPerTurn(splitByUpdate((await lone.handle.fetchHistory()).events ?? []).slice(1)),
+  };
+  for (const side of baselineSides) perTurn[side.baseline.name] = historyPerTurn(splitByUpdate(await side.loneHistory()).slice(1));
 
   progress('reading the histories of a sample of the concurrent conversations...');
   const sampleSlices: TurnSlice[] = [];
@@ -1079,6 +1122,16 @@ async function main(): Promise<void> {
     `  bytes/turn at turn ${LONG_TURNS} / at turn 5 = ${fmt(bytesRatio, 3)}; whole history ${longEvents.length} events, ${totalSize.protoBytes} bytes`,
   );
   say();
+  say('What a lone lookup turn leaves in its history, mean per turn (payload bytes = what the data converter made)');
+  say(`  ${padEnd('', 12)}${pad('events', 8)}${pad('WFTs', 6)}${pad('bytes', 9)}${pad('payload', 9)}`);
+  for (const [name, used] of Object.entries(perTurn))
+    say(
+      `  ${padEnd(name, 12)}${pad(fmt(used.events, 1), 8)}${pad(fmt(used.workflowTasks, 1), 6)}${pad(fmt(used.protoBytes, 0), 9)}${pad(fmt(used.payloadBytes, 0), 9)}`,
+    );
+  say(
+    `  model-step heartbeats per lookup turn, closed loop, by round: ${heartbeatsPerLookup.map((n) => fmt(n, 2)).join(', ')} (the floor's activity: none)`,
+  );
+  say();
   say(`Where a turn's time goes (ms, mean per turn; server side from the history's event times, ${SAMPLE} sampled conversations)`);
   say('  wftQ/actQ = task scheduled -> started (history transfer queue, matching, the poll); wftRun/actRun = started ->');
   say('  completed (dispatch to the worker, its work, the completion RPC); rpc/etc = client latency - server span');
@@ -1247,6 +1300,8 @@ async function main(): Promise<void> {
       bytesRatio,
       totalEvents: longEvents.length,
       totalBytes: totalSize.protoBytes,
+      lonePerTurn: perTurn,
+      heartbeatsPerClosedLookupTurn: heartbeatsPerLookup,
     },
     phasesMs: {
       lookupAlone: meanPhases(longSlices.slice(1).map(phasesOf)) ?? null,
