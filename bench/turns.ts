@@ -8,12 +8,13 @@
 //   BENCH_RATE=auto          offered load of the paced runs, in turns (updates) per second; auto = half the
 //                            closed loop's capacity; 0 skips them
 //   BENCH_LONG_TURNS=50      turns of the one long conversation (history growth)
-//   BENCH_ROUNDS=5           rounds; each runs the closed loops of Brigade, the floor, the ai-sdk peer and the
-//                            in-process step one after the other, then their lone turns interleaved; the
-//                            figures that judge are the medians of the rounds' ratios (about 40 s a round)
+//   BENCH_ROUNDS=3           rounds; each runs the closed loops of Brigade, the floor, the ai-sdk peer and the
+//                            in-process step one after the other (each round starting with the next side),
+//                            then their lone turns interleaved; the figures that judge are the medians of
+//                            the rounds' ratios (about 40 s a round)
 //   BENCH_LONE_TURNS=10      lone turns of each side per round
 //   BENCH_PG_POOL=10         the worker's PostgreSQL pool size
-//   BENCH_TIMEOUT_S=900      hard limit for the whole run
+//   BENCH_TIMEOUT_S=1800     hard limit for the whole run (a run takes 5-6 min on 2 quiet cores, 3 rounds; twice that under load)
 //   BENCH_WORKER_OPTIONS='{"maxConcurrentActivityTaskPolls":4}'  extra Worker.create options (the bench then
 //                            builds the worker itself, with the same activities, instead of calling createWorker)
 //   BENCH_DATABASE_URL, BENCH_TEMPORAL_ADDRESS, BENCH_TEMPORAL_DYNAMIC_CONFIG, BENCH_WORKFLOWS_PATH,
@@ -110,7 +111,7 @@ const APPROVALS = intSetting('BENCH_APPROVALS', 3, 1, 50);
 const RATE = (process.env.BENCH_RATE ?? 'auto') === 'auto' ? undefined : intSetting('BENCH_RATE', 0, 0, 10_000);
 const LONG_TURNS = intSetting('BENCH_LONG_TURNS', 50, 5, 200);
 const PG_POOL = intSetting('BENCH_PG_POOL', 10, 1, 200);
-const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 900, 10, 3600);
+const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 1800, 10, 7200);
 const WORKER_OPTIONS = parseWorkerOptions(process.env.BENCH_WORKER_OPTIONS);
 const AGENT: AgentName = 'support';
 const MODEL_KIND = process.env.BENCH_MODEL ?? 'gemini-wire';
@@ -119,7 +120,7 @@ const BASELINES = process.env.BENCH_BASELINES !== '0';
 /** the peer takes half a round: a lever's A/B against the limit can leave it out */
 const PEER = process.env.BENCH_PEER !== '0';
 const MEMORY_ROW = process.env.BENCH_MEMORY_ROW !== '0';
-const ROUNDS = intSetting('BENCH_ROUNDS', 5, 1, 50);
+const ROUNDS = intSetting('BENCH_ROUNDS', 3, 1, 50);
 const LONE_PER_ROUND = intSetting('BENCH_LONE_TURNS', 10, 1, 100);
 /** as the workflow does by default (INLINE_TOOLS), so both sides run the same activity code */
 const INLINE = process.env.INLINE_TOOLS !== 'false';
@@ -777,33 +778,51 @@ async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round += 1) {
     const last = round === ROUNDS - 1;
     progress(
-      `round ${round + 1}/${ROUNDS}: closed loops (${CONVERSATIONS} conversations x ${TURNS} lookup turns, then x ${TURNS} chat-only) of ` +
+      `round ${round + 1}/${ROUNDS}: closed loops, each round starting with the next side (${CONVERSATIONS} conversations x ${TURNS} lookup turns, then x ${TURNS} chat-only) of ` +
         `${['Brigade', ...baselines.map((b) => b.name), 'in-process'].join(', ')}; then ${LONE_PER_ROUND} lone turns of each, interleaved...`,
     );
     const figures: RoundFigures = {};
-    const pgBrigade = pgBetween((used) => (pgLookup = used));
-    await pgBrigade.start();
-    const heartbeatsBefore = heartbeats;
-    brigadeClosed = await closedLoops(
-      conversations,
-      (c, n) => timedTurn(c, 'lookup', lookupText(c.index + round * TURNS + n), tally),
-      (c) => timedTurn(c, 'chat', CHAT_TEXT, tally),
-      async (run) => {
-        heartbeatsPerLookup.push((heartbeats - heartbeatsBefore) / run.latencies.length);
-        await pgBrigade.stop(run);
+    const closedOf: { name: SideName; run: () => Promise<ClosedRuns> }[] = [
+      {
+        name: 'Brigade',
+        run: async () => {
+          const pgBrigade = pgBetween((used) => (pgLookup = used));
+          await pgBrigade.start();
+          const heartbeatsBefore = heartbeats;
+          brigadeClosed = await closedLoops(
+            conversations,
+            (c, n) => timedTurn(c, 'lookup', lookupText(c.index + round * TURNS + n), tally),
+            (c) => timedTurn(c, 'chat', CHAT_TEXT, tally),
+            async (run) => {
+              heartbeatsPerLookup.push((heartbeats - heartbeatsBefore) / run.latencies.length);
+              await pgBrigade.stop(run);
+            },
+          );
+          return brigadeClosed;
+        },
       },
-    );
-    const sides: { name: SideName; runs: ClosedRuns }[] = [{ name: 'Brigade', runs: brigadeClosed }];
-    for (const side of baselineSides) sides.push({ name: side.baseline.name, runs: await side.closed(round) });
-    const pgInProcess = pgBetween((used) => (pgBare = used));
-    await pgInProcess.start();
-    bareClosed = await closedLoops(
-      bare,
-      (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(c.index + round * TURNS + n), last ? closedTimes : ignored, tally),
-      (c) => inProcessTurn(activities, c, 'chat', CHAT_TEXT, ignored, tally),
-      pgInProcess.stop,
-    );
-    sides.push({ name: 'in-process', runs: bareClosed });
+      ...baselineSides.map((side) => ({ name: side.baseline.name, run: () => side.closed(round) })),
+      {
+        name: 'in-process',
+        run: async () => {
+          const pgInProcess = pgBetween((used) => (pgBare = used));
+          await pgInProcess.start();
+          bareClosed = await closedLoops(
+            bare,
+            (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(c.index + round * TURNS + n), last ? closedTimes : ignored, tally),
+            (c) => inProcessTurn(activities, c, 'chat', CHAT_TEXT, ignored, tally),
+            pgInProcess.stop,
+          );
+          return bareClosed;
+        },
+      },
+    ];
+    // Each round starts with another side, so that no side always runs right after the same one.
+    const sides: { name: SideName; runs: ClosedRuns }[] = [];
+    for (let i = 0; i < closedOf.length; i += 1) {
+      const { name, run } = closedOf[(i + round) % closedOf.length]!;
+      sides.push({ name, runs: await run() });
+    }
     const loneOfRound: Record<SideName, number[]> = { Brigade: [], floor: [], 'ai-sdk': [], 'in-process': [] };
     const keep = (name: SideName, ms: number | undefined) => {
       if (ms === undefined) return;
