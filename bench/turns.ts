@@ -1364,20 +1364,20 @@ async function main(): Promise<void> {
     const fields = (j: any) => j?.sideBySide ?? {};
     const mem = fields(memory);
     lines.push('');
-    lines.push("Extra row: the dev server with its history in memory (the tests' shape; a second run, after this one, same settings)");
-    lines.push([padEnd('', 44), ...Object.keys(mem).map((name) => pad(name, 10))].join(''));
+    lines.push("Extra row: the dev server with its history in memory (the tests' shape; a second run of one round, after this one)");
+    lines.push([padEnd('', 44), ...Object.keys(mem).map((name) => pad(name, 11))].join(''));
     lines.push(
-      [padEnd('  turns/s, closed loop (lookup + chat)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.turnsPerSecond), 10))].join(
+      [padEnd('  turns/s, closed loop (lookup + chat)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.turnsPerSecond), 11))].join(
         '',
       ),
     );
     lines.push(
-      [padEnd('  lookup p50 ms, 1 conversation alone', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.loneP50Ms), 10))].join(''),
+      [padEnd('  lookup p50 ms, alone (interleaved)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.loneP50Ms), 11))].join(''),
     );
     lines.push(
       [
         padEnd('  CPU ms per lookup turn, whole stack', 44),
-        ...Object.values(mem).map((v: any) => pad(fmt(v.cpuMsPerLookupTurn, 2), 10)),
+        ...Object.values(mem).map((v: any) => pad(fmt(v.cpuMsPerLookupTurn, 2), 11)),
       ].join(''),
     );
     (json as Record<string, unknown>).inMemoryShape = memory
