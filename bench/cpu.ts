@@ -23,7 +23,8 @@ export interface CpuUse {
 const THREAD_KINDS: [RegExp, string][] = [
   [/^MainThread$/, 'main'],
   [/^WorkerThread$/, 'workflow thread'],
-  [/^tokio|^core|^temporal/i, 'core (Rust)'],
+  // sdk-core's threads; workflow-processing (comm cut to 15 characters) runs its workflow activation stream
+  [/^tokio|^core|^temporal|^workflow-proces/i, 'core (Rust)'],
   [/^V8Worker|^DelayedTask|^libuv|^SignalInspector/, 'V8/libuv'],
 ];
 

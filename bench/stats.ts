@@ -66,6 +66,40 @@ export function sizeOf(events: HistoryEvent[]): { protoBytes: number; jsonBytes:
   return { protoBytes, jsonBytes };
 }
 
+/** Bytes of payload data in events (inputs, results, headers, memo), as the data converter made them. */
+export function payloadBytesOf(events: HistoryEvent[]): number {
+  let bytes = 0;
+  const walk = (value: unknown): void => {
+    if (!value || typeof value !== 'object' || value instanceof Uint8Array) return;
+    const record = value as Record<string, unknown>;
+    if (record.data instanceof Uint8Array && 'metadata' in record) {
+      bytes += record.data.length;
+      return;
+    }
+    for (const child of Object.values(record)) walk(child);
+  };
+  walk(events);
+  return bytes;
+}
+
+/** What one turn leaves in a history, mean over turns: events, workflow tasks, bytes and payload bytes. */
+export function historyPerTurn(slices: TurnSlice[]): { events: number; workflowTasks: number; protoBytes: number; payloadBytes: number } {
+  const n = slices.length || NaN;
+  const sum = { events: 0, workflowTasks: 0, protoBytes: 0, payloadBytes: 0 };
+  for (const slice of slices) {
+    sum.events += slice.events.length;
+    sum.workflowTasks += slice.events.filter((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length;
+    sum.protoBytes += sizeOf(slice.events).protoBytes;
+    sum.payloadBytes += payloadBytesOf(slice.events);
+  }
+  return {
+    events: sum.events / n,
+    workflowTasks: sum.workflowTasks / n,
+    protoBytes: sum.protoBytes / n,
+    payloadBytes: sum.payloadBytes / n,
+  };
+}
+
 /** Activities a turn ran: scheduled ones, and local ones (recorded as markers). */
 export function countActivities(slice: TurnSlice): number {
   return slice.events.filter(

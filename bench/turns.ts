@@ -8,8 +8,13 @@
 //   BENCH_RATE=auto          offered load of the paced runs, in turns (updates) per second; auto = half the
 //                            closed loop's capacity; 0 skips them
 //   BENCH_LONG_TURNS=50      turns of the one long conversation (history growth)
+//   BENCH_ROUNDS=3           rounds; each runs the closed loops of Brigade, the floor, the ai-sdk peer and the
+//                            in-process step one after the other (each round starting with the next side),
+//                            then their lone turns interleaved; the figures that judge are the medians of
+//                            the rounds' ratios (about 40 s a round)
+//   BENCH_LONE_TURNS=10      lone turns of each side per round
 //   BENCH_PG_POOL=10         the worker's PostgreSQL pool size
-//   BENCH_TIMEOUT_S=240      hard limit for the whole run
+//   BENCH_TIMEOUT_S=1800     hard limit for the whole run (a run takes 5-6 min on 2 quiet cores, 3 rounds; twice that under load)
 //   BENCH_WORKER_OPTIONS='{"maxConcurrentActivityTaskPolls":4}'  extra Worker.create options (the bench then
 //                            builds the worker itself, with the same activities, instead of calling createWorker)
 //   BENCH_DATABASE_URL, BENCH_TEMPORAL_ADDRESS, BENCH_TEMPORAL_DYNAMIC_CONFIG, BENCH_WORKFLOWS_PATH,
@@ -17,6 +22,8 @@
 //   BENCH_MODEL=gemini-wire  the model: @google/genai against a zero-latency Gemini-wire server in a process of
 //                            its own (bench/gemini-wire.ts), streaming as with Gemini; `offline` = the offline model
 //   BENCH_BASELINES=1        the bare-Temporal floor and the ai-sdk peer on the same server (bench/peers.ts); 0 skips
+//   BENCH_PEER=1             the ai-sdk peer among the baselines (half of a round's time); 0 leaves it out
+//   BENCH_PAYLOAD_ENCRYPTION=on  off runs without the payload codec, to measure what it costs
 //   BENCH_MEMORY_ROW=1       Brigade and the floor again on an in-memory dev server, as an extra row; 0 skips
 //
 // Two ways to load: closed loop (every conversation sends its next turn the moment the last one returns: the
@@ -28,11 +35,12 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asyncLocalStorage, type Context } from '@temporalio/activity';
+import { asyncLocalStorage, Context } from '@temporalio/activity';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions as TemporalWorkerOptions } from '@temporalio/worker';
 import pg from 'pg';
 import { createActivities } from '../src/activities/index.ts';
+import type protoModule from '@temporalio/proto';
 import type { RuntimeActivities } from '../src/activities/runtime-types.ts';
 import { sessionSettings } from '../src/api/session-settings.ts';
 import { loadConfig, type Config } from '../src/config.ts';
@@ -59,6 +67,7 @@ import { createGeminiModel } from '../src/model/gemini.ts';
 import type { ChatModel } from '../src/model/types.ts';
 import {
   countActivities,
+  historyPerTurn,
   meanPhases,
   phasesOf,
   round,
@@ -70,6 +79,7 @@ import {
   type TurnSlice,
 } from './stats.ts';
 import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
+import { type Limit, limitOf, median, medianOf, type Ratios, ratiosOf, type RoundFigures, SIDES, type SideName } from './limit.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
 import { builtInCatalog } from '../src/agents/catalog.ts';
 
@@ -103,15 +113,17 @@ const APPROVALS = intSetting('BENCH_APPROVALS', 3, 1, 50);
 const RATE = (process.env.BENCH_RATE ?? 'auto') === 'auto' ? undefined : intSetting('BENCH_RATE', 0, 0, 10_000);
 const LONG_TURNS = intSetting('BENCH_LONG_TURNS', 50, 5, 200);
 const PG_POOL = intSetting('BENCH_PG_POOL', 10, 1, 200);
-const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 240, 10, 1800);
+const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 1800, 10, 7200);
 const WORKER_OPTIONS = parseWorkerOptions(process.env.BENCH_WORKER_OPTIONS);
 const AGENT: AgentName = 'support';
 const MODEL_KIND = process.env.BENCH_MODEL ?? 'gemini-wire';
 if (MODEL_KIND !== 'gemini-wire' && MODEL_KIND !== 'offline') throw new Error('BENCH_MODEL must be gemini-wire or offline');
 const BASELINES = process.env.BENCH_BASELINES !== '0';
+/** the peer takes half a round: a lever's A/B against the limit can leave it out */
+const PEER = process.env.BENCH_PEER !== '0';
 const MEMORY_ROW = process.env.BENCH_MEMORY_ROW !== '0';
-/** lone turns of each baseline (the first is left out, as for Brigade's) */
-const LONE_TURNS = Math.min(LONG_TURNS, 30);
+const ROUNDS = intSetting('BENCH_ROUNDS', 3, 1, 50);
+const LONE_PER_ROUND = intSetting('BENCH_LONE_TURNS', 10, 1, 100);
 /** as the workflow does by default (INLINE_TOOLS), so both sides run the same activity code */
 const INLINE = process.env.INLINE_TOOLS !== 'false';
 /** activities a lookup turn shows in its history (a local activity counts as one), to tell turns apart */
@@ -126,6 +138,8 @@ const TARGETS = { aloneRatio: 3, turnsPerSecond: 120, cpuMsPerLookup: 17, approv
 // Issue 19's: ratios to the bare-Temporal floor and to the ai-sdk peer, measured on the same server in the same run.
 const RATIOS = { floorCapacity: 0.8, floorCpu: 1.25, floorLone: 1.5, peerCapacity: 1.5, peerLone: 1 };
 const EARLIER = { p50Ms: 25, p99Ms: 100 };
+// Issue 33's: ratios to the limit (the floor plus the in-process step) and to the peer, medians over the rounds.
+const LIMIT_TARGETS = { cpu: 1.15, lone: 1.15, peerCapacity: 2.5 };
 
 // Turns from the offline model's phrasebook (src/model/offline-intents.ts).
 const ORDER_IDS = ['24601', '13579', '97531', '86420', '54321', '19283', '74651', '30298', '47652', '61984', '58243', '90357', '28164'];
@@ -135,6 +149,8 @@ const CHAT_TEXT = 'hello';
 /** A phone change always succeeds (cancel_order succeeds once per order), so every approval runs the same work. */
 const phoneText = (conversation: number, cycle: number) =>
   `update ${CUSTOMER_IDS[conversation % CUSTOMER_IDS.length]} phone 555-${String(100 + (cycle % 900))}-${String((conversation * 97 + cycle) % 10_000).padStart(4, '0')}`;
+
+type HistoryEvent = protoModule.temporal.api.history.v1.IHistoryEvent;
 
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const debug = process.env.BENCH_DEBUG ? (line: string) => process.stderr.write(`  ${line}\n`) : () => undefined;
@@ -170,6 +186,26 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 let readCpu: () => CpuSnapshot | undefined = () => undefined;
+
+// Heartbeats the worker's activities ask for (the first of an attempt reaches the server at once, then one per
+// throttle interval): a model step beats every STOP_HEARTBEAT_MS, so a step slowed by a saturated machine adds
+// server work per turn that the floor's no-op activity never does.
+let heartbeats = 0;
+const counted = new WeakSet<Context>();
+const currentContext = Context.current.bind(Context);
+// heartbeat is an instance field of each activity's Context: wrap it where activities get their context
+Context.current = () => {
+  const context = currentContext();
+  if (!counted.has(context)) {
+    counted.add(context);
+    const beat = context.heartbeat;
+    (context as { heartbeat: Context['heartbeat'] }).heartbeat = (details?: unknown) => {
+      heartbeats += 1;
+      beat(details);
+    };
+  }
+  return context;
+};
 
 // ---- load -------------------------------------------------------------------------------------
 
@@ -219,6 +255,16 @@ async function runConcurrently<C>(
   const wallMs = performance.now() - started;
   return { latencies, byPosition, wallMs, startedAt, endedAt: Date.now(), cpu: cpuBetween(cpuBefore, readCpu()), rate };
 }
+
+/** CPU ms per turn of a run, whole stack (this process, the Temporal server, PostgreSQL) */
+const cpuPerTurn = (run: Run | undefined) =>
+  run?.cpu ? (Object.values(run.cpu.groups).reduce((a, b) => a + b, 0) / 100) * (run.wallMs / run.latencies.length) : NaN;
+
+/** CPU ms per turn of each process group, or of each thread kind of this process, in a run */
+const cpuPerTurnBy = (run: Run | undefined, by: 'groups' | 'threads'): Record<string, number> =>
+  run?.cpu
+    ? Object.fromEntries(Object.entries(run.cpu[by]).map(([name, pct]) => [name, (pct / 100) * (run.wallMs / run.latencies.length)]))
+    : {};
 
 const perSecond = (run: Run, countPerSample = 1) => ((run.latencies.length * countPerSample) / run.wallMs) * 1000;
 
@@ -349,23 +395,41 @@ async function approvalCycles(
   return { ...run, parkLatencies, toolResultLatencies };
 }
 
-// ---- the baselines: the same load on the bare-Temporal floor and the ai-sdk peer ----------------------------
+// ---- closed loops, and the baselines beside Brigade ------------------------------------------------
 
-interface BaselineRuns {
+interface ClosedRuns {
   lookupClosed: Run;
   chatClosed: Run;
-  alone: Run;
+  /** turns/s over both closed loops */
   capacity: number;
 }
 
-/**
- * The load Brigade got, on a baseline, in two parts run right after Brigade's own (so that the three see the
- * same load from the rest of the machine): warm-up and closed loop (lookup-shaped, then chat-shaped); alone.
- */
-async function baselineClosed(
-  baseline: Baseline,
-  tally: Tally,
-): Promise<Omit<BaselineRuns, 'alone'> & { loneTurn(n: number): Promise<number | undefined>; finish(alone: Run): BaselineRuns }> {
+/** A closed loop of lookup turns, then one of chat-only turns, on the same conversations. */
+async function closedLoops<C>(
+  conversations: C[],
+  lookup: (conversation: C, n: number) => Promise<number | undefined>,
+  chat: (conversation: C, n: number) => Promise<number | undefined>,
+  between?: (lookupClosed: Run) => Promise<void>,
+): Promise<ClosedRuns> {
+  const lookupClosed = await runConcurrently(conversations, TURNS, lookup);
+  await between?.(lookupClosed);
+  const chatClosed = await runConcurrently(conversations, TURNS, chat);
+  const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
+  return { lookupClosed, chatClosed, capacity };
+}
+
+interface BaselineSide {
+  baseline: Baseline;
+  /** one round's closed loops on its conversations (lookup-shaped, then chat-shaped) */
+  closed(round: number): Promise<ClosedRuns>;
+  /** one turn of its conversation alone, to interleave with Brigade's */
+  loneTurn(n: number): Promise<number | undefined>;
+  /** the history of that conversation */
+  loneHistory(): Promise<HistoryEvent[]>;
+}
+
+/** Runs a baseline's worker, opens its conversations and warms them up, as Brigade's are. */
+async function prepareBaseline(baseline: Baseline, tally: Tally): Promise<BaselineSide> {
   baseline.run();
   const handles = await baseline.open(CONVERSATIONS);
   const [solo] = await baseline.open(1);
@@ -375,18 +439,17 @@ async function baselineClosed(
       return undefined;
     });
   if (WARMUP > 0) await runConcurrently(handles, WARMUP, (h, n) => turn(h, n % 2 === 0 ? lookupText(n) : CHAT_TEXT));
-  const lookupClosed = await runConcurrently(handles, TURNS, (h, n) => turn(h, lookupText(n)));
-  const chatClosed = await runConcurrently(handles, TURNS, (h) => turn(h, CHAT_TEXT));
-  const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
+  await turn(solo!, lookupText(0));
   return {
-    lookupClosed,
-    chatClosed,
-    capacity,
-    /** one turn of the conversation alone, to interleave with Brigade's (see the long run) */
-    loneTurn: (n: number) => turn(solo!, lookupText(n)),
-    finish(alone: Run) {
-      return { lookupClosed, chatClosed, capacity, alone: { ...alone, latencies: alone.latencies.slice(1) } };
-    },
+    baseline,
+    closed: (round) =>
+      closedLoops(
+        handles,
+        (h, n) => turn(h, lookupText(round * TURNS + n)),
+        (h) => turn(h, CHAT_TEXT),
+      ),
+    loneTurn: (n) => turn(solo!, lookupText(n)),
+    loneHistory: async () => (await solo!.fetchHistory()).events ?? [],
   };
 }
 
@@ -597,7 +660,8 @@ async function main(): Promise<void> {
     TEMPORAL_TASK_QUEUE: taskQueue,
     LOG_LEVEL: 'warn',
     INLINE_TOOLS: String(INLINE),
-    ...BENCH_PAYLOAD_ENV,
+    // BENCH_PAYLOAD_ENCRYPTION=off measures what the codec costs (production never runs without it)
+    ...(process.env.BENCH_PAYLOAD_ENCRYPTION === 'off' ? { PAYLOAD_ENCRYPTION: 'off' } : BENCH_PAYLOAD_ENV),
     // one user stands for many: the per-user limits would measure themselves, not the runtime
     USER_EVENT_STREAMS: '0',
     USER_NEW_CONVERSATIONS_PER_MINUTE: '0',
@@ -660,9 +724,12 @@ async function main(): Promise<void> {
   const baselines: Baseline[] = [];
   if (BASELINES) {
     progress('bundling the baselines (bare-Temporal floor, ai-sdk peer)...');
-    const baseDeps = { client, address: services.temporalAddress, namespace: config.TEMPORAL_NAMESPACE };
+    // Their workers have the SDK's default data converter, as bare Temporal does: their client must too (Brigade's
+    // encrypts, and a worker without the codec fails every Update).
+    const baseClient = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    const baseDeps = { client: baseClient, address: services.temporalAddress, namespace: config.TEMPORAL_NAMESPACE };
     baselines.push(await startFloor(baseDeps));
-    if (wire) baselines.push(await startAiSdkPeer({ ...baseDeps, pool, geminiBaseUrl: wire.baseUrl }));
+    if (wire && PEER) baselines.push(await startAiSdkPeer({ ...baseDeps, pool, geminiBaseUrl: wire.baseUrl }));
     for (const baseline of baselines) stops.push({ name: `${baseline.name} worker`, stop: () => baseline.stop() });
   }
 
@@ -683,85 +750,9 @@ async function main(): Promise<void> {
     );
   }
 
-  progress(`closed loop: ${CONVERSATIONS} conversations x ${TURNS} lookup turns, then x ${TURNS} chat-only turns...`);
-  const statsOn = await enableStatementStats(services.databaseUrl);
-  const pgBefore = statsOn ? await statementSnapshot(services.databaseUrl) : undefined;
-  const lookupClosed = await runConcurrently(conversations, TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(c.index + n), tally));
-  const pgLookup = statementsBetween(
-    pgBefore,
-    statsOn ? await statementSnapshot(services.databaseUrl) : undefined,
-    lookupClosed.latencies.length,
-  );
-  const chatClosed = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally));
-  const capacity = ((lookupClosed.latencies.length + chatClosed.latencies.length) / (lookupClosed.wallMs + chatClosed.wallMs)) * 1000;
-  const baselinesClosed: Awaited<ReturnType<typeof baselineClosed>>[] = [];
-  for (const baseline of baselines) {
-    progress(`baseline ${baseline.name}: the same closed loop...`);
-    baselinesClosed.push(await baselineClosed(baseline, tally));
-  }
-  const paced = RATE === undefined ? Math.max(1, Math.round(capacity / 2)) : RATE > 0 ? RATE : undefined;
-  let lookupPaced: Run | undefined;
-  let chatPaced: Run | undefined;
-  if (paced) {
-    progress(`paced at ${paced} turns/s: lookup, then chat-only...`);
-    lookupPaced = await runConcurrently(conversations, TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(c.index + n + 3), tally), paced);
-    chatPaced = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally), paced);
-  }
-  progress(`approvals: ${CONVERSATIONS} conversations x ${APPROVALS} cycles${paced ? ` paced at ${paced} updates/s` : ''}...`);
-  const watch = await ToolResultWatch.start(services.databaseUrl);
-  stops.push({ name: 'tool result watch', stop: () => watch.stop() });
-  const approvals = await approvalCycles(conversations, APPROVALS, tally, watch, paced ? paced / 2 : undefined);
-
-  progress(
-    `one long conversation: ${LONG_TURNS} lookup turns, one at a time${baselines.length ? `, each of the first ${LONE_TURNS} followed by a lone turn of each baseline` : ''}...`,
-  );
-  // Interleaved, so that Brigade's lone turns and the baselines' see the same machine (other work on it comes
-  // and goes within seconds): Brigade, floor, ai-sdk, Brigade, ... Only Brigade's are timed into longRun.
-  const lone = baselinesClosed.map(() => ({ latencies: [] as number[], started: performance.now(), wallMs: 0 }));
-  const longRun = await runConcurrently([long], LONG_TURNS, async (c, n) => {
-    const ms = await timedTurn(c, 'lookup', lookupText(n), tally);
-    if (n < LONE_TURNS) {
-      for (const [index, closed] of baselinesClosed.entries()) {
-        const other = await closed.loneTurn(n);
-        if (other !== undefined) lone[index]!.latencies.push(other);
-      }
-    }
-    return ms;
-  });
-  const baselineRuns = new Map<Baseline['name'], BaselineRuns>();
-  for (const [index, baseline] of baselines.entries()) {
-    const { latencies } = lone[index]!;
-    const run: Run = { latencies, byPosition: [latencies], wallMs: performance.now() - lone[index]!.started, startedAt: 0, endedAt: 0 };
-    baselineRuns.set(baseline.name, baselinesClosed[index]!.finish(run));
-  }
-  const longEvents = (await long.handle.fetchHistory()).events ?? [];
-  const longSlices = splitByUpdate(longEvents);
-  const turnSize = (n: number) => {
-    const slice = longSlices[n - 1];
-    return slice ? { events: slice.events.length, ...sizeOf(slice.events) } : undefined;
-  };
-  const at5 = turnSize(5);
-  const atLong = turnSize(LONG_TURNS);
-  const totalSize = sizeOf(longEvents);
-  const bytesRatio = at5 && atLong ? atLong.protoBytes / at5.protoBytes : NaN;
-
-  progress('reading the histories of a sample of the concurrent conversations...');
-  const sampleSlices: TurnSlice[] = [];
-  for (const conversation of conversations.slice(0, SAMPLE)) {
-    sampleSlices.push(...splitByUpdate((await conversation.handle.fetchHistory()).events ?? []));
-  }
-  const slicesOf = (run: Run | undefined, name: string, activities?: number) =>
-    run
-      ? sampleSlices.filter(
-          (s) =>
-            s.updateName === name &&
-            (activities === undefined || countActivities(s) === activities) &&
-            s.startMs >= run.startedAt - 5 &&
-            s.endMs <= run.endedAt + 5,
-        )
-      : [];
-
-  progress('the same turns in-process, without Temporal...');
+  progress('warming up the baselines and the in-process turns...');
+  const baselineSides: BaselineSide[] = [];
+  for (const baseline of baselines) baselineSides.push(await prepareBaseline(baseline, tally));
   const activities = createActivities({
     catalog: CATALOG,
     pool,
@@ -779,17 +770,166 @@ async function main(): Promise<void> {
   await runConcurrently(bare, WARMUP, (c, n) =>
     inProcessTurn(activities, c, n % 2 === 0 ? 'lookup' : 'chat', n % 2 === 0 ? lookupText(n) : CHAT_TEXT, ignored, tally),
   );
+  const lone = await openConversation(deps, CONVERSATIONS + 1);
+  const bareSoloConversation = await insertBareConversation(pool, CONVERSATIONS);
+  // each side's first lone turn is left out (its conversation's first)
+  await timedTurn(lone, 'lookup', lookupText(0), tally);
+  await inProcessTurn(activities, bareSoloConversation, 'lookup', lookupText(0), ignored, tally);
+
+  // Rounds: each side's closed loops one after the other, then their lone turns interleaved (Brigade, floor,
+  // ai-sdk, in-process, Brigade, ...), so that every side of a round sees the same load from the rest of the
+  // machine. The figures that judge are each round's ratios' medians.
+  const statsOn = await enableStatementStats(services.databaseUrl);
+  const rounds: RoundFigures[] = [];
+  const heartbeatsPerLookup: number[] = [];
+  const loneLatencies: Record<SideName, number[]> = { Brigade: [], floor: [], 'ai-sdk': [], 'in-process': [] };
   const closedTimes: ActivityTimes = { modelStep: [], runTool: [] };
-  const pgBareBefore = statsOn ? await statementSnapshot(services.databaseUrl) : undefined;
-  const bareLookupClosed = await runConcurrently(bare, TURNS, (c, n) =>
-    inProcessTurn(activities, c, 'lookup', lookupText(c.index + n), closedTimes, tally),
-  );
-  const pgBare = statementsBetween(
-    pgBareBefore,
-    statsOn ? await statementSnapshot(services.databaseUrl) : undefined,
-    bareLookupClosed.latencies.length,
-  );
-  const bareChatClosed = await runConcurrently(bare, TURNS, (c) => inProcessTurn(activities, c, 'chat', CHAT_TEXT, ignored, tally));
+  const soloTimes: ActivityTimes = { modelStep: [], runTool: [] };
+  let brigadeClosed: ClosedRuns | undefined;
+  let bareClosed: ClosedRuns | undefined;
+  let pgLookup: StatementUse[] = [];
+  let pgBare: StatementUse[] = [];
+  const pgBetween = (set: (used: StatementUse[]) => void) => {
+    let before: Awaited<ReturnType<typeof statementSnapshot>> | undefined;
+    return {
+      start: async () => void (before = statsOn ? await statementSnapshot(services.databaseUrl) : undefined),
+      stop: async (run: Run) =>
+        set(statementsBetween(before, statsOn ? await statementSnapshot(services.databaseUrl) : undefined, run.latencies.length)),
+    };
+  };
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const last = round === ROUNDS - 1;
+    progress(
+      `round ${round + 1}/${ROUNDS}: closed loops, each round starting with the next side (${CONVERSATIONS} conversations x ${TURNS} lookup turns, then x ${TURNS} chat-only) of ` +
+        `${['Brigade', ...baselines.map((b) => b.name), 'in-process'].join(', ')}; then ${LONE_PER_ROUND} lone turns of each, interleaved...`,
+    );
+    const figures: RoundFigures = {};
+    const closedOf: { name: SideName; run: () => Promise<ClosedRuns> }[] = [
+      {
+        name: 'Brigade',
+        run: async () => {
+          const pgBrigade = pgBetween((used) => (pgLookup = used));
+          await pgBrigade.start();
+          const heartbeatsBefore = heartbeats;
+          brigadeClosed = await closedLoops(
+            conversations,
+            (c, n) => timedTurn(c, 'lookup', lookupText(c.index + round * TURNS + n), tally),
+            (c) => timedTurn(c, 'chat', CHAT_TEXT, tally),
+            async (run) => {
+              heartbeatsPerLookup.push((heartbeats - heartbeatsBefore) / run.latencies.length);
+              await pgBrigade.stop(run);
+            },
+          );
+          return brigadeClosed;
+        },
+      },
+      ...baselineSides.map((side) => ({ name: side.baseline.name, run: () => side.closed(round) })),
+      {
+        name: 'in-process',
+        run: async () => {
+          const pgInProcess = pgBetween((used) => (pgBare = used));
+          await pgInProcess.start();
+          bareClosed = await closedLoops(
+            bare,
+            (c, n) => inProcessTurn(activities, c, 'lookup', lookupText(c.index + round * TURNS + n), last ? closedTimes : ignored, tally),
+            (c) => inProcessTurn(activities, c, 'chat', CHAT_TEXT, ignored, tally),
+            pgInProcess.stop,
+          );
+          return bareClosed;
+        },
+      },
+    ];
+    // Each round starts with another side, so that no side always runs right after the same one.
+    const sides: { name: SideName; runs: ClosedRuns }[] = [];
+    for (let i = 0; i < closedOf.length; i += 1) {
+      const { name, run } = closedOf[(i + round) % closedOf.length]!;
+      sides.push({ name, runs: await run() });
+    }
+    const loneOfRound: Record<SideName, number[]> = { Brigade: [], floor: [], 'ai-sdk': [], 'in-process': [] };
+    const keep = (name: SideName, ms: number | undefined) => {
+      if (ms === undefined) return;
+      loneOfRound[name].push(ms);
+      loneLatencies[name].push(ms);
+    };
+    for (let n = 1; n <= LONE_PER_ROUND; n += 1) {
+      const at = round * LONE_PER_ROUND + n;
+      keep('Brigade', await timedTurn(lone, 'lookup', lookupText(at), tally));
+      for (const side of baselineSides) keep(side.baseline.name, await side.loneTurn(at));
+      keep('in-process', await inProcessTurn(activities, bareSoloConversation, 'lookup', lookupText(at), soloTimes, tally));
+    }
+    for (const { name, runs } of sides) {
+      figures[name] = {
+        capacity: runs.capacity,
+        cpu: cpuPerTurn(runs.lookupClosed),
+        groups: cpuPerTurnBy(runs.lookupClosed, 'groups'),
+        threads: cpuPerTurnBy(runs.lookupClosed, 'threads'),
+        lone: summarise(loneOfRound[name]).p50,
+        closedP50: summarise(runs.lookupClosed.latencies).p50,
+      };
+    }
+    rounds.push(figures);
+    const ratios = ratiosOf(figures);
+    if (ratios)
+      progress(
+        `round ${round + 1}: CPU/lookup turn ${fmt(figures.Brigade?.cpu)} ms = ${fmt(ratios.cpu, 2)}x the limit; lone turn ${fmt(figures.Brigade?.lone)} ms = ` +
+          `${fmt(ratios.lone, 2)}x; capacity ${fmt(ratios.capacityToPeer, 2)}x the peer's, ${fmt(ratios.capacityToFloor, 2)}x the floor's (load average ${os.loadavg()[0]!.toFixed(1)})`,
+      );
+  }
+  const { lookupClosed, chatClosed } = brigadeClosed!;
+  const { lookupClosed: bareLookupClosed, chatClosed: bareChatClosed } = bareClosed!;
+  const medians = medianOf(rounds)!;
+  const medianRatios = medianOf(rounds.map(ratiosOf).filter((ratios): ratios is Ratios => ratios !== undefined));
+  const medianLimit = medianOf(rounds.map(limitOf).filter((limit): limit is Limit => limit !== undefined));
+  const capacity = medians.Brigade!.capacity;
+
+  const paced = RATE === undefined ? Math.max(1, Math.round(capacity / 2)) : RATE > 0 ? RATE : undefined;
+  let lookupPaced: Run | undefined;
+  let chatPaced: Run | undefined;
+  if (paced) {
+    progress(`paced at ${paced} turns/s (half the median capacity): lookup, then chat-only...`);
+    lookupPaced = await runConcurrently(conversations, TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(c.index + n + 3), tally), paced);
+    chatPaced = await runConcurrently(conversations, TURNS, (c) => timedTurn(c, 'chat', CHAT_TEXT, tally), paced);
+  }
+  progress(`approvals: ${CONVERSATIONS} conversations x ${APPROVALS} cycles${paced ? ` paced at ${paced} updates/s` : ''}...`);
+  const watch = await ToolResultWatch.start(services.databaseUrl);
+  stops.push({ name: 'tool result watch', stop: () => watch.stop() });
+  const approvals = await approvalCycles(conversations, APPROVALS, tally, watch, paced ? paced / 2 : undefined);
+
+  progress(`one long conversation: ${LONG_TURNS} lookup turns, one at a time (history growth)...`);
+  const longRun = await runConcurrently([long], LONG_TURNS, (c, n) => timedTurn(c, 'lookup', lookupText(n), tally));
+  const longEvents = (await long.handle.fetchHistory()).events ?? [];
+  const longSlices = splitByUpdate(longEvents);
+  const turnSize = (n: number) => {
+    const slice = longSlices[n - 1];
+    return slice ? { events: slice.events.length, ...sizeOf(slice.events) } : undefined;
+  };
+  const at5 = turnSize(5);
+  const atLong = turnSize(LONG_TURNS);
+  const totalSize = sizeOf(longEvents);
+  const bytesRatio = at5 && atLong ? atLong.protoBytes / at5.protoBytes : NaN;
+
+  // What a lone lookup turn leaves in each side's history (the first turn left out)
+  const perTurn: Record<string, ReturnType<typeof historyPerTurn>> = {
+    Brigade: historyPerTurn(splitByUpdate((await lone.handle.fetchHistory()).events ?? []).slice(1)),
+  };
+  for (const side of baselineSides) perTurn[side.baseline.name] = historyPerTurn(splitByUpdate(await side.loneHistory()).slice(1));
+
+  progress('reading the histories of a sample of the concurrent conversations...');
+  const sampleSlices: TurnSlice[] = [];
+  for (const conversation of conversations.slice(0, SAMPLE)) {
+    sampleSlices.push(...splitByUpdate((await conversation.handle.fetchHistory()).events ?? []));
+  }
+  const slicesOf = (run: Run | undefined, name: string, activities?: number) =>
+    run
+      ? sampleSlices.filter(
+          (s) =>
+            s.updateName === name &&
+            (activities === undefined || countActivities(s) === activities) &&
+            s.startMs >= run.startedAt - 5 &&
+            s.endMs <= run.endedAt + 5,
+        )
+      : [];
+
   const pacedTimes: ActivityTimes = { modelStep: [], runTool: [] };
   const bareLookupPaced = paced
     ? await runConcurrently(
@@ -799,11 +939,12 @@ async function main(): Promise<void> {
         paced,
       )
     : undefined;
-  const soloTimes: ActivityTimes = { modelStep: [], runTool: [] };
-  const solo = await insertBareConversation(pool, CONVERSATIONS);
-  const bareSolo = await runConcurrently([solo], LONG_TURNS, (c, n) =>
-    inProcessTurn(activities, c, 'lookup', lookupText(n), soloTimes, tally),
-  );
+  const loneRun = (name: SideName): Run => {
+    const latencies = loneLatencies[name];
+    return { latencies, byPosition: [latencies], wallMs: NaN, startedAt: 0, endedAt: 0 };
+  };
+  const brigadeLoneRun = loneRun('Brigade');
+  const bareSolo = loneRun('in-process');
 
   // ---- figures ----
   const s = (run: Run | undefined) => summarise(run?.latencies ?? []);
@@ -811,97 +952,54 @@ async function main(): Promise<void> {
   /** mean client latency of the sampled conversations in a run, to set against their histories */
   const sampledMean = (run: Run | undefined) => (run ? meanOf(run.byPosition.slice(0, SAMPLE).flat()) : undefined);
   const throughput = capacity;
-  const cpuPerTurn = (run: Run | undefined) =>
-    run?.cpu ? (Object.values(run.cpu.groups).reduce((a, b) => a + b, 0) / 100) * (run.wallMs / run.latencies.length) : NaN;
-  const lookupCpu = cpuPerTurn(lookupClosed);
+  const lookupCpu = medians.Brigade!.cpu;
   // Exactly once: every message an update returned is in the transcript, and nothing else is.
   const written = await countAsOwner(
     services.databaseUrl,
     'SELECT count(*) AS count FROM messages WHERE conversation_id = ANY($1::uuid[])',
-    [[...conversations, long].map((c) => c.id)],
+    [[...conversations, long, lone].map((c) => c.id)],
   );
   const latencyLookup = lookupPaced ?? lookupClosed;
   const latencyChat = chatPaced ?? chatClosed;
   const loadName = paced ? `paced at ${paced}/s` : 'closed loop';
   const ratio = (a: Run | undefined, b: Run | undefined) => s(a).p50 / s(b).p50;
-  const aloneRatio = ratio(withoutFirst(longRun), withoutFirst(bareSolo));
+  const aloneRatio = medians.Brigade!.lone / (medians['in-process']?.lone ?? NaN);
 
   const halfCapacity = paced ? `paced at ${paced}/s, half of capacity` : 'closed loop';
-  const floorRuns = baselineRuns.get('floor');
-  const peerRuns = baselineRuns.get('ai-sdk');
-  const brigadeLone = s(withoutFirst(longRun)).p50;
-  /** CPU ms per turn of each process group in a run */
-  const cpuGroupsPerTurn = (run: Run | undefined): Record<string, number> =>
-    run?.cpu
-      ? Object.fromEntries(Object.entries(run.cpu.groups).map(([name, pct]) => [name, (pct / 100) * (run.wallMs / run.latencies.length)]))
-      : {};
-  const sides = [
-    {
-      name: 'Brigade',
-      capacity: throughput,
-      cpu: lookupCpu,
-      lone: brigadeLone,
-      closedP50: s(lookupClosed).p50,
-      groups: cpuGroupsPerTurn(lookupClosed),
-    },
-    ...[floorRuns && { name: 'floor', runs: floorRuns }, peerRuns && { name: 'ai-sdk', runs: peerRuns }]
-      .filter((side): side is { name: string; runs: BaselineRuns } => Boolean(side))
-      .map(({ name, runs }) => ({
-        name,
-        capacity: runs.capacity,
-        cpu: cpuPerTurn(runs.lookupClosed),
-        lone: s(runs.alone).p50,
-        closedP50: s(runs.lookupClosed).p50,
-        groups: cpuGroupsPerTurn(runs.lookupClosed),
-      })),
-  ];
+  const floorSide = medians.floor;
+  const peerSide = medians['ai-sdk'];
+  const brigadeLone = medians.Brigade!.lone;
+  const sides = SIDES.filter((name) => medians[name]).map((name) => ({ name, ...medians[name]! }));
   const x = (value: number) => `${fmt(value, 2)}x`;
-  const ratioTargets = [
-    ...(floorRuns
-      ? [
-          {
-            name: `capacity >= ${RATIOS.floorCapacity}x floor (closed loop, lookup + chat)`,
-            value: x(throughput / floorRuns.capacity),
-            met: throughput / floorRuns.capacity >= RATIOS.floorCapacity,
-          },
-          {
-            name: `CPU per lookup turn <= ${RATIOS.floorCpu}x floor's per turn (whole stack)`,
-            value: x(lookupCpu / cpuPerTurn(floorRuns.lookupClosed)),
-            met: lookupCpu / cpuPerTurn(floorRuns.lookupClosed) <= RATIOS.floorCpu,
-          },
-          {
-            name: `lone lookup turn p50 <= ${RATIOS.floorLone}x floor's lone turn`,
-            value: x(brigadeLone / s(floorRuns.alone).p50),
-            met: brigadeLone / s(floorRuns.alone).p50 <= RATIOS.floorLone,
-          },
-        ]
-      : []),
-    ...(peerRuns
-      ? [
-          {
-            name: `capacity >= ${RATIOS.peerCapacity}x ai-sdk peer's (closed loop, lookup + chat)`,
-            value: x(throughput / peerRuns.capacity),
-            met: throughput / peerRuns.capacity >= RATIOS.peerCapacity,
-          },
-          {
-            name: `lone lookup turn p50 <= ${RATIOS.peerLone}x ai-sdk peer's`,
-            value: x(brigadeLone / s(peerRuns.alone).p50),
-            met: brigadeLone / s(peerRuns.alone).p50 <= RATIOS.peerLone,
-          },
-        ]
-      : []),
-  ];
+  const toolResultP50 = summarise(approvals.toolResultLatencies).p50;
   const targets = [
-    ...ratioTargets,
-    {
-      name: `lone lookup turn <= ${TARGETS.aloneRatio}x in-process (p50)`,
-      value: `${fmt(aloneRatio, 2)}x`,
-      met: aloneRatio <= TARGETS.aloneRatio,
-    },
+    ...(medianRatios && medianLimit
+      ? [
+          {
+            name: `CPU per lookup turn <= ${LIMIT_TARGETS.cpu}x the limit (floor + in-process step; median)`,
+            value: x(medianRatios.cpu),
+            met: medianRatios.cpu <= LIMIT_TARGETS.cpu,
+          },
+          {
+            name: `lone lookup turn p50 <= ${LIMIT_TARGETS.lone}x the limit's (median)`,
+            value: x(medianRatios.lone),
+            met: medianRatios.lone <= LIMIT_TARGETS.lone,
+          },
+        ]
+      : []),
+    ...(medianRatios && peerSide
+      ? [
+          {
+            name: `capacity >= ${LIMIT_TARGETS.peerCapacity}x the ai-sdk peer's (closed loop, lookup + chat; median)`,
+            value: x(medianRatios.capacityToPeer),
+            met: medianRatios.capacityToPeer >= LIMIT_TARGETS.peerCapacity,
+          },
+        ]
+      : []),
     {
       name: `approval -> tool result p50 <= ${TARGETS.approvalP50Ms} ms (${halfCapacity})`,
-      value: `${fmt(summarise(approvals.toolResultLatencies).p50)} ms`,
-      met: summarise(approvals.toolResultLatencies).p50 <= TARGETS.approvalP50Ms,
+      value: `${fmt(toolResultP50)} ms`,
+      met: toolResultP50 <= TARGETS.approvalP50Ms,
     },
     {
       name: `history flat: bytes/turn at turn ${LONG_TURNS} within ${TARGETS.bytesDriftPct}% of turn 5`,
@@ -915,6 +1013,44 @@ async function main(): Promise<void> {
     },
   ];
   const earlier = [
+    ...(floorSide && medianRatios
+      ? [
+          {
+            name: `capacity >= ${RATIOS.floorCapacity}x floor (closed loop, lookup + chat)`,
+            value: x(medianRatios.capacityToFloor),
+            met: medianRatios.capacityToFloor >= RATIOS.floorCapacity,
+          },
+          {
+            name: `CPU per lookup turn <= ${RATIOS.floorCpu}x floor's per turn (whole stack)`,
+            value: x(median(rounds.map((round) => round.Brigade!.cpu / (round.floor?.cpu ?? NaN)))),
+            met: median(rounds.map((round) => round.Brigade!.cpu / (round.floor?.cpu ?? NaN))) <= RATIOS.floorCpu,
+          },
+          {
+            name: `lone lookup turn p50 <= ${RATIOS.floorLone}x floor's lone turn`,
+            value: x(median(rounds.map((round) => round.Brigade!.lone / (round.floor?.lone ?? NaN)))),
+            met: median(rounds.map((round) => round.Brigade!.lone / (round.floor?.lone ?? NaN))) <= RATIOS.floorLone,
+          },
+        ]
+      : []),
+    ...(peerSide && medianRatios
+      ? [
+          {
+            name: `capacity >= ${RATIOS.peerCapacity}x ai-sdk peer's (closed loop, lookup + chat)`,
+            value: x(medianRatios.capacityToPeer),
+            met: medianRatios.capacityToPeer >= RATIOS.peerCapacity,
+          },
+          {
+            name: `lone lookup turn p50 <= ${RATIOS.peerLone}x ai-sdk peer's`,
+            value: x(brigadeLone / peerSide.lone),
+            met: brigadeLone / peerSide.lone <= RATIOS.peerLone,
+          },
+        ]
+      : []),
+    {
+      name: `lone lookup turn <= ${TARGETS.aloneRatio}x in-process (p50)`,
+      value: `${fmt(aloneRatio, 2)}x`,
+      met: aloneRatio <= TARGETS.aloneRatio,
+    },
     {
       name: `>= ${TARGETS.turnsPerSecond} turns/s (closed loop, lookup + chat)`,
       value: `${fmt(throughput)} /s`,
@@ -983,7 +1119,8 @@ async function main(): Promise<void> {
   say(latencyRow(`approval: send -> parked, ${loadName}`, summarise(approvals.parkLatencies)));
   say(latencyRow(`approval: approve -> tool result, ${loadName}`, summarise(approvals.toolResultLatencies)));
   say(latencyRow(`approval: approve -> answer, ${loadName}`, s(approvals), perSecond(approvals, 2)));
-  say(latencyRow('lookup turn, 1 conversation alone', s(withoutFirst(longRun)), perSecond(longRun)));
+  say(latencyRow(`lookup turn alone, interleaved (${ROUNDS} rounds)`, s(brigadeLoneRun)));
+  say(latencyRow('lookup turn, the long conversation alone', s(withoutFirst(longRun)), perSecond(longRun)));
   say(`  turns/s over the closed-loop runs (lookup + chat-only): ${fmt(throughput)}`);
   say();
   say(`In-process, no Temporal (the activities' functions in the workflow's order, same PostgreSQL and pool)`);
@@ -991,7 +1128,7 @@ async function main(): Promise<void> {
   say(latencyRow('lookup turn, closed loop', s(bareLookupClosed), perSecond(bareLookupClosed)));
   say(latencyRow('chat-only turn, closed loop', s(bareChatClosed), perSecond(bareChatClosed)));
   if (bareLookupPaced) say(latencyRow(`lookup turn, ${loadName}`, s(bareLookupPaced), perSecond(bareLookupPaced)));
-  say(latencyRow('lookup turn, 1 conversation alone', s(withoutFirst(bareSolo)), perSecond(bareSolo)));
+  say(latencyRow(`lookup turn alone, interleaved (${ROUNDS} rounds)`, s(bareSolo)));
   say(
     `  activity function time, mean ms: modelStep ${fmt(meanOf(soloTimes.modelStep), 2)}, runTool ${fmt(meanOf(soloTimes.runTool), 2)} alone;` +
       ` ${fmt(meanOf(closedTimes.modelStep), 2)}, ${fmt(meanOf(closedTimes.runTool), 2)} closed loop` +
@@ -1000,7 +1137,7 @@ async function main(): Promise<void> {
   say();
   say('Overhead ratio, lookup turn p50 (Temporal / in-process)');
   say(
-    `  1 conversation alone     ${fmt(ratio(withoutFirst(longRun), withoutFirst(bareSolo)), 2)}x  (${fmt(s(withoutFirst(longRun)).p50)} / ${fmt(s(withoutFirst(bareSolo)).p50)} ms)`,
+    `  1 conversation alone     ${fmt(ratio(brigadeLoneRun, bareSolo), 2)}x  (${fmt(s(brigadeLoneRun).p50)} / ${fmt(s(bareSolo).p50)} ms)`,
   );
   if (lookupPaced)
     say(
@@ -1024,6 +1161,16 @@ async function main(): Promise<void> {
   }
   say(
     `  bytes/turn at turn ${LONG_TURNS} / at turn 5 = ${fmt(bytesRatio, 3)}; whole history ${longEvents.length} events, ${totalSize.protoBytes} bytes`,
+  );
+  say();
+  say('What a lone lookup turn leaves in its history, mean per turn (payload bytes = what the data converter made)');
+  say(`  ${padEnd('', 12)}${pad('events', 8)}${pad('WFTs', 6)}${pad('bytes', 9)}${pad('payload', 9)}`);
+  for (const [name, used] of Object.entries(perTurn))
+    say(
+      `  ${padEnd(name, 12)}${pad(fmt(used.events, 1), 8)}${pad(fmt(used.workflowTasks, 1), 6)}${pad(fmt(used.protoBytes, 0), 9)}${pad(fmt(used.payloadBytes, 0), 9)}`,
+    );
+  say(
+    `  model-step heartbeats per lookup turn, closed loop, by round: ${heartbeatsPerLookup.map((n) => fmt(n, 2)).join(', ')} (the floor's activity: none)`,
   );
   say();
   say(`Where a turn's time goes (ms, mean per turn; server side from the history's event times, ${SAMPLE} sampled conversations)`);
@@ -1074,37 +1221,61 @@ async function main(): Promise<void> {
   say();
   if (sides.length > 1) {
     say(
-      `Same server, same run: Brigade beside the bare-Temporal floor${peerRuns ? ' and the ai-sdk peer' : ''} (${CONVERSATIONS} conversations; bench/peers.ts)`,
+      `Same server, same run, ${ROUNDS} rounds interleaved: Brigade beside the bare-Temporal floor${peerSide ? ', the ai-sdk peer' : ''} and the same step in-process (medians over the rounds; ${CONVERSATIONS} conversations; bench/peers.ts)`,
     );
     say('  floor  = a workflow whose Update runs one no-op activity and returns (bench/workflows/floor.ts)');
-    if (peerRuns)
+    if (peerSide)
       say('  ai-sdk = @temporalio/ai-sdk: generateText in the workflow, model and tool as activities (bench/workflows/peer.ts)');
+    say("  limit  = the floor + the in-process step: what Temporal must cost for a turn plus what the step's own work must");
+    say("           (per process and per thread as well); B/limit = the median of the rounds' ratios");
     const header = [
       padEnd('', 44),
-      ...sides.map((side) => pad(side.name, 10)),
-      ...sides.slice(1).map((side) => pad(`B/${side.name}`, 10)),
+      ...sides.map((side) => pad(side.name, 11)),
+      ...(medianLimit ? [pad('limit', 9), pad('B/limit', 9)] : []),
+      ...(peerSide ? [pad('B/ai-sdk', 9)] : []),
     ].join('');
     say(header);
-    const row = (label: string, value: (side: (typeof sides)[number]) => number, digits = 1) =>
+    type Side = (typeof sides)[number];
+    const row = (label: string, value: (side: Side) => number, digits: number, limit?: number, toLimit?: number, toPeer?: number) =>
       say(
         [
           padEnd(`  ${label}`, 44),
-          ...sides.map((side) => pad(fmt(value(side), digits), 10)),
-          ...sides.slice(1).map((side) => pad(x(value(sides[0]!) / value(side)), 10)),
+          ...sides.map((side) => pad(fmt(value(side), digits), 11)),
+          ...(medianLimit ? [pad(fmt(limit, digits), 9), pad(toLimit === undefined ? '' : x(toLimit), 9)] : []),
+          ...(peerSide ? [pad(toPeer === undefined ? '' : x(toPeer), 9)] : []),
         ].join(''),
       );
-    row('turns/s, closed loop (lookup + chat)', (side) => side.capacity);
-    row('lookup p50 ms, closed loop', (side) => side.closedP50);
-    row('lookup p50 ms, 1 conversation alone', (side) => side.lone);
-    row('CPU ms per lookup turn, whole stack', (side) => side.cpu, 2);
+    row('turns/s, closed loop (lookup + chat)', (side) => side.capacity, 1, undefined, undefined, medianRatios?.capacityToPeer);
+    row('lookup p50 ms, closed loop', (side) => side.closedP50, 1);
+    row('lookup p50 ms, alone (interleaved)', (side) => side.lone, 1, medianLimit?.lone, medianRatios?.lone);
+    row('CPU ms per lookup turn, whole stack', (side) => side.cpu, 2, medianLimit?.cpu, medianRatios?.cpu);
     const groupNames = [...new Set(sides.flatMap((side) => Object.keys(side.groups)))].sort();
-    for (const group of groupNames) row(`  of which ${group}`, (side) => side.groups[group] ?? 0, 2);
+    for (const group of groupNames)
+      row(`  of which ${group}`, (side) => side.groups[group] ?? 0, 2, medianLimit?.groups[group], medianRatios?.groups[group]);
+    const threadNames = [...new Set(sides.flatMap((side) => Object.keys(side.threads)))].sort();
+    for (const thread of threadNames)
+      row(
+        `    node thread: ${thread}`,
+        (side) => side.threads[thread] ?? 0,
+        2,
+        medianLimit?.threads[thread],
+        medianRatios?.threads[thread],
+      );
+    say('  per round (CPU ms per lookup turn and lone p50 ms: Brigade / limit = ratio; capacity: Brigade / ai-sdk = ratio)');
+    for (const [index, round] of rounds.entries()) {
+      const limit = limitOf(round);
+      const ratios = ratiosOf(round);
+      say(
+        `    round ${index + 1}: CPU ${fmt(round.Brigade?.cpu)} / ${fmt(limit?.cpu)} = ${x(ratios?.cpu ?? NaN)}; lone ${fmt(round.Brigade?.lone)} / ${fmt(limit?.lone)} = ${x(ratios?.lone ?? NaN)}; ` +
+          `capacity ${fmt(round.Brigade?.capacity)} / ${fmt(round['ai-sdk']?.capacity)} = ${x(ratios?.capacityToPeer ?? NaN)}`,
+      );
+    }
     say();
   }
-  say(`Targets (issues 12 and 19; 2 cores, ${CLUSTER_SHAPE ? 'cluster shape' : 'dev server'}, ${CONVERSATIONS} concurrent conversations)`);
-  for (const target of targets) say(`  ${padEnd(target.name, 66)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
-  say('Earlier targets (issue 3), for comparison');
-  for (const target of earlier) say(`  ${padEnd(target.name, 66)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
+  say(`Targets (issue 33; 2 cores, ${CLUSTER_SHAPE ? 'cluster shape' : 'dev server'}, ${CONVERSATIONS} concurrent conversations)`);
+  for (const target of targets) say(`  ${padEnd(target.name, 74)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
+  say('Earlier targets (issues 3, 12 and 19), for comparison');
+  for (const target of earlier) say(`  ${padEnd(target.name, 74)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
   if (tally.errors || tally.unexpected) {
     say();
     say(`Problems: ${tally.errors} failed update(s), ${tally.unexpected} unexpected result(s); first: ${tally.firstProblem}`);
@@ -1131,6 +1302,8 @@ async function main(): Promise<void> {
       approvals: APPROVALS,
       rate: RATE,
       longTurns: LONG_TURNS,
+      rounds: ROUNDS,
+      loneTurnsPerRound: LONE_PER_ROUND,
       pgPool: PG_POOL,
       workerOptions: WORKER_OPTIONS ?? null,
       shape: CLUSTER_SHAPE ? 'cluster' : 'dev',
@@ -1146,17 +1319,18 @@ async function main(): Promise<void> {
       approvalParkMs: summaryJson(summarise(approvals.parkLatencies)),
       approvalToResultMs: summaryJson(s(approvals)),
       approvalToToolResultMs: summaryJson(summarise(approvals.toolResultLatencies)),
-      lookupAloneMs: summaryJson(s(withoutFirst(longRun))),
+      lookupAloneMs: summaryJson(s(brigadeLoneRun)),
+      longConversationMs: summaryJson(s(withoutFirst(longRun))),
       turnsPerSecond: throughput,
     },
     inProcess: {
       lookupClosed: runJson(bareLookupClosed),
       chatClosed: runJson(bareChatClosed),
       lookupPaced: runJson(bareLookupPaced),
-      lookupAloneMs: summaryJson(s(withoutFirst(bareSolo))),
+      lookupAloneMs: summaryJson(s(bareSolo)),
     },
     overheadP50: {
-      alone: ratio(withoutFirst(longRun), withoutFirst(bareSolo)),
+      alone: ratio(brigadeLoneRun, bareSolo),
       paced: lookupPaced ? ratio(lookupPaced, bareLookupPaced) : null,
       closed: ratio(lookupClosed, bareLookupClosed),
     },
@@ -1167,6 +1341,8 @@ async function main(): Promise<void> {
       bytesRatio,
       totalEvents: longEvents.length,
       totalBytes: totalSize.protoBytes,
+      lonePerTurn: perTurn,
+      heartbeatsPerClosedLookupTurn: heartbeatsPerLookup,
     },
     phasesMs: {
       lookupAlone: meanPhases(longSlices.slice(1).map(phasesOf)) ?? null,
@@ -1177,6 +1353,12 @@ async function main(): Promise<void> {
     targets: Object.fromEntries(targets.map((target) => [target.name, { value: target.value, met: target.met }])),
     earlierTargets: Object.fromEntries(earlier.map((target) => [target.name, { value: target.value, met: target.met }])),
     cpuMsPerLookupTurn: lookupCpu,
+    limit: {
+      definition: 'floor + in-process step, per round; medians over the rounds',
+      median: medianLimit ?? null,
+      brigadeToLimitMedian: medianRatios ?? null,
+      rounds: rounds.map((round) => ({ sides: round, limit: limitOf(round) ?? null, brigadeToLimit: ratiosOf(round) ?? null })),
+    },
     sideBySide: Object.fromEntries(
       sides.map((side) => [
         side.name,
@@ -1186,6 +1368,7 @@ async function main(): Promise<void> {
           loneP50Ms: side.lone,
           closedLookupP50Ms: side.closedP50,
           cpuMsPerTurnByGroup: side.groups,
+          cpuMsPerTurnByThread: side.threads,
         },
       ]),
     ),
@@ -1203,20 +1386,20 @@ async function main(): Promise<void> {
     const fields = (j: any) => j?.sideBySide ?? {};
     const mem = fields(memory);
     lines.push('');
-    lines.push("Extra row: the dev server with its history in memory (the tests' shape; a second run, after this one, same settings)");
-    lines.push([padEnd('', 44), ...Object.keys(mem).map((name) => pad(name, 10))].join(''));
+    lines.push("Extra row: the dev server with its history in memory (the tests' shape; a second run of one round, after this one)");
+    lines.push([padEnd('', 44), ...Object.keys(mem).map((name) => pad(name, 11))].join(''));
     lines.push(
-      [padEnd('  turns/s, closed loop (lookup + chat)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.turnsPerSecond), 10))].join(
+      [padEnd('  turns/s, closed loop (lookup + chat)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.turnsPerSecond), 11))].join(
         '',
       ),
     );
     lines.push(
-      [padEnd('  lookup p50 ms, 1 conversation alone', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.loneP50Ms), 10))].join(''),
+      [padEnd('  lookup p50 ms, alone (interleaved)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.loneP50Ms), 11))].join(''),
     );
     lines.push(
       [
         padEnd('  CPU ms per lookup turn, whole stack', 44),
-        ...Object.values(mem).map((v: any) => pad(fmt(v.cpuMsPerLookupTurn, 2), 10)),
+        ...Object.values(mem).map((v: any) => pad(fmt(v.cpuMsPerLookupTurn, 2), 11)),
       ].join(''),
     );
     (json as Record<string, unknown>).inMemoryShape = memory
@@ -1239,6 +1422,7 @@ function memoryShape(): Promise<any> {
         BENCH_RATE: '0',
         BENCH_APPROVALS: '1',
         BENCH_LONG_TURNS: '30',
+        BENCH_ROUNDS: '1',
       },
     });
     let out = '';

@@ -1,0 +1,93 @@
+// The limit a Brigade turn is judged against (issue 33): what Temporal must cost for a turn (the bare floor's
+// turn, measured) plus what the step's own work must cost (the same activities run in-process, measured), for
+// CPU per lookup turn (whole stack, per process and per thread of the bench's process) and for the lone turn.
+// bench/turns.ts measures every side once per round, interleaved, and reports the median of each round's
+// figures and ratios, so that one noisy window on a shared machine cannot decide.
+
+/** One side's figures in one round; CPU in ms per lookup turn of its closed loop, latencies in ms (p50). */
+export interface SideFigures {
+  /** turns/s over its closed loops (lookup + chat) */
+  capacity: number;
+  cpu: number;
+  /** CPU per process group: the bench's process (node), the Temporal server, PostgreSQL */
+  groups: Record<string, number>;
+  /** CPU per thread kind of the bench's process: main, workflow thread, core (Rust), V8/libuv */
+  threads: Record<string, number>;
+  lone: number;
+  closedP50: number;
+}
+
+export const SIDES = ['Brigade', 'floor', 'ai-sdk', 'in-process'] as const;
+export type SideName = (typeof SIDES)[number];
+export type RoundFigures = Partial<Record<SideName, SideFigures>>;
+
+export interface Limit {
+  cpu: number;
+  lone: number;
+  groups: Record<string, number>;
+  threads: Record<string, number>;
+}
+
+export interface Ratios {
+  /** Brigade / limit */
+  cpu: number;
+  lone: number;
+  groups: Record<string, number>;
+  threads: Record<string, number>;
+  /** Brigade's capacity / the floor's, / the peer's */
+  capacityToFloor: number;
+  capacityToPeer: number;
+}
+
+const sum = (a: Record<string, number>, b: Record<string, number>) =>
+  Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((key) => [key, (a[key] ?? 0) + (b[key] ?? 0)]));
+
+const divide = (a: Record<string, number>, b: Record<string, number>) =>
+  Object.fromEntries(Object.keys(a).map((key) => [key, a[key]! / (b[key] ?? NaN)]));
+
+/** The floor plus the in-process step; undefined without both. */
+export function limitOf(round: RoundFigures): Limit | undefined {
+  const { floor, 'in-process': step } = round;
+  if (!floor || !step) return undefined;
+  return {
+    cpu: floor.cpu + step.cpu,
+    lone: floor.lone + step.lone,
+    groups: sum(floor.groups, step.groups),
+    threads: sum(floor.threads, step.threads),
+  };
+}
+
+export function ratiosOf(round: RoundFigures): Ratios | undefined {
+  const limit = limitOf(round);
+  const brigade = round.Brigade;
+  if (!limit || !brigade) return undefined;
+  return {
+    cpu: brigade.cpu / limit.cpu,
+    lone: brigade.lone / limit.lone,
+    groups: divide(brigade.groups, limit.groups),
+    threads: divide(brigade.threads, limit.threads),
+    capacityToFloor: brigade.capacity / (round.floor?.capacity ?? NaN),
+    capacityToPeer: brigade.capacity / (round['ai-sdk']?.capacity ?? NaN),
+  };
+}
+
+export function median(values: number[]): number {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (!sorted.length) return NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The median of every number in a list of objects of one shape, field by field (nested records included). */
+export function medianOf<T>(items: T[]): T | undefined {
+  if (!items.length) return undefined;
+  const walk = (values: unknown[]): unknown => {
+    // a process or thread under the probe's threshold in one round is absent from it: it counts as 0 there
+    if (values.every((value) => typeof value === 'number' || value === undefined))
+      return median(values.map((value) => value ?? 0) as number[]);
+    const records = values.filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null);
+    const keys = [...new Set(records.flatMap((record) => Object.keys(record)))];
+    return Object.fromEntries(keys.map((key) => [key, walk(records.map((record) => record[key]))]));
+  };
+  return walk(items) as T;
+}
