@@ -11,6 +11,7 @@ import { RecipeContent } from './recipe.ts';
 import { storableJson, storableText } from '../../shared/safe-text.ts';
 import { type ObjectStore, createObjectStore } from '../../storage/index.ts';
 import { recipeImageKey, stagedImageKey } from './image-keys.ts';
+import { insertSavedRecipe } from './saved-recipes-table.ts';
 import type { Services } from '../../activities/services.ts';
 import { activityCallKey } from '../../activities/usage-meter.ts';
 import type { ChargedTo, RecipeActivities } from './activity-types.ts';
@@ -137,29 +138,7 @@ export function createRecipeActivities(services: Services, deps: { store?: Objec
     async insertRecipe({ recipeId, userId, conversationId, recipe, imageUrl }) {
       return beating(() =>
         asUser(pool, userId, async (db) => {
-          const { rowCount } = await db.query(
-            `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time,
-                                        servings, source_references, notes, tags, image_url, conversation_id)
-             VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9, $10::jsonb, $11, $12::jsonb, $13, $14)
-             ON CONFLICT (id) DO NOTHING`,
-            [
-              recipeId,
-              userId,
-              recipe.name,
-              recipe.recipe_type,
-              JSON.stringify(recipe.ingredients),
-              JSON.stringify(recipe.instructions),
-              recipe.prep_time ?? null,
-              recipe.cook_time ?? null,
-              recipe.servings ?? null,
-              JSON.stringify(recipe.source_references ?? []),
-              recipe.notes ?? null,
-              JSON.stringify(recipe.tags ?? []),
-              imageUrl,
-              conversationId,
-            ],
-          );
-          return { inserted: rowCount === 1 };
+          return { inserted: await insertSavedRecipe(db, { id: recipeId, userId, conversationId, recipe, imageUrl }) };
         }),
       );
     },

@@ -3,6 +3,7 @@
 // and nothing else), so saved_recipes keeps one owner: a change to its columns is made here, not in sous.
 // Every call runs as the user under row-level security, on the caller's transaction (asUser).
 import type pg from 'pg';
+import { insertSavedRecipe } from './saved-recipes-table.ts';
 
 /** An ingredient as saved ({name, quantity, unit, notes}). */
 export interface SavedIngredient {
@@ -49,28 +50,7 @@ export async function saveRecipeAs(
   db: Queryable,
   { id, userId, conversationId, recipe }: { id: string; userId: string; conversationId: string; recipe: SavedRecipeFields },
 ): Promise<'created' | 'live' | 'deleted'> {
-  const inserted = await db.query(
-    `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time,
-                                servings, source_references, notes, tags, conversation_id)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9, $10::jsonb, $11, $12::jsonb, $13)
-     ON CONFLICT (id) DO NOTHING`,
-    [
-      id,
-      userId,
-      recipe.name,
-      recipe.recipe_type,
-      JSON.stringify(recipe.ingredients),
-      JSON.stringify(recipe.instructions),
-      recipe.prep_time,
-      recipe.cook_time,
-      recipe.servings,
-      JSON.stringify(recipe.source_references),
-      recipe.notes,
-      JSON.stringify(recipe.tags),
-      conversationId,
-    ],
-  );
-  if (inserted.rowCount === 1) return 'created';
+  if (await insertSavedRecipe(db, { id, userId, conversationId, recipe })) return 'created';
   // a concurrent save of the same id committed first (ON CONFLICT waited for it): that row answers
   const { rows } = await db.query<{ is_deleted: boolean }>('SELECT is_deleted FROM saved_recipes WHERE id = $1', [id]);
   return rows[0] && !rows[0].is_deleted ? 'live' : 'deleted';

@@ -1,5 +1,6 @@
 // The support agent's six tools over the customers and orders of migrations/002_support.sql. Their results
-// and error texts are the agent's contract (docs/agents/support.md): clients match them word for word. Contract errors are results ({ error, ... }); only
+// and error texts are the agent's contract (docs/agents/support.md): clients match them word for word.
+// Contract errors are results ({ error, ... }); only
 // infrastructure failures throw. Every query runs on context.db, already inside the runtime's transaction
 // as brigade_app, so a tool's effect commits together with the record of its call.
 //
