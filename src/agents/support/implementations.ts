@@ -1,7 +1,8 @@
 // The support agent's six tools over the customers and orders of migrations/002_support.sql. Their results
 // and error texts are the agent's contract (docs/agents/support.md): clients match them word for word.
 // Contract errors are results ({ error, ... }); only infrastructure failures throw. Every query runs on
-// context.db, already inside the runtime's transaction as brigade_app, so a tool's effect commits together with the record of its call.
+// context.db, already inside the runtime's transaction as brigade_app, so a tool's effect commits together
+// with the record of its call.
 //
 // Where the contract is silent:
 // - get_user / get_user_info: email is matched case-insensitively (the same rule as its uniqueness);
