@@ -146,6 +146,8 @@ describe('revival', () => {
           DATABASE_URL: app.databaseUrl,
           TEMPORAL_ADDRESS: temporalAddress(),
           TEMPORAL_TASK_QUEUE: app.taskQueue,
+          // as the test app's API and worker run: the CLI reads and writes payloads the way they do
+          PAYLOAD_ENCRYPTION: 'off',
           LOG_LEVEL: 'info',
         },
       });
