@@ -51,14 +51,17 @@ const services = await startServices(() => undefined);
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-bench-save-'));
 installTemporalRuntime('warn');
 const taskQueue = `bench-save-${process.pid}`;
-const config = loadConfig({
-  DATABASE_URL: services.databaseUrl,
-  TEMPORAL_ADDRESS: services.temporalAddress,
-  TEMPORAL_TASK_QUEUE: taskQueue,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'warn',
-  ...BENCH_PAYLOAD_ENV,
-});
+const config = loadConfig(
+  {
+    DATABASE_URL: services.databaseUrl,
+    TEMPORAL_ADDRESS: services.temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    ...BENCH_PAYLOAD_ENV,
+  },
+  builtInCatalog(),
+);
 const pool = createPool(services.databaseUrl);
 // PostgreSQL stops with the services; a connection it closes then is no failure of the bench.
 pool.on('error', () => undefined);

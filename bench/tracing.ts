@@ -49,12 +49,15 @@ async function child(mode: 'off' | 'on') {
   const { createApp } = await import('../src/api/app.ts');
   const { clientInterceptors } = await import('../src/telemetry/temporal.ts');
   const taskQueue = `bench-tracing-${process.pid}`;
-  const config = loadConfig({
-    DATABASE_URL: process.env.BENCH_DB!,
-    TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL!,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    ...BENCH_PAYLOAD_ENV,
-  });
+  const config = loadConfig(
+    {
+      DATABASE_URL: process.env.BENCH_DB!,
+      TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL!,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ...BENCH_PAYLOAD_ENV,
+    },
+    builtInCatalog(),
+  );
   const pool = createPool(config.DATABASE_URL!);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
   const { dataConverter } = await import('../src/protection/data-converter.ts');

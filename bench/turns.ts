@@ -654,19 +654,22 @@ async function main(): Promise<void> {
 
   installTemporalRuntime('warn');
   const taskQueue = services.taskQueue ?? `bench-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const config = loadConfig({
-    DATABASE_URL: services.databaseUrl,
-    TEMPORAL_ADDRESS: services.temporalAddress,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    LOG_LEVEL: 'warn',
-    INLINE_TOOLS: String(INLINE),
-    // BENCH_PAYLOAD_ENCRYPTION=off measures what the codec costs (production never runs without it)
-    ...(process.env.BENCH_PAYLOAD_ENCRYPTION === 'off' ? { PAYLOAD_ENCRYPTION: 'off' } : BENCH_PAYLOAD_ENV),
-    // one user stands for many: the per-user limits would measure themselves, not the runtime
-    USER_EVENT_STREAMS: '0',
-    USER_NEW_CONVERSATIONS_PER_MINUTE: '0',
-    USER_TURNS_PER_MINUTE: '0',
-  });
+  const config = loadConfig(
+    {
+      DATABASE_URL: services.databaseUrl,
+      TEMPORAL_ADDRESS: services.temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      LOG_LEVEL: 'warn',
+      INLINE_TOOLS: String(INLINE),
+      // BENCH_PAYLOAD_ENCRYPTION=off measures what the codec costs (production never runs without it)
+      ...(process.env.BENCH_PAYLOAD_ENCRYPTION === 'off' ? { PAYLOAD_ENCRYPTION: 'off' } : BENCH_PAYLOAD_ENV),
+      // one user stands for many: the per-user limits would measure themselves, not the runtime
+      USER_EVENT_STREAMS: '0',
+      USER_NEW_CONVERSATIONS_PER_MINUTE: '0',
+      USER_TURNS_PER_MINUTE: '0',
+    },
+    CATALOG,
+  );
   const pool = createPool(services.databaseUrl, { max: PG_POOL });
   pool.on('error', (error) => void (stopping ? undefined : progress(`PostgreSQL connection lost: ${error.message}`)));
   stops.push({ name: 'pool', stop: () => pool.end() });
