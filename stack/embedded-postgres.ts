@@ -57,17 +57,18 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   if (runAs) await allowTraversal(dataDir);
   const password = await loadOrCreatePassword(dataDir, pgDir);
 
-  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) {
-    log(`postgres: initialising a new cluster in ${pgDir}`);
-    await initdb(binaries.initdb, pgDir, password, runAs);
-  }
-
+  // checked before a first start's initdb, which takes seconds: a taken port is said at once
   const running = await runningPostmaster(pgDir);
   if (running) {
     throw fail(`another PostgreSQL (pid ${running}) is already using ${pgDir}; is Brigade already running with this DATA_DIR?`);
   }
   if (!(await isPortFree(opts.port))) {
     throw fail(`port ${opts.port} is in use; set EMBEDDED_PG_PORT or DATABASE_URL`);
+  }
+
+  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) {
+    log(`postgres: initialising a new cluster in ${pgDir}`);
+    await initdb(binaries.initdb, pgDir, password, runAs);
   }
 
   const settings = [
