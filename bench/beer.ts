@@ -32,8 +32,8 @@ import {
   addNewBreweries,
   searchPlan,
 } from '../src/agents/beer/definitions.ts';
-import { startEmbeddedPostgres } from '../src/stack/embedded-postgres.ts';
-import { freePort } from '../src/stack/ports.ts';
+import { startEmbeddedPostgres } from '../stack/embedded-postgres.ts';
+import { freePort } from '../stack/ports.ts';
 import { toClientProfile } from '../src/agents/beer/profile-adapter.ts';
 import { getClientProfile } from '../src/agents/beer/profile.ts';
 import { searchBreweries } from '../src/agents/beer/search.ts';

@@ -1,11 +1,11 @@
-// The services of a benchmark run in the cluster shape (src/stack/cluster.ts): embedded PostgreSQL as
+// The services of a benchmark run in the cluster shape (stack/cluster.ts): embedded PostgreSQL as
 // `npm run cluster` runs it (fsync on, like the dev-server run's), a Temporal server built from source with 4 history shards (TEMPORAL_HISTORY_SHARDS),
 // and BENCH_CLUSTER_WORKERS worker processes (default 1, the same count as the dev-server run's in-process
 // worker) with the offline model. The bench drives them through the client as it drives the dev server.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startCluster } from '../src/stack/cluster.ts';
+import { startCluster } from '../stack/cluster.ts';
 import type { BenchServices } from './services.ts';
 import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
 
@@ -15,14 +15,14 @@ export async function startClusterServices(log: (line: string) => void, modelEnv
   await fs.chmod(tmpDir, 0o755);
   const workers = Number(process.env.BENCH_CLUSTER_WORKERS ?? 1);
   const shards = Number(process.env.TEMPORAL_HISTORY_SHARDS ?? 4);
-  const { bundleWorkflows } = await import('../src/stack/bundle-workflows.ts');
+  const { bundleWorkflows } = await import('../stack/bundle-workflows.ts');
   const bundlePath = path.join(tmpDir, 'workflow-bundle.js');
   await bundleWorkflows({ outFile: bundlePath, log: { warn: log, error: log } });
   let cluster;
   try {
     cluster = await startCluster({
       dataDir: path.join(tmpDir, 'cluster'),
-      // as `npm run cluster` (src/stack/cluster-main.ts): durable PostgreSQL for Temporal's history and Brigade's rows
+      // as `npm run cluster` (bin/cluster.ts): durable PostgreSQL for Temporal's history and Brigade's rows
       ephemeral: false,
       workers,
       historyShards: shards,

@@ -9,12 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { migrate } from '../src/db/migrate.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/stack/embedded-postgres.ts';
-import { freePort } from '../src/stack/ports.ts';
-import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../src/stack/search-attributes.ts';
-import { findTemporalBinary } from '../src/stack/temporal-binary.ts';
-import { SQLITE_PRAGMAS, startTemporalDevServer, type TemporalDevServer } from '../src/stack/temporal-dev-server.ts';
-import { WORKFLOWS_PATH, bundleWorkflows } from '../src/stack/bundle-workflows.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../stack/embedded-postgres.ts';
+import { freePort } from '../stack/ports.ts';
+import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../stack/search-attributes.ts';
+import { findTemporalBinary } from '../stack/temporal-binary.ts';
+import { SQLITE_PRAGMAS, startTemporalDevServer, type TemporalDevServer } from '../stack/temporal-dev-server.ts';
+import { WORKFLOWS_PATH, bundleWorkflows } from '../stack/bundle-workflows.ts';
 
 export interface BenchServices {
   databaseUrl: string;
@@ -57,7 +57,7 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
       dataDir: path.join(tmpDir, 'pg'),
       port: await freePort(),
       database: 'brigade',
-      // as `npm start` runs it (src/main.ts): durable commits, fsync on
+      // as `npm start` runs it (bin/start.ts): durable commits, fsync on
       // per-statement figures for the report (bench/pg-statements.ts)
       // BENCH_PG_SETTINGS="name=value ...": further settings, for experiments (synchronous_commit=off, say)
       settings: [
@@ -99,7 +99,7 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
       port: await freePort(),
       uiPort: 0,
       headless: true,
-      // as src/main.ts: a history file, which startTemporalDevServer opens with SQLITE_PRAGMAS
+      // as bin/start.ts: a history file, which startTemporalDevServer opens with SQLITE_PRAGMAS
       ...(inMemory ? {} : { dbFile: path.join(tmpDir, 'temporal.db') }),
       namespace: NAMESPACE,
       searchAttributes: SEARCH_ATTRIBUTES,

@@ -25,7 +25,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../src/stack/ports.ts';
+import { freePort } from '../stack/ports.ts';
 import { enableStatementStats, statementSnapshot, type StatementSnapshot } from './pg-statements.ts';
 import { startServices } from './services.ts';
 import { round, summarise, type Summary } from './stats.ts';
@@ -317,8 +317,8 @@ async function main(): Promise<void> {
       USER_TURNS_PER_MINUTE: '0',
     };
     [worker, api] = await Promise.all([
-      startProcess('worker', 'src/worker-main.ts', env, /is polling task queue/),
-      startProcess('api', 'src/api-main.ts', env, /API listening on/),
+      startProcess('worker', 'bin/worker.ts', env, /is polling task queue/),
+      startProcess('api', 'bin/api.ts', env, /API listening on/),
     ]);
     const baseUrl = `http://127.0.0.1:${port}`;
     const call = async (method: string, url: string, body?: unknown): Promise<any> => {

@@ -44,7 +44,7 @@ async function child(mode: 'off' | 'on') {
   const { Client, Connection } = await import('@temporalio/client');
   const { loadConfig } = await import('../src/config.ts');
   const { createPool } = await import('../src/db/pool.ts');
-  const { createWorker } = await import('../src/worker.ts');
+  const { createWorker } = await import('../stack/worker.ts');
   const { createApp } = await import('../src/api/app.ts');
   const { clientInterceptors } = await import('../src/telemetry/temporal.ts');
   const taskQueue = `bench-tracing-${process.pid}`;
@@ -138,7 +138,7 @@ async function parent() {
   const { startServices } = await import('./services.ts');
   const { startOtlpReceiver } = await import('../test/support/otlp-receiver.ts');
   const { WORKFLOW_INTERCEPTOR_MODULES } = await import('../src/telemetry/temporal.ts');
-  const { WORKFLOWS_PATH } = await import('../src/worker.ts');
+  const { WORKFLOWS_PATH } = await import('../stack/worker.ts');
   const say = (line: string) => console.log(line);
   say('Starting PostgreSQL and the Temporal dev server, bundling the workflows with their interceptors...');
   const services = await startServices(() => undefined);

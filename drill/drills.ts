@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ManagedProcess } from '../src/stack/cluster-process.ts';
+import type { ManagedProcess } from '../stack/cluster-process.ts';
 import { DRILL_TOKEN, compareCounts, countsOf, kindOf, userTextOf, type DrillCluster } from './harness.ts';
 import { sseFrames } from '../test/support/sse.ts';
 

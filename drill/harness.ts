@@ -1,4 +1,4 @@
-// What every drill stands on: the cluster shape (src/stack/cluster.ts) in a temp dir on free ports, with the
+// What every drill stands on: the cluster shape (stack/cluster.ts) in a temp dir on free ports, with the
 // real @google/genai client in each worker talking to a scriptable Gemini-compatible server (the same fake the
 // tests use), a client that retries as a well-behaved API client does, and SQL to count what was written.
 import fs from 'node:fs/promises';
@@ -8,8 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import pg from 'pg';
-import type { ManagedProcess } from '../src/stack/cluster-process.ts';
-import { startCluster, type Cluster } from '../src/stack/cluster.ts';
+import type { ManagedProcess } from '../stack/cluster-process.ts';
+import { startCluster, type Cluster } from '../stack/cluster.ts';
 import { loadConfig } from '../src/config.ts';
 import { dataConverter, withDevPayloadKey } from '../src/protection/data-converter.ts';
 import { placeholderPng } from '../src/agents/recipes/offline-save.ts';

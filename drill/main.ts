@@ -1,4 +1,4 @@
-// `npm run drill`: brings up the cluster shape (src/stack/cluster.ts) in a temp dir, runs each fault drill
+// `npm run drill`: brings up the cluster shape (stack/cluster.ts) in a temp dir, runs each fault drill
 // against it and prints a table; exits 1 when a drill fails or anything was lost or done twice.
 //   npm run drill            every drill
 //   npm run drill -- 1 3     drills 1 and 3

@@ -229,7 +229,7 @@ export function createModelStep({ pool, model, systemPrompt, config, runTool }: 
     // while a worker that died stops heartbeating and its attempt is retried without waiting out the timeout.
     const context = Context.current();
     // Often, too: a heartbeat's answer is how a Stop reaches the step (the worker's heartbeat throttle is
-    // as short, see src/worker.ts), and Stop should close the model's stream within a second.
+    // as short, see stack/worker.ts), and Stop should close the model's stream within a second.
     const beat = setInterval(
       () => context.heartbeat(),
       Math.min(STOP_HEARTBEAT_MS, Math.max(100, (context.info.heartbeatTimeoutMs ?? 3000) / 3)),

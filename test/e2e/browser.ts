@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { ensureWebBuild } from '../../src/stack/web-build.ts';
+import { ensureWebBuild } from '../../stack/web-build.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const RESULTS = path.resolve(import.meta.dirname, '../../test-results');

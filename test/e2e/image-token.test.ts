@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { recipeImageKey } from '../../src/agents/recipes/image-keys.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
-import { freePort } from '../../src/stack/ports.ts';
+import { freePort } from '../../stack/ports.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
 import { PNG_SIGNATURE } from '../support/recipes.ts';
 import { type Browser, buildWebClient, launchBrowser, signInByLink, withScreenshot } from './browser.ts';

@@ -5,7 +5,7 @@
 // and at the provider.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { freePort } from '../../src/stack/ports.ts';
+import { freePort } from '../../stack/ports.ts';
 import { type TestApp, startTestApp } from '../support/test-app.ts';
 import { AUDIENCE, CLIENT_ID, CLIENT_SECRET, type TestProvider, startTestProvider } from '../support/oidc-provider.ts';
 import { type Browser, buildWebClient, consoleErrorsDuring, launchBrowser, startConversation, withScreenshot } from './browser.ts';

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { freePort } from '../../src/stack/ports.ts';
+import { freePort } from '../../stack/ports.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
 import type { Page } from 'playwright-core';
 import {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { freePort } from '../../src/stack/ports.ts';
+import { freePort } from '../../stack/ports.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
 import { ALICE, GUS_GREAT_LAKES, type TestApp, startTestApp } from '../support/test-app.ts';
 import { type Browser, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation } from './browser.ts';

@@ -7,7 +7,7 @@
 // script prints a table, a score per behaviour and the pass rate, and exits 1 under SOUS_EVAL_THRESHOLD
 // (default 0.8). Without a key it grades the scripted answers of sous-scripted.ts (right and wrong ones)
 // served by a local Gemini-compatible server through the real @google/genai client, and exits 1 when the
-// grader or the runtime treats any of them otherwise than designed; test/sous-eval.test.ts does the same in CI.
+// grader or the runtime treats any of them otherwise than designed; src/agents/sous/test/eval.test.ts does the same in CI.
 import { isDeepStrictEqual } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { createGeminiModel } from '../../src/model/gemini.ts';

@@ -1,6 +1,6 @@
 // Scripted model answers for the sous eval's cases, right and wrong, each with the grade the grader must give
 // and what the runtime must have done with it: how many model requests (schema retries), what it refused and
-// why, what it told the user. test/sous-eval.test.ts serves them through the real @google/genai client from
+// why, what it told the user. src/agents/sous/test/eval.test.ts serves them through the real @google/genai client from
 // the scripted Gemini-compatible server; `npm run eval:sous` without GEMINI_API_KEY does the same.
 import type { AgentKernel } from '../../src/shared/agent-kernel.ts';
 import { sousKernel } from '../../src/agents/sous/kernel.ts';

@@ -1,4 +1,4 @@
-// Every endpoint of the API, with the zod schemas of what it reads, for the fuzz test (test/api-fuzz.test.ts).
+// Every endpoint of the API, with the zod schemas of what it reads, for the fuzz test (test/api/fuzz.test.ts).
 // An issue that adds an endpoint adds a row here; the fuzz test then throws hostile input at it too.
 //
 //   path:    `:id` is filled with one of the caller's conversations (or, sometimes, a hostile id);
@@ -57,7 +57,7 @@ export const ENDPOINTS: EndpointRow[] = [
   { method: 'POST', path: '/v1/conversations/:id/steps/:stepId/done' },
   { method: 'POST', path: '/v1/conversations/:id/overrides', body: OverrideBody },
   // Stop and export (issue 22). DELETE /v1/conversations/:id is left out: it would take the fuzz test's own
-  // conversations away mid-run; test/turn-control.test.ts covers it.
+  // conversations away mid-run; test/workflows/turn-control.test.ts covers it.
   { method: 'POST', path: '/v1/conversations/:id/stop' },
   { method: 'GET', path: '/v1/conversations/:id/export', query: { format: z.enum(['json', 'markdown']) } },
   { method: 'GET', path: '/healthz' },

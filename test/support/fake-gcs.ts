@@ -9,9 +9,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
-import { isExecutable, runLogged } from '../../src/stack/executables.ts';
-import { freePort } from '../../src/stack/ports.ts';
-import { brigadeCacheDir } from '../../src/stack/temporal-binary.ts';
+import { isExecutable, runLogged } from '../../stack/executables.ts';
+import { freePort } from '../../stack/ports.ts';
+import { brigadeCacheDir } from '../../stack/temporal-binary.ts';
 
 export const FAKE_GCS_MODULE = 'github.com/fsouza/fake-gcs-server@v1.55.1';
 

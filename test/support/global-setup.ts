@@ -6,12 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../src/db/migrate.ts';
-import { bundleWorkflows as bundle } from '../../src/stack/bundle-workflows.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/stack/embedded-postgres.ts';
-import { freePort } from '../../src/stack/ports.ts';
-import { SEARCH_ATTRIBUTES } from '../../src/stack/search-attributes.ts';
-import { findTemporalBinary } from '../../src/stack/temporal-binary.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../../src/stack/temporal-dev-server.ts';
+import { bundleWorkflows as bundle } from '../../stack/bundle-workflows.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../stack/embedded-postgres.ts';
+import { freePort } from '../../stack/ports.ts';
+import { SEARCH_ATTRIBUTES } from '../../stack/search-attributes.ts';
+import { findTemporalBinary } from '../../stack/temporal-binary.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../../stack/temporal-dev-server.ts';
 
 export const TEMPLATE_DATABASE = 'brigade_template';
 

@@ -1,5 +1,5 @@
 // Hostile and tricky queries for execute_recipe_sql, each with why it is there and what must happen.
-// test/recipes-sql.test.ts runs every entry against real PostgreSQL with the fixture below (two users,
+// src/agents/recipes/test/sql.test.ts runs every entry against real PostgreSQL with the fixture below (two users,
 // soft-deleted rows on both sides); bench/sql-guard.ts times the guard over the same queries.
 
 /** alice's recipes: three live, one soft-deleted. */

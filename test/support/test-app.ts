@@ -11,7 +11,7 @@ import { temporalCheck } from '../../src/api/health.ts';
 import { type Config, type TokenGrant, loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
 import type { ChatModel } from '../../src/model/types.ts';
-import { createWorker } from '../../src/worker.ts';
+import { createWorker } from '../../stack/worker.ts';
 import { dataConverter, payloadCodec } from '../../src/protection/data-converter.ts';
 import type { PayloadCodec } from '@temporalio/common';
 import { clientInterceptors } from '../../src/telemetry/temporal.ts';
@@ -110,7 +110,7 @@ export async function startTestApp(
     ...options.env,
   });
   const pool = createPool(database.url);
-  // As npm start does (src/main.ts): an idle connection the server drops (the database dropped at stop, with
+  // As npm start does (bin/start.ts): an idle connection the server drops (the database dropped at stop, with
   // a background write still settling) must not crash the test process.
   pool.on('error', () => undefined);
   const connection = await Connection.connect({ address: temporalAddress() });

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { temporalAddress, workflowBundlePath } from './harness.ts';
 import type { TestApp } from './test-app.ts';
 
-const WORKER_MAIN = new URL('../../src/worker-main.ts', import.meta.url).pathname;
+const WORKER_MAIN = new URL('../../bin/worker.ts', import.meta.url).pathname;
 
 // A worker left running by a failed test would hold the test file's output pipes open, and the test runner
 // would wait for it forever: whatever is still running when the file's process exits is killed with it.

@@ -1,0 +1,83 @@
+import { type NativeConnection, Worker } from '@temporalio/worker';
+import type pg from 'pg';
+import { createActivities } from '../src/activities/index.ts';
+import { STOP_HEARTBEAT_MS } from '../src/activities/model-step.ts';
+import type { Config } from '../src/config.ts';
+import { McpConnections } from '../src/mcp/connections.ts';
+import { dataConverter } from '../src/protection/data-converter.ts';
+import { createRetentionActivities } from '../src/protection/retention.ts';
+import type { Client } from '@temporalio/client';
+import { loadMcpConfig } from '../src/mcp/config.ts';
+import { loadPrompt } from '../src/model/prompts.ts';
+import { selectModel } from '../src/model/select.ts';
+import type { ChatModel } from '../src/model/types.ts';
+import { startAgentsForWorker, toolImplementations } from '../src/agents/server-registry.ts';
+import { instrumentModel, instrumentTools } from '../src/telemetry/model.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from '../src/telemetry/temporal.ts';
+
+import { readFile } from 'node:fs/promises';
+import { WORKFLOWS_PATH, workflowBundleCode } from './bundle-workflows.ts';
+import { deploymentOptions } from '../src/worker-deployment.ts';
+
+export { WORKFLOWS_PATH };
+
+export interface WorkerOptions {
+  config: Config;
+  connection: NativeConnection;
+  pool: pg.Pool;
+  /** a prebuilt bundle (tests, production images); without it the worker bundles src/workflows */
+  workflowBundlePath?: string;
+  /** defaults to the model the config selects */
+  model?: ChatModel;
+  taskQueue?: string;
+  /** for the retention sweep's activity, which deletes Temporal executions; without it the worker runs no sweep */
+  client?: Client;
+}
+
+export async function createWorker(options: WorkerOptions): Promise<Worker> {
+  const { config, connection, pool } = options;
+  await startAgentsForWorker({ config, pool });
+  const bundlePath = options.workflowBundlePath ?? config.WORKFLOW_BUNDLE_PATH;
+  // MCP servers: a bad BRIGADE_MCP_CONFIG stops the start here; stdio servers stop when the worker does.
+  const mcp = new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG));
+  const activities = createActivities(
+    {
+      config,
+      pool,
+      model: instrumentModel(options.model ?? selectModel(config), {
+        captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+      }),
+      systemPrompt: loadPrompt,
+      implementations: instrumentTools(toolImplementations()),
+    },
+    mcp,
+  );
+  const telemetry = workerTelemetry();
+  // A versioned worker's build id is the hash of its bundle, so it bundles (or reads the bundle) first.
+  const code = config.WORKER_DEPLOYMENT_NAME ? (bundlePath ? await readFile(bundlePath, 'utf8') : await workflowBundleCode()) : undefined;
+  const workerDeployment = deploymentOptions(config, () => code!);
+  const prebuilt = bundlePath !== undefined || code !== undefined;
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: options.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
+    ...(code
+      ? { workflowBundle: { code } }
+      : bundlePath
+        ? { workflowBundle: { codePath: bundlePath } }
+        : { workflowsPath: WORKFLOWS_PATH }),
+    ...(workerDeployment ? { workerDeploymentOptions: workerDeployment } : {}),
+    activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
+    // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way
+    dataConverter: dataConverter(config),
+    // Stop reaches a streaming model step in a heartbeat's answer: send them as often as the step beats.
+    maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
+    // A prebuilt bundle carries the workflow interceptor modules it was built with (bin/bundle-workflows.ts);
+    // naming them again beside it only makes the SDK warn at every start that it ignores them.
+    interceptors: { activity: telemetry.activityInbound, ...(prebuilt ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }) },
+    sinks: telemetry.sinks,
+  });
+  const run = worker.run.bind(worker);
+  worker.run = () => run().finally(() => mcp.close());
+  return worker;
+}
