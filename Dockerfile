@@ -6,10 +6,11 @@
 FROM node:24-bookworm-slim AS web
 WORKDIR /app
 COPY package.json package-lock.json ./
-# src is not there yet, so the postinstall build is skipped; it runs below, once, on the sources
+# stack/web-build.ts is not there yet, so the postinstall build is skipped; it runs below, once, on the sources
 RUN npm ci --no-audit --no-fund
 COPY web ./web
 COPY stack/web-build.ts ./stack/web-build.ts
+COPY src/api/web-build-state.ts ./src/api/web-build-state.ts
 RUN node stack/web-build.ts && test -f web/dist/index.html
 
 FROM node:24-bookworm-slim

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { type Request, type Response, type NextFunction } from 'express';
-import { WEB_DIST, WEB_ROOT, webBuildState } from '../../stack/web-build.ts';
+import { WEB_DIST, WEB_ROOT, webBuildState } from './web-build-state.ts';
 
 const API_PATHS = /^\/(?:v1(?:\/|$)|files\/|openapi\.json$|healthz$|readyz$)/;
 
