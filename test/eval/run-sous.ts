@@ -76,7 +76,7 @@ function setUp(kase: SousCase, kernel: AgentKernel<SousState>): SousState {
 const REJECTED_ID = 'earlier';
 
 /**
- * Seed 002: the request after a decision carries context.llm.lastPatchDecision, once; it is cleared after the
+ * The request after a decision carries context.llm.lastPatchDecision, once; it is cleared after the
  * next successful answer. `contexts` holds the context of every model request, per turn (retries included).
  */
 export function lastPatchDecisionProblem(contexts: readonly (readonly JsonObject[])[], patchSetId: string): string | undefined {

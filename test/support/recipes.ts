@@ -1,4 +1,4 @@
-// What the save_recipe tests share: the seed's example recipe, PNG checks, and database look-ups as admin.
+// What the save_recipe tests share: the example recipe of docs/agents/recipes.md, PNG checks, and database look-ups as admin.
 import assert from 'node:assert/strict';
 import pg from 'pg';
 

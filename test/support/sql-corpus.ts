@@ -784,7 +784,7 @@ export const CORPUS: CorpusEntry[] = [
   {
     group: 'soft delete',
     sql: 'SELECT name FROM saved_recipes WHERE is_deleted = 1',
-    why: "seed 001's SQLite habit: a clear error",
+    why: 'a SQLite habit a model brings: a clear error',
     expect: refused(/is_deleted is a boolean in PostgreSQL/),
   },
 
@@ -1087,7 +1087,7 @@ export const CORPUS: CorpusEntry[] = [
   {
     group: 'update',
     sql: `UPDATE saved_recipes SET is_deleted = 1 WHERE id = '${A1}'`,
-    why: "seed 001's SQLite habit: a clear error",
+    why: 'a SQLite habit a model brings: a clear error',
     expect: refused(/is_deleted is a boolean in PostgreSQL: set it to true or false/),
   },
   {

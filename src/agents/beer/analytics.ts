@@ -1,4 +1,4 @@
-// run_analytical_query_tool (seed 004): the question becomes SQL through the task model
+// run_analytical_query_tool: the question becomes SQL through the task model
 // (prompts/beer/sql_generation.txt with prompts/beer/customers_schema.txt), code fences are stripped, the guard
 // checks it (sql-policy.ts), and it runs as brigade_beer_sql in a READ ONLY transaction of its
 // own with statement_timeout, brigade.client_id set to the conversation's client before the role switch.

@@ -61,7 +61,7 @@ export const CACHE_STATES = ['CACHE_HIT', 'CACHE_STALE', 'CACHE_MISS'] as const;
 export type CacheState = (typeof CACHE_STATES)[number];
 export type SummaryStatus = 'success' | 'INVALID_URL' | 'GROUNDING_FAILED';
 
-/** One brewery in the seed's result shape; every missing field is "Unavailable". */
+/** One brewery in the tool's result shape; every missing field is "Unavailable". */
 export interface BreweryResult {
   brewery_id: string;
   brewery_name: string;

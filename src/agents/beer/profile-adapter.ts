@@ -1,5 +1,5 @@
 // The recommendation workflow's view of a client profile, read from the profile the beer agent's
-// get_client_profile_tool returns (the seed's shape), whichever of its location fields are present.
+// get_client_profile_tool returns (the tool's shape), whichever of its location fields are present.
 import type { ClientProfile } from './definitions.ts';
 import { stateName } from './names.ts';
 

@@ -1,4 +1,4 @@
-// get_client_profile_tool (seed 004): the client's profile by client_id, falling back to postal_code with
+// get_client_profile_tool: the client's profile by client_id, falling back to postal_code with
 // client_name, else not_found; list columns come back as lists; search_metadata says which way it was
 // found, with the SQL and its time.
 //

@@ -69,7 +69,7 @@ export async function searchBreweries(args: SearchBreweriesArgs, client: OpenBre
   return { status: 'success', breweries: fresh, metadata };
 }
 
-/** The seed's result shape; whatever the API left out reads "Unavailable". */
+/** The tool's result shape; whatever the API left out reads "Unavailable". */
 export function toResult(brewery: ApiBrewery): BreweryResult {
   const field = (value: unknown) => {
     if (typeof value === 'number') return String(value);

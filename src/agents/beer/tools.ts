@@ -1,4 +1,4 @@
-// The beer agent's tools (seed 004), names and arguments as the seed gives them. The client a tool acts
+// The beer agent's tools, names and arguments as its contract fixes them (docs/agents/beer.md). The client a tool acts
 // for is always the conversation's (from the token), whatever client_id the model passes: another one is
 // refused, never looked up. The beer-finder tools (search_breweries_tool, get_website_summary_tool,
 // recommend_breweries) join this same list.
@@ -10,7 +10,7 @@ export const GET_CLIENT_PROFILE = 'get_client_profile_tool';
 export const RUN_ANALYTICAL_QUERY = 'run_analytical_query_tool';
 
 export const ClientProfileArgs = z.object({
-  // The seed makes client_id required; here it may be left out (the model is not told the id, and the
+  // The contract makes client_id required; here it may be left out (the model is not told the id, and the
   // conversation's client is the only one it may name anyway): left out, it is the conversation's.
   client_id: z
     .string()

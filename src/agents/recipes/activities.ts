@@ -1,4 +1,4 @@
-// The save pipeline's side effects (seed 000's five steps). Each is idempotent by the recipe id that the
+// The save pipeline's side effects (its five steps). Each is idempotent by the recipe id that the
 // workflow made: the model steps only compute, the image is staged and published under keys made from the
 // id (an overwrite writes the same object again), and the insert does nothing when the row is there.
 import { readPrompt } from '../../model/prompts.ts';

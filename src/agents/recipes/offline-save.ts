@@ -1,5 +1,5 @@
-// The offline model's part of save_recipe (the SQL tool's phrasings are in offline-recipes.ts): the phrasing
-// that asks for a save, a deterministic parser for recipes written the way seed 000's example is ("Old
+// The offline model's part of save_recipe (the SQL tool's phrasings are in offline-chat.ts): the phrasing
+// that asks for a save, a deterministic parser for recipes written the way the example of docs/agents/recipes.md is ("Old
 // Fashioned cocktail. Ingredients: 2 oz bourbon, ... Instructions: 1) ..., 2) ... Prep time: 5 minutes.
 // Serves: 1. Type: cocktail."), an image prompt made from the structured recipe, and a small generated PNG
 // (node:zlib, no image library), so a save works end to end without GEMINI_API_KEY.
@@ -8,7 +8,7 @@ import type { JsonObject } from '../../shared/messages.ts';
 import type { RecipeContent, RecipeType } from './recipe.ts';
 import type { OfflineImage, OfflineTask } from '../../model/offline-types.ts';
 
-/** The phrasing the offline model turns into save_recipe (README, help text): seed 000's example. */
+/** The phrasing the offline model turns into save_recipe (docs/agents/recipes.md, help text). */
 export const SAVE_RECIPE_EXAMPLE =
   'save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon, 1 sugar cube, 2 dashes Angostura bitters, orange peel. Instructions: 1) Muddle sugar with bitters, 2) Add bourbon and ice, 3) Stir, 4) Garnish with orange peel. Prep time: 5 minutes. Serves: 1. Type: cocktail.';
 

@@ -1,5 +1,5 @@
 // A saved recipe as the structuring step produces it, the database stores it (db/migrations/005_recipes.sql)
-// and the API returns it, and the recipe card of seed 000. Plain zod so workflow code can import it.
+// and the API returns it, and the recipe card the client renders. Plain zod so workflow code can import it.
 import { z } from 'zod';
 
 export const RECIPE_TYPES = ['cocktail', 'food', 'dessert'] as const;
@@ -75,7 +75,7 @@ export const SAVED_RECIPE_COLUMNS = [
 export const RecipeCardStatus = z.enum(['saved', 'pending', 'deleted']);
 export type RecipeCardStatus = z.infer<typeof RecipeCardStatus>;
 
-/** Seed 000's RecipeCardMessage: a card the client renders after save_recipe. */
+/** RecipeCardMessage: a card the client renders after save_recipe. */
 export const RecipeCardMessage = z.object({
   type: z.literal('recipe_card').default('recipe_card'),
   recipe_id: z.string(),

@@ -1,5 +1,5 @@
 // The save pipeline's shapes, shared by the saveRecipe workflow, its activities and the tests: the tool's
-// contract result (seed 000), the steps and the progress events a client sees while it runs.
+// contract result, the steps and the progress events a client sees while it runs.
 import { z } from 'zod';
 import { Progress } from '../../shared/progress.ts';
 
@@ -11,7 +11,7 @@ export type SaveStep = z.infer<typeof SaveStep>;
 export const SaveProgress = Progress.extend({ step: SaveStep });
 export type SaveProgress = z.infer<typeof SaveProgress>;
 
-/** Seed 000's result of save_recipe. */
+/** The result of save_recipe, as the model and the client get it. */
 export const SaveRecipeResult = z.union([
   z.object({
     status: z.literal('saved'),

@@ -1,4 +1,4 @@
-// save_recipe as a child workflow (seed 000's subflow): structure, image prompt, image, upload, insert. The
+// save_recipe as a child workflow (the save pipeline's five steps): structure, image prompt, image, upload, insert. The
 // recipe id is the conversation's (it ends this workflow's ID, save-recipe-<id>): the image key and the row
 // use it, so a retried or replayed step writes nothing twice. Each step is an activity with retries and a
 // summary, and reports its progress as `progress` events that reach the conversation's SSE clients.

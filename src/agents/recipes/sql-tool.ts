@@ -1,7 +1,7 @@
 // execute_recipe_sql: the model's SQL, through the guard (src/sql/guard.ts) and run as
 // brigade_recipes_sql in a savepoint of the runtime's transaction, so the effect of an UPDATE commits
 // with the record of the call and a failed query still records its error result.
-// Results are seed 000's JSON: {status, rows, count} | {status, rows_affected, message} | {status, error, query}.
+// Results are the tool's contract JSON: {status, rows, count} | {status, rows_affected, message} | {status, error, query}.
 import { guardSql } from '../../sql/guard.ts';
 import { executeGuarded } from '../../sql/execute.ts';
 import { RECIPES_SQL_POLICY } from './sql-policy.ts';

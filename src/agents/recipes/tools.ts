@@ -1,5 +1,5 @@
-// The recipes agent's SQL tool (seed 000's execute_recipe_sql, with seed 001's rule that INSERT goes
-// through save_recipe). The guard and executor live in src/sql/; this is what the model is told.
+// The recipes agent's SQL tool (execute_recipe_sql; an INSERT is refused, since a new recipe goes through
+// save_recipe and its approval). The guard and executor live in src/sql/; this is what the model is told.
 import { z } from 'zod';
 import { AUTO, NEEDS_APPROVAL, defineChildTool, defineTool } from '../../shared/tool-spec.ts';
 
@@ -46,7 +46,7 @@ Returns {"status": "success", "rows": [...], "count": N} for SELECT, {"status": 
 
 export const SAVE_RECIPE = 'save_recipe';
 
-/** Seed 000's save_recipe: one raw text in, a child workflow (saveRecipe) does the rest after an approval (seed 001). */
+/** save_recipe: one raw text in; after an approval a child workflow (saveRecipe) does the rest. */
 export const SaveRecipeArgs = z.object({
   raw_recipe_data: z
     .string()

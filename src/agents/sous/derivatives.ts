@@ -1,5 +1,5 @@
-// Hard-avoid families: an avoided item and its obvious derivatives (seed 002: "no hard-avoid item or
-// obvious derivatives"). A user's avoid that is not a family here still matches itself as a word.
+// Hard-avoid families: an avoided item and its obvious derivatives (a PatchSet may add
+// neither). A user's avoid that is not a family here still matches itself as a word.
 import { mentionsTerm } from './words.ts';
 
 export const HARD_AVOID_FAMILIES: Record<string, readonly string[]> = {

@@ -1,4 +1,4 @@
-// The sous agent's offline model: deterministic answers in the seed's JSON for a few documented phrasings,
+// The sous agent's offline model: deterministic answers in the PatchSet JSON of schemas.ts for a few documented phrasings,
 // read from the last user message and the structured context (never from the system prompt). Each reply
 // is marked offline by the client's badge. Phrasings (README, "The sous agent offline"):
 //   "swap butter for olive oil" / "replace butter with olive oil" / "use olive oil instead of butter"

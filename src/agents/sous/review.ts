@@ -1,4 +1,4 @@
-// Patch Review Mode as data (seed 002): every ingredient and step in its original place, marked added,
+// Patch Review Mode as data: every ingredient and step in its original place, marked added,
 // modified (old and new text), removed (a ghost where it was) or unchanged; the notes; counts made here,
 // not taken from the model; and the end state, which is exactly what accepting produces.
 import { applyPatchSet } from './apply.ts';

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { asUser } from '../../db/pool.ts';
 import type { Recipe } from './schemas.ts';
 
-/** An ingredient of saved_recipes (seed 000: {name, quantity, unit, notes}). */
+/** An ingredient of saved_recipes ({name, quantity, unit, notes}, as save_recipe stores them). */
 export interface SavedIngredient {
   name: string;
   quantity: string | null;

@@ -1,4 +1,4 @@
-// Sous's shapes (seed 002): the Recipe State, the User Defaults, the PatchSet the model proposes and the
+// Sous's shapes: the Recipe State, the User Defaults, the PatchSet the model proposes and the
 // decisions on it. Plain zod, so the workflow, the model activity and the API share one declaration each.
 import { z } from 'zod';
 import { UNSTORABLE_MESSAGE, isStorableText } from '../../shared/safe-text.ts';
@@ -37,7 +37,7 @@ export const UserDefaults = z.object({
 });
 export type UserDefaults = z.infer<typeof UserDefaults>;
 
-// ---- patches, as the model writes them (the seed's operations with an `op` discriminator) ----------
+// ---- patches, as the model writes them (the patch operations with an `op` discriminator) ----------
 // Each `op` is a one-value enum rather than a literal: the response schema then says `enum`, which every
 // Gemini schema dialect accepts, instead of `const`, which some refuse.
 
@@ -110,7 +110,7 @@ export const PatchDecision = z.object({
 });
 export type PatchDecision = z.infer<typeof PatchDecision>;
 
-/** What the next model request carries once (seed 002: context.llm.lastPatchDecision). */
+/** What the next model request carries once (context.llm.lastPatchDecision). */
 export const LastPatchDecision = z.object({
   patchSetId: z.string(),
   decision: PatchDecisionName,

@@ -1,4 +1,4 @@
-// Validation before any review (seed 002): pure, no I/O, shared by the workflow (through the kernel) and
+// Validation before any review: pure, no I/O, shared by the workflow (through the kernel) and
 // the API. It returns every reason a PatchSet is refused, in words the model and a person can act on;
 // an empty list means it may be reviewed. It never throws.
 import { applyPatchSet } from './apply.ts';

@@ -1,9 +1,9 @@
-// The support agent's six tools (seed 003) over the customers and orders of db/migrations/002_support.sql.
-// Results and error texts are exactly the seed's. Contract errors are results ({ error, ... }); only
+// The support agent's six tools over the customers and orders of db/migrations/002_support.sql.
+// Results and error texts are the contract's, word for word (docs/agents/support.md). Contract errors are results ({ error, ... }); only
 // infrastructure failures throw. Every query runs on context.db, already inside the runtime's transaction
 // as brigade_app, so a tool's effect commits together with the record of its call.
 //
-// Where the seed is silent:
+// Where the contract is silent:
 // - get_user / get_user_info: email is matched case-insensitively (the same rule as its uniqueness);
 //   phone and username exactly; the value is trimmed for matching, quoted as given in the error.
 //   Phone is not unique: if two customers share one, the lowest id wins (deterministic).
@@ -110,7 +110,7 @@ const getCustomerOrders: Implementation<'get_customer_orders'> = async (args, co
   return ordersOf(context.db, args.customer_id);
 };
 
-// Why an order that is not Processing cannot be cancelled, in the seed's words.
+// Why an order that is not Processing cannot be cancelled, in the contract's words.
 const CANNOT_CANCEL: Record<string, { error: string; status: string }> = {
   Shipped: { error: "Order has already shipped. Can't cancel it.", status: 'Shipped' },
   Delivered: { error: "Order has already been delivered. Can't cancel it.", status: 'Delivered' },

@@ -1,4 +1,4 @@
-// The support agent's six tools, names and argument schemas exactly as the seed contract (003) gives them.
+// The support agent's six tools, names and argument schemas exactly as the support contract fixes them (docs/agents/support.md).
 import { z } from 'zod';
 import { AUTO, NEEDS_APPROVAL, defineTool } from '../../shared/tool-spec.ts';
 

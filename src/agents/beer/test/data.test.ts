@@ -1,7 +1,7 @@
 // The beer agent's data (db/migrations/007_beer.sql) and get_client_profile_tool, on real PostgreSQL as
 // brigade_app, the way the runtime runs a tool: the fixture's clients, purchases that are the same in
 // every database, row-level security keyed on the conversation's client, aggregate views without
-// client identity or small groups, and the profile's lookups and result shape (seed 004).
+// client identity or small groups, and the profile's lookups and result shape.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
@@ -175,7 +175,7 @@ describe('get_client_profile_tool', () => {
   const callTool = (client: string | undefined, args: unknown) =>
     asUser(pool, 'beer-test', (db) => getClientProfileTool(profileSpec.args.parse(args), contextFor(db, client))) as Promise<any>;
 
-  test("by client_id: the seed's shape, lists as lists, the brewery history, search_metadata with the SQL and its time", async () => {
+  test("by client_id: the tool's shape, lists as lists, the brewery history, search_metadata with the SQL and its time", async () => {
     const profile = await callTool(GREAT_LAKES, { client_id: GREAT_LAKES });
     const fixtureRow = byId.get(GREAT_LAKES)!;
     assert.equal(profile.client_id, GREAT_LAKES);
@@ -241,7 +241,7 @@ describe('get_client_profile_tool', () => {
   });
 
   test("an id without a row is not_found, and the fallback it then tries cannot reach another client's row", async () => {
-    // The seed's order on the plain function: by id, then by postal code and name (here Great Lakes',
+    // The lookup order on the plain function: by id, then by postal code and name (here Great Lakes',
     // which row-level security hides from a conversation acting for another client).
     const missing = (await asUser(pool, 'beer-test', (db) =>
       getClientProfile(db, 'CLT-GONE00', { client_id: 'CLT-GONE00', postal_code: '44113', client_name: 'Great Lakes Brewing Company' }),

@@ -1,4 +1,4 @@
-// The privacy table of seed 004 with SQL that a model writes: the real @google/genai client asks a
+// The privacy table (docs/security.md) with SQL that a model writes: the real @google/genai client asks a
 // scripted Gemini-compatible server (test/support/fake-gemini.ts) for SQL, and run_analytical_query_tool
 // takes it through the guard to PostgreSQL as brigade_beer_sql. Own data: yes. Another client's: no,
 // whether the SQL names it directly, through a join, a subquery, a UNION, a view of small groups or a

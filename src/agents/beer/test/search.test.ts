@@ -55,7 +55,7 @@ describe('names', () => {
 });
 
 describe('search_breweries_tool', () => {
-  test('by city, state code and type, in the API order, with the seed fields', async () => {
+  test("by city, state code and type, in the API order, with the tool's fields", async () => {
     const result = await search({ city: 'San Diego', state: 'CA', brewery_type: 'regional' });
     assert.equal(result.status, 'success');
     assert.deepEqual(api.requests[0]!.query, { by_city: 'san_diego', by_state: 'california', by_type: 'regional', per_page: '50' });

@@ -1,5 +1,5 @@
-// Without GEMINI_API_KEY the recipes agent saves a recipe end to end: the offline model turns the seed's
-// phrasing into save_recipe, the approval opens, and the pipeline runs on the offline tasks (a parser, an
+// Without GEMINI_API_KEY the recipes agent saves a recipe end to end: the offline model turns the phrasing of
+// docs/agents/recipes.md into save_recipe, the approval opens, and the pipeline runs on the offline tasks (a parser, an
 // image prompt, a generated PNG) into the local folder that the API serves.
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';

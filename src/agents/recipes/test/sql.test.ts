@@ -248,7 +248,7 @@ describe("the seeds' legitimate queries", () => {
     return (result as { rows: { name: string }[] }).rows.map((row) => row.name).sort();
   };
 
-  test('seed 000: search by ingredient, list, get one (deleted and foreign rows hidden)', async () => {
+  test('the documented queries: search by ingredient, list, get one (deleted and foreign rows hidden)', async () => {
     assert.deepEqual(names(await run("SELECT id, name, recipe_type, tags FROM saved_recipes WHERE ingredients::text ILIKE '%bourbon%'")), [
       'Old Fashioned',
     ]);
@@ -264,7 +264,7 @@ describe("the seeds' legitimate queries", () => {
     assert.equal(typeof row.created_at, 'string');
   });
 
-  test('seed 000: update servings, soft delete, restore', async () => {
+  test('the documented writes: update servings, soft delete, restore', async () => {
     assert.deepEqual(await run(`UPDATE saved_recipes SET servings = 4 WHERE id = '${A1}'`), {
       status: 'success',
       rows_affected: 1,
@@ -293,7 +293,7 @@ describe("the seeds' legitimate queries", () => {
     await resetFixture();
   });
 
-  test("seed 000's blocked examples", async () => {
+  test('refused writes: DROP, TRUNCATE, a hard DELETE, an UPDATE without WHERE', async () => {
     for (const [sql, pattern] of [
       ['DROP TABLE saved_recipes;', /DROP is not allowed/],
       ['TRUNCATE saved_recipes;', /TRUNCATE is not allowed/],
@@ -306,7 +306,7 @@ describe("the seeds' legitimate queries", () => {
     }
   });
 
-  test('seed 001, adapted to PostgreSQL: booleans, ::text for JSON, real column names', async () => {
+  test('SQLite habits a model brings, adapted to PostgreSQL: booleans, ::text for JSON, real column names', async () => {
     assert.deepEqual(names(await run('SELECT name, recipe_type FROM saved_recipes WHERE is_deleted = false')), [
       'Manhattan',
       'Old Fashioned',
@@ -326,7 +326,7 @@ describe("the seeds' legitimate queries", () => {
     await resetFixture();
   });
 
-  test("seed 001's literal SQLite-isms give clear errors", async () => {
+  test('literal SQLite-isms give clear errors', async () => {
     const cases: [string, RegExp][] = [
       [
         'SELECT name, recipe_type FROM saved_recipes WHERE is_deleted = 0',

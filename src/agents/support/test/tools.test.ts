@@ -1,4 +1,4 @@
-// The support agent's tools (seed 003) against real PostgreSQL with the fixture data of
+// The support agent's tools against real PostgreSQL with the fixture data of
 // db/migrations/002_support.sql, each call in a transaction as brigade_app, like the runtime runs it.
 import { loadConfig } from '../../../config.ts';
 import { createOfflineTaskModel } from '../../../model/offline-tasks.ts';
@@ -409,7 +409,7 @@ describe('argument schemas (src/agents/support/tools.ts)', () => {
     return describeIssues(parsed.error!);
   };
 
-  test('there are exactly the six tools of the seed, each implemented', () => {
+  test('there are exactly the six contract tools, each implemented', () => {
     const names = supportTools.map((tool) => tool.name).sort();
     assert.deepEqual(names, ['cancel_order', 'get_customer_orders', 'get_order_by_id', 'get_user', 'get_user_info', 'update_user_contact']);
     assert.deepEqual(Object.keys(supportImplementations).sort(), names);

@@ -1,4 +1,4 @@
-// Patch Review Mode (seed 002): every ingredient and step in its place, added ones marked new, modified ones
+// Patch Review Mode: every ingredient and step in its place, added ones marked new, modified ones
 // marked edited with the old text at hand, removed ones as struck ghosts where they were; the notes, the
 // summary with its counts, and the whole end state before the person accepts or rejects.
 import { useState } from 'react';
