@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { asUser } from '../../db/pool.ts';
 import { type SavedIngredient, type SavedRecipeFields, findSavedRecipe, saveRecipeAs } from '../recipes/public.ts';
 import type { Recipe } from './schemas.ts';
+import { UNITS } from './words.ts';
 
 export type { SavedIngredient } from '../recipes/public.ts';
 
@@ -36,58 +37,6 @@ export function ingredientLine(i: Partial<SavedIngredient>): string {
   return [[i.quantity, i.unit, i.name].filter((part) => part && String(part).trim()).join(' '), i.notes].filter(Boolean).join(', ');
 }
 
-const UNITS = new Set([
-  'g',
-  'gram',
-  'grams',
-  'kg',
-  'mg',
-  'ml',
-  'l',
-  'litre',
-  'litres',
-  'liter',
-  'liters',
-  'dl',
-  'cl',
-  'cup',
-  'cups',
-  'tbsp',
-  'tablespoon',
-  'tablespoons',
-  'tsp',
-  'teaspoon',
-  'teaspoons',
-  'oz',
-  'ounce',
-  'ounces',
-  'lb',
-  'lbs',
-  'pound',
-  'pounds',
-  'pinch',
-  'pinches',
-  'dash',
-  'dashes',
-  'clove',
-  'cloves',
-  'can',
-  'cans',
-  'tin',
-  'tins',
-  'slice',
-  'slices',
-  'handful',
-  'handfuls',
-  'bunch',
-  'bunches',
-  'sprig',
-  'sprigs',
-  'stick',
-  'sticks',
-  'knob',
-  'splash',
-]);
 const QUANTITY = /^(\d+\s+\d+\/\d+|\d+\/\d+|\d+(?:[.,]\d+)?(?:-\d+(?:[.,]\d+)?)?|[½⅓⅔¼¾⅛])\s+(.+)$/;
 
 /**

@@ -1,7 +1,8 @@
 // Reading ingredient and step text: what an ingredient is called once its quantity is stripped, and whether
 // a step mentions it. Heuristics on purpose: a false "mentions" only asks for a step update or a note.
 
-const UNITS = new Set([
+/** Units of measure as ingredient lines write them: split off as a saved ingredient's unit. */
+export const UNITS: ReadonlySet<string> = new Set([
   'g',
   'gram',
   'grams',
@@ -18,11 +19,9 @@ const UNITS = new Set([
   'cup',
   'cups',
   'tbsp',
-  'tbsps',
   'tablespoon',
   'tablespoons',
   'tsp',
-  'tsps',
   'teaspoon',
   'teaspoons',
   'oz',
@@ -50,22 +49,18 @@ const UNITS = new Set([
   'bunches',
   'sprig',
   'sprigs',
-  'piece',
-  'pieces',
   'stick',
   'sticks',
   'knob',
   'splash',
-  'large',
-  'small',
-  'medium',
-  'a',
-  'an',
-  'of',
-  'some',
-  'few',
-  'x',
+  'tbsps',
+  'tsps',
+  'piece',
+  'pieces',
 ]);
+
+/** What may stand before an ingredient's name besides a quantity: a unit, an article, a size. */
+const LEADING_WORDS = new Set([...UNITS, 'a', 'an', 'some', 'few', 'small', 'medium', 'large', 'x', 'of']);
 
 const QUANTITY = /^(?:\d+(?:[.,]\d+)?(?:\/\d+)?|[½⅓⅔¼¾⅛]|\d+[½⅓⅔¼¾⅛]|\d+-\d+)$/;
 
@@ -81,7 +76,7 @@ export function normalise(text: string): string {
 export function ingredientName(text: string): string {
   const head = text.replace(/\([^)]*\)/g, ' ').split(/[,;]/)[0] ?? text;
   const words = normalise(head).split(' ').filter(Boolean);
-  while (words.length > 1 && (QUANTITY.test(words[0]!) || UNITS.has(words[0]!))) words.shift();
+  while (words.length > 1 && (QUANTITY.test(words[0]!) || LEADING_WORDS.has(words[0]!))) words.shift();
   return words.join(' ').replace(/[.,]+$/, '');
 }
 
