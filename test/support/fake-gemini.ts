@@ -15,6 +15,7 @@
 // Holding: `const held = reply.hold(reply.text('late'))`; script it; `await held.reached` resolves once the
 // request is in (the caller is now mid-call: kill the worker, cancel, ...); `held.release()` lets it answer.
 // close() releases every hold and drops open connections.
+import { createRequestLog } from './request-log.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TITLE_PROMPT_MARK } from '../../src/model/title-task.ts';
@@ -227,12 +228,12 @@ export function endsWithToolResults(request: RecordedRequest): boolean {
 }
 
 export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<FakeGemini> {
-  const requests: RecordedRequest[] = [];
+  const log = createRequestLog<RecordedRequest>('fake-gemini');
+  const { requests } = log;
   const titleRequests: RecordedRequest[] = [];
   const titles: string[] = [];
   const queue: FakeReply[] = [];
   const holds = new Set<HoldReply>();
-  const waiters = new Set<() => void>();
   let handler: ((request: RecordedRequest) => FakeReply | undefined) | undefined;
   let responses = 0;
 
@@ -272,8 +273,7 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       titleRequests.push(recorded);
       return play(reply.text(titles.shift() ?? 'A scripted title'), recorded, req, res);
     }
-    requests.push(recorded);
-    for (const wake of waiters) wake();
+    log.add(recorded);
 
     if (req.method !== 'POST' || !endpoint) {
       return sendError(res, 404, `fake-gemini: no such endpoint ${req.method} ${url.pathname}`);
@@ -357,25 +357,7 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     get pendingReplies() {
       return queue.length;
     },
-    waitForRequests(count, timeoutMs = 10_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (requests.length < count) return;
-          cleanup();
-          resolve(requests.slice(0, count));
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`fake-gemini: ${requests.length} of ${count} requests after ${timeoutMs} ms`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      });
-    },
+    waitForRequests: log.waitFor,
     reset() {
       queue.length = 0;
       requests.length = 0;

@@ -3,6 +3,7 @@
 // fake-gemini.ts. The replies are one vocabulary for both wires (and for the eval's scripts): text streamed in
 // pieces, tool calls, an HTTP error, an error event mid-stream, a dropped socket, a delay, a hold.
 // An unscripted request gets HTTP 500 naming it: a test that forgot a reply fails with a reason.
+import { createRequestLog } from './request-log.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -121,10 +122,10 @@ export interface FakeWire {
 }
 
 export async function startFakeWire(format: WireFormat, options: { apiKey?: string; basePath?: string } = {}): Promise<FakeWire> {
-  const requests: WireRequest[] = [];
+  const log = createRequestLog<WireRequest>(format.name);
+  const { requests } = log;
   const queue: WireReply[] = [];
   const holds = new Set<WireHold>();
-  const waiters = new Set<() => void>();
   let handler: ((request: WireRequest) => WireReply | undefined) | undefined;
   let serial = 0;
 
@@ -155,8 +156,7 @@ export async function startFakeWire(format: WireFormat, options: { apiKey?: stri
       stream: body.stream === true,
       ended: new Promise((resolve) => res.once('close', () => resolve(res.writableFinished ? 'complete' : 'closed'))),
     };
-    requests.push(recorded);
-    for (const wake of waiters) wake();
+    log.add(recorded);
     if (req.method !== 'POST' || !format.path.test(url.pathname))
       return sendJson(res, 404, format.errorBody(404, `${format.name}: no such endpoint ${req.method} ${url.pathname}`, 'not_found_error'));
     if (badJson) return sendJson(res, 400, format.errorBody(400, 'Invalid JSON body', 'invalid_request_error'));
@@ -238,25 +238,7 @@ export async function startFakeWire(format: WireFormat, options: { apiKey?: stri
     get pendingReplies() {
       return queue.length;
     },
-    waitForRequests(count, timeoutMs = 10_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (requests.length < count) return;
-          cleanup();
-          resolve(requests.slice(0, count));
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`${format.name}: ${requests.length} of ${count} requests after ${timeoutMs} ms`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      });
-    },
+    waitForRequests: log.waitFor,
     reset() {
       queue.length = 0;
       requests.length = 0;
