@@ -275,12 +275,13 @@ describe('npm start', { concurrency: true }, () => {
     assert.doesNotMatch(output, /^\s+at /m, 'no stack trace');
   });
 
-  test('a wrong TEMPORAL_ADDRESS: Temporal and the address are named', { timeout: 40_000 }, async () => {
+  // migrations on a fresh database, then 10 s of connection retries, while the suite's other starts share the cores
+  test('a wrong TEMPORAL_ADDRESS: Temporal and the address are named', { timeout: 75_000 }, async () => {
     const db = await freshDatabase();
     cleanups.push(db.drop);
     const port = await freePort();
     const running = run('bin/start.ts', { DATABASE_URL: db.url, TEMPORAL_ADDRESS: `127.0.0.1:${port}`, DATA_DIR: await tempDataDir() });
-    const { code, output } = await exitOf(running, 30_000);
+    const { code, output } = await exitOf(running, 60_000);
     assert.equal(code, 1);
     assert.match(output, new RegExp(`Temporal is not reachable at 127\\.0\\.0\\.1:${port} \\(TEMPORAL_ADDRESS\\): connection refused`));
     assert.doesNotMatch(output, /^\s+at /m, 'no stack trace');
