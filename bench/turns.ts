@@ -49,7 +49,7 @@ import { asUser, createPool } from '../src/db/pool.ts';
 import { withClient } from '../src/db/with-client.ts';
 import { createOfflineModel } from '../src/model/offline.ts';
 import { systemPrompts } from '../src/model/prompts.ts';
-import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate } from '../src/shared/definitions.ts';
+import { CHAT_SESSION_TASK_TIMEOUT, chatSessionWorkflowId, decideUpdate, sendMessageUpdate } from '../src/shared/definitions.ts';
 import type { AgentName, ChatMessage, ChatSessionInput, JsonObject, TurnResult } from '../src/shared/messages.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../src/shared/search-attributes.ts';
 import { installTemporalRuntime } from '../stack/temporal-runtime.ts';
@@ -304,6 +304,7 @@ async function openConversation(deps: { client: Client; pool: pg.Pool; config: C
       workflowId,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       args: [input],
+      workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT,
       typedSearchAttributes: [
         { key: AGENT_KEY, value: AGENT },
         { key: USER_KEY, value: userId },

@@ -1,6 +1,7 @@
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createActivities } from '../src/activities/index.ts';
+import { StopNotices } from '../src/activities/stop-notices.ts';
 import { STOP_HEARTBEAT_MS } from '../src/activities/model-step.ts';
 import type { Config } from '../src/config.ts';
 import { McpConnections } from '../src/mcp/connections.ts';
@@ -40,8 +41,10 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const bundlePath = options.workflowBundlePath ?? config.WORKFLOW_BUNDLE_PATH;
   // MCP servers: a bad BRIGADE_MCP_CONFIG stops the start here; stdio servers stop when the worker does.
   const mcp = new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog));
+  const stops = new StopNotices(pool);
   const activities = createActivities(
     {
+      stops,
       catalog,
       config,
       pool,
@@ -75,7 +78,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
     // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way
     dataConverter: dataConverter(config),
-    // Stop reaches a streaming model step in a heartbeat's answer: send them as often as the step beats.
+    // Stop reaches a model step of a conversation begun before steps ran within the workflow task (a regular
+    // activity) in a heartbeat's answer: send them as often as the step beats.
     maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
     // A prebuilt bundle carries the workflow interceptor modules it was built with (bin/bundle-workflows.ts);
     // naming them again beside it only makes the SDK warn at every start that it ignores them.
@@ -83,6 +87,6 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     sinks: telemetry.sinks,
   });
   const run = worker.run.bind(worker);
-  worker.run = () => run().finally(() => mcp.close());
+  worker.run = () => run().finally(() => Promise.all([mcp.close(), stops.close()]));
   return worker;
 }
