@@ -20,6 +20,16 @@ import { readFile } from 'node:fs/promises';
 import { BUNDLER_OPTIONS, workflowBundleCode, writeWorkflowEntry } from './bundle-workflows.ts';
 import { deploymentOptions } from '../src/worker-deployment.ts';
 
+/** How many turns' model steps (and tools) one worker runs at once. */
+const CONCURRENT_TURNS = 200;
+
+/**
+ * The worker's PostgreSQL connections: a step makes about a dozen short round trips, and with pg's default of
+ * 10 the steps of 50 busy conversations queued for a connection (`npm run bench:turns`: 2.0x the ai-sdk
+ * peer's capacity with 10, 2.4x with 20, the machine's CPU then used to 188 % instead of 174 %).
+ */
+export const WORKER_POOL_SIZE = 20;
+
 export interface WorkerOptions {
   /** the agents it serves: their tools, activities, prompts and, without a prebuilt bundle, workflows */
   catalog: ServerCatalog;
@@ -78,6 +88,10 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
     // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way
     dataConverter: dataConverter(config),
+    // A model step holds its workflow task's slot while it runs (a local activity within the task): the SDK's 40
+    // would let a worker run 40 turns at once, fewer than the 100 model activities it ran before.
+    maxConcurrentWorkflowTaskExecutions: CONCURRENT_TURNS,
+    maxConcurrentLocalActivityExecutions: CONCURRENT_TURNS,
     // Stop reaches a model step of a conversation begun before steps ran within the workflow task (a regular
     // activity) in a heartbeat's answer: send them as often as the step beats.
     maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
