@@ -13,7 +13,7 @@
 //                            then their lone turns interleaved; the figures that judge are the medians of
 //                            the rounds' ratios (about 40 s a round)
 //   BENCH_LONE_TURNS=10      lone turns of each side per round
-//   BENCH_PG_POOL=10         the worker's PostgreSQL pool size
+//   BENCH_PG_POOL=20         the worker's PostgreSQL pool size (npm start's, WORKER_POOL_SIZE)
 //   BENCH_TIMEOUT_S=1800     hard limit for the whole run (a run takes 5-6 min on 2 quiet cores, 3 rounds; twice that under load)
 //   BENCH_WORKER_OPTIONS='{"maxConcurrentActivityTaskPolls":4}'  extra Worker.create options (the bench then
 //                            builds the worker itself, with the same activities, instead of calling createWorker)
@@ -49,11 +49,11 @@ import { asUser, createPool } from '../src/db/pool.ts';
 import { withClient } from '../src/db/with-client.ts';
 import { createOfflineModel } from '../src/model/offline.ts';
 import { systemPrompts } from '../src/model/prompts.ts';
-import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate } from '../src/shared/definitions.ts';
+import { CHAT_SESSION_TASK_TIMEOUT, chatSessionWorkflowId, decideUpdate, sendMessageUpdate } from '../src/shared/definitions.ts';
 import type { AgentName, ChatMessage, ChatSessionInput, JsonObject, TurnResult } from '../src/shared/messages.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../src/shared/search-attributes.ts';
 import { installTemporalRuntime } from '../stack/temporal-runtime.ts';
-import { createWorker } from '../stack/worker.ts';
+import { WORKER_POOL_SIZE, createWorker } from '../stack/worker.ts';
 import type { ChatSession } from '../src/workflows/chat-session.ts';
 import { cpuBetween, cpuProbe, type CpuSnapshot, type CpuUse } from './cpu.ts';
 import { startClusterServices } from './cluster-services.ts';
@@ -112,7 +112,7 @@ const APPROVALS = intSetting('BENCH_APPROVALS', 3, 1, 50);
 /** undefined: half the measured capacity */
 const RATE = (process.env.BENCH_RATE ?? 'auto') === 'auto' ? undefined : intSetting('BENCH_RATE', 0, 0, 10_000);
 const LONG_TURNS = intSetting('BENCH_LONG_TURNS', 50, 5, 200);
-const PG_POOL = intSetting('BENCH_PG_POOL', 10, 1, 200);
+const PG_POOL = intSetting('BENCH_PG_POOL', WORKER_POOL_SIZE, 1, 200);
 const TIMEOUT_S = intSetting('BENCH_TIMEOUT_S', 1800, 10, 7200);
 const WORKER_OPTIONS = parseWorkerOptions(process.env.BENCH_WORKER_OPTIONS);
 const AGENT: AgentName = 'support';
@@ -304,6 +304,7 @@ async function openConversation(deps: { client: Client; pool: pg.Pool; config: C
       workflowId,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       args: [input],
+      workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT,
       typedSearchAttributes: [
         { key: AGENT_KEY, value: AGENT },
         { key: USER_KEY, value: userId },

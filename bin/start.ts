@@ -17,6 +17,7 @@ import { findTemporalBinary } from '../stack/temporal-binary.ts';
 import { startTemporalDevServer } from '../stack/temporal-dev-server.ts';
 import { privateDataDir } from '../stack/private-data.ts';
 import { runWorker } from '../stack/run-worker.ts';
+import { WORKER_POOL_SIZE } from '../stack/worker.ts';
 import { namespaceRetentionMs, setNamespaceRetention } from '../src/protection/retention.ts';
 import { ensureWebBuild } from '../stack/web-build.ts';
 
@@ -80,7 +81,7 @@ runMain(catalog, async ({ config: settings, log, onStop, fail }) => {
   if (startedTemporal && retention) await setNamespaceRetention(connection, config.TEMPORAL_NAMESPACE, retention);
 
   // Separate pools, so that busy activities cannot starve API requests of connections.
-  const workerPool = createPool(databaseUrl);
+  const workerPool = createPool(databaseUrl, { max: WORKER_POOL_SIZE });
   const apiPool = createPool(databaseUrl);
   for (const pool of [workerPool, apiPool]) {
     // An idle connection dropped by the server (a PostgreSQL restart) must not crash the process.

@@ -8,6 +8,7 @@ import { checkPostgres, connectTemporal, redactDatabaseUrl } from '../stack/conn
 import { requireSettings, runMain } from '../stack/lifecycle.ts';
 import { ensureSearchAttributes } from '../stack/search-attributes.ts';
 import { runWorker } from '../stack/run-worker.ts';
+import { WORKER_POOL_SIZE } from '../stack/worker.ts';
 
 // a composition root: the agents this process serves, passed down as a value
 const catalog = builtInCatalog();
@@ -27,7 +28,7 @@ runMain(catalog, async ({ config, log, onStop, fail }) => {
   const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);
 
-  const pool = createPool(config.DATABASE_URL);
+  const pool = createPool(config.DATABASE_URL, { max: WORKER_POOL_SIZE });
   pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
   onStop('PostgreSQL pool', () => pool.end());
 

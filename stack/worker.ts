@@ -1,6 +1,7 @@
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createActivities } from '../src/activities/index.ts';
+import { StopNotices } from '../src/activities/stop-notices.ts';
 import { STOP_HEARTBEAT_MS } from '../src/activities/model-step.ts';
 import type { Config } from '../src/config.ts';
 import { McpConnections } from '../src/mcp/connections.ts';
@@ -18,6 +19,16 @@ import { WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from '../src/telemetry/
 import { readFile } from 'node:fs/promises';
 import { BUNDLER_OPTIONS, workflowBundleCode, writeWorkflowEntry } from './bundle-workflows.ts';
 import { deploymentOptions } from '../src/worker-deployment.ts';
+
+/** How many turns' model steps (and tools) one worker runs at once. */
+const CONCURRENT_TURNS = 200;
+
+/**
+ * The worker's PostgreSQL connections: a step makes about a dozen short round trips, and with pg's default of
+ * 10 the steps of 50 busy conversations queued for a connection (`npm run bench:turns`: 2.0x the ai-sdk
+ * peer's capacity with 10, 2.4x with 20, the machine's CPU then used to 188 % instead of 174 %).
+ */
+export const WORKER_POOL_SIZE = 20;
 
 export interface WorkerOptions {
   /** the agents it serves: their tools, activities, prompts and, without a prebuilt bundle, workflows */
@@ -40,8 +51,10 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const bundlePath = options.workflowBundlePath ?? config.WORKFLOW_BUNDLE_PATH;
   // MCP servers: a bad BRIGADE_MCP_CONFIG stops the start here; stdio servers stop when the worker does.
   const mcp = new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog));
+  const stops = new StopNotices(pool);
   const activities = createActivities(
     {
+      stops,
       catalog,
       config,
       pool,
@@ -75,7 +88,12 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
     // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way
     dataConverter: dataConverter(config),
-    // Stop reaches a streaming model step in a heartbeat's answer: send them as often as the step beats.
+    // A model step holds its workflow task's slot while it runs (a local activity within the task): the SDK's 40
+    // would let a worker run 40 turns at once, fewer than the 100 model activities it ran before.
+    maxConcurrentWorkflowTaskExecutions: CONCURRENT_TURNS,
+    maxConcurrentLocalActivityExecutions: CONCURRENT_TURNS,
+    // Stop reaches a model step of a conversation begun before steps ran within the workflow task (a regular
+    // activity) in a heartbeat's answer: send them as often as the step beats.
     maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
     // A prebuilt bundle carries the workflow interceptor modules it was built with (bin/bundle-workflows.ts);
     // naming them again beside it only makes the SDK warn at every start that it ignores them.
@@ -83,6 +101,6 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     sinks: telemetry.sinks,
   });
   const run = worker.run.bind(worker);
-  worker.run = () => run().finally(() => mcp.close());
+  worker.run = () => run().finally(() => Promise.all([mcp.close(), stops.close()]));
   return worker;
 }

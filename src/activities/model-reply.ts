@@ -1,7 +1,7 @@
 // Asking the model within a step: a stateful agent's structured answer (checked against its schema and asked
 // again, not streamed: its raw text is no reply to show), or a reply streamed as deltas with tool declarations.
 // And what a reply becomes: the assistant message the workflow, the tools and the transcript all hold.
-import { ApplicationFailure, type Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { toolDeclarations } from '../model/declarations.ts';
 import { askStructured, responseSchema } from '../model/structured.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
@@ -25,13 +25,14 @@ interface AskInput {
   stepId: string;
   system: string;
   transcript: ChatMessage[];
-  context: Context;
+  /** aborts when Stop reaches the step */
+  signal: AbortSignal;
 }
 
 /** A structured answer, asked again with what was wrong until it fits or the attempts are spent. */
 export async function askKernel(
   kernel: AgentKernel,
-  { model, agent, stepId, system, transcript, context }: AskInput,
+  { model, agent, stepId, system, transcript, signal }: AskInput,
   stepContext: ModelStepInput['context'],
   attempts: number,
 ): Promise<Asked> {
@@ -48,7 +49,7 @@ export async function askKernel(
         tools: [],
         ...(stepContext ? { context: stepContext } : {}),
         output,
-        signal: context.cancellationSignal,
+        signal,
       });
       spent.inputTokens += reply.usage.inputTokens;
       spent.outputTokens += reply.usage.outputTokens;
@@ -63,7 +64,7 @@ export async function askKernel(
 /** A reply streamed as deltas; `seen` keeps what the stream reported so far (a stopped reply's tokens were paid for). */
 export async function streamReply(
   tools: readonly ToolSpec[],
-  { model, system, transcript, context }: AskInput,
+  { model, system, transcript, signal }: AskInput,
   mcpTools: ModelStepInput['mcpTools'],
   deltas: DeltaWriter,
   seen: { usage?: ModelReply['usage'] },
@@ -74,7 +75,7 @@ export async function streamReply(
     tools: mcpTools?.length ? [...toolDeclarations(tools), ...mcpTools] : toolDeclarations(tools),
     onText: (delta) => deltas.push(delta),
     onUsage: (used) => (seen.usage = used),
-    signal: context.cancellationSignal,
+    signal,
   });
   return { reply };
 }

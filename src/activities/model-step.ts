@@ -17,6 +17,7 @@ import type { ModelStepInput, ModelStepResult, RunToolInput, StepUsage } from '.
 import { DeltaWriter } from './delta-writer.ts';
 import type { Config } from '../config.ts';
 import { type Asked, askKernel, oversized, replyMessage, streamReply } from './model-reply.ts';
+import type { StopNotices } from './stop-notices.ts';
 
 export interface ModelStepDeps {
   catalog: AgentCatalog;
@@ -26,6 +27,8 @@ export interface ModelStepDeps {
   config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'> & MeterConfig;
   /** the runTool activity's function: exactly once by call id, so a tool run here is never run twice */
   runTool: (input: RunToolInput, options?: WriteOptions) => Promise<unknown>;
+  /** how a Stop reaches a step run within its workflow task; without it, only the workflow's cancellation does */
+  stops?: StopNotices;
 }
 
 type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context' | 'mcpTools'>;
@@ -51,7 +54,7 @@ const chatCall = ({ conversationId, userId, stepId }: Step, model: string): Ledg
  * With `inline`, a reply whose tool calls all need no workflow has them run here, and the model is asked
  * again with their results, so a lookup turn costs one activity instead of two plus a local one.
  */
-export function createModelStep({ catalog, pool, model, systemPrompt, config, runTool }: ModelStepDeps) {
+export function createModelStep({ catalog, pool, model, systemPrompt, config, runTool, stops }: ModelStepDeps) {
   const meter = createUsageMeter(pool, config);
   /** the usage ledger's record of a call's tokens, reserved before it */
   const meterUsage = (step: Step, used: { model: string; usage: ModelReply['usage'] }) => meter.settle(chatCall(step, model.name), used);
@@ -63,13 +66,13 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   async function answer(
     step: Step,
     transcript: ChatMessage[],
-    context: Context,
+    stop: StepStop,
     commits: StepCommits,
     goesOn: (message: ChatMessage) => boolean,
   ): Promise<{ message: ChatMessage; usage: StepUsage }> {
     const earlier = transcript.find((message) => message.id === step.stepId);
     if (earlier) return { message: earlier, usage: await readStepUsage(pool, step, step.stepId) };
-    const { asked, tail } = await askModel(step, transcript, context, commits);
+    const { asked, tail } = await askModel(step, transcript, stop, commits);
     const tooLarge = oversized(asked);
     if (tooLarge) {
       // the tokens were spent all the same
@@ -88,13 +91,13 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   async function askModel(
     step: Step,
     transcript: ChatMessage[],
-    context: Context,
+    stop: StepStop,
     commits: StepCommits,
   ): Promise<{ asked: Asked; tail: NewEvent[] }> {
     const spec = catalog.agent(step.agent);
     const system = await systemPrompt(step.agent);
-    const deltas = new DeltaWriter(pool, step, { attempt: context.info.attempt, deferCommit: await commits.defer() });
-    const ask = { model, agent: step.agent, stepId: step.stepId, system, transcript, context };
+    const deltas = new DeltaWriter(pool, step, { attempt: stop.attempt, deferCommit: await commits.defer() });
+    const ask = { model, agent: step.agent, stepId: step.stepId, system, transcript, signal: stop.signal };
     const seen: { usage?: ModelReply['usage'] } = {};
     let asked: Asked;
     let tail: NewEvent[] = [];
@@ -103,7 +106,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         ? await askKernel(spec.kernel, ask, step.context, config.MODEL_SCHEMA_ATTEMPTS)
         : await streamReply(spec.tools, ask, step.mcpTools, deltas, seen);
     } catch (error) {
-      if (!stoppedByUser(context)) throw asModelFailure(error);
+      if (!stop.byUser()) throw asModelFailure(error);
       return recordStopped(step, deltas, seen.usage, commits);
     } finally {
       tail = await deltas.close();
@@ -206,8 +209,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
     // Every path below that completes the activity ends with a durable write or settles: deferred until then.
     const commits = new StepCommits(pool);
     const transcript = await loadTranscript(input, commits);
-    const context = Context.current();
-    const stopBeating = heartbeatOnClock(context);
+    const stop = await stepStop(Context.current(), input, stops);
     const before: ChatMessage[] = [];
     const total: StepUsage = { model: '', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
     const limits = budgetLimits(budgetSettings(config), input.budget ?? { raises: 0 });
@@ -227,7 +229,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         const inlineNext = n <= (input.inline?.extraSteps ?? 0);
         const goesOn = (message: ChatMessage) =>
           inlineNext && !!message.toolCalls?.length && inlineArgs(catalog, input.agent, message.toolCalls) !== undefined;
-        const { message, usage } = await answer(step, transcript, context, commits, goesOn);
+        const { message, usage } = await answer(step, transcript, stop, commits, goesOn);
         total.model = usage.model;
         total.inputTokens += usage.inputTokens;
         total.outputTokens += usage.outputTokens;
@@ -240,7 +242,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         before.push(message, ...results);
         transcript.push(message, ...results);
         // Stopped between two calls: what is written stays, and no further model call is paid for.
-        if (stoppedByUser(context)) throw new StepStopped(undefined);
+        if (stop.byUser()) throw new StepStopped(undefined);
       }
     } catch (error) {
       // The workflow learns what the step wrote before it let go, in the cancellation's details.
@@ -248,11 +250,13 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         // the workflow keeps what the step wrote before it let go: that must outlive a PostgreSQL crash
         await commits.settle();
         const stopped: StoppedStep = { before: forWorkflow(before), ...(error.partial ? { partial: boundReply(error.partial) } : {}) };
+        // A notice stopped it, not the workflow, which hears of the Stop once this task ends: an answer, not a failure.
+        if (stop.noticed()) return { message: { id: input.stepId, role: 'assistant', text: '' }, usage: total, interrupted: stopped };
         throw new CancelledFailure(STEP_STOPPED, [stopped]);
       }
       throw error;
     } finally {
-      stopBeating();
+      stop.release();
     }
   };
 }
@@ -287,7 +291,52 @@ class StepStopped extends Error {
   }
 }
 
+/** How a Stop reaches a step: the workflow's cancellation, and for a step run as a local activity, a notice too. */
+interface StepStop {
+  readonly signal: AbortSignal;
+  readonly attempt: number;
+  /** stopped by a person (a cancellation the workflow asked for, or a notice), not a shutdown or a timeout */
+  byUser(): boolean;
+  /** stopped by a notice before the workflow asked */
+  noticed(): boolean;
+  release(): void;
+}
+
+async function stepStop(context: Context, input: ModelStepInput, stops: StopNotices | undefined): Promise<StepStop> {
+  const { attempt } = context.info;
+  if (!context.info.isLocal) {
+    // a regular activity (conversations begun before model steps ran within the workflow task)
+    const stopBeating = heartbeatOnClock(context);
+    return {
+      signal: context.cancellationSignal,
+      attempt,
+      byUser: () => cancelledByWorkflow(context),
+      noticed: () => false,
+      release: stopBeating,
+    };
+  }
+  const watch = stops && input.turnStartedAt !== undefined ? await stops.watch(input.conversationId, input.turnStartedAt) : undefined;
+  if (!watch)
+    return {
+      signal: context.cancellationSignal,
+      attempt,
+      byUser: () => cancelledByWorkflow(context),
+      noticed: () => false,
+      release: () => undefined,
+    };
+  return {
+    signal: AbortSignal.any([context.cancellationSignal, watch.signal]),
+    attempt,
+    byUser: () => cancelledByWorkflow(context) || watch.signal.aborted,
+    noticed: () => watch.signal.aborted && !context.cancellationSignal.aborted,
+    release: () => watch.release(),
+  };
+}
+
 /** Cancelled because the workflow asked (Stop), not because the worker shuts down or the activity timed out. */
-function stoppedByUser(context: Context): boolean {
-  return context.cancellationSignal.aborted && context.cancellationDetails?.cancelRequested === true;
+function cancelledByWorkflow(context: Context): boolean {
+  if (!context.cancellationSignal.aborted) return false;
+  // a local activity's cancellation carries only its reason
+  if (context.info.isLocal) return (context.cancellationSignal.reason as Error | undefined)?.message === 'CANCELLED';
+  return context.cancellationDetails?.cancelRequested === true;
 }

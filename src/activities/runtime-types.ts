@@ -1,7 +1,7 @@
 // The runtime's activity signatures, imported as types by the workflow (no code crosses into the bundle).
 import type { ToolDeclaration } from '../model/types.ts';
 import type { AgentName, ChatMessage, JsonObject, NewEvent } from '../shared/messages.ts';
-import type { BudgetAllowance, BudgetExceeded } from '../shared/turn-control.ts';
+import type { BudgetAllowance, BudgetExceeded, StoppedStep } from '../shared/turn-control.ts';
 
 import type { ConversationRef } from '../shared/conversation-ref.ts';
 
@@ -21,6 +21,8 @@ export interface ModelStepInput extends ConversationRef {
    * ask the model again, up to `extraSteps` more times: a turn's tool rounds then cost no workflow task each.
    */
   inline?: { extraSteps: number; client?: string };
+  /** when the step's turn began (workflow time, ms): a Stop asked for after it stops the step */
+  turnStartedAt?: number;
   /** budget approvals so far; absent: none (the limits themselves are the worker's settings) */
   budget?: BudgetAllowance;
   /** tools from MCP servers, offered beside the agent's own (the list the workflow recorded) */
@@ -43,6 +45,11 @@ export interface ModelStepResult {
   usage: StepUsage;
   /** a budget was spent before the step's next model call, which it did not make */
   overBudget?: BudgetExceeded;
+  /**
+   * A Stop's notice reached the step before the workflow did (it runs within the workflow task, which the
+   * Stop waits for): what it wrote before it let go. `message` is then empty and not in the transcript.
+   */
+  interrupted?: StoppedStep;
 }
 
 export interface RunToolInput extends ConversationRef {

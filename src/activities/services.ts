@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { TaskModel } from '../model/task-model.ts';
 import type { ChatModel } from '../model/types.ts';
 import type { AgentName } from '../shared/messages.ts';
+import type { StopNotices } from './stop-notices.ts';
 import type { ToolImplementation } from './tool-context.ts';
 
 /** What activities read of the catalog; named here, not as ServerCatalog, whose AgentServer takes Services. */
@@ -26,7 +27,9 @@ export interface ActivityDeps {
   config?: Config;
   /** one-shot model calls (pipelines, SQL generation, grounding); defaults to the one the config selects */
   taskModel?: TaskModel;
+  /** the worker's ear for Stop (a model step runs within its workflow task); without it only cancellation stops one */
+  stops?: StopNotices;
 }
 
 /** What every activity factory gets: the deps with their defaults filled in. */
-export type Services = Required<ActivityDeps>;
+export type Services = Required<Omit<ActivityDeps, 'stops'>> & Pick<ActivityDeps, 'stops'>;

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { ConversationRow } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';
+import { announceStop } from '../db/stop-notice.ts';
 import { readTranscript } from '../db/transcript.ts';
 import { stopUpdate } from '../shared/definitions.ts';
 import { type ChatMessage, ChatMessage as ChatMessageSchema } from '../shared/messages.ts';
@@ -57,9 +58,11 @@ export function lifecycleRoutes({ access, config, client, pool, log = () => unde
     return { principal, row, handle: client.workflow.getHandle(row.workflowId) as WorkflowHandle<ChatSession> };
   }
 
-  // Stop goes through Temporal (an Update), so any API process can stop a turn another one started.
+  // Stop goes through Temporal (an Update), so any API process can stop a turn another one started. The
+  // Update waits for the workflow task a model step runs in: the notice first, which stops that step at once.
   router.post('/conversations/:id/stop', async (req, res) => {
-    const { handle } = await owned(req, res);
+    const { row, handle } = await owned(req, res);
+    await announceStop(pool, { conversationId: row.id, requestedAt: Date.now() }).catch(() => undefined);
     res.json(await handle.executeUpdate(stopUpdate));
   });
 

@@ -14,7 +14,7 @@ import { readTranscript } from '../db/transcript.ts';
 import type { ServerCatalog } from './agent-server.ts';
 import { sessionSettings } from './session-settings.ts';
 import type { CreateBody } from './agent-server.ts';
-import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
+import { CHAT_SESSION_TASK_TIMEOUT, chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
 import type { ChatSessionInput } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
@@ -111,6 +111,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
           workflowId,
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           args: [input],
+          workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT,
           typedSearchAttributes: [
             { key: AGENT_KEY, value: body.agent },
             { key: USER_KEY, value: principal.user },
@@ -143,14 +144,14 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
 
   router.get('/conversations/:id', async (req, res) => {
     const { principal, row, handle } = await owned(req, res);
-    const [state, stored] = await Promise.all([
-      withinDeadline(client, () => handle.query(stateQuery)),
-      asUser(pool, principal.user, async (db) => ({
-        messages: await readTranscript(db, row.id),
-        usage: await readUsage(db, row.id),
-        ledger: await readLedgerTotals(db, row.id, config.BUDGET_CURRENCY),
-      })),
-    ]);
+    // The state first, then the rows: a query waits for the workflow task in flight (a model step runs within
+    // it), and the rows read after it hold at least what that task wrote, so an idle turn shows its messages.
+    const state = await withinDeadline(client, () => handle.query(stateQuery));
+    const stored = await asUser(pool, principal.user, async (db) => ({
+      messages: await readTranscript(db, row.id),
+      usage: await readUsage(db, row.id),
+      ledger: await readLedgerTotals(db, row.id, config.BUDGET_CURRENCY),
+    }));
     const budget = hasBudget(config) ? budgetView(config, stored.ledger, state.budgetRaises ?? 0) : undefined;
     res.json({
       id: row.id,

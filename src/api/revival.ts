@@ -21,7 +21,7 @@ import { insertEvents, insertMessages, readTranscript } from '../db/transcript.t
 import { mcpInput } from '../mcp/config.ts';
 import { sessionSettings } from './session-settings.ts';
 import { type ChatMessage, ChatSessionInput, ClosedReason, type NewEvent, type PendingItem } from '../shared/messages.ts';
-import { agentStateQuery } from '../shared/definitions.ts';
+import { CHAT_SESSION_TASK_TIMEOUT, agentStateQuery } from '../shared/definitions.ts';
 import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import { toolMessage } from '../shared/tool-message.ts';
 import type { ChatSession } from '../workflows/chat-session.ts';
@@ -139,6 +139,7 @@ export async function reviveConversation(deps: RevivalDeps, row: ConversationRow
         workflowId: row.workflowId,
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
         args: [input],
+        workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT,
         typedSearchAttributes: [
           { key: AGENT_KEY, value: row.agent },
           { key: USER_KEY, value: row.userId },

@@ -35,4 +35,12 @@ export const openPendingSignal = defineSignal<[OpenPendingRequest]>('openPending
 /** To that child: how its item ended (decided, superseded by a message, or timed out). */
 export const pendingOutcomeSignal = defineSignal<[PendingOutcome]>('pendingOutcome');
 
+/**
+ * A conversation's workflow task timeout. Its model step runs within a workflow task (a local activity), and
+ * what arrives meanwhile (the Stop signal from the Web UI, a message) waits for that task to end or to be
+ * heartbeaten, which the worker does at 80 % of this: a shorter timeout than the server's 10 s default lets it
+ * in within about 3 s. A task without a model step takes milliseconds, far below it.
+ */
+export const CHAT_SESSION_TASK_TIMEOUT = '4s';
+
 export const chatSessionWorkflowId = (conversationId: string) => `conversation-${conversationId}`;

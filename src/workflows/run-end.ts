@@ -1,6 +1,7 @@
 // A run's end: once the server suggests it (or the run's turn limit is reached, or a newer worker version is
 // current) and no turn or handler is running, the conversation continues as new with what it counted.
-import { allHandlersFinished, condition, continueAsNew, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
+import { CHAT_SESSION_TASK_TIMEOUT } from '../shared/definitions.ts';
 import type { ChatSessionInput } from '../shared/messages.ts';
 import { handOn, mayContinueAsNew } from './history.ts';
 import type { Session } from './session.ts';
@@ -22,8 +23,8 @@ export async function continueWhenDue({ input, loop, events, pending, kernel, ag
   await events.flush();
   // A pinned run would hand its pin on to the next one: moving to the current version is asked for explicitly.
   const next = workflowInfo().targetWorkerDeploymentVersionChanged
-    ? makeContinueAsNewFunc<ChatSession>({ initialVersioningBehavior: 'AUTO_UPGRADE' })
-    : (args: ChatSessionInput) => continueAsNew<ChatSession>(args);
+    ? makeContinueAsNewFunc<ChatSession>({ initialVersioningBehavior: 'AUTO_UPGRADE', workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT })
+    : makeContinueAsNewFunc<ChatSession>({ workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT });
   await next({
     ...input,
     carried: handOn({

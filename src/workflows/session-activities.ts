@@ -1,7 +1,8 @@
-// The activities a conversation calls, with their timeout profiles. The model may stream for a while: a regular
-// activity, heartbeating, retried a bounded number of times. Tools and bookkeeping are short transactions,
-// idempotent by call id and event key: local activities, run within the workflow task that asks for them
-// instead of costing a task round trip each.
+// The activities a conversation calls, with their timeout profiles. The model step runs within the workflow
+// task that asks for it (a local activity): a turn then costs the server one workflow task, not a task plus an
+// activity task, and a Stop reaches it through the worker (src/activities/stop-notices.ts), not 4 heartbeats a
+// second. Conversations begun before that keep the regular, heartbeating activity (MODEL_STEP_IN_TASK).
+// Tools and bookkeeping are short transactions, idempotent by call id and event key: local activities too.
 import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { RuntimeActivities } from '../activities/runtime-types.ts';
 import type { SessionSettings } from '../shared/messages.ts';
@@ -9,6 +10,11 @@ import { bookkeepingActivities } from './bookkeeping.ts';
 
 export function sessionActivities(settings: Pick<SessionSettings, 'modelTimeoutMs' | 'modelMaxAttempts'>) {
   return {
+    modelInTask: proxyLocalActivities<RuntimeActivities>({
+      startToCloseTimeout: settings.modelTimeoutMs,
+      retry: { maximumAttempts: settings.modelMaxAttempts, initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '20s' },
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    }),
     model: proxyActivities<RuntimeActivities>({
       startToCloseTimeout: settings.modelTimeoutMs,
       heartbeatTimeout: Math.min(settings.modelTimeoutMs, 10_000),
@@ -25,5 +31,8 @@ export function sessionActivities(settings: Pick<SessionSettings, 'modelTimeoutM
     titles: proxyActivities<RuntimeActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3, initialInterval: '1s' } }),
   };
 }
+
+/** The patch under which a conversation's model steps run as local activities. */
+export const MODEL_STEP_IN_TASK = 'model-step-in-workflow-task';
 
 export type SessionActivities = ReturnType<typeof sessionActivities>;

@@ -24,10 +24,13 @@ import type { ToolSpec } from '../shared/tool-spec.ts';
 import type { AgentState } from './agent-state.ts';
 import type { EventLog } from './event-log.ts';
 import type { ItemOutcome, PendingItems } from './pending-items.ts';
-import type { BudgetAllowance } from '../shared/turn-control.ts';
+import { type BudgetAllowance, STEP_STOPPED, type StoppedStep } from '../shared/turn-control.ts';
 import { budgetItem } from './budget.ts';
 import { type TurnScope, TurnStopped, plainScope, stoppedStepOf, withdrawal } from './stop.ts';
 import { type TurnCommand, type TurnEvent, type TurnRules, type TurnState, idleState, nextStep } from './turn-machine.ts';
+
+/** How long a turn whose step a Stop's notice stopped waits for the Stop itself (the API sends it right after). */
+const STOP_ARRIVAL_MS = 10_000;
 
 /** The SDK's condition(fn) and condition(fn, timeout) */
 export interface Condition {
@@ -47,6 +50,8 @@ export interface ModelRequest {
   events: NewEvent[];
   /** budget approvals so far (absent: none) */
   budget?: BudgetAllowance;
+  /** when the turn began (workflow time): the Stop a user asks for after it stops the step */
+  turnStartedAt: number;
 }
 
 export interface TurnLoopPorts {
@@ -94,6 +99,7 @@ export class TurnLoop {
   /** what Stop cancels in the current turn, and how it stops the wait for a child workflow */
   #scope: TurnScope = plainScope();
   #onStop: (() => void) | undefined;
+  #turnStartedAt = 0;
   readonly #rules: TurnRules;
   readonly #p: TurnLoopPorts;
 
@@ -255,6 +261,7 @@ export class TurnLoop {
     let event = first;
     while (event) {
       const { state, commands } = nextStep(this.#state, event, this.#rules);
+      if (this.#state.kind === 'idle' && state.kind !== 'idle') this.#turnStartedAt = this.#now();
       this.#state = state;
       if (state.kind === 'idle') this.#onStop = undefined;
       event = undefined;
@@ -377,14 +384,25 @@ export class TurnLoop {
     try {
       const context = this.#p.agent.modelContext();
       work = this.#scope.run(() =>
-        this.#p.modelStep(summary, { stepId, ...(context ? { context } : {}), extraSteps, ...unsaved, ...(budget ? { budget } : {}) }),
+        this.#p.modelStep(summary, {
+          stepId,
+          ...(context ? { context } : {}),
+          extraSteps,
+          ...unsaved,
+          ...(budget ? { budget } : {}),
+          turnStartedAt: this.#turnStartedAt,
+        }),
       );
     } catch (error) {
       work = Promise.reject(error);
     }
     return work.then(
-      ({ message, before = [], usage, overBudget }): TurnEvent =>
-        overBudget ? { type: 'over-budget', over: overBudget, before, usage } : { type: 'model-answered', reply: message, before, usage },
+      ({ message, before = [], usage, overBudget, interrupted }): TurnEvent | Promise<TurnEvent> =>
+        interrupted
+          ? this.#interrupted(interrupted, unsaved)
+          : overBudget
+            ? { type: 'over-budget', over: overBudget, before, usage }
+            : { type: 'model-answered', reply: message, before, usage },
       (error: unknown): TurnEvent => {
         const stopped = stoppedStepOf(error);
         return {
@@ -396,6 +414,17 @@ export class TurnLoop {
         };
       },
     );
+  }
+
+  /**
+   * A Stop's notice stopped the step before the Stop itself reached the workflow (it waited for the workflow
+   * task the step ran in): the turn waits for it, so that it answers the Stop as the turn it stopped, and stops
+   * itself if it never comes (the user asked all the same).
+   */
+  async #interrupted(wrote: StoppedStep, unsaved: ReturnType<EventLog['drain']>): Promise<TurnEvent> {
+    if (!this.stopping) await this.#p.condition(() => this.stopping, STOP_ARRIVAL_MS);
+    if (!this.stopping) this.stop();
+    return { type: 'model-failed', reason: STEP_STOPPED, text: 'Stopped.', unsaved, stopped: wrote };
   }
 
   /** `work`, unless Stop comes first: then TurnStopped, and the work goes on unawaited (a child workflow). */

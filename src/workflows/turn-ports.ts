@@ -1,6 +1,6 @@
 // What the turn loop is given to act through: the SDK's own functions and the conversation's activities, so its
 // commands and their order are the workflow's. The one object the turn driver depends on.
-import { CancellationScope, condition, log, setCurrentDetails, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, condition, log, patched, setCurrentDetails, uuid4 } from '@temporalio/workflow';
 import type { ChatSessionInput } from '../shared/messages.ts';
 import { summaryLine } from '../shared/payload-bounds.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
@@ -10,7 +10,7 @@ import type { EventLog } from './event-log.ts';
 import { userFacingReason } from './failure-text.ts';
 import type { McpTools } from './mcp-tools.ts';
 import type { PendingItems } from './pending-items.ts';
-import type { SessionActivities } from './session-activities.ts';
+import { MODEL_STEP_IN_TASK, type SessionActivities } from './session-activities.ts';
 import type { TurnLoopPorts } from './turn-loop.ts';
 
 export interface TurnPortsInput {
@@ -45,9 +45,10 @@ export function turnPorts({
     agent: agentState,
     tools,
     findTool,
-    modelStep: async (summary, { stepId, context, extraSteps, messages, events: newEvents, budget }) => {
+    modelStep: async (summary, { stepId, context, extraSteps, messages, events: newEvents, budget, turnStartedAt }) => {
       if (mcp.enabled) await mcp.ready();
-      return activities.model.modelStep.executeWithOptions({ summary }, [
+      const model = patched(MODEL_STEP_IN_TASK) ? activities.modelInTask : activities.model;
+      return model.modelStep.executeWithOptions({ summary }, [
         {
           conversationId,
           userId,
@@ -59,6 +60,7 @@ export function turnPorts({
           events: newEvents,
           ...(budget ? { budget } : {}),
           ...(mcp.declarations().length ? { mcpTools: mcp.declarations() } : {}),
+          turnStartedAt,
         },
       ]);
     },

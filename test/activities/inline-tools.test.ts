@@ -1,5 +1,5 @@
 // The model step runs the tools a reply calls when none needs the workflow, and asks the model again: a lookup
-// turn is one activity and two workflow tasks. Checked from the workflow's own history, against the old shape
+// turn is one local activity within one workflow task. Checked from the workflow's own history, against the old shape
 // (INLINE_TOOLS=false), through a worker killed between the tool and the second answer, and with a reply that
 // mixes a lookup with a call that needs approval.
 import assert from 'node:assert/strict';
@@ -26,17 +26,21 @@ after(async () => {
 });
 
 /**
- * What the workflow asked Temporal for, from its history: activities by type, local activity markers, and the
- * workflow tasks of its turns (the run's first task, before any message, is not a turn's).
+ * What the workflow asked Temporal for, from its history: activities and local activities (their markers) by
+ * type, and the workflow tasks of its turns (the run's first task, before any message, is not a turn's).
  */
 async function shapeOf(app: TestApp, id: string) {
   const events = (await app.client.workflow.getHandle(`conversation-${id}`).fetchHistory()).events ?? [];
   const activities = events
     .filter((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
     .map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name);
-  const markers = events.filter((event) => event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED).length;
+  // the worker's own record of a local activity: plain JSON, beside the (sealed) result
+  const local = events
+    .map((event) => event.markerRecordedEventAttributes)
+    .filter((marker) => marker?.markerName === 'core_local_activity')
+    .map((marker) => JSON.parse(Buffer.from(marker!.details!.data!.payloads![0]!.data!).toString()).activity_type as string);
   const workflowTasks = events.filter((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length - 1;
-  return { activities, markers, workflowTasks };
+  return { activities, local, workflowTasks };
 }
 
 const count = async (app: TestApp, sql: string, params: unknown[]): Promise<number> => Number((await app.adminQuery(sql, params))[0].count);
@@ -56,7 +60,7 @@ describe('inline tools (the default)', () => {
   });
   after(async () => app?.stop());
 
-  test('a lookup turn is one model activity and two workflow tasks, with every message returned and written once', async () => {
+  test('a lookup turn is one model step within one workflow task, with every message returned and written once', async () => {
     const { id, turn } = await lookupTurn(app);
     assert.deepEqual(
       turn.messages.map((message: { role: string }) => message.role),
@@ -64,7 +68,7 @@ describe('inline tools (the default)', () => {
     );
     assert.equal(turn.messages[2].result.status, 'Shipped');
     assert.equal(turn.messages.at(-1).text, 'Order 24601 has shipped.');
-    assert.deepEqual(await shapeOf(app, id), { activities: ['modelStep'], markers: 0, workflowTasks: 2 });
+    assert.deepEqual(await shapeOf(app, id), { activities: [], local: ['modelStep'], workflowTasks: 1 });
 
     assert.equal(await count(app, 'SELECT count(*) FROM tool_calls WHERE conversation_id = $1', [id]), 1);
     assert.equal(await count(app, 'SELECT count(*) FROM messages WHERE conversation_id = $1', [id]), 4);
@@ -84,9 +88,9 @@ describe('inline tools (the default)', () => {
     assert.equal(parked.body.pending[0]?.tool, 'cancel_order');
     assert.equal(parked.body.messages.find((message: { role: string }) => message.role === 'tool')?.tool, 'get_order_by_id');
     const shape = await shapeOf(app, id);
-    assert.deepEqual(shape.activities, ['modelStep']);
+    assert.deepEqual(shape.activities, []);
     // the lookup as the workflow's local activity, and the bookkeeping that writes the open item
-    assert.equal(shape.markers, 2);
+    assert.deepEqual(shape.local, ['modelStep', 'runTool', 'record']);
   });
 });
 
@@ -116,8 +120,11 @@ describe('a tool that fails inside the model step', () => {
     assert.equal(done.body.messages.find((message: { role: string }) => message.role === 'tool')?.result.status, 'Shipped');
     assert.equal(done.body.messages.at(-1).text, 'Order 24601 has shipped.');
     const shape = await shapeOf(app, id);
-    assert.deepEqual(shape.activities, ['modelStep', 'modelStep'], 'the second model call is a step of the workflow');
-    assert.equal(shape.markers, 1, "the tool ran as the workflow's local activity");
+    assert.deepEqual(
+      shape.local,
+      ['modelStep', 'runTool', 'modelStep'],
+      "the tool ran as the workflow's local activity, and the second model call is a step of the workflow",
+    );
     assert.equal(await count(app, 'SELECT count(*) FROM tool_calls WHERE conversation_id = $1', [id]), 1);
   });
 });
@@ -129,10 +136,10 @@ describe('INLINE_TOOLS=false', () => {
   });
   after(async () => app?.stop());
 
-  test('each tool is a local activity of its own between two model activities', async () => {
+  test('each tool is a local activity of its own between two model steps', async () => {
     const { id, turn } = await lookupTurn(app);
     assert.equal(turn.messages.length, 4);
-    assert.deepEqual(await shapeOf(app, id), { activities: ['modelStep', 'modelStep'], markers: 1, workflowTasks: 3 });
+    assert.deepEqual(await shapeOf(app, id), { activities: [], local: ['modelStep', 'runTool', 'modelStep'], workflowTasks: 1 });
   });
 });
 

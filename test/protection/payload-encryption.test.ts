@@ -223,9 +223,12 @@ test("a failed activity's message is sealed in the history, still reaches the us
       namespace: 'default',
       execution: { workflowId: created.body.workflowId },
     });
-    const failed = response.history!.events!.find((event) => event.activityTaskFailedEventAttributes)!;
+    // the model step is a local activity: its failure is in its marker
+    const failed = response.history!.events!.find(
+      (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity' && event.markerRecordedEventAttributes.failure,
+    )!;
     assert.ok(failed, 'the model step failed in the history');
-    const failure = failed.activityTaskFailedEventAttributes!.failure!;
+    const failure = failed.markerRecordedEventAttributes!.failure!;
     assert.equal(failure.message, 'Encoded failure');
     assert.equal(failure.stackTrace, '');
     assert.equal(sealedWith(failure.encodedAttributes as Payload), 'k1');

@@ -587,6 +587,7 @@ describe('turn loop', () => {
       extraSteps: 5,
       messages: [{ id: 'u-hi', role: 'user', text: 'hi' }],
       events: [],
+      turnStartedAt: NOW,
     });
     assert.equal(t.requests[0]!.summary, 'model: turn 1, step 1 (runs tools that need no person, then asks again)');
     assert.equal(t.turns.status(), 'idle');
@@ -776,6 +777,39 @@ describe('turn loop', () => {
       ['u-story'],
       'what the step was handed is written again, keyed, in case it never started',
     );
+  });
+
+  test("a step a Stop's notice interrupted: the turn waits for the Stop, answers it stopped, and keeps what streamed", async () => {
+    const partial: ChatMessage = { id: 'r1', role: 'assistant', text: 'Once upon', stopped: true };
+    const t = loop([() => ({ message: reply('r1', ''), usage, interrupted: { before: [], partial } })]);
+    const turn = t.say('story');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(t.turns.status(), 'running', 'the turn waits for the Stop the notice announced');
+    assert.equal(t.turns.stop(), true, 'the Stop finds the turn it stopped');
+    const result = await turn;
+    assert.equal(result.stopped, true);
+    assert.deepEqual(
+      result.messages.map((message) => [message.id, message.text]),
+      [
+        ['u-story', 'story'],
+        ['r1', 'Once upon'],
+      ],
+    );
+    assert.equal(t.turns.status(), 'idle');
+    assert.deepEqual(
+      t.written.flatMap((batch) => batch.events.map((event) => event.type)),
+      ['turn.stopped'],
+    );
+  });
+
+  test('a notice whose Stop never comes still ends the turn stopped (the user asked)', async () => {
+    const t = loop([() => ({ message: reply('r1', ''), usage, interrupted: { before: [] } })]);
+    const turn = t.say('story');
+    await new Promise((resolve) => setImmediate(resolve));
+    t.clock.expire();
+    const result = await turn;
+    assert.equal(result.stopped, true);
+    assert.equal(t.turns.status(), 'idle');
   });
 
   test('Stop while parked withdraws the item and answers the call; the next message is a normal turn', async () => {

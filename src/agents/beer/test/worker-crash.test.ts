@@ -4,7 +4,7 @@
 // a long one so that an answer after a cold restart (slow on a busy machine) still comes in time.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { after, before, beforeEach, test } from 'node:test';
+import { after, afterEach, before, beforeEach, test } from 'node:test';
 import { SAN_DIEGO_CLIENT, groundingCalls, scriptBeerGemini, untilIdle } from '../../../../test/support/beer.ts';
 import { type FakeGemini, startFakeGemini } from '../../../../test/support/fake-gemini.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../../../../test/support/fake-openbrewerydb.ts';
@@ -33,8 +33,12 @@ before(async () => {
     startTestApp({ worker: false, env: { ...env(), BEER_CONFIRMATION_TIMEOUT: `${LONG_MS}ms` } }),
   ]);
 });
-after(async () => {
+// a test that fails midway leaves its worker running: the next test starts its own
+afterEach(async () => {
   if (worker) await killWorker(worker);
+  worker = undefined;
+});
+after(async () => {
   await short?.stop();
   await long?.stop();
   await api?.close();
