@@ -52,7 +52,7 @@ const chatCall = ({ conversationId, userId, stepId }: Step, model: string): Ledg
  * One model step: write what the workflow handed over, read the transcript (by reference, so history
  * stays small), call the model while streaming deltas as events, then write the answer and its usage.
  * With `inline`, a reply whose tool calls all need no workflow has them run here, and the model is asked
- * again with their results, so a lookup turn costs one activity instead of two plus a local one.
+ * again with their results, so a lookup turn costs one model step instead of two plus a tool's.
  */
 export function createModelStep({ catalog, pool, model, systemPrompt, config, runTool, stops }: ModelStepDeps) {
   const meter = createUsageMeter(pool, config);
@@ -303,30 +303,19 @@ interface StepStop {
 }
 
 async function stepStop(context: Context, input: ModelStepInput, stops: StopNotices | undefined): Promise<StepStop> {
-  const { attempt } = context.info;
-  if (!context.info.isLocal) {
-    // a regular activity (conversations begun before model steps ran within the workflow task)
-    const stopBeating = heartbeatOnClock(context);
-    return {
-      signal: context.cancellationSignal,
-      attempt,
-      byUser: () => cancelledByWorkflow(context),
-      noticed: () => false,
-      release: stopBeating,
-    };
-  }
+  const byWorkflow = {
+    signal: context.cancellationSignal,
+    attempt: context.info.attempt,
+    byUser: () => cancelledByWorkflow(context),
+    noticed: () => false,
+  };
+  // a regular activity: a conversation begun before model steps ran within the workflow task
+  if (!context.info.isLocal) return { ...byWorkflow, release: heartbeatOnClock(context) };
   const watch = stops && input.turnStartedAt !== undefined ? await stops.watch(input.conversationId, input.turnStartedAt) : undefined;
-  if (!watch)
-    return {
-      signal: context.cancellationSignal,
-      attempt,
-      byUser: () => cancelledByWorkflow(context),
-      noticed: () => false,
-      release: () => undefined,
-    };
+  if (!watch) return { ...byWorkflow, release: () => undefined };
   return {
+    ...byWorkflow,
     signal: AbortSignal.any([context.cancellationSignal, watch.signal]),
-    attempt,
     byUser: () => cancelledByWorkflow(context) || watch.signal.aborted,
     noticed: () => watch.signal.aborted && !context.cancellationSignal.aborted,
     release: () => watch.release(),

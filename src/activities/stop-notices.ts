@@ -1,6 +1,8 @@
 // A worker's ear for Stop (src/db/stop-notice.ts): one LISTEN connection, opened with the first step that
 // watches, and each conversation's running steps. A notice that comes before its step starts watching (the
 // workflow task was still on its way to the step) is kept a while, so the step stops as soon as it starts.
+// The turn's start is the server's time and the Stop's the API's: a Stop that a clock behind the server's
+// dates before the turn is not taken here, and reaches the step with the workflow's cancellation instead.
 import type pg from 'pg';
 import { STOP_CHANNEL, type StopNotice, parseStopNotice } from '../db/stop-notice.ts';
 
