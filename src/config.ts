@@ -170,7 +170,13 @@ export const ConfigSchema = z.object({
   AGENT_MAX_STEPS: positiveInt(8),
   AGENT_MAX_TOOL_ERRORS: positiveInt(3),
   APPROVAL_TIMEOUT: duration.default(24 * 3600_000),
-  CONTINUE_AS_NEW_AFTER_TURNS: z.coerce.number().int().min(0).default(0),
+  /**
+   * A worker that does not hold a conversation in its cache (after a restart or an eviction) replays its run
+   * within one workflow task, and the task times out after 4 s (CHAT_SESSION_TASK_TIMEOUT). Replay takes about
+   * 1 ms per history event (0.3 s plus 3.8 s for a run of 600 lookup turns, 3,606 events, on a quiet core),
+   * so a run ends after 100 turns; 0 leaves it to the server's suggestion (about 4,000 events).
+   */
+  CONTINUE_AS_NEW_AFTER_TURNS: z.coerce.number().int().min(0).default(100),
   /**
    * The model step runs the tools that need no person itself and asks the model again, so a lookup turn is
    * one activity (one workflow task less per tool round); false shows each such tool as a local activity of its own.

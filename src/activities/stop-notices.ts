@@ -29,6 +29,8 @@ export class StopNotices {
   readonly #recent = new Map<string, { requestedAt: number; heardAt: number }>();
   #connection: Promise<pg.PoolClient> | undefined;
   #retry: NodeJS.Timeout | undefined;
+  /** gives the listening connection back to the pool, once */
+  #release: (() => boolean) | undefined;
   #closed = false;
 
   constructor(pool: pg.Pool) {
@@ -58,8 +60,8 @@ export class StopNotices {
     clearTimeout(this.#retry);
     const connection = this.#connection;
     this.#connection = undefined;
-    const client = await connection?.catch(() => undefined);
-    client?.release(true);
+    await connection?.catch(() => undefined);
+    this.#release?.();
   }
 
   #heard(notice: StopNotice): void {
@@ -81,12 +83,28 @@ export class StopNotices {
     if (this.#closed) return Promise.reject(new Error('closed'));
     this.#connection ??= (async () => {
       const client = await this.#pool.connect();
+      // once: a connection that errs as it is closed reports it to both
+      let released = false;
+      const release = () => {
+        if (released) return false;
+        released = true;
+        client.release(true);
+        return true;
+      };
+      this.#release = release;
       client.on('notification', (message) => {
         const notice = message.channel === STOP_CHANNEL ? parseStopNotice(message.payload ?? '') : undefined;
         if (notice) this.#heard(notice);
       });
-      client.on('error', () => this.#lost(client));
-      await client.query(`LISTEN ${STOP_CHANNEL}`);
+      client.on('error', () => {
+        if (release()) this.#lost();
+      });
+      try {
+        await client.query(`LISTEN ${STOP_CHANNEL}`);
+      } catch (error) {
+        release();
+        throw error;
+      }
       return client;
     })().catch((error: unknown) => {
       this.#connection = undefined;
@@ -95,8 +113,7 @@ export class StopNotices {
     return this.#connection;
   }
 
-  #lost(client: pg.PoolClient): void {
-    client.release(true);
+  #lost(): void {
     this.#connection = undefined;
     if (!this.#closed) this.#retry = setTimeout(() => void this.#listen().catch(() => undefined), RECONNECT_MS).unref();
   }

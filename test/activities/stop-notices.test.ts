@@ -58,6 +58,24 @@ test('a notice that came before the step watched stops it at once; a later turn 
   next.release();
 });
 
+test('a listening connection the server drops is opened again, and closing after that is clean', async () => {
+  const admin = createPool(db.adminUrl, { role: null, max: 1 });
+  try {
+    const first = await notices.watch('c-5', 0);
+    first.release();
+    const dropped = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN brigade_stops'");
+    assert.equal(dropped.rowCount, 1);
+    // the worker listens again within its reconnect delay
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const watching = await notices.watch('c-5', 0);
+    await announceStop(pool, { conversationId: 'c-5', requestedAt: 1 });
+    assert.equal(await aborted(watching.signal), true);
+    watching.release();
+  } finally {
+    await admin.end();
+  }
+});
+
 test('a malformed notice on the channel is ignored', async () => {
   const watching = await notices.watch('c-4', 0);
   await pool.query('SELECT pg_notify($1, $2)', [STOP_CHANNEL, 'c-4']);
