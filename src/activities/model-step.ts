@@ -1,7 +1,7 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { STEP_STOPPED, type StoppedStep, budgetLimits } from '../shared/turn-control.ts';
 import { type MeterConfig, budgetSettings, createUsageMeter } from './usage-meter.ts';
-import type { LedgerCall } from '../db/usage-ledger.ts';
+import type { LedgerCall, LedgerSettlement } from '../db/usage-ledger.ts';
 import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
 import { type WriteOptions, writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
@@ -82,8 +82,8 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
     }
     const message = replyMessage(step.stepId, asked);
     const usage = { model: asked.reply.model, ...asked.reply.usage };
-    await meterUsage(step, { model: asked.reply.model, usage: asked.reply.usage });
-    await recordAnswer(step, message, usage, tail, commits, goesOn(message));
+    const settle = meter.settlement(chatCall(step, model.name), { model: asked.reply.model, usage: asked.reply.usage });
+    await recordAnswer(step, message, usage, settle, tail, commits, goesOn(message));
     return { message, usage };
   }
 
@@ -143,11 +143,12 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
     throw new StepStopped(partial);
   }
 
-  /** The answer, its streamed tail, its usage and (without tool calls) the turn's end, in one write. */
+  /** The answer, its streamed tail, its usage, the call's settlement and (without tool calls) the turn's end, in one write. */
   async function recordAnswer(
     { conversationId, userId, stepId }: Step,
     message: ChatMessage,
     usage: StepUsage,
+    settle: LedgerSettlement,
     tail: NewEvent[],
     commits: StepCommits,
     goesOn: boolean,
@@ -161,6 +162,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         messages: [message],
         events: [...tail, { key: `usage:${stepId}`, type: 'usage', data: { stepId, ...usage } }, ...ended],
         usage: { stepId, ...usage },
+        settle,
       },
       { deferCommit },
     );

@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
-import { type LedgerCall, reserveUsage, settleUsage } from '../db/usage-ledger.ts';
+import { type LedgerCall, type LedgerSettlement, reserveUsage, settleUsage } from '../db/usage-ledger.ts';
 import { costOf } from '../model/prices.ts';
 import type { TaskModel } from '../model/task-model.ts';
 import { ModelCallError, type ModelUsage } from '../model/types.ts';
@@ -30,23 +30,31 @@ export interface UsageMeter {
   /** Reserves the call, or answers the limit it would pass (nothing is reserved then). No limits: no reservation. */
   reserve(call: LedgerCall, limits: BudgetLimits): Promise<BudgetExceeded | undefined>;
   /** Settles the call with what the model reported, priced by MODEL_PRICES. */
-  settle(call: LedgerCall, reported: { model: string; usage: ModelUsage; images?: number }): Promise<void>;
+  settle(call: LedgerCall, reported: Reported): Promise<void>;
+  /** The same settlement, for a write that carries it with others (src/db/batch.ts) and saves a round trip. */
+  settlement(call: LedgerCall, reported: Reported): LedgerSettlement;
 }
+
+type Reported = { model: string; usage: ModelUsage; images?: number };
 
 export function createUsageMeter(pool: pg.Pool, config: MeterConfig): UsageMeter {
   const currency = config.BUDGET_CURRENCY ?? 'USD';
   const tokens = config.BUDGET_RESERVATION_TOKENS ?? 4000;
   const priced = (model: string, usage: Pick<ModelUsage, 'inputTokens' | 'outputTokens'> & { images?: number }) =>
     config.MODEL_PRICES ? costOf(config.MODEL_PRICES, model, usage) : undefined;
+  const settlement = (call: LedgerCall, { model, usage, images }: Reported): LedgerSettlement => {
+    const cost = priced(model, { ...usage, ...(images ? { images } : {}) });
+    return { call, used: { ...usage, ...(images ? { images } : {}), cost } };
+  };
   return {
     async reserve(call, limits) {
       if (!anyLimit(limits)) return undefined;
       const cost = priced(call.model, { inputTokens: tokens, outputTokens: 0, ...(call.kind === 'image' ? { images: 1 } : {}) });
       return reserveUsage(pool, call, { tokens, cost: cost && cost.currency === currency ? cost.amount : 0, currency }, limits);
     },
-    async settle(call, { model, usage, images }) {
-      const cost = priced(model, { ...usage, ...(images ? { images } : {}) });
-      await settleUsage(pool, call, { ...usage, ...(images ? { images } : {}), cost });
+    settlement,
+    async settle(call, reported) {
+      await settleUsage(pool, settlement(call, reported));
     },
   };
 }

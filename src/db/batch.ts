@@ -7,6 +7,7 @@ import type { ChatMessage, JsonObject, NewEvent } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { type MessageRow, rowToMessage } from './message-row.ts';
 import { DEFER_COMMIT_SQL } from './commit-durability.ts';
+import { type LedgerSettlement, settleUsageArgs, settleUsageCall } from './usage-ledger.ts';
 
 export interface ConversationKey {
   conversationId: string;
@@ -21,6 +22,8 @@ export interface Batch {
   usage?: StepUsageRow;
   /** a tool call's record; unlike the rest it is not skipped when it exists (see run-tool) */
   toolCall?: ToolCallRow;
+  /** the model call's settlement in the usage ledger, in the same transaction (a round trip less per call) */
+  settle?: LedgerSettlement;
 }
 
 export interface StepUsageRow {
@@ -69,11 +72,16 @@ function parameters({ conversationId, userId }: ConversationKey, batch: Batch) {
   return [userId, conversationId, jsonb(messages.map(toStoredMessage)), jsonb(events), jsonb(batch.usage), jsonb(toolCall)];
 }
 
-const WRITE_BATCH = { name: 'brigade.write_batch', text: 'SELECT brigade_write_batch($1, $2, $3, $4, $5, $6) AS inserted' };
-const WRITE_BATCH_DEFERRED = {
-  name: 'brigade.write_batch_deferred',
-  text: `SELECT brigade_write_batch($1, $2, $3, $4, $5, $6) AS inserted, ${DEFER_COMMIT_SQL}`,
-};
+const WRITE_BATCH = 'brigade_write_batch($1, $2, $3, $4, $5, $6) AS inserted';
+
+/** The batch's statements, each prepared once per connection: deferred or not, with the ledger's settlement or without. */
+const BATCH_STATEMENTS = [false, true].flatMap((deferred) =>
+  [false, true].map((settles) => {
+    const columns = [WRITE_BATCH, ...(settles ? [`${settleUsageCall(7)} AS settled`] : []), ...(deferred ? [DEFER_COMMIT_SQL] : [])];
+    return { name: `brigade.write_batch${settles ? '_settle' : ''}${deferred ? '_deferred' : ''}`, text: `SELECT ${columns.join(', ')}` };
+  }),
+);
+const batchStatement = (deferred: boolean, settles: boolean) => BATCH_STATEMENTS[Number(deferred) * 2 + Number(settles)]!;
 const WRITE_THEN_READ = {
   name: 'brigade.write_batch_read_transcript',
   text: 'SELECT * FROM brigade_write_batch_read_transcript($1, $2, $3, $4)',
@@ -102,9 +110,10 @@ export interface WriteOptions {
  */
 export async function writeBatch(db: pg.Pool | pg.ClientBase, key: ConversationKey, batch: Batch, options: WriteOptions = {}): Promise<ChatMessage[]> {
   const messages = batch.messages ?? [];
-  if (!messages.length && !batch.events?.length && !batch.usage && !batch.toolCall) return [];
-  const statement = options.deferCommit ? WRITE_BATCH_DEFERRED : WRITE_BATCH;
-  const { rows } = await db.query<{ inserted: string[] }>({ ...statement, values: parameters(key, batch) });
+  if (!messages.length && !batch.events?.length && !batch.usage && !batch.toolCall && !batch.settle) return [];
+  const statement = batchStatement(options.deferCommit === true, batch.settle !== undefined);
+  const values = [...parameters(key, batch), ...(batch.settle ? settleUsageArgs(batch.settle) : [])];
+  const { rows } = await db.query<{ inserted: string[] }>({ ...statement, values });
   const inserted = new Set(rows[0]!.inserted);
   return messages.filter((message) => inserted.has(message.id));
 }

@@ -12,7 +12,14 @@ export interface ToolCallRef extends ConversationKey {
 }
 
 const FIND_RESULT = { name: 'brigade.tool_call_result', text: 'SELECT result FROM brigade_tool_call_result($1, $2, $3)' };
-const DEFER_COMMIT = { name: 'brigade.defer_commit', text: `SELECT ${DEFER_COMMIT_SQL}` };
+// The same lookup in a transaction that commits deferred, in one round trip: always one row (the left side is
+// what runs set_config), and `found` tells a record whose result is JSON null from none (the column is NOT NULL).
+const FIND_RESULT_DEFERRED = {
+  name: 'brigade.tool_call_result_deferred',
+  text: `SELECT found.result, found.result IS NOT NULL AS found
+           FROM ${DEFER_COMMIT_SQL} AS deferred
+           LEFT JOIN brigade_tool_call_result($1, $2, $3) AS found ON true`,
+};
 
 /**
  * A transaction acting for the user, opened with the call's record looked up in the same round trip:
@@ -24,10 +31,11 @@ export function withToolCall<T>(
   fn: (db: pg.PoolClient, earlier: { result: unknown } | undefined) => Promise<T>,
   options: WriteOptions = {},
 ): Promise<T> {
+  const values = [userId, conversationId, callId];
   return inTransaction(pool, async (db) => {
-    if (options.deferCommit) await db.query(DEFER_COMMIT);
-    const { rows } = await db.query<{ result: unknown }>({ ...FIND_RESULT, values: [userId, conversationId, callId] });
-    return fn(db, rows[0]);
+    if (!options.deferCommit) return fn(db, (await db.query<{ result: unknown }>({ ...FIND_RESULT, values })).rows[0]);
+    const { rows } = await db.query<{ result: unknown; found: boolean }>({ ...FIND_RESULT_DEFERRED, values });
+    return fn(db, rows[0]!.found ? { result: rows[0]!.result } : undefined);
   });
 }
 

@@ -50,13 +50,27 @@ export async function reserveUsage(
   return row.unit === 'money' ? { ...over, unit: 'money', currency: estimate.currency } : over;
 }
 
-/** Settles `call` with what the model reported (or records it, when it was made without a reservation). */
-export async function settleUsage(
-  pool: pg.Pool,
-  call: LedgerCall,
-  used: { inputTokens: number; outputTokens: number; totalTokens: number; images?: number; cost?: { amount: number; currency: string } | undefined },
-): Promise<void> {
-  await pool.query('SELECT brigade_settle_usage($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', [
+/** What a call settles with: the model's report, priced. */
+export interface LedgerUse {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  images?: number;
+  cost?: { amount: number; currency: string } | undefined;
+}
+
+/** A call and what it settles with, to be written alone (settleUsage) or with a batch (src/db/batch.ts). */
+export interface LedgerSettlement {
+  call: LedgerCall;
+  used: LedgerUse;
+}
+
+/** `brigade_settle_usage` called with its 12 arguments from `$<first>` on, for a statement that carries more. */
+export const settleUsageCall = (first: number) =>
+  `brigade_settle_usage(${Array.from({ length: 12 }, (_, index) => `$${first + index}`).join(', ')})`;
+
+export function settleUsageArgs({ call, used }: LedgerSettlement): unknown[] {
+  return [
     call.userId,
     call.key,
     call.conversationId ?? null,
@@ -69,7 +83,12 @@ export async function settleUsage(
     used.images ?? null,
     used.cost?.amount ?? 0,
     used.cost?.currency ?? null,
-  ]);
+  ];
+}
+
+/** Settles the call with what the model reported (or records it, when it was made without a reservation). */
+export async function settleUsage(pool: pg.Pool, settlement: LedgerSettlement): Promise<void> {
+  await pool.query({ name: 'brigade.settle_usage', text: `SELECT ${settleUsageCall(1)}`, values: settleUsageArgs(settlement) });
 }
 
 export interface LedgerTotals {

@@ -271,12 +271,19 @@ describe("another user's conversation", () => {
   test('cannot hold a tool call: refused before the tool runs', async () => {
     const alice = await conversation('alice');
     let ran = false;
-    await assert.rejects(
-      withToolCall(app, { conversationId: alice.conversationId, userId: 'mallory', callId: 'c1' }, async () => {
-        ran = true;
-      }),
-      { code: '42501' },
-    );
+    for (const deferCommit of [false, true]) {
+      await assert.rejects(
+        withToolCall(
+          app,
+          { conversationId: alice.conversationId, userId: 'mallory', callId: 'c1' },
+          async () => {
+            ran = true;
+          },
+          { deferCommit },
+        ),
+        { code: '42501' },
+      );
+    }
     assert.equal(ran, false);
   });
 });
@@ -305,6 +312,8 @@ describe('a tool call', () => {
     const input = { ...ref, agent: 'support' as const, callId: 'call-null', tool: 'nothing_found', args: {} };
     assert.equal(await runTool(input), null);
     assert.equal(await runTool(input), null);
+    // a model step's inline call looks its record up in the round trip that defers its commit
+    assert.equal(await runTool(input, { deferCommit: true }), null);
     assert.equal(runs, 1, 'the recorded null is a result, not a missing record');
 
     const lookup = { ...ref, agent: 'support' as const, callId: 'call-lookup', tool: 'lookup', args: { order_id: '24601' } };
