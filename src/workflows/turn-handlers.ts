@@ -12,13 +12,17 @@ export function handleTurns(session: Session): void {
   const { input, loop } = session;
   setHandler(
     sendMessageUpdate,
-    async ({ text }) => {
+    ({ text }) => {
       const message: ChatMessage = { id: uuid4(), role: 'user', text: text.trim() };
       // Only runs started without a title carry autoTitle, so histories recorded before it replay unchanged.
       const first = input.autoTitle === true && loop.turns === 0 && !loop.active;
-      const result = await loop.receive(message);
-      if (first && !result.stopped) void nameConversation(session.activities.titles, input, message.text, result.messages);
-      return result;
+      const turn = loop.receive(message);
+      // The turn's own promise, handed on: an async handler would add two promises to every turn.
+      if (!first) return turn;
+      return turn.then((result) => {
+        if (!result.stopped) void nameConversation(session.activities.titles, input, message.text, result.messages);
+        return result;
+      });
     },
     {
       validator: (raw) => {

@@ -99,6 +99,8 @@ export class TurnLoop {
   /** what Stop cancels in the current turn, and how it stops the wait for a child workflow */
   #scope: TurnScope = plainScope();
   #onStop: (() => void) | undefined;
+  /** who waits for the next boundary (waitForBoundary) */
+  #atBoundary: (() => void)[] = [];
   #turnStartedAt = 0;
   readonly #rules: TurnRules;
   readonly #p: TurnLoopPorts;
@@ -171,19 +173,19 @@ export class TurnLoop {
     );
   }
 
-  /** The turn's messages from `logStart` on, once the turn ends or parks. */
+  /** The turn's messages from `logStart` on, once the turn ends or parks (at the next boundary). */
   waitForBoundary(logStart: number): Promise<TurnResult> {
-    const start = this.#state.boundary;
+    // Released by the dispatch that reaches the boundary, not by a condition: a condition costs the workflow
+    // three more promises and one more pass into the sandbox per turn, and answers no sooner.
+    const reached = new Promise<void>((resolve) => this.#atBoundary.push(resolve));
     // An Update's response over 2 MB would end the workflow: bounded, with ids to read the rest by.
-    return this.#p
-      .condition(() => this.#state.boundary > start)
-      .then(() =>
-        boundTurnResult({
-          messages: this.#state.log.slice(logStart),
-          pending: this.#p.pending.items(),
-          ...(this.#state.stoppedAt === this.#state.boundary ? { stopped: true } : {}),
-        }),
-      );
+    return reached.then(() =>
+      boundTurnResult({
+        messages: this.#state.log.slice(logStart),
+        pending: this.#p.pending.items(),
+        ...(this.#state.stoppedAt === this.#state.boundary ? { stopped: true } : {}),
+      }),
+    );
   }
 
   /**
@@ -262,7 +264,9 @@ export class TurnLoop {
     while (event) {
       const { state, commands } = nextStep(this.#state, event, this.#rules);
       if (this.#state.kind === 'idle' && state.kind !== 'idle') this.#turnStartedAt = this.#now();
+      const boundary = state.boundary !== this.#state.boundary;
       this.#state = state;
+      if (boundary) this.#releaseWaiters();
       if (state.kind === 'idle') this.#onStop = undefined;
       event = undefined;
       for (const command of commands) {
@@ -284,6 +288,12 @@ export class TurnLoop {
       }
     }
     return undefined;
+  }
+
+  #releaseWaiters(): void {
+    const waiting = this.#atBoundary;
+    this.#atBoundary = [];
+    for (const resolve of waiting) resolve();
   }
 
   #failed(error: unknown): TurnEvent {

@@ -11,7 +11,8 @@ import { userFacingReason } from './failure-text.ts';
 import type { McpTools } from './mcp-tools.ts';
 import type { PendingItems } from './pending-items.ts';
 import { MODEL_STEP_IN_TASK, type SessionActivities } from './session-activities.ts';
-import type { TurnLoopPorts } from './turn-loop.ts';
+import type { ModelRequest, TurnLoopPorts } from './turn-loop.ts';
+import type { ModelStepResult } from '../activities/runtime-types.ts';
 
 export interface TurnPortsInput {
   input: ChatSessionInput;
@@ -38,6 +39,9 @@ export function turnPorts({
   agentState,
 }: TurnPortsInput): TurnLoopPorts {
   const { conversationId, userId, agent, settings } = input;
+  // One scope serves turn after turn until a Stop cancels it: a scope of its own per turn cost three promises a
+  // turn (each with the stack trace the SDK records for it) and one more handler on the root scope.
+  let scope: CancellationScope | undefined;
   return {
     settings,
     pending,
@@ -45,25 +49,7 @@ export function turnPorts({
     agent: agentState,
     tools,
     findTool,
-    modelStep: async (summary, { stepId, context, extraSteps, messages, events: newEvents, budget, turnStartedAt }) => {
-      if (mcp.enabled) await mcp.ready();
-      const model = patched(MODEL_STEP_IN_TASK) ? activities.modelInTask : activities.model;
-      return model.modelStep.executeWithOptions({ summary }, [
-        {
-          conversationId,
-          userId,
-          agent,
-          stepId,
-          ...(context ? { context } : {}),
-          ...(extraSteps ? { inline: { extraSteps, ...(input.client ? { client: input.client } : {}) } } : {}),
-          messages,
-          events: newEvents,
-          ...(budget ? { budget } : {}),
-          ...(mcp.declarations().length ? { mcpTools: mcp.declarations() } : {}),
-          turnStartedAt,
-        },
-      ]);
-    },
+    modelStep: (summary, request) => (mcp.enabled ? mcp.ready().then(() => modelStep(summary, request)) : modelStep(summary, request)),
     runTool: (call, args) =>
       mcp.find(call.name)
         ? mcp.call(call, args)
@@ -73,12 +59,35 @@ export function turnPorts({
     runChild: (spec, call, args) => children.run(spec, call, args),
     condition,
     newScope: () => {
-      const scope = new CancellationScope();
-      return { run: (fn) => scope.run(fn), cancel: () => scope.cancel() };
+      if (!scope || scope.consideredCancelled) scope = new CancellationScope();
+      const current = scope;
+      return { run: (fn) => current.run(fn), cancel: () => current.cancel() };
     },
     details: setCurrentDetails,
     newId: uuid4,
     logError: (message, attributes) => log.error(message, attributes),
     failureText: userFacingReason,
   };
+
+  function modelStep(
+    summary: string,
+    { stepId, context, extraSteps, messages, events: newEvents, budget, turnStartedAt }: ModelRequest,
+  ): Promise<ModelStepResult> {
+    const model = patched(MODEL_STEP_IN_TASK) ? activities.modelInTask : activities.model;
+    return model.modelStep.executeWithOptions({ summary }, [
+      {
+        conversationId,
+        userId,
+        agent,
+        stepId,
+        ...(context ? { context } : {}),
+        ...(extraSteps ? { inline: { extraSteps, ...(input.client ? { client: input.client } : {}) } } : {}),
+        messages,
+        events: newEvents,
+        ...(budget ? { budget } : {}),
+        ...(mcp.declarations().length ? { mcpTools: mcp.declarations() } : {}),
+        turnStartedAt,
+      },
+    ]);
+  }
 }

@@ -747,11 +747,18 @@ describe('turn loop', () => {
     t.events.flush = async () => {
       throw new Error('database down');
     };
-    const result = await t.say('cancel');
+    // The message's answer comes as the turn parks; the item's write fails after it (in a workflow, a later
+    // activation: the bookkeeping is a local activity), and ends the turn.
+    const parked = await t.say('cancel');
+    assert.deepEqual(
+      parked.pending.map((item) => item.tool),
+      ['cancel_order'],
+    );
+    await t.turns.waitForEnd();
     assert.equal(t.turns.status(), 'idle');
     assert.equal(t.pending.closedItems()[0]![1], 'superseded', 'the item does not outlive its turn');
-    assert.deepEqual(result.pending, []);
-    assert.equal(result.messages.at(-1)!.text, 'The turn failed (database down). Please try again.');
+    assert.deepEqual(t.pending.items(), []);
+    assert.equal(t.turns.state.log.at(-1)!.text, 'The turn failed (database down). Please try again.');
     assert.deepEqual(t.errors, ['Turn failed', 'Could not record the end of a turn']);
   });
 
