@@ -3,7 +3,7 @@
 // server's file, a cluster's tables, Temporal Cloud) holds ciphertext. The key id travels in each payload's
 // metadata, so a new key can be rolled in while payloads sealed with an old one stay readable. Payloads
 // without this codec's encoding (histories recorded before it, or written with encryption off) pass through.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { type KeyObject, createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -63,13 +63,24 @@ export class StaticKeyProvider implements KeyProvider {
  */
 export class EncryptionCodec implements PayloadCodec {
   private readonly keys: KeyProvider;
+  /** A key id names one key for good; its KeyObject is made once, not prepared again for every payload. */
+  private readonly prepared = new Map<string, KeyObject>();
   constructor(keys: KeyProvider) {
     this.keys = keys;
   }
 
+  private async key(id: string): Promise<KeyObject> {
+    let key = this.prepared.get(id);
+    if (!key) {
+      key = createSecretKey(await this.keys.key(id));
+      this.prepared.set(id, key);
+    }
+    return key;
+  }
+
   async encode(payloads: Payload[]): Promise<Payload[]> {
     const id = this.keys.currentKeyId();
-    const key = await this.keys.key(id);
+    const key = await this.key(id);
     return payloads.map((payload) => {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv(ALGORITHM, key, iv);
@@ -88,7 +99,7 @@ export class EncryptionCodec implements PayloadCodec {
         if (text(payload.metadata?.[METADATA_ENCODING_KEY]) !== ENCRYPTED_ENCODING) return payload;
         const id = text(payload.metadata?.[METADATA_KEY_ID]);
         if (!id) throw new Error('an encrypted payload names no key id');
-        const key = await this.keys.key(id);
+        const key = await this.key(id);
         const data = payload.data ?? new Uint8Array();
         if (data.length < IV_BYTES + TAG_BYTES) throw new Error('an encrypted payload is too short');
         const decipher = createDecipheriv(ALGORITHM, key, data.subarray(0, IV_BYTES));
