@@ -68,9 +68,15 @@ export async function startServices(log: (line: string) => void): Promise<BenchS
       ],
       log: (line) => log(line),
     });
-    await migrate(postgres.url, { agents: BUILT_IN_AGENTS });
+    await migrate(postgres.localUrl, { agents: BUILT_IN_AGENTS });
     const extra = process.env.BENCH_PG_SETTINGS?.trim();
-    return { url: postgres.url, how: `embedded, as npm start runs it (fsync on, synchronous_commit on)${extra ? ` plus ${extra}` : ''}` };
+    // BENCH_PG_TCP=1: over loopback TCP instead, to measure what the socket gains
+    const url = process.env.BENCH_PG_TCP === '1' ? postgres.url : postgres.localUrl;
+    const over = url === postgres.url ? 'TCP' : 'its Unix socket';
+    return {
+      url,
+      how: `embedded, as npm start runs it (fsync on, synchronous_commit on, over ${over})${extra ? ` plus ${extra}` : ''}`,
+    };
   };
 
   const startTemporal = async () => {

@@ -24,6 +24,7 @@
 //   BENCH_BASELINES=1        the bare-Temporal floor and the ai-sdk peer on the same server (bench/peers.ts); 0 skips
 //   BENCH_PEER=1             the ai-sdk peer among the baselines (half of a round's time); 0 leaves it out
 //   BENCH_PAYLOAD_ENCRYPTION=on  off runs without the payload codec, to measure what it costs
+//   BENCH_PG_TCP=0           1 reaches the embedded PostgreSQL over loopback TCP instead of its Unix socket
 //   BENCH_MEMORY_ROW=1       Brigade and the floor again on an in-memory dev server, as an extra row; 0 skips
 //
 // Two ways to load: closed loop (every conversation sends its next turn the moment the last one returns: the

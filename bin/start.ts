@@ -44,7 +44,7 @@ runMain(catalog, async ({ config: settings, log, onStop, fail }) => {
       onUnexpectedExit: (reason) => log.error(`${reason}; /readyz reports it; restart Brigade to start it again`),
     });
     onStop('PostgreSQL', postgres.stop);
-    databaseUrl = postgres.url;
+    databaseUrl = postgres.localUrl;
   }
   const { applied } = await migrate(databaseUrl, { agents: catalog.servers, log: log.debug });
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
