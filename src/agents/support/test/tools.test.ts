@@ -371,6 +371,10 @@ describe('update_user_contact', () => {
     assert.deepEqual(await call('update_user_contact', { user_id: '0000000', email: 'someone@example.com' }), {
       error: "Couldn't find a user with id of 0000000",
     });
+    // a phone alone takes the one-statement path: the same answer
+    assert.deepEqual(await call('update_user_contact', { user_id: '0000000', phone: '555-000-0000' }), {
+      error: "Couldn't find a user with id of 0000000",
+    });
   });
 
   test('an email taken by a concurrent writer is refused as in use, and the transaction stays usable', async () => {
