@@ -85,6 +85,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const settings = [
     'listen_addresses=127.0.0.1',
     `unix_socket_directories=${socketDir ?? ''}`,
+    // its owner only (root passes anyway): the directory is private, and the socket is too
+    'unix_socket_permissions=0700',
     ...(opts.ephemeral ? ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'] : []),
     ...(opts.settings ?? []),
   ];

@@ -32,6 +32,11 @@ test('the local URL connects over the Unix socket, and the TCP URL still works b
   assert.notEqual(server.localUrl, server.url);
   assert.equal(await clientAddress(server.localUrl), null);
   assert.equal(await clientAddress(server.url), '127.0.0.1');
+  // the socket is its owner's alone, in a folder that is too
+  const local = new URL(server.localUrl);
+  const dir = local.searchParams.get('host')!;
+  assert.equal((await fs.stat(dir)).mode & 0o077, 0);
+  assert.equal((await fs.stat(path.join(dir, `.s.PGSQL.${local.port}`))).mode & 0o077, 0);
 });
 
 test('a data directory too deep for a socket path gets TCP as its local URL', async () => {
