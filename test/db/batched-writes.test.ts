@@ -168,6 +168,30 @@ describe('a batch', () => {
     assert.deepEqual((await stored(ref.conversationId)).messages, []);
   });
 
+  test("carries a model call's ledger settlement in its own transaction: written with it, undone with it", async () => {
+    const ref = await conversation('alice');
+    const settle = (key: string) => ({
+      call: { ...ref, key, kind: 'chat' as const, model: 'gemini-2.5-flash' },
+      used: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+    });
+    const ledger = async () =>
+      (await admin.query('SELECT key, settled, tokens FROM usage_ledger WHERE conversation_id = $1 ORDER BY key', [ref.conversationId])).rows;
+    const kept = userMessage('kept');
+    await writeBatch(app, ref, { messages: [kept], settle: settle('chat:kept') });
+    await assert.rejects(
+      asUser(app, 'alice', async (client) => {
+        await writeBatch(client, ref, { messages: [userMessage('never kept')], settle: settle('chat:never') });
+        throw new Error('changed my mind');
+      }),
+      /changed my mind/,
+    );
+    assert.deepEqual(await ledger(), [{ key: 'chat:kept', settled: true, tokens: 15 }]);
+    assert.deepEqual(
+      (await stored(ref.conversationId)).messages.map((row) => row.id),
+      [kept.id],
+    );
+  });
+
   test('text PostgreSQL cannot store is repaired, in rows and events', async () => {
     const ref = await conversation('alice');
     const message: ChatMessage = {

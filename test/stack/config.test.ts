@@ -38,6 +38,8 @@ describe('loadConfig', () => {
     assert.equal(config.GEMINI_API_KEY, undefined);
     assert.equal(config.MODEL_TIMEOUT, 60_000);
     assert.equal(config.APPROVAL_TIMEOUT, 24 * 3600_000);
+    // a run replays within its 4 s workflow task: it ends after 100 turns, not at the server's suggestion
+    assert.equal(config.CONTINUE_AS_NEW_AFTER_TURNS, 100);
     assert.equal(config.API_TOKENS, undefined);
     assert.equal(config.OPENBREWERYDB_BASE_URL, 'https://api.openbrewerydb.org/v1');
   });

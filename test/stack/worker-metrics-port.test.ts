@@ -45,7 +45,7 @@ test('a worker alone serves brigade_* and temporal_* metrics on METRICS_PORT', {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/metrics`);
       text = await response.text();
-      if (response.ok && /^temporal_/m.test(text)) break;
+      if (response.ok && /^temporal_worker_task_slots_available\{[^}]*LocalActivityWorker/m.test(text)) break;
     } catch {
       // not listening yet
     }
@@ -54,6 +54,10 @@ test('a worker alone serves brigade_* and temporal_* metrics on METRICS_PORT', {
   assert.match(text, /^# TYPE brigade_turns_total counter$/m, output);
   assert.match(text, /^# TYPE brigade_process_cpu_seconds_total counter$/m);
   assert.match(text, /^temporal_\w+/m, 'the SDK metrics are appended');
+  // a model step holds its workflow task's slot while it runs: 200 turns at once, not the SDK's 40 (stack/worker.ts)
+  for (const type of ['WorkflowWorker', 'LocalActivityWorker']) {
+    assert.match(text, new RegExp(`^temporal_worker_task_slots_available\\{[^}]*worker_type="${type}"[^}]*\\} 200$`, 'm'), type);
+  }
   assert.equal((await fetch(`http://127.0.0.1:${port}/other`)).status, 404);
   worker.kill('SIGTERM');
   assert.equal(await exited, 0, output);
