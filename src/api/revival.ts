@@ -331,8 +331,9 @@ export async function withRevival<T>(
   const handle = deps.client.workflow.getHandle(row.workflowId);
   let how: string | undefined;
   // A wedged run never answers the Update: terminate it, which ends the wait below.
+  let looking: Promise<void> = Promise.resolve();
   const watch = setInterval(() => {
-    void runHealth(handle)
+    looking = runHealth(handle)
       .then(async (health) => {
         if (health.state !== 'wedged' || how) return;
         how = 'was stuck';
@@ -353,6 +354,9 @@ export async function withRevival<T>(
     if (error instanceof WorkflowNotFoundError && !how) turnText = undefined;
   } finally {
     clearInterval(watch);
+    // A look that began as the Update failed may still terminate the run: the revival must know it did, or
+    // it finds a run that merely ended and says so instead of that it was stuck.
+    await looking;
   }
   let outcome: RevivalOutcome;
   try {
