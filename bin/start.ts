@@ -16,6 +16,7 @@ import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../stack/search-attri
 import { findTemporalBinary } from '../stack/temporal-binary.ts';
 import { startTemporalDevServer } from '../stack/temporal-dev-server.ts';
 import { privateDataDir } from '../stack/private-data.ts';
+import { reclaimDataDir, releaseDataDir, temporalPidFile } from '../stack/leftovers.ts';
 import { runWorker } from '../stack/run-worker.ts';
 import { WORKER_POOL_SIZE } from '../stack/worker.ts';
 import { namespaceRetentionMs, setNamespaceRetention } from '../src/protection/retention.ts';
@@ -29,6 +30,10 @@ runMain(catalog, async ({ config: settings, log, onStop, fail }) => {
   const dataDir = path.resolve(settings.DATA_DIR);
   // nothing under DATA_DIR for other accounts: history file, objects, token, keys, passwords (stack/private-data.ts)
   await privateDataDir(dataDir);
+  const dbFile = path.join(dataDir, 'temporal.db');
+  // a crash (kill -9 of this process group) leaves PostgreSQL and the dev server running: stop them before starting
+  for (const service of await reclaimDataDir(dataDir, dbFile)) log.info(`Stopped ${service}, left running by an earlier start`);
+  onStop('DATA_DIR', () => releaseDataDir(dataDir));
   // nothing configured: a dev key in DATA_DIR/payload-key, so the dev server's history is encrypted too
   const config = await withDevPayloadKey(settings, dataDir);
 
@@ -54,12 +59,13 @@ runMain(catalog, async ({ config: settings, log, onStop, fail }) => {
   let uiUrl = config.TEMPORAL_UI_URL;
   if (!temporalAddress) {
     const binary = await findTemporalBinary({ cliPath: config.TEMPORAL_CLI_PATH, log: log.info });
-    log.info(`Starting the Temporal dev server (history in ${path.join(dataDir, 'temporal.db')})...`);
+    log.info(`Starting the Temporal dev server (history in ${dbFile})...`);
     const server = await startTemporalDevServer({
       binary,
       port: config.TEMPORAL_DEV_PORT,
       uiPort: config.TEMPORAL_UI_PORT,
-      dbFile: path.join(dataDir, 'temporal.db'),
+      dbFile,
+      pidFile: temporalPidFile(dataDir),
       namespace: config.TEMPORAL_NAMESPACE,
       searchAttributes: SEARCH_ATTRIBUTES,
       log: log.debug,

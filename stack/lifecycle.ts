@@ -91,8 +91,19 @@ export function runMain(agents: AgentSettings, start: (life: Lifecycle) => Promi
     });
   }
 
+  // `npm start` runs us under `sh -c`; a SIGTERM to npm (what a supervisor sends) ends npm and the shell but not
+  // us, and we are handed to another parent. So a changed parent is a stop too (docs/operations.md).
+  const parent = process.ppid;
+  setInterval(() => {
+    if (stopping || process.ppid === parent) return;
+    log.info('The process that started Brigade went away; shutting down...');
+    void shutdown(0);
+  }, PARENT_CHECK_MS).unref();
+
   start(life).catch((error: unknown) => life.fail(error));
 }
+
+const PARENT_CHECK_MS = 500;
 
 function message(error: unknown, config: Config): string {
   if (!(error instanceof Error)) return String(error);

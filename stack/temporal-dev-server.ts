@@ -16,6 +16,8 @@ export interface TemporalDevServerOptions {
   searchAttributes: Record<string, SearchAttributeType>;
   /** No Web UI (tests). */
   headless?: boolean;
+  /** Where to keep the server's pid while it runs, so that a start after a crash can find it (stack/leftovers.ts). */
+  pidFile?: string;
   log?: (line: string) => void;
   /** Called when the server exits after a successful start without stop() having been called. */
   onUnexpectedExit?: (reason: string) => void;
@@ -96,6 +98,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   });
   const killOnExit = () => child.exitCode === null && child.kill('SIGTERM');
   process.on('exit', killOnExit);
+  if (opts.pidFile && child.pid) await fs.writeFile(opts.pidFile, `${child.pid}\n`, { mode: 0o600 });
 
   const tail: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {
@@ -116,6 +119,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     stopping = true;
     await stopChild(child);
     process.off('exit', killOnExit);
+    if (opts.pidFile) await fs.rm(opts.pidFile, { force: true });
   };
   try {
     await waitUntilServing(child, address, opts.namespace, tail, opts);

@@ -6,6 +6,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import fs from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,11 +34,21 @@ function baseEnv(): NodeJS.ProcessEnv {
 
 const RUN_KEYS = JSON.stringify({ run: randomBytes(32).toString('base64') });
 
-function run(script: string, env: Record<string, string>): Running {
+const api = (port: number) => `http://127.0.0.1:${port}`;
+
+/** npm as a person runs it: the one beside this Node, else the PATH's */
+function npmPath(): string {
+  const beside = path.join(path.dirname(process.execPath), 'npm');
+  return existsSync(beside) ? beside : 'npm';
+}
+
+/** Runs `script` with this Node, or a program (`npm`) with `options.args`. */
+function run(script: string, env: Record<string, string>, options: { detached?: boolean; args?: string[] } = {}): Running {
   // The CLI the run already found: a child must not go looking (or building) on its own.
   // production settings need payload encryption keys (docs/security.md): one for the run, unless a test says otherwise
   const fullEnv = { ...baseEnv(), TEMPORAL_CLI_PATH: temporalCliPath(), PAYLOAD_ENCRYPTION_KEYS: RUN_KEYS, ...env };
-  const child = spawn(process.execPath, [script], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, args] = options.args ? [script, options.args] : [process.execPath, [script]];
+  const child = spawn(command, args, { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
   children.add(child);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -384,6 +395,89 @@ describe('npm start', { concurrency: true }, () => {
         new RegExp(`${command} runs against existing services and needs DATABASE_URL and TEMPORAL_ADDRESS; not set: TEMPORAL_ADDRESS`),
       );
     }
+  });
+
+  test(
+    'a kill -9 of the whole process group leaves PostgreSQL and Temporal running; the next npm start stops them and starts whole; SIGTERM to npm stops it',
+    { timeout: 240_000 },
+    async (t: TestContext) => {
+      const dataDir = await tempDataDir();
+      const [port, pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+      const env = {
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        EMBEDDED_PG_PORT: String(pgPort),
+        TEMPORAL_DEV_PORT: String(temporalPort),
+        TEMPORAL_UI_PORT: String(uiPort),
+        PAYLOAD_ENCRYPTION_KEYS: '',
+      };
+      const api = `http://127.0.0.1:${port}`;
+      // as `npm start` runs in a terminal: its own process group, which `kill -9 -<pgid>` ends at once
+      const first = run('bin/start.ts', env, { detached: true });
+      await waitForStatus(first, `${api}/readyz`, 200, 90_000);
+      const token = (await fs.readFile(path.join(dataDir, 'dev-token'), 'utf8')).trim();
+      const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const created = await fetch(`${api}/v1/conversations`, { method: 'POST', headers: auth, body: JSON.stringify({ agent: 'support' }) });
+      const { id } = (await created.json()) as { id: string };
+      const said = await fetch(`${api}/v1/conversations/${id}/messages`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ text: 'hello' }),
+      });
+      assert.equal(said.status, 200);
+
+      const pidIn = async (file: string) => Number((await fs.readFile(file, 'utf8')).split('\n')[0]);
+      const postgresPid = await pidIn(path.join(dataDir, 'postgres', 'postmaster.pid'));
+      const temporalPid = await pidIn(path.join(dataDir, 'temporal.pid'));
+      process.kill(-first.child.pid!, 'SIGKILL');
+      await exitOf(first, 10_000);
+      assert.ok(isAlive(postgresPid) && isAlive(temporalPid), 'the crash left both services running (their own process groups)');
+
+      // the next start, through npm as a person types it
+      const started = Date.now();
+      const second = run(npmPath(), env, { args: ['start'] });
+      await waitForStatus(second, `${api}/readyz`, 200, 120_000);
+      t.diagnostic(`npm start after a kill -9: /readyz 200 in ${Date.now() - started} ms`);
+      assert.match(second.output(), /Stopped the Temporal dev server \(pid \d+\), left running by an earlier start/);
+      assert.match(second.output(), /Stopped PostgreSQL \(pid \d+\), left running by an earlier start/);
+      assert.ok(!isAlive(postgresPid) && !isAlive(temporalPid), 'the leftovers are gone');
+      const view = await get(`${api}/v1/conversations/${id}`, auth);
+      assert.equal(view.status, 200);
+      assert.ok(
+        view.body.messages.some((message: { role: string; text?: string }) => message.role === 'user' && message.text === 'hello'),
+        'the conversation is whole',
+      );
+
+      // a supervisor's SIGTERM to npm: npm and its shell go, and Brigade, handed to another parent, stops too
+      const appPostgres = await pidIn(path.join(dataDir, 'postgres', 'postmaster.pid'));
+      second.child.kill('SIGTERM');
+      const deadline = Date.now() + 30_000;
+      while (isAlive(appPostgres) && Date.now() < deadline) await sleep(200);
+      assert.ok(!isAlive(appPostgres), 'Brigade stopped its PostgreSQL after npm was sent SIGTERM');
+      await assert.rejects(get(`${api}/healthz`), 'the API is closed');
+      await assert.rejects(fs.access(path.join(dataDir, 'brigade.pid')), 'a clean stop leaves no owner behind');
+    },
+  );
+
+  test('a second npm start on a DATA_DIR in use is refused in a sentence, and leaves the first running', { timeout: 120_000 }, async () => {
+    const dataDir = await tempDataDir();
+    const [port, pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(pgPort),
+      TEMPORAL_DEV_PORT: String(temporalPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      PAYLOAD_ENCRYPTION_KEYS: '',
+    };
+    const first = run('bin/start.ts', env);
+    await waitForStatus(first, `${api(port)}/readyz`, 200, 90_000);
+    const { code, output } = await exitOf(run('bin/start.ts', { ...env, PORT: String(await freePort()) }), 30_000);
+    assert.equal(code, 1);
+    assert.match(output, new RegExp(`Brigade \\(pid ${first.child.pid}\\) is already running with DATA_DIR`));
+    assert.equal((await get(`${api(port)}/readyz`)).status, 200, 'the first one is untouched');
+    first.child.kill('SIGINT');
+    assert.equal((await exitOf(first, 30_000)).code, 0);
   });
 
   test(
