@@ -17,6 +17,7 @@ import type { ChatSession } from '../workflows/chat-session.ts';
 import { deleteExecutions } from '../protection/temporal-executions.ts';
 import type { ConversationAccess } from './conversation-access.ts';
 import { parseBody } from './http-error.ts';
+import { runHealth } from './revival.ts';
 
 export interface LifecycleDeps {
   access: ConversationAccess;
@@ -28,7 +29,11 @@ export interface LifecycleDeps {
 
 export const ExportQuery = z.object({ format: z.enum(['json', 'markdown']).default('json') });
 
-export const StopResultBody = z.object({ stopped: z.boolean() });
+export const StopResultBody = z.object({
+  stopped: z.boolean(),
+  /** the run has ended or is stuck: nothing runs to stop, and the next message revives the conversation */
+  status: z.literal('interrupted').optional(),
+});
 
 /** The JSON export's shape, for the OpenAPI document. */
 export const ExportBody = z.object({
@@ -62,7 +67,12 @@ export function lifecycleRoutes({ access, config, client, pool, log = () => unde
   // Update waits for the workflow task a model step runs in: the notice first, which stops that step at once.
   router.post('/conversations/:id/stop', async (req, res) => {
     const { row, handle } = await owned(req, res);
-    await announceStop(pool, { conversationId: row.id, requestedAt: Date.now() }).catch(() => undefined);
+    const [health] = await Promise.all([
+      runHealth(handle).catch(() => undefined),
+      announceStop(pool, { conversationId: row.id, requestedAt: Date.now() }).catch(() => undefined),
+    ]);
+    // a run that ended or is stuck would never answer the Update: nothing of it runs, so there is nothing to stop
+    if (health && health.state !== 'running') return void res.json({ stopped: false, status: 'interrupted' });
     res.json(await handle.executeUpdate(stopUpdate));
   });
 

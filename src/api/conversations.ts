@@ -33,7 +33,7 @@ import { readLedgerTotals } from '../db/usage-ledger.ts';
 import { mcpInput } from '../mcp/config.ts';
 import { noteConversation } from './metrics.ts';
 import { countRequest, openStreamLease } from './user-limits.ts';
-import { withRevival } from './revival.ts';
+import { runHealth, withRevival } from './revival.ts';
 
 export interface ConversationDeps {
   catalog: ServerCatalog;
@@ -146,31 +146,51 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
     const { principal, row, handle } = await owned(req, res);
     // The state first, then the rows: a query waits for the workflow task in flight (a model step runs within
     // it), and the rows read after it hold at least what that task wrote, so an idle turn shows its messages.
-    const state = await withinDeadline(client, () => handle.query(stateQuery));
+    const state = await liveState(handle);
     const stored = await asUser(pool, principal.user, async (db) => ({
       messages: await readTranscript(db, row.id),
       usage: await readUsage(db, row.id),
       ledger: await readLedgerTotals(db, row.id, config.BUDGET_CURRENCY),
     }));
-    const budget = hasBudget(config) ? budgetView(config, stored.ledger, state.budgetRaises ?? 0) : undefined;
+    const budget = hasBudget(config) ? budgetView(config, stored.ledger, state?.budgetRaises ?? 0) : undefined;
     res.json({
       id: row.id,
       agent: row.agent,
       title: row.title,
       workflowId: row.workflowId,
       createdAt: row.createdAt,
-      status: state.status,
+      status: state?.status ?? 'interrupted',
       messages: stored.messages,
-      pending: state.pending,
+      // an interrupted run's open items are closed in words when its next message revives it
+      pending: state?.pending ?? [],
       usage: {
         ...stored.usage,
         cost: { amount: Math.round(stored.ledger.conversation.cost * 1_000_000) / 1_000_000, currency: config.BUDGET_CURRENCY },
       },
       ...(budget ? { budget } : {}),
       // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
-      ...(state.agentState ?? {}),
+      ...(state?.agentState ?? {}),
     });
   });
+
+  /**
+   * The run's state, or undefined when the run will not answer (ended, gone or stuck): then the view is
+   * PostgreSQL's alone. A query of a run that ended mid-turn answers that turn's "running" for good, so a
+   * running state is checked against the run's description too.
+   */
+  async function liveState(handle: WorkflowHandle<ChatSession>) {
+    const interrupted = async () => {
+      const health = await runHealth(handle).catch(() => undefined);
+      return health !== undefined && health.state !== 'running';
+    };
+    try {
+      const state = await withinDeadline(client, () => handle.query(stateQuery));
+      return state.status === 'running' && (await interrupted()) ? undefined : state;
+    } catch (error) {
+      if (await interrupted()) return undefined;
+      throw error;
+    }
+  }
 
   router.patch('/conversations/:id', async (req, res) => {
     const { principal, row } = await owned(req, res);
@@ -221,7 +241,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
     const result = await withRevival({ catalog, config, client, pool, log }, row, text, () =>
       run(handle, body, key).catch(async (error: unknown) => {
         if (!(error instanceof WorkflowUpdateFailedError) || isRefusal(error.cause)) throw error;
-        throw (await deletedMeanwhile(client, handle)) ? gone() : error;
+        throw (await deletedMeanwhile(client, config.TEMPORAL_NAMESPACE, handle)) ? gone() : error;
       }),
     );
     if (record) {
@@ -279,14 +299,26 @@ const isRefusal = (cause: unknown) => cause instanceof ApplicationFailure && !!c
 
 const gone = () => new HttpError(410, 'The conversation was deleted while this turn ran');
 
+/** The reason Temporal's DeleteWorkflowExecution gives the run it terminates (the server's own words). */
+const DELETION_REASON = 'Delete workflow execution';
+
 /**
- * Whether a turn that failed did so because its conversation was deleted meanwhile: DELETE terminates the
- * workflow, then removes it and the rows, so the workflow is terminated or gone (and a retry would 404).
+ * Whether a turn that failed did so because its conversation was deleted meanwhile: DELETE removes the workflow
+ * (the server terminates a running one in its own words), then the rows, so the run is gone or terminated for
+ * deletion (and a retry would 404). An operator's terminate is not a deletion: that run is revived instead.
  */
-async function deletedMeanwhile(client: Client, handle: WorkflowHandle): Promise<boolean> {
+async function deletedMeanwhile(client: Client, namespace: string, handle: WorkflowHandle): Promise<boolean> {
   try {
-    const { status } = await withinDeadline(client, () => handle.describe());
-    return status.name === 'TERMINATED';
+    const { status, runId } = await withinDeadline(client, () => handle.describe());
+    if (status.name !== 'TERMINATED') return false;
+    const { history } = await withinDeadline(client, () =>
+      client.workflowService.getWorkflowExecutionHistoryReverse({
+        namespace,
+        execution: { workflowId: handle.workflowId, runId },
+        maximumPageSize: 1,
+      }),
+    );
+    return history?.events?.[0]?.workflowExecutionTerminatedEventAttributes?.reason === DELETION_REASON;
   } catch (error) {
     return error instanceof WorkflowNotFoundError || (error as { code?: number }).code === 5;
   }

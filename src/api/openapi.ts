@@ -375,7 +375,7 @@ function lifecyclePaths(): Record<string, unknown> {
           'Stop the running turn within a second: the model call in flight is cancelled (its stream closed), tools are cancelled where they can be, ' +
           'items the turn waits on are withdrawn (closedAs withdrawn). What streamed stays in the transcript with stopped: true, and the waiting messages ' +
           'call answers with stopped: true. A child workflow that already started (a save pipeline) is not cancelled: it finishes on its own and its result is not added. ' +
-          'Idempotent: with no turn running it answers stopped: false.',
+          'Idempotent: with no turn running it answers stopped: false; when the run has ended or is stuck, stopped: false with status interrupted (the next message revives it).',
         parameters: [idParam],
         responses: {
           200: {

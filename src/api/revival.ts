@@ -26,6 +26,7 @@ import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts
 import { toolMessage } from '../shared/tool-message.ts';
 import type { ChatSession } from '../workflows/chat-session.ts';
 import { HttpError } from './http-error.ts';
+import { FAILURE_STATUS } from '../shared/failures.ts';
 
 export interface RevivalDeps {
   /** the agents the new run is for: its settings, its MCP servers, a stateful agent's kernel */
@@ -346,8 +347,10 @@ export async function withRevival<T>(
   } catch (error) {
     // An answer already decided (the conversation was deleted meanwhile: 410) is not a dead run to bring back.
     if (error instanceof HttpError) throw error;
-    // A run's own refusal (a validator, a failure of ours) is an answer, not a dead run.
-    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type) throw error;
+    // A run's own refusal (a validator, a failure of ours) is an answer, not a dead run; the server's failure of an
+    // accepted Update whose run ended under it (an operator's terminate, a timeout, a reset) is a dead run.
+    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type! in FAILURE_STATUS)
+      throw error;
     const health = await runHealth(handle).catch(() => undefined);
     if (!health || health.state === 'running') throw error;
     // the Update reached no run when there was none to reach

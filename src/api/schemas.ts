@@ -42,6 +42,13 @@ export const RenamedBody = z.object({ id: z.uuid(), title: z.string() });
 export const createdConversation = (catalog: ServerCatalog) =>
   z.object({ id: z.uuid(), agent: agentEnum(catalog), workflowId: z.string() });
 
+/**
+ * What GET says a conversation is doing: its run's own status, or `interrupted` when the run has ended, is gone or is
+ * stuck, so the view comes from PostgreSQL and the next message revives it (src/api/revival.ts).
+ */
+export const ConversationViewStatus = z.enum([...ConversationStatus.options, 'interrupted']);
+export type ConversationViewStatus = z.infer<typeof ConversationViewStatus>;
+
 /** GET /v1/conversations/:id: the generic view and the fields each agent's kernel view adds. */
 export const conversationView = (catalog: ServerCatalog) =>
   z.object({
@@ -50,7 +57,7 @@ export const conversationView = (catalog: ServerCatalog) =>
     title: z.string(),
     workflowId: z.string(),
     createdAt: z.string(),
-    status: ConversationStatus,
+    status: ConversationViewStatus,
     messages: z.array(ChatMessage),
     pending: z.array(PendingItem),
     usage: UsageView,

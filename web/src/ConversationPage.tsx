@@ -328,7 +328,12 @@ export function ConversationPage({
                 {running ? 'Working…' : 'Waiting for you'}
               </span>
             )}
-            {!running && view.status !== 'waiting' && (
+            {!running && view.status === 'interrupted' && (
+              <span className="status status-interrupted" role="status">
+                Interrupted: send a message to go on
+              </span>
+            )}
+            {!running && view.status !== 'waiting' && view.status !== 'interrupted' && (
               <span className="status status-ready visually-hidden" role="status">
                 Ready
               </span>

@@ -13,6 +13,7 @@ export type {
 } from '../../src/shared/messages.ts';
 import type { AgentName, ChatMessage, ConversationStatus, PendingItem, Usage } from '../../src/shared/messages.ts';
 import type { BudgetView } from '../../src/api/budget-view.ts';
+import type { ConversationViewStatus } from '../../src/api/schemas.ts';
 
 export interface ConversationSummary {
   id: string;
@@ -26,8 +27,9 @@ export interface ConversationSummary {
   client?: string | null;
 }
 
-export interface ConversationView extends ConversationSummary {
-  status: ConversationStatus;
+export interface ConversationView extends Omit<ConversationSummary, 'status'> {
+  /** `interrupted`: its run ended or is stuck; the page still shows it, and the next message revives it */
+  status: ConversationViewStatus;
   messages: ChatMessage[];
   pending: PendingItem[];
   /** cost: what every model call of the conversation cost (its pipelines' and tools' calls too), from the server's price table */
