@@ -94,6 +94,7 @@ test('sign in through the provider, work with the cookie session, make and revok
     await page.getByLabel('Key name').fill('laptop script');
     // a scope besides the conversations, chosen on the page (issue 42)
     await page.getByLabel('Export all your data').check();
+    assert.equal(await page.getByLabel('Operator routes').count(), 0, 'the operator scope is offered to operators only');
     await page.getByRole('button', { name: 'Make a key' }).click();
     const key = await page.getByLabel('New API key').inputValue();
     assert.match(key, /^brg_/);

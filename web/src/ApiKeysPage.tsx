@@ -8,7 +8,7 @@ const EXTRA_SCOPES = [
   { scope: 'keys', label: 'Make and revoke API keys' },
   { scope: 'export', label: 'Export all your data' },
   { scope: 'erase', label: 'Erase your account' },
-  { scope: 'operator', label: 'Operator routes (needs the operator role)' },
+  { scope: 'operator', label: 'Operator routes', role: 'operator' },
 ] as const;
 
 interface ApiKey {
@@ -28,6 +28,8 @@ export function ApiKeysPage() {
   const [name, setName] = useState('');
   const [expires, setExpires] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
+  // the operator scope is offered to operators only: anyone else asking for it gets a 400
+  const [roles, setRoles] = useState<string[]>([]);
   const [made, setMade] = useState<{ name: string; key: string }>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -38,6 +40,11 @@ export function ApiKeysPage() {
       .catch((e: ApiError) => setError(e.message));
   }, []);
   useEffect(load, [load]);
+  useEffect(() => {
+    api<{ roles: string[] }>('GET', '/v1/meta')
+      .then((meta) => setRoles(meta.roles))
+      .catch(() => setRoles([]));
+  }, []);
 
   async function create(event: React.FormEvent) {
     event.preventDefault();
@@ -97,7 +104,7 @@ export function ApiKeysPage() {
         <input id="api-key-expires" type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
         <fieldset>
           <legend>Besides your conversations, the key may</legend>
-          {EXTRA_SCOPES.map(({ scope, label }) => (
+          {EXTRA_SCOPES.filter((option) => !('role' in option) || roles.includes(option.role)).map(({ scope, label }) => (
             <label key={scope} className="checkbox">
               <input
                 type="checkbox"
