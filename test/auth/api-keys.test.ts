@@ -205,6 +205,8 @@ describe('personal API keys across two API processes', () => {
     assert.match(unseen.headers.get('www-authenticate') ?? '', /not signed in for too long/);
     await app.adminQuery("UPDATE users SET last_seen_at = now() WHERE user_id = 'oidc:unseen'");
     assert.equal((await onOther('GET', '/v1/meta', oidcKey)).status, 200);
+    // a row written without scopes, as every key made before migration 042: the default scope alone
+    assert.equal((await onOther('GET', '/v1/me/export', oidcKey)).status, 403);
 
     // An API_TOKENS user's standing is their entry, which every API start records: not their last call.
     const aliceKey = await makeKey(ALICE, { name: 'old' });
