@@ -23,7 +23,7 @@ import { requestId } from './request-id.ts';
 import { metricsHandler, requestMetrics } from './metrics.ts';
 import { webAppRoutes } from './web-app.ts';
 import { OidcVerifier } from './oidc.ts';
-import { UserLedger } from './users.ts';
+import { TokenStanding, UserLedger } from './users.ts';
 import { WebSessions, webSignInRoutes } from './web-sign-in.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
@@ -61,7 +61,12 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
         )
       : undefined;
   const sessions = oidc && config.AUTH_OIDC_CLIENT_ID ? new WebSessions(pool, config) : undefined;
-  const frontDoor = authenticate({ tokens, pool, config, ledger, oidc, sessions });
+  // at start, unasked: an owner whose API_TOKENS entry is gone loses their keys on every API process now
+  const standing = new TokenStanding(pool, tokens, (line) => logLine(line));
+  standing
+    .ready()
+    .catch((error: unknown) => logLine('users: could not record the API_TOKENS standing yet; tried again at the next key', error));
+  const frontDoor = authenticate({ tokens, pool, config, ledger, oidc, sessions, standing });
   app.use(
     '/codec',
     codecServerRoutes({ codec, authenticate: frontDoor, sessions, uiOrigins: uiUrl ? [uiUrl] : [], namespace: config.TEMPORAL_NAMESPACE }),

@@ -36,14 +36,19 @@ export interface AuthDeps {
   ledger: UserLedger;
   oidc?: OidcVerifier;
   sessions?: WebSessions;
+  /** this process's API_TOKENS recorded as the users' standing: awaited before a key is checked */
+  standing?: { ready(): Promise<void> };
 }
 
 /** Bearer tokens of API_TOKENS are compared by digest in constant time, so neither timing nor a log line leaks one. */
-export function authenticate({ tokens, pool, config, ledger, oidc, sessions }: AuthDeps) {
+export function authenticate({ tokens, pool, config, ledger, oidc, sessions, standing }: AuthDeps) {
   const grants = Object.entries(tokens).map(([token, grant]) => ({ digest: digest(token), grant }));
 
   async function fromBearer(token: string): Promise<Principal> {
-    if (token.startsWith(API_KEY_PREFIX)) return apiKeyPrincipal(pool, token, config);
+    if (token.startsWith(API_KEY_PREFIX)) {
+      await standing?.ready();
+      return apiKeyPrincipal(pool, token, config);
+    }
     const presented = digest(token);
     const found = grants.find((entry) => timingSafeEqual(entry.digest, presented));
     if (found) {

@@ -8,9 +8,10 @@
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { principalOf } from './auth.ts';
+import { principalOf } from './auth-types.ts';
 import { jsonBody } from './body.ts';
 import { HttpError, parseBody } from './http-error.ts';
+import { requireScope } from './key-scopes.ts';
 import type { WebSessions } from './web-sign-in.ts';
 
 export const OPERATOR_ROLE = 'operator';
@@ -107,6 +108,7 @@ export function codecServerRoutes({ codec, authenticate, sessions, uiOrigins, na
   router.use((_req, res, next) => {
     if (!principalOf(res).roles.includes(OPERATOR_ROLE))
       return next(new HttpError(403, `The codec server is for operators: the token or signed-in person needs the "${OPERATOR_ROLE}" role`));
+    requireScope(principalOf(res), 'operator');
     next();
   });
   router.use(jsonBody(CODEC_BODY_LIMIT_BYTES));

@@ -56,6 +56,18 @@ const errors = (...codes: number[]) =>
     ]),
   );
 
+/**
+ * An operation a personal API key reaches only with these scopes (key-scopes.ts): the scopes by name
+ * (`x-api-key-scopes`, on the operation) and its 403 (spread into its responses).
+ */
+const keyScopes = (...scopes: string[]) => ({ 'x-api-key-scopes': scopes });
+const scopeRefused = (roleToo: string | undefined, ...scopes: string[]) => ({
+  403: json(
+    `${roleToo ? `The caller lacks the ${roleToo} role, or an` : 'An'} API key made without the ${scopes.map((scope) => `"${scope}"`).join(' and ')} scope${scopes.length > 1 ? 's' : ''} (scopes: [...] on POST /v1/api-keys)`,
+    'Error',
+  ),
+});
+
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
 const idempotencyHeader = {
   name: 'Idempotency-Key',
@@ -301,26 +313,38 @@ function signInPaths(): Record<string, unknown> {
         operationId: 'createApiKey',
         summary:
           'Make a personal API key (brg_…) for scripts. The key is in this answer only; it is stored as a digest. It acts as its owner with the smaller of ' +
-          'the roles given here (default: all of them) and the roles the owner was last seen with, and stops working when it expires, is deleted, its owner ' +
-          'is disabled or has not been seen for AUTH_API_KEY_OWNER_UNSEEN. An API key cannot make keys (403).',
+          "the roles given here (default: all of them) and the roles recorded for the owner, within its scopes (default: the owner's conversations only; " +
+          '"keys", "erase", "export" and "operator" only when asked for here, and only ones the caller holds, else 400), and stops working when it ' +
+          "expires, is deleted, its owner is disabled, its owner's API_TOKENS entry is gone (at the next API start), or a provider's person has not " +
+          'signed in for AUTH_API_KEY_OWNER_UNSEEN. An API key needs the "keys" scope to make keys (403 without it); the key it makes has no more ' +
+          'roles or scopes than it, expires no later, and is revoked with it.',
+        ...keyScopes('keys'),
         requestBody: { required: true, content: { 'application/json': { schema: schema(CreateApiKeyBody, 'input') } } },
         responses: {
           201: { description: 'The key, shown once', content: { 'application/json': { schema: schema(CreatedApiKey) } } },
-          ...errors(400, 401, 403, 503),
+          ...errors(400, 401, 503),
+          ...scopeRefused(undefined, 'keys'),
         },
       },
       get: {
         operationId: 'listApiKeys',
-        summary: "The caller's API keys, without secrets, newest first",
-        responses: { 200: { description: 'Keys', content: { 'application/json': { schema: schema(ApiKeyList) } } }, ...errors(401, 503) },
+        summary: "The caller's API keys, without secrets, newest first, each with its scopes",
+        ...keyScopes('keys'),
+        responses: {
+          200: { description: 'Keys', content: { 'application/json': { schema: schema(ApiKeyList) } } },
+          ...errors(401, 503),
+          ...scopeRefused(undefined, 'keys'),
+        },
       },
     },
     '/v1/api-keys/{id}': {
       delete: {
         operationId: 'revokeApiKey',
-        summary: "Revoke a key: the next request with it answers 401 from every API process. Another user's key is 404.",
+        summary:
+          "Revoke a key (and the keys it made): the next request with it answers 401 from every API process. Another user's key is 404.",
+        ...keyScopes('keys'),
         parameters: [keyId],
-        responses: { 204: { description: 'Revoked' }, ...errors(401, 404, 503) },
+        responses: { 204: { description: 'Revoked' }, ...errors(401, 404, 503), ...scopeRefused(undefined, 'keys') },
       },
     },
     '/auth/session': {
@@ -418,7 +442,8 @@ function protectionPaths(): Record<string, unknown> {
   const codec = (action: string, summary: string) => ({
     post: {
       operationId: `${action}Payloads`,
-      summary,
+      summary: `${summary}; an API key also needs the "operator" scope`,
+      ...keyScopes('operator'),
       parameters: [
         {
           name: 'X-Namespace',
@@ -431,7 +456,8 @@ function protectionPaths(): Record<string, unknown> {
       requestBody: { required: true, content: { 'application/json': { schema: schema(CodecBody, 'input') } } },
       responses: {
         200: { description: `The payloads, ${action}d, in order`, content: { 'application/json': { schema: schema(CodecBody) } } },
-        ...errors(400, 401, 403, 404, 413, 415),
+        ...errors(400, 401, 404, 413, 415),
+        ...scopeRefused('operator', 'operator'),
       },
     },
   });
@@ -441,8 +467,9 @@ function protectionPaths(): Record<string, unknown> {
         operationId: 'exportMyData',
         summary:
           'Everything Brigade holds of the caller, as one JSON download: every conversation (as GET /v1/conversations/{id}/export), usage rows, ' +
-          'and what each agent keeps (savedRecipes).',
-        responses: { 200: exportResponse, ...errors(401, 503) },
+          'and what each agent keeps (savedRecipes). An API key needs the "export" scope.',
+        ...keyScopes('export'),
+        responses: { 200: exportResponse, ...errors(401, 503), ...scopeRefused(undefined, 'export') },
       },
     },
     '/v1/me': {
@@ -450,26 +477,32 @@ function protectionPaths(): Record<string, unknown> {
         operationId: 'eraseMyData',
         summary:
           'Erase everything of the caller: conversations with their files and Temporal executions (deleted, children too), saved recipes with their ' +
-          'images, usage rows (kept only as anonymous daily totals) and idempotency keys. Answers 204 when done; repeating it is harmless.',
-        responses: { 204: { description: 'Erased' }, ...errors(401, 503) },
+          'images, usage rows (kept only as anonymous daily totals) and idempotency keys. Answers 204 when done; repeating it is harmless. ' +
+          'An API key needs the "erase" scope.',
+        ...keyScopes('erase'),
+        responses: { 204: { description: 'Erased' }, ...errors(401, 503), ...scopeRefused(undefined, 'erase') },
       },
     },
     '/v1/users/{user}/export': {
       get: {
         operationId: 'exportUserData',
-        summary: "An operator's GET /v1/me/export for a given user (role operator)",
+        summary: "An operator's GET /v1/me/export for a given user (role operator; an API key also needs the scopes operator and export)",
+        ...keyScopes('operator', 'export'),
         parameters: [userParam],
-        responses: { 200: exportResponse, ...errors(401, 403, 503) },
+        responses: { 200: exportResponse, ...errors(401, 503), ...scopeRefused('operator', 'operator', 'export') },
       },
     },
     '/v1/users/{user}': {
       delete: {
         operationId: 'eraseUserData',
-        summary: "An operator's DELETE /v1/me for a given user (role operator); answers what was erased, by kind",
+        summary:
+          "An operator's DELETE /v1/me for a given user (role operator; an API key also needs the scopes operator and erase); answers what was erased, by kind",
+        ...keyScopes('operator', 'erase'),
         parameters: [userParam],
         responses: {
           200: { description: 'Erased', content: { 'application/json': { schema: schema(ErasureReport) } } },
-          ...errors(401, 403, 503),
+          ...errors(401, 503),
+          ...scopeRefused('operator', 'operator', 'erase'),
         },
       },
     },

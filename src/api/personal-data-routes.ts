@@ -24,6 +24,7 @@ import { principalOf } from './auth.ts';
 import { OPERATOR_ROLE } from './codec-server.ts';
 import { readExport } from './conversation-lifecycle.ts';
 import { HttpError, parseBody } from './http-error.ts';
+import { requireScope } from './key-scopes.ts';
 
 const ALL = 1_000_000;
 
@@ -141,6 +142,7 @@ export function personalDataRoutes({ catalog, config, client, pool, log }: Perso
   };
 
   router.get('/me/export', async (_req, res) => {
+    requireScope(principalOf(res), 'export');
     const { user } = principalOf(res);
     res.setHeader('Content-Disposition', 'attachment; filename="brigade-export.json"');
     res.setHeader('Cache-Control', 'no-store');
@@ -149,6 +151,7 @@ export function personalDataRoutes({ catalog, config, client, pool, log }: Perso
 
   // Done before it answers: 204 means nothing of theirs is left in PostgreSQL, the object store or Temporal.
   router.delete('/me', async (_req, res) => {
+    requireScope(principalOf(res), 'erase');
     const { user } = principalOf(res);
     await erase(user, user);
     res.status(204).end();
@@ -156,6 +159,7 @@ export function personalDataRoutes({ catalog, config, client, pool, log }: Perso
 
   router.get('/users/:user/export', async (req, res) => {
     operatorOnly(res);
+    requireScope(principalOf(res), 'operator', 'export');
     const { user } = parseBody(UserParam, req.params);
     res.setHeader('Cache-Control', 'no-store');
     res.json(await exportOf(user));
@@ -163,6 +167,7 @@ export function personalDataRoutes({ catalog, config, client, pool, log }: Perso
 
   router.delete('/users/:user', async (req, res) => {
     operatorOnly(res);
+    requireScope(principalOf(res), 'operator', 'erase');
     const { user } = parseBody(UserParam, req.params);
     res.json({ user, erased: await erase(user, principalOf(res).user) });
   });

@@ -92,6 +92,9 @@ test('sign in through the provider, work with the cookie session, make and revok
     // API keys: made on the page, shown once, used by a script, revoked
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Key name').fill('laptop script');
+    // a scope besides the conversations, chosen on the page (issue 42)
+    await page.getByLabel('Export all your data').check();
+    assert.equal(await page.getByLabel('Operator routes').count(), 0, 'the operator scope is offered to operators only');
     await page.getByRole('button', { name: 'Make a key' }).click();
     const key = await page.getByLabel('New API key').inputValue();
     assert.match(key, /^brg_/);
@@ -101,7 +104,12 @@ test('sign in through the provider, work with the cookie session, make and revok
       ((await byScript.json()) as { conversations: { id: string }[] }).conversations.map((c) => c.id),
       [id],
     );
+    const script = (method: string, path: string) =>
+      fetch(`${app.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+    assert.equal((await script('GET', '/v1/me/export')).status, 200, 'the scope ticked');
+    assert.equal((await script('DELETE', '/v1/me')).status, 403, 'a scope not ticked');
     await page.getByRole('cell', { name: 'laptop script', exact: true }).waitFor();
+    await page.getByRole('cell', { name: 'conversations, export', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Revoke laptop script' }).click();
     await page.getByText('You have no API keys.').waitFor();
     assert.equal((await fetch(`${app.baseUrl}/v1/conversations`, { headers: { authorization: `Bearer ${key}` } })).status, 401);

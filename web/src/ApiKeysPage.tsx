@@ -1,12 +1,21 @@
-// Personal API keys for scripts (issue 34): the caller's keys without their secrets, a form that makes one and
-// shows it once, and a revoke button per key.
+// Personal API keys for scripts (issue 34): the caller's keys without their secrets and with their scopes, a form
+// that makes one (its scopes chosen, issue 42) and shows it once, and a revoke button per key.
 import { useCallback, useEffect, useState } from 'react';
 import { ApiError, api } from './api';
+
+/** What a key may do besides the owner's conversations (every key's): asked for one by one (src/api/key-scopes.ts). */
+const EXTRA_SCOPES = [
+  { scope: 'keys', label: 'Make and revoke API keys' },
+  { scope: 'export', label: 'Export all your data' },
+  { scope: 'erase', label: 'Erase your account' },
+  { scope: 'operator', label: 'Operator routes', role: 'operator' },
+] as const;
 
 interface ApiKey {
   id: string;
   name: string;
   roles: string[] | null;
+  scopes: string[];
   expiresAt: string | null;
   createdAt: string;
   lastUsedAt: string | null;
@@ -18,6 +27,9 @@ export function ApiKeysPage() {
   const [keys, setKeys] = useState<ApiKey[]>();
   const [name, setName] = useState('');
   const [expires, setExpires] = useState('');
+  const [scopes, setScopes] = useState<string[]>([]);
+  // the operator scope is offered to operators only: anyone else asking for it gets a 400
+  const [roles, setRoles] = useState<string[]>([]);
   const [made, setMade] = useState<{ name: string; key: string }>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -28,17 +40,23 @@ export function ApiKeysPage() {
       .catch((e: ApiError) => setError(e.message));
   }, []);
   useEffect(load, [load]);
+  useEffect(() => {
+    api<{ roles: string[] }>('GET', '/v1/meta')
+      .then((meta) => setRoles(meta.roles))
+      .catch(() => setRoles([]));
+  }, []);
 
   async function create(event: React.FormEvent) {
     event.preventDefault();
     setBusy(true);
     setError(undefined);
     try {
-      const body = { name: name.trim(), ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}) };
+      const body = { name: name.trim(), scopes, ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}) };
       const created = await api<{ name: string; key: string }>('POST', '/v1/api-keys', body);
       setMade({ name: created.name, key: created.key });
       setName('');
       setExpires('');
+      setScopes([]);
       load();
     } catch (e) {
       setError((e as ApiError).message);
@@ -61,8 +79,9 @@ export function ApiKeysPage() {
     <section className="api-keys">
       <h1>API keys</h1>
       <p>
-        A key lets a script call Brigade's API as you (<code>Authorization: Bearer brg_…</code>), with no more than your roles. It stops
-        when you revoke it, when it expires, or when you have not signed in for a long time.
+        A key lets a script call Brigade's API as you (<code>Authorization: Bearer brg_…</code>), with no more than your roles. It reads and
+        writes your conversations; anything more only if you tick it below. It stops when you revoke it, when it expires, or when your
+        account ends or has not signed in for a long time.
       </p>
       {error && (
         <p role="alert" className="banner error">
@@ -83,6 +102,19 @@ export function ApiKeysPage() {
         <input id="api-key-name" value={name} maxLength={100} required onChange={(e) => setName(e.target.value)} />
         <label htmlFor="api-key-expires">Expires (optional)</label>
         <input id="api-key-expires" type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
+        <fieldset>
+          <legend>Besides your conversations, the key may</legend>
+          {EXTRA_SCOPES.filter((option) => !('role' in option) || roles.includes(option.role)).map(({ scope, label }) => (
+            <label key={scope} className="checkbox">
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(e) => setScopes((now) => (e.target.checked ? [...now, scope] : now.filter((s) => s !== scope)))}
+              />{' '}
+              {label}
+            </label>
+          ))}
+        </fieldset>
         <button type="submit" disabled={busy || !name.trim()}>
           Make a key
         </button>
@@ -93,6 +125,7 @@ export function ApiKeysPage() {
           <thead>
             <tr>
               <th>Name</th>
+              <th>Scopes</th>
               <th>Made</th>
               <th>Last used</th>
               <th>Expires</th>
@@ -103,6 +136,7 @@ export function ApiKeysPage() {
             {keys.map((key) => (
               <tr key={key.id}>
                 <td>{key.name}</td>
+                <td>{key.scopes.join(', ')}</td>
                 <td>{when(key.createdAt, '')}</td>
                 <td>{when(key.lastUsedAt, 'never')}</td>
                 <td>{when(key.expiresAt, 'never')}</td>
