@@ -105,6 +105,9 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
       asked = spec.kernel
         ? await askKernel(spec.kernel, ask, step.context, config.MODEL_SCHEMA_ATTEMPTS)
         : await streamReply(spec.tools, ask, step.mcpTools, deltas, seen);
+      // Some SDKs end a stream quietly when it is aborted (OpenAI's, Anthropic's) where Gemini's throws: the
+      // answer is as cut either way, and is recorded as stopped, not as complete.
+      if (stop.byUser()) return recordStopped(step, deltas, seen.usage, commits);
     } catch (error) {
       if (!stop.byUser()) throw asModelFailure(error);
       return recordStopped(step, deltas, seen.usage, commits);

@@ -81,6 +81,25 @@ for (const provider of PROVIDERS) {
       assert.equal(answered.body.stopped, true, JSON.stringify(answered.body));
       assert.equal(await reached.ended, 'closed', 'Stop closed the HTTP stream to the provider');
 
+      // Stop in the middle of a streamed answer: what streamed stays, marked as cut, for the page and the next call
+      const words = Array.from({ length: 40 }, (_, i) => `word${i} `);
+      fake.script(reply.text(words, { intervalMs: 100 }));
+      const asked = fake.requests.length;
+      const streaming = say('Tell me another long story');
+      const deadline = Date.now() + 10_000;
+      while (fake.requests.length === asked && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      // a few pieces out of forty, 100 ms apart
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      const stopAnswer = await app.call('POST', `/v1/conversations/${id}/stop`);
+      assert.equal(stopAnswer.body.stopped, true);
+      const cut = await streaming;
+      assert.equal(cut.body.stopped, true, JSON.stringify(cut.body));
+      const last = (await app.call('GET', `/v1/conversations/${id}`)).body.messages.at(-1);
+      assert.equal(last.role, 'assistant');
+      assert.match(last.text, /^word0 word1 /, 'what streamed stays');
+      assert.ok(!last.text.includes('word39'), 'the answer was cut');
+      assert.equal(last.stopped, true, `the cut reply is marked: ${JSON.stringify(last)}`);
+
       fake.script(reply.text('Hello again.'));
       assert.equal((await say('Hello?')).body.messages.at(-1).text, 'Hello again.');
       const replayed = fake.requests.at(-1)!.body;
