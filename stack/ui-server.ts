@@ -16,7 +16,7 @@ export interface UiServerOptions {
   namespace: string;
   /** origins allowed to call the UI's API from a browser (the API's own address) */
   corsOrigins?: string[];
-  /** Brigade's codec server (`<api>/codec`), which the UI asks to decode payloads with the browser's cookies */
+  /** Brigade's codec server (`<api>/codec`), which the UI asks to decode payloads with its own access token */
   codecEndpoint?: string;
   log?: (line: string) => void;
   onUnexpectedExit?: (reason: string) => void;
@@ -27,13 +27,14 @@ export function uiServerConfig(
 ): string {
   const q = (value: string) => JSON.stringify(value);
   const origins = opts.corsOrigins ?? [];
-  // includeCredentials: the browser sends the operator's Brigade sign-in cookie (the UI and the API are the same
-  // site); this UI has no sign-in of its own, so it has no access token to pass.
+  // passAccessToken: the UI sends its own OpenID access token, which the codec server checks like any bearer
+  // token (operator role). No credentials: the codec server takes no cookie (issue 42). A UI without a sign-in
+  // of its own (auth below) has no token to pass: the CLI with an operator's key reads payloads instead.
   const codec = opts.codecEndpoint
     ? `codec:
   endpoint: ${q(opts.codecEndpoint)}
-  passAccessToken: false
-  includeCredentials: true
+  passAccessToken: true
+  includeCredentials: false
 `
     : '';
   return `# Written by Brigade's cluster shape (stack/ui-server.ts) at every start; edits are lost.

@@ -69,7 +69,7 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
   const frontDoor = authenticate({ tokens, pool, config, ledger, oidc, sessions, standing });
   app.use(
     '/codec',
-    codecServerRoutes({ codec, authenticate: frontDoor, sessions, uiOrigins: uiUrl ? [uiUrl] : [], namespace: config.TEMPORAL_NAMESPACE }),
+    codecServerRoutes({ codec, authenticate: frontDoor, uiOrigins: uiUrl ? [uiUrl] : [], namespace: config.TEMPORAL_NAMESPACE }),
   );
   app.use(cors(config.CORS_ORIGINS));
   app.use(healthRoutes({ pool, checkTemporal, log: (line) => logLine(line) }));

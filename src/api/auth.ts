@@ -1,6 +1,7 @@
 // The API's front door (issue 34): an API_TOKENS token, a personal API key (brg_…), an OpenID provider's JWT
-// access token, or the web sign-in's session cookie. A refusal is 401 with WWW-Authenticate as RFC 6750 has
-// it, saying why in words and never repeating the token; no log line holds one either.
+// access token, or the web sign-in's session cookie with its page's proof (issue 42). A refusal is 401 with
+// WWW-Authenticate as RFC 6750 has it, saying why in words and never repeating the token; no log line holds
+// one either.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type pg from 'pg';
@@ -10,7 +11,7 @@ import type { Principal } from './auth-types.ts';
 import { HttpError } from './http-error.ts';
 import { InvalidToken, type OidcVerifier, ProviderUnavailable } from './oidc.ts';
 import { API_TOKENS_ISSUER, type UserLedger } from './users.ts';
-import type { WebSessions } from './web-sign-in.ts';
+import { PROOF_HEADER, type WebSessions } from './web-sign-in.ts';
 
 export { principalOf, type Principal } from './auth-types.ts';
 
@@ -86,7 +87,14 @@ export function authenticate({ tokens, pool, config, ledger, oidc, sessions, sta
       }
       const session = sessions && (await sessions.principal(req));
       if (session) {
-        sessions.checkCsrf(req, session);
+        // the cookie alone reaches servers on the host's other ports too: it counts only with the page's proof
+        if (!session.proven)
+          return refuse(
+            res,
+            next,
+            `a session cookie counts only with the ${PROOF_HEADER} header of the page that signed in`,
+            'invalid_token',
+          );
         res.locals.principal = session.principal;
         return next();
       }

@@ -1,10 +1,10 @@
 // Temporal's codec server protocol on the API's port (docs/operations.md): the Web UI and `temporal workflow
 // show --codec-endpoint` POST the payloads they hold to /codec/decode (and /codec/encode, for what they send)
-// and show what comes back. Decoding reveals conversations, so only an operator may: a bearer token (API_TOKENS,
-// an API key, an OpenID access token) with the `operator` role, or, from the Web UI's origin alone, the web
-// sign-in's session cookie of a person with that role (the UI's "include cross-origin credentials": the UI and
-// the API are the same site, so the browser sends the SameSite=Strict cookie). The Web UI's origin alone gets
-// CORS, with credentials; its preflight (which carries no credentials) is answered first.
+// and show what comes back. Decoding reveals conversations, so only an operator may, and only with a bearer
+// token through the front door: the Web UI's own OpenID access token (its codec setting "pass access token"),
+// an operator's API key or API_TOKENS token for the CLI. No cookie is taken (issue 42): the web sign-in's
+// cookie reaches every port of the API's host and a request's Origin header is anyone's to write. The Web UI's
+// origin alone gets CORS, without credentials; its preflight (which carries no token) is answered first.
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
@@ -12,7 +12,6 @@ import { principalOf } from './auth-types.ts';
 import { jsonBody } from './body.ts';
 import { HttpError, parseBody } from './http-error.ts';
 import { requireScope } from './key-scopes.ts';
-import type { WebSessions } from './web-sign-in.ts';
 
 export const OPERATOR_ROLE = 'operator';
 /** a Web UI page of history asks for many payloads at once; each is at most what Temporal accepts (2 MB by default) */
@@ -39,8 +38,9 @@ const toJson = (payload: Payload) => ({
 });
 
 /**
- * CORS for the Web UI's origins only (exact, never `*`, since credentials are allowed): the UI sends a JSON body,
- * X-Namespace and, with passAccessToken, Authorization (its access token) and Authorization-Extras (its ID token).
+ * CORS for the Web UI's origins only (exact, never `*`): the UI sends a JSON body, X-Namespace and, with
+ * passAccessToken, Authorization (its access token) and Authorization-Extras (its ID token). No credentials:
+ * a browser's cookies are no way in here.
  */
 function codecCors(allowed: ReadonlySet<string>) {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -48,11 +48,7 @@ function codecCors(allowed: ReadonlySet<string>) {
     if (!origin) return next();
     res.vary('Origin');
     const permitted = allowed.has(origin);
-    if (permitted) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      // the UI's "include cross-origin credentials": the browser sends the web sign-in's cookie and may read the answer
-      res.setHeader('Access-Control-Allow-Credentials', 'true');
-    }
+    if (permitted) res.setHeader('Access-Control-Allow-Origin', origin);
     if (req.method !== 'OPTIONS') return next();
     if (!permitted)
       return next(new HttpError(403, "This origin may not call the codec server; set TEMPORAL_UI_URL to the Web UI's address"));
@@ -68,8 +64,6 @@ export interface CodecServerDeps {
   codec: PayloadCodec | undefined;
   /** the API's front door (API_TOKENS, API keys, OIDC access tokens): an operator signs in as anywhere else */
   authenticate: RequestHandler;
-  /** the web sign-in's sessions, when it is configured: a request without a bearer token may come with the cookie */
-  sessions?: WebSessions;
   /** the Web UI's origins (TEMPORAL_UI_URL, or the dev server's UI) */
   uiOrigins: readonly string[];
   /** the namespace Brigade's payloads live in; another (X-Namespace) is refused */
@@ -77,37 +71,30 @@ export interface CodecServerDeps {
 }
 
 /**
- * A bearer token goes through the front door. The session cookie is taken here instead, without the CSRF token
- * the front door asks of a cookie (the UI cannot send one): decode and encode change nothing, and what they
- * answer only the Web UI's origin may read (CORS). A cookie is taken only from that origin and with a JSON body,
- * which a page of another origin cannot send without a preflight that is refused.
+ * A bearer token, through the front door; nothing else. Without an Authorization header the request is refused
+ * here, before the front door could take the web sign-in's cookie.
  */
-function codecAuthentication(
-  authenticate: RequestHandler,
-  sessions: WebSessions | undefined,
-  allowed: ReadonlySet<string>,
-): RequestHandler {
-  return async (req, res, next) => {
-    if (req.headers.authorization !== undefined || !sessions) return authenticate(req, res, next);
-    const session = await sessions.principal(req);
-    if (!session) return authenticate(req, res, next);
-    const origin = req.header('Origin');
-    if (!origin || !allowed.has(origin))
-      throw new HttpError(403, "The codec server takes the sign-in cookie only from the Web UI's origin (TEMPORAL_UI_URL)");
-    if (!req.is('application/json')) throw new HttpError(415, 'The codec server takes a JSON body (Content-Type: application/json)');
-    res.locals.principal = session.principal;
-    next();
+function bearerOnly(authenticate: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    if (req.headers.authorization !== undefined) return authenticate(req, res, next);
+    res.setHeader('WWW-Authenticate', 'Bearer realm="brigade"');
+    next(
+      new HttpError(
+        401,
+        'The codec server takes a bearer token only (the Web UI\'s access token with "pass access token", or an operator\'s API key); never a cookie',
+      ),
+    );
   };
 }
 
-export function codecServerRoutes({ codec, authenticate, sessions, uiOrigins, namespace }: CodecServerDeps): Router {
+export function codecServerRoutes({ codec, authenticate, uiOrigins, namespace }: CodecServerDeps): Router {
   const router = Router();
   const allowed = new Set(uiOrigins.map((origin) => new URL(origin).origin));
   router.use(codecCors(allowed));
-  router.use(codecAuthentication(authenticate, sessions, allowed));
+  router.use(bearerOnly(authenticate));
   router.use((_req, res, next) => {
     if (!principalOf(res).roles.includes(OPERATOR_ROLE))
-      return next(new HttpError(403, `The codec server is for operators: the token or signed-in person needs the "${OPERATOR_ROLE}" role`));
+      return next(new HttpError(403, `The codec server is for operators: the token needs the "${OPERATOR_ROLE}" role`));
     requireScope(principalOf(res), 'operator');
     next();
   });

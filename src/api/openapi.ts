@@ -351,9 +351,9 @@ function signInPaths(): Record<string, unknown> {
       get: {
         operationId: 'getSignInSession',
         summary:
-          'How the web client signs in (signIn: oidc or token), whether this browser is signed in by cookie, and the CSRF token that its state-changing requests send as X-CSRF-Token',
+          'How the web client signs in (signIn: oidc or token); whether a live session cookie came (cookieSession) and whether this request proved it with X-Brigade-Session-Proof (signedIn). Never the proof itself',
         security: [],
-        responses: { 200: { description: '{ signIn, signedIn, csrfToken? }' } },
+        responses: { 200: { description: '{ signIn, signedIn, cookieSession }' } },
       },
     },
     '/auth/login': {
@@ -368,7 +368,8 @@ function signInPaths(): Record<string, unknown> {
     '/auth/callback': {
       get: {
         operationId: 'finishSignIn',
-        summary: "The provider's redirect back: sets the session cookie (HttpOnly, Secure, SameSite=Strict) and redirects to returnTo",
+        summary:
+          "The provider's redirect back: sets the session cookie (HttpOnly, Secure, SameSite=Strict) and redirects to returnTo with the session's proof in the fragment (#session-proof=…), which every request made with the cookie must send as X-Brigade-Session-Proof",
         security: [],
         responses: {
           302: { description: 'Signed in' },
@@ -381,9 +382,9 @@ function signInPaths(): Record<string, unknown> {
       post: {
         operationId: 'signOut',
         summary:
-          "Ends the cookie session (X-CSRF-Token required); endSessionUrl is the provider's sign-out to navigate to, when it has one",
+          "Clears the session cookie; with X-Brigade-Session-Proof it also ends the session everywhere, and endSessionUrl is the provider's sign-out to navigate to, when it has one",
         security: [],
-        responses: { 200: { description: '{ endSessionUrl }' }, 403: json('No CSRF token', 'Error') },
+        responses: { 200: { description: '{ endSessionUrl }' } },
       },
     },
   };
@@ -508,11 +509,11 @@ function protectionPaths(): Record<string, unknown> {
     },
     '/codec/decode': codec(
       'decode',
-      "Temporal's codec server protocol: decrypt payloads for the Web UI or `temporal --codec-endpoint` (the operator role: a bearer token, or the web sign-in's cookie from the Web UI's origin)",
+      "Temporal's codec server protocol: decrypt payloads for the Web UI or `temporal --codec-endpoint` (the operator role, by bearer token only: the Web UI's own access token or an operator's key; never a cookie)",
     ),
     '/codec/encode': codec(
       'encode',
-      "Temporal's codec server protocol: encrypt payloads the Web UI or CLI sends (the operator role: a bearer token, or the web sign-in's cookie from the Web UI's origin)",
+      "Temporal's codec server protocol: encrypt payloads the Web UI or CLI sends (the operator role, by bearer token only: the Web UI's own access token or an operator's key; never a cookie)",
     ),
   };
 }

@@ -1,7 +1,13 @@
 // The web client's sign-in through the server (issue 34): Authorization Code with PKCE against the OpenID
 // provider, then a session whose secret lives in an HttpOnly, Secure, SameSite=Strict cookie, so no token ever
 // reaches page scripts. The session is in PostgreSQL (only its digest), so every API process knows it and
-// sign-out ends it everywhere. State-changing requests made with the cookie carry a CSRF token besides.
+// sign-out ends it everywhere. Cookies are scoped by host, not port, so a server on another port of this host
+// receives the cookie (issue 42): the cookie alone therefore grants nothing. Every request made with it, GET
+// and the event stream included, carries the session's proof (x-brigade-session-proof), a second secret that
+// only the page that signed in holds: the callback hands it over once, in the redirect's URL fragment, which
+// browsers never send to a server, and the page keeps it in its origin's storage, which another port cannot
+// read. It also stands in for a CSRF token: a page of another origin can neither read it nor send the header
+// without a preflight. No endpoint hands it out.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import type pg from 'pg';
@@ -13,8 +19,7 @@ import { HttpError } from './http-error.ts';
 import { InvalidToken, type OidcVerifier, ProviderUnavailable } from './oidc.ts';
 import type { UserLedger } from './users.ts';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-export const CSRF_HEADER = 'x-csrf-token';
+export const PROOF_HEADER = 'x-brigade-session-proof';
 const LOGIN_TTL_S = 600;
 
 type SignInConfig = Pick<
@@ -32,6 +37,7 @@ type SignInConfig = Pick<
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 const secret = () => randomBytes(32).toString('base64url');
+const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 function cookies(req: Request): Map<string, string> {
   const jar = new Map<string, string>();
@@ -50,7 +56,8 @@ export function safeReturnPath(value: unknown): string {
 
 export interface SessionPrincipal {
   principal: Principal;
-  csrfToken: string;
+  /** the request carried the session's proof; without it the cookie stands for nothing */
+  proven: boolean;
 }
 
 export class WebSessions {
@@ -75,14 +82,16 @@ export class WebSessions {
     return `${name}=${value}; Path=/; HttpOnly; Secure; SameSite=${options.sameSite}; Max-Age=${options.maxAge}`;
   }
 
-  csrfFor(sessionSecret: string): string {
-    return createHash('sha256').update(`csrf\n${sessionSecret}`).digest('base64url');
-  }
-
-  async start(res: Response, session: { user: string; name?: string; roles: string[]; client?: string; idToken?: string }): Promise<void> {
+  /** Starts a session: its cookie is set on `res`; its proof is answered, for the page alone (the callback's fragment). */
+  async start(
+    res: Response,
+    session: { user: string; name?: string; roles: string[]; client?: string; idToken?: string },
+  ): Promise<string> {
     const value = secret();
-    await this.pool.query('SELECT brigade_session_start($1, $2, $3, $4, $5, $6, make_interval(secs => $7))', [
+    const proof = secret();
+    await this.pool.query('SELECT brigade_session_start($1, $2, $3, $4, $5, $6, $7, make_interval(secs => $8))', [
       sha256(value),
+      sha256(proof),
       session.user,
       session.name ?? null,
       session.roles,
@@ -94,17 +103,28 @@ export class WebSessions {
       'Set-Cookie',
       this.cookie(this.sessionCookie, value, { maxAge: Math.floor(this.config.AUTH_SESSION_TTL / 1000), sameSite: 'Strict' }),
     );
+    return proof;
   }
 
+  /**
+   * The live session the request's cookie names, and whether the request proved it: the proof's digest is
+   * compared with the session's in constant time (a missing or malformed proof is compared too, against zeros).
+   */
   async principal(req: Request): Promise<SessionPrincipal | undefined> {
     const value = cookies(req).get(this.sessionCookie);
-    if (!value || !/^[A-Za-z0-9_-]{43}$/.test(value)) return undefined;
-    const { rows } = await this.pool.query<{ user_id: string; name: string | null; roles: string[]; client: string | null }>(
-      'SELECT * FROM brigade_session_principal($1)',
-      [sha256(value)],
-    );
+    if (!value || !SECRET_SHAPE.test(value)) return undefined;
+    const { rows } = await this.pool.query<{
+      user_id: string;
+      name: string | null;
+      roles: string[];
+      client: string | null;
+      proof_digest: Buffer;
+    }>('SELECT * FROM brigade_session_principal($1)', [sha256(value)]);
     const row = rows[0];
     if (!row) return undefined;
+    const header = req.headers[PROOF_HEADER];
+    const presented = typeof header === 'string' && SECRET_SHAPE.test(header) ? sha256(header) : Buffer.alloc(32);
+    const proven = row.proof_digest.length === presented.length && timingSafeEqual(row.proof_digest, presented);
     return {
       principal: {
         user: row.user_id,
@@ -113,24 +133,18 @@ export class WebSessions {
         ...(row.name ? { name: row.name } : {}),
         via: 'session',
       },
-      csrfToken: this.csrfFor(value),
+      proven,
     };
   }
 
-  /** A cookie is sent by the browser on its own: a state-changing request must also show the session's CSRF token. */
-  checkCsrf(req: Request, session: SessionPrincipal): void {
-    if (SAFE_METHODS.has(req.method)) return;
-    const presented = Buffer.from(String(req.headers[CSRF_HEADER] ?? ''));
-    const expected = Buffer.from(session.csrfToken);
-    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
-      throw new HttpError(403, `A request signed in by cookie must carry the ${CSRF_HEADER} header from GET /auth/session`);
-    }
-  }
-
-  async end(req: Request, res: Response): Promise<string | undefined> {
+  /**
+   * Clears this browser's cookie; ends the session itself (everywhere) only when the request proved it, so a
+   * server on another port that replays the cookie cannot sign its person out either.
+   */
+  async end(req: Request, res: Response, session: SessionPrincipal | undefined): Promise<string | undefined> {
     const value = cookies(req).get(this.sessionCookie);
     res.append('Set-Cookie', this.cookie(this.sessionCookie, '', { maxAge: 0, sameSite: 'Strict' }));
-    if (!value) return undefined;
+    if (!value || !session?.proven) return undefined;
     const { rows } = await this.pool.query<{ id_token: string | null }>('SELECT brigade_session_end($1) AS id_token', [sha256(value)]);
     return rows[0]?.id_token ?? undefined;
   }
@@ -166,10 +180,12 @@ export function webSignInRoutes(deps: {
   router.get('/auth/session', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     const session = signInEnabled ? await sessions!.principal(req) : undefined;
+    // Never the proof: only whether this browser has a live session cookie and whether this request proved it.
+    // A cookie without its proof is someone else's session (planted from another port) or a page that lost it.
     res.json({
       signIn: signInEnabled ? 'oidc' : 'token',
-      signedIn: Boolean(session),
-      ...(session ? { csrfToken: session.csrfToken } : {}),
+      signedIn: Boolean(session?.proven),
+      cookieSession: Boolean(session),
     });
   });
 
@@ -247,6 +263,7 @@ export function webSignInRoutes(deps: {
       log(`web sign-in: the token endpoint answered ${answer.status}`);
       throw new HttpError(502, 'The sign-in provider did not issue tokens; start again from the sign-in page');
     }
+    let proof: string;
     try {
       const idSubject = await oidc!.verifyIdToken(tokens.data.id_token, config.AUTH_OIDC_CLIENT_ID!, login.data.nonce);
       // The API trusts access tokens; the session acts as exactly what this one says.
@@ -260,7 +277,7 @@ export function webSignInRoutes(deps: {
       ) {
         throw new HttpError(403, 'This account is disabled');
       }
-      await sessions!.start(res, {
+      proof = await sessions!.start(res, {
         user: identity.user,
         name: identity.name,
         roles: identity.roles,
@@ -275,16 +292,16 @@ export function webSignInRoutes(deps: {
       if (error instanceof ProviderUnavailable) throw new HttpError(503, 'The sign-in provider cannot be reached; try again shortly');
       throw error;
     }
-    res.redirect(302, login.data.returnTo);
+    // The fragment reaches the page and no server; the page moves the proof to its storage and off the address bar.
+    res.redirect(302, `${login.data.returnTo.split('#')[0]}#session-proof=${proof}`);
   });
 
   router.post('/auth/logout', async (req, res) => {
     const session = await sessions!.principal(req);
-    if (session) sessions!.checkCsrf(req, session);
-    const idToken = await sessions!.end(req, res);
+    const idToken = await sessions!.end(req, res, session);
     let endSessionUrl: string | null = null;
     const metadata = await oidc!.metadata().catch(() => undefined);
-    if (session && metadata?.end_session_endpoint) {
+    if (session?.proven && metadata?.end_session_endpoint) {
       const url = new URL(metadata.end_session_endpoint);
       if (idToken) url.searchParams.set('id_token_hint', idToken);
       url.searchParams.set('client_id', config.AUTH_OIDC_CLIENT_ID!);

@@ -1,9 +1,10 @@
-// Issue 35, in real Chromium: the real Temporal Web UI (the ui-server the cluster shape runs, the same server
-// and assets as the dev server's UI) reads a support conversation through Brigade's codec server with the
-// browser's Brigade sign-in. An operator signed in to Brigade's web app sees the customer's e-mail and name on
-// the workflow's page; a signed-in person without the operator role, or nobody, sees only encrypted payloads,
-// and the codec server answered 403 or 401. Both UI setups: the cluster's config file (codec.includeCredentials)
-// and a UI without codec settings, set per browser in its data encoder settings (as on the dev server's UI).
+// Issues 35 and 42, in real Chromium: the real Temporal Web UI (the ui-server the cluster shape runs, the same
+// server and assets as the dev server's UI) asks Brigade's codec server to decode a support conversation. The
+// codec server takes no cookie any more (the web sign-in's cookie reaches every port of the host, and the
+// Origin header is anyone's to write): a UI that sends the browser's cookies ("include cross-origin
+// credentials") shows ciphertext even to an operator signed in to Brigade's web app, and the codec server
+// answered 401. The cluster's UI config passes the UI's own access token instead, which the codec server takes
+// like any bearer token of the operator role (shown here as the UI sends it: a bearer token from its origin).
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -13,7 +14,7 @@ import type { Page, Response } from 'playwright-core';
 import { freePort } from '../../stack/ports.ts';
 import { CLUSTER_BINARIES } from '../../stack/temporal-server-binary.ts';
 import { brigadeCacheDir } from '../../stack/temporal-binary.ts';
-import { uiServerProcess } from '../../stack/ui-server.ts';
+import { uiServerConfig, uiServerProcess } from '../../stack/ui-server.ts';
 import type { ManagedProcess } from '../../stack/cluster-process.ts';
 import { temporalAddress } from '../support/harness.ts';
 import { AUDIENCE, CLIENT_ID, CLIENT_SECRET, type TestProvider, startTestProvider } from '../support/oidc-provider.ts';
@@ -143,51 +144,10 @@ async function withBrowser(t: Parameters<typeof withScreenshot>[0], body: (brows
   }
 }
 
-test('an operator signed in to Brigade reads the conversation in the Web UI the cluster configures; it shows nobody else', async (t) => {
-  await startUi(`${app.baseUrl}/codec`);
-  await withBrowser(t, async ({ page }) => {
-    const nobody = await workflowPage(page, uiUrl);
-    assert.ok(!nobody.text.includes(EMAIL) && !nobody.text.includes(NAME), 'nobody signed in: ciphertext only');
-    assert.ok(nobody.statuses.length > 0 && nobody.statuses.every((status) => status === 401), `codec server: ${nobody.statuses}`);
-
-    await signIn(page, 'olga');
-    const support = await workflowPage(page, uiUrl);
-    assert.ok(!support.text.includes(EMAIL) && !support.text.includes(NAME), 'without the operator role: ciphertext only');
-    assert.ok(support.statuses.length > 0 && support.statuses.every((status) => status === 403), `codec server: ${support.statuses}`);
-  });
-  await withBrowser(t, async ({ context, page }) => {
-    await signIn(page, 'ana');
-    const operator = await workflowPage(page, uiUrl, EMAIL);
-    assert.ok(operator.statuses.length > 0 && operator.statuses.every((status) => status === 200), `codec server: ${operator.statuses}`);
-    assert.ok(operator.text.includes(NAME), 'the operator reads her name');
-    assert.ok(operator.text.includes(EMAIL), 'the operator reads her e-mail');
-
-    // the operator's cookie is taken from the Web UI's origin with a JSON body only: a page elsewhere that
-    // got a browser to send it could neither read the answer (CORS) nor have it taken
-    const cookie = (await context.cookies(app.baseUrl)).find((c) => c.name.endsWith('brigade_session'))!;
-    const decode = (headers: Record<string, string>, body = '{"payloads":[]}') =>
-      fetch(`${app.baseUrl}/codec/decode`, { method: 'POST', headers: { cookie: `${cookie.name}=${cookie.value}`, ...headers }, body });
-    const json = { 'content-type': 'application/json' };
-    const fromUi = await decode({ ...json, origin: uiUrl });
-    assert.equal(fromUi.status, 200);
-    assert.equal(fromUi.headers.get('access-control-allow-origin'), uiUrl);
-    assert.equal(fromUi.headers.get('access-control-allow-credentials'), 'true');
-    assert.equal((await decode({ ...json, origin: 'http://127.0.0.1:1' })).status, 403, 'another origin');
-    assert.equal((await decode(json)).status, 403, 'no origin');
-    assert.equal((await decode({ 'content-type': 'text/plain', origin: uiUrl })).status, 415, 'a body a form could send');
-    const preflight = await fetch(`${app.baseUrl}/codec/decode`, {
-      method: 'OPTIONS',
-      headers: { origin: uiUrl, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
-    });
-    assert.equal(preflight.headers.get('access-control-allow-origin'), uiUrl, 'the exact origin, never *');
-    assert.equal(preflight.headers.get('access-control-allow-credentials'), 'true');
-  });
-});
-
-test("a Web UI without codec settings (as the dev server's) decodes for an operator once this browser's settings name the endpoint with credentials", async (t) => {
+test("a Web UI sending the browser's cookies (as the dev server's, set per browser) decodes nothing, even for an operator signed in to Brigade", async (t) => {
   await startUi(undefined);
-  await withBrowser(t, async ({ page }) => {
-    // the data encoder settings, as the handbook says (docs/operations.md): kept in this browser's storage
+  await withBrowser(t, async ({ context, page }) => {
+    // the data encoder settings, once per browser: the endpoint with "include cross-origin credentials"
     await page.goto(`${uiUrl}/namespaces/default/workflows`);
     await page.getByRole('button', { name: 'Configure Codec Server' }).click();
     await page.getByRole('button', { name: 'Use Cluster-level setting, where available.' }).click();
@@ -199,13 +159,67 @@ test("a Web UI without codec settings (as the dev server's) decodes for an opera
     assert.equal(await credentials.isChecked(), true);
     await page.getByRole('button', { name: 'Apply' }).press('Enter');
 
+    // The preflight allows no credentials, so the browser does not even send the POST with cookies (no status
+    // to see); any that got through would be 401. The page says decoding failed and shows ciphertext.
     const nobody = await workflowPage(page, uiUrl);
     assert.ok(!nobody.text.includes(EMAIL) && !nobody.text.includes(NAME), 'nobody signed in: ciphertext only');
-    assert.ok(nobody.statuses.length > 0 && nobody.statuses.every((status) => status === 401), `codec server: ${nobody.statuses}`);
+    assert.ok(
+      nobody.statuses.every((status) => status === 401),
+      `codec server: ${nobody.statuses}`,
+    );
 
     await signIn(page, 'ana');
-    const operator = await workflowPage(page, uiUrl, EMAIL);
-    assert.ok(operator.statuses.length > 0 && operator.statuses.every((status) => status === 200), `codec server: ${operator.statuses}`);
-    assert.ok(operator.text.includes(NAME) && operator.text.includes(EMAIL), 'the operator reads her name and e-mail');
+    const operator = await workflowPage(page, uiUrl);
+    assert.ok(!operator.text.includes(EMAIL) && !operator.text.includes(NAME), "the operator's cookie opens nothing");
+    assert.ok(
+      operator.statuses.every((status) => status === 401),
+      `codec server: ${operator.statuses}`,
+    );
+
+    // replayed from outside the browser with the UI's Origin and a JSON body: still 401, and no credentials CORS
+    const cookie = (await context.cookies(app.baseUrl)).find((c) => c.name.endsWith('brigade_session'))!;
+    const fromUi = await fetch(`${app.baseUrl}/codec/decode`, {
+      method: 'POST',
+      headers: { cookie: `${cookie.name}=${cookie.value}`, 'content-type': 'application/json', origin: uiUrl },
+      body: '{"payloads":[]}',
+    });
+    assert.equal(fromUi.status, 401);
+    assert.equal(fromUi.headers.get('access-control-allow-origin'), uiUrl);
+    assert.equal(fromUi.headers.get('access-control-allow-credentials'), null);
+    const preflight = await fetch(`${app.baseUrl}/codec/decode`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: uiUrl,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,x-namespace',
+      },
+    });
+    assert.equal(preflight.headers.get('access-control-allow-origin'), uiUrl, 'the exact origin, never *');
+    assert.equal(preflight.headers.get('access-control-allow-credentials'), null);
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Authorization/);
   });
+});
+
+test("the cluster's Web UI passes its own access token, which the codec server takes from an operator and from nobody else", async () => {
+  const config = uiServerConfig({
+    port: uiPort,
+    temporalAddress: temporalAddress(),
+    namespace: 'default',
+    codecEndpoint: `${app.baseUrl}/codec`,
+  });
+  assert.match(config, /passAccessToken: true/);
+  assert.match(config, /includeCredentials: false/);
+  // what the UI sends with passAccessToken: its access token from the same provider, from its origin
+  const decode = async (login: string) => {
+    const { accessToken } = await provider.signIn(login);
+    return fetch(`${app.baseUrl}/codec/decode`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', origin: uiUrl, 'x-namespace': 'default' },
+      body: '{"payloads":[]}',
+    });
+  };
+  const operator = await decode('ana');
+  assert.equal(operator.status, 200);
+  assert.equal(operator.headers.get('access-control-allow-origin'), uiUrl);
+  assert.equal((await decode('olga')).status, 403, 'without the operator role');
 });

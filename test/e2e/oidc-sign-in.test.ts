@@ -1,6 +1,7 @@
 // Issue 34, in real Chromium against a real OpenID provider (oidc-provider on loopback): the web client signs
 // in through the server (Authorization Code with PKCE), the session is a cookie page scripts cannot read, the
-// conversation and its event stream work with it, a state-changing request without the CSRF token is refused,
+// conversation and its event stream work with it and the session's proof (issue 42: the proof arrives in the
+// callback's fragment and lives in this origin's local storage), a request with the cookie alone is refused,
 // the API keys page makes a key that works from a script and revokes it, and sign-out ends the session here
 // and at the provider.
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { type Browser, buildWebClient, consoleErrorsDuring, launchBrowser, start
 // The page's globals, as the functions that run in Chromium see them (this project's types are Node's).
 declare const document: { cookie: string };
 declare const sessionStorage: { length: number };
+declare const localStorage: { getItem(key: string): string | null };
 
 let provider: TestProvider;
 let app: TestApp;
@@ -60,8 +62,12 @@ test('sign in through the provider, work with the cookie session, make and revok
     await page.getByText('Signed in as').waitFor();
     await page.getByText('Olga', { exact: true }).first().waitFor();
     assert.equal(new URL(page.url()).origin, app.baseUrl);
+    // the proof left the address bar (and so the history) for this origin's local storage
+    assert.equal(new URL(page.url()).hash, '');
+    assert.match((await page.evaluate(() => localStorage.getItem('brigade.session-proof'))) ?? '', /^[A-Za-z0-9_-]{43}$/);
 
-    // no token reaches page scripts: the session cookie is HttpOnly and nothing is in session storage
+    // no token reaches page scripts: the session cookie is HttpOnly and nothing is in session storage (the proof,
+    // which is worth nothing without the cookie, is in local storage)
     const cookies = await browser.context.cookies(app.baseUrl);
     const session = cookies.find((c) => c.name.endsWith('brigade_session'));
     assert.ok(session, JSON.stringify(cookies.map((c) => c.name)));
@@ -71,23 +77,23 @@ test('sign in through the provider, work with the cookie session, make and revok
     assert.equal(await page.evaluate(() => document.cookie.includes('brigade_session')), false);
     assert.equal(await page.evaluate(() => sessionStorage.length), 0);
 
-    // a conversation (POST with the CSRF token) and its event stream, on the cookie alone
+    // a conversation (POST with the proof) and its event stream (GET with the proof)
     const stream = page.waitForResponse((response) => /\/v1\/conversations\/[^/]+\/events/.test(response.url()));
     const id = await startConversation(page, 'support', 'Signed in by provider');
     assert.equal((await stream).status(), 200);
     const [row] = await app.adminQuery('SELECT user_id FROM conversations WHERE id = $1', [id]);
     assert.match(row.user_id, /^oidc:/);
 
-    // the same request without the CSRF token is refused, though the browser sends the cookie
+    // the same requests without the proof are refused, though the browser sends the cookie: GET too
     const forged = await page.evaluate(async () => {
       const response = await fetch('/v1/conversations', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: '{"agent":"support"}',
       });
-      return response.status;
+      return [response.status, (await fetch('/v1/conversations')).status];
     });
-    assert.equal(forged, 403);
+    assert.deepEqual(forged, [401, 401]);
 
     // API keys: made on the page, shown once, used by a script, revoked
     await page.getByRole('link', { name: 'API keys' }).click();
@@ -119,8 +125,10 @@ test('sign in through the provider, work with the cookie session, make and revok
     await page.waitForURL(new RegExp(`^${provider.issuer}/`));
     await page.getByRole('button', { name: 'Yes, sign me out' }).click();
     await page.getByRole('link', { name: 'Sign in' }).waitFor();
-    const ended = (await page.evaluate(async () => (await fetch('/auth/session')).json())) as { signedIn: boolean };
+    const ended = (await page.evaluate(async () => (await fetch('/auth/session')).json())) as { signedIn: boolean; cookieSession: boolean };
     assert.equal(ended.signedIn, false);
+    assert.equal(ended.cookieSession, false);
+    assert.equal(await page.evaluate(() => localStorage.getItem('brigade.session-proof')), null);
     const sessionRows = await app.adminQuery('SELECT count(*)::int AS n FROM web_sessions');
     assert.equal(sessionRows[0].n, 0);
   });

@@ -129,7 +129,7 @@ describe('a support lookup with the codec on', () => {
     assert.equal((await codecCall('encode', [plain], BOB)).status, 403);
   });
 
-  test('the Web UI origin gets CORS for the codec server, others do not', async () => {
+  test('the Web UI origin gets CORS for the codec server, without credentials; others get none', async () => {
     const preflight = (origin: string) =>
       fetch(`${app.baseUrl}/codec/decode`, {
         method: 'OPTIONS',
@@ -143,6 +143,16 @@ describe('a support lookup with the codec on', () => {
     assert.equal(ui.status, 204);
     assert.equal(ui.headers.get('access-control-allow-origin'), UI);
     assert.match(ui.headers.get('access-control-allow-headers') ?? '', /Authorization.*X-Namespace/);
+    // a bearer token is the only way in (issue 42): no cookie is taken, so no credentials are allowed either
+    assert.equal(ui.headers.get('access-control-allow-credentials'), null);
+    const withToken = await fetch(`${app.baseUrl}/codec/decode`, {
+      method: 'POST',
+      headers: { Origin: UI, Authorization: `Bearer ${OLGA_OPERATOR}`, 'Content-Type': 'application/json' },
+      body: '{"payloads":[]}',
+    });
+    assert.equal(withToken.status, 200);
+    assert.equal(withToken.headers.get('access-control-allow-origin'), UI);
+    assert.equal(withToken.headers.get('access-control-allow-credentials'), null);
     // another origin is refused before any token is read
     const refused = await preflight('http://evil.example');
     assert.equal(refused.status, 403);

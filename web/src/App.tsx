@@ -4,8 +4,10 @@ import {
   type AuthSession,
   api,
   readAuthSession,
+  sessionProof,
   setUnauthorizedHandler,
   signOutOfSession,
+  takeSessionProofFromFragment,
   takeTokenFromFragment,
   tokenStore,
 } from './api';
@@ -22,7 +24,8 @@ import type { Meta } from './types';
 
 export function App() {
   const [token, setToken] = useState(tokenStore.get());
-  // the web sign-in through the server: a cookie the page never sees (GET /auth/session says whether there is one)
+  // the web sign-in through the server: a cookie the page never sees and the proof this page holds (GET
+  // /auth/session says whether there is a cookie and whether the proof fits it)
   const [session, setSession] = useState<AuthSession>();
   const [meta, setMeta] = useState<Meta>();
   const [error, setError] = useState<string>();
@@ -46,14 +49,26 @@ export function App() {
       setError(`Sign-in did not complete (${decodeURIComponent(failed[1]!)}). Try again.`);
       history.replaceState(null, '', window.location.pathname + window.location.search);
     }
+    const offered = takeSessionProofFromFragment();
     readAuthSession()
-      .then(setSession)
+      .then((next) => {
+        // A cookie this page cannot prove was not made for it (planted from another port, or this page lost its
+        // proof): the page acts as nobody and offers the sign-in again, never as the cookie's person.
+        if (offered.refused) setError('A sign-in this page did not start was ignored. Sign in here if you meant to.');
+        else if (next.cookieSession && !next.signedIn)
+          setError("This browser's sign-in could not be confirmed on this page (its session was not made here). Sign in again.");
+        setSession(next);
+      })
       .catch(() => setSession({ signIn: 'token', signedIn: false }));
   }, []);
   const authed = Boolean(token) || Boolean(session?.signedIn);
   const signOut = useCallback((reason?: string) => {
     if (sessionRef.current?.signedIn && !reason) return void signOutOfSession();
-    if (sessionRef.current?.signedIn) setSession({ ...sessionRef.current, signedIn: false });
+    if (sessionRef.current?.signedIn) {
+      // a refused proof is of a session that ended or of a cookie replaced from another port: it is of no more use
+      sessionProof.clear();
+      setSession({ ...sessionRef.current, signedIn: false });
+    }
     signedIn.current = false;
     tokenStore.clear();
     setToken(null);

@@ -1,9 +1,11 @@
 import { useState } from 'react';
+import { startingSignIn } from './api';
 
 export function SignIn({ onSignIn, notice, oidc }: { onSignIn: (token: string) => void; notice?: string; oidc?: boolean }) {
   const [token, setToken] = useState('');
   if (oidc) {
-    // The server runs the sign-in with the provider and keeps the session in a cookie this page cannot read.
+    // The server runs the sign-in with the provider and keeps the session in a cookie this page cannot read;
+    // the page gets back the session's proof, which its requests carry.
     const returnTo = window.location.pathname + window.location.search;
     return (
       <main className="signin" id="main">
@@ -14,7 +16,8 @@ export function SignIn({ onSignIn, notice, oidc }: { onSignIn: (token: string) =
           </p>
         )}
         <p>Sign in with your organisation's account.</p>
-        <a className="button" href={`/auth/login?returnTo=${encodeURIComponent(returnTo)}`}>
+        {/* this tab expects the session's proof back: a proof it did not ask for is refused (api.ts) */}
+        <a className="button" href={`/auth/login?returnTo=${encodeURIComponent(returnTo)}`} onClick={startingSignIn}>
           Sign in
         </a>
       </main>

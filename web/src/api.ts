@@ -20,33 +20,68 @@ export function takeTokenFromFragment(): string | undefined {
 }
 
 /**
- * The web sign-in through the server (AUTH_OIDC_*): the session is an HttpOnly cookie the page never sees; the
- * page holds only the CSRF token that its state-changing requests must carry (GET /auth/session).
+ * The web sign-in through the server (AUTH_OIDC_*): the session is an HttpOnly cookie the page never sees, and
+ * the cookie counts only with the session's proof, which this page alone holds. The cookie reaches every port of
+ * this host; the proof is in this origin's local storage, which no other port's page can read. It arrives once,
+ * in the sign-in's redirect fragment, and is taken only by a tab that started a sign-in: a link from elsewhere
+ * carrying someone else's proof (with their cookie planted beside it) would otherwise sign this browser in as them.
  */
 export interface AuthSession {
   signIn: 'oidc' | 'token';
+  /** this browser has a session cookie and this page proved it */
   signedIn: boolean;
-  csrfToken?: string;
+  /** this browser has a live session cookie, proved or not */
+  cookieSession?: boolean;
 }
-let csrfToken: string | undefined;
-export const setCsrfToken = (token: string | undefined) => {
-  csrfToken = token;
+const PROOF_KEY = 'brigade.session-proof';
+const PENDING_KEY = 'brigade.sign-in-pending';
+const PROOF_HEADER = 'x-brigade-session-proof';
+
+export const sessionProof = {
+  get: (): string | null => localStorage.getItem(PROOF_KEY),
+  clear: () => localStorage.removeItem(PROOF_KEY),
 };
 
+/** Said by the Sign in link before it leaves for the provider: this tab (session storage) expects a proof back. */
+export const startingSignIn = () => sessionStorage.setItem(PENDING_KEY, '1');
+
+/**
+ * `#session-proof=...` from the sign-in's redirect: kept when this tab started a sign-in, and removed from the
+ * address bar either way. Answers whether a proof was offered that this tab did not ask for.
+ */
+export function takeSessionProofFromFragment(): { taken: boolean; refused: boolean } {
+  const match = /(?:^#|&)session-proof=([A-Za-z0-9_-]{43})(?:&|$)/.exec(window.location.hash);
+  const pending = sessionStorage.getItem(PENDING_KEY) !== null;
+  if (!match) return { taken: false, refused: false };
+  history.replaceState(null, '', window.location.pathname + window.location.search);
+  if (!pending) return { taken: false, refused: true };
+  sessionStorage.removeItem(PENDING_KEY);
+  localStorage.setItem(PROOF_KEY, match[1]!);
+  return { taken: true, refused: false };
+}
+
+/** The proof header for the API's own routes (same origin, /v1/ or /auth/), when this page holds one. */
+function proofFor(url: URL): Record<string, string> {
+  const proof = sessionProof.get();
+  if (!proof || url.origin !== window.location.origin || !/^\/(v1|auth)\//.test(url.pathname)) return {};
+  return { [PROOF_HEADER]: proof };
+}
+
 export async function readAuthSession(): Promise<AuthSession> {
-  const response = await fetch('/auth/session', { cache: 'no-store' });
+  const response = await fetch('/auth/session', { cache: 'no-store', headers: proofFor(new URL('/auth/session', window.location.href)) });
   if (!response.ok) return { signIn: 'token', signedIn: false };
   const session = (await response.json()) as AuthSession;
-  setCsrfToken(session.csrfToken);
+  // a proof that does not fit the cookie is of a session this browser no longer has
+  if (!session.signedIn) sessionProof.clear();
   return session;
 }
 
 /** Ends the cookie session; then the provider's own sign-out, where it has one. */
 export async function signOutOfSession(): Promise<void> {
-  const response = await fetch('/auth/logout', { method: 'POST', headers: csrfToken ? { 'x-csrf-token': csrfToken } : {} }).catch(
+  const response = await fetch('/auth/logout', { method: 'POST', headers: proofFor(new URL('/auth/logout', window.location.href)) }).catch(
     () => undefined,
   );
-  setCsrfToken(undefined);
+  sessionProof.clear();
   const body = (await response?.json().catch(() => undefined)) as { endSessionUrl?: string | null } | undefined;
   window.location.assign(body?.endSessionUrl || '/');
 }
@@ -113,15 +148,15 @@ export const setUnauthorizedHandler = (handler: () => void) => {
 };
 
 /**
- * The headers that carry the bearer token, for `path` only when it is the API's own: decided on the
- * parsed URL (a string test would take `//other-host/` or `/\other-host/` for a path), same origin as
- * the page and under /v1/, the one prefix whose routes need the token.
+ * The headers that carry the bearer token, or else the session's proof, for `path` only when it is the API's
+ * own: decided on the parsed URL (a string test would take `//other-host/` or `/\other-host/` for a path), same
+ * origin as the page and under /v1/, the one prefix whose routes need the token.
  */
 export function authorizationFor(path: string): Record<string, string> {
   const url = new URL(path, window.location.href);
+  if (url.origin !== window.location.origin || !url.pathname.startsWith('/v1/')) return {};
   const token = tokenStore.get();
-  if (!token || url.origin !== window.location.origin || !url.pathname.startsWith('/v1/')) return {};
-  return { authorization: `Bearer ${token}` };
+  return token ? { authorization: `Bearer ${token}` } : proofFor(url);
 }
 
 export async function api<T = any>(
@@ -138,7 +173,6 @@ export async function api<T = any>(
       signal: init.signal,
       headers: {
         ...authorizationFor(path),
-        ...(csrfToken && method !== 'GET' && method !== 'HEAD' ? { 'x-csrf-token': csrfToken } : {}),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(init.idempotencyKey ? { 'idempotency-key': init.idempotencyKey } : {}),
       },
