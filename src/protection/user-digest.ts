@@ -16,5 +16,4 @@ export const userSearchAttributes = (user: string) =>
   ] as const;
 
 /** Whether a listed execution is this very person's: its BrigadeUser is the id itself, byte for byte. */
-export const isExecutionOf = (attributes: TypedSearchAttributes | undefined, user: string): boolean =>
-  attributes?.get(USER_KEY) === user;
+export const isExecutionOf = (attributes: TypedSearchAttributes | undefined, user: string): boolean => attributes?.get(USER_KEY) === user;
