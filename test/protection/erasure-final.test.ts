@@ -55,19 +55,34 @@ async function rowsOf(user: string): Promise<Record<string, number>> {
   return counts;
 }
 
-test('a model call in flight during DELETE /v1/me writes nothing of the person after the 204', async () => {
+test('model calls in flight during DELETE /v1/me write nothing of the person after the 204', async () => {
+  const usage = { promptTokenCount: 50, candidatesTokenCount: 7, totalTokenCount: 57 };
+  // a title's task-model call, settled on its own once the model answers (src/activities/usage-meter.ts)
+  const titled = await app.call('POST', '/v1/conversations', { token: token(PERSON), body: { agent: 'support' } });
+  assert.equal(titled.status, 201);
+  const heldTitle = reply.hold(reply.text('A late title', { usage }));
+  fake.titles.push(heldTitle);
+  const first = await app.call('POST', `/v1/conversations/${titled.body.id}/messages`, { token: token(PERSON), body: { text: 'hello' } });
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  await heldTitle.reached;
+  // a chat step's model call, settled with the step's batch (src/db/batch.ts)
   const created = await app.call('POST', '/v1/conversations', { token: token(PERSON), body: { agent: 'support' } });
   assert.equal(created.status, 201);
-  const held = reply.hold(reply.text('A late answer.', { usage: { promptTokenCount: 50, candidatesTokenCount: 7, totalTokenCount: 57 } }));
+  const held = reply.hold(reply.text('A late answer.', { usage }));
   fake.script(held);
   const turn = app.call('POST', `/v1/conversations/${created.body.id}/messages`, { token: token(PERSON), body: { text: 'a slow one' } });
   await held.reached;
-  assert.ok((await rowsOf(PERSON))['public.usage_ledger'], 'the call in flight is reserved in the ledger');
+  const keys = await app.adminQuery<{ key: string }>('SELECT key FROM usage_ledger WHERE user_id = $1 AND NOT settled', [PERSON]);
+  assert.ok(
+    keys.some((row) => row.key.startsWith('title:')) && keys.some((row) => row.key.startsWith('chat:')),
+    'both calls in flight are reserved',
+  );
 
   const erased = await app.call('DELETE', '/v1/me', { token: token(PERSON) });
   assert.equal(erased.status, 204, JSON.stringify(erased.body));
   assert.deepEqual(await rowsOf(PERSON), {}, 'nothing is left at the 204');
 
+  heldTitle.release();
   held.release();
   await turn;
   // the attack saw the ledger row come back 3 s after the 204: give every retry and late write time
