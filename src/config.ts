@@ -288,6 +288,8 @@ export type Config = z.infer<typeof ConfigSchema> & Readonly<Record<string, unkn
 /** The agents' settings a process reads beside the runtime's: the catalog's (a ServerCatalog is one). */
 export interface AgentSettings {
   configShape(): z.ZodRawShape;
+  /** the agents' durations a conversation carries (ServerCatalog.sessionSettings): their deadlines among them */
+  sessionSettings?(config: Config): Record<string, number>;
 }
 
 export class ConfigError extends Error {
@@ -303,7 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, agents?: AgentS
   const raw = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, emptyAsUndefined(env[key])]));
   const parsed = schema.safeParse(raw) as z.ZodSafeParseResult<Config>;
   const lines = parsed.success
-    ? [...oidcProblems(parsed.data), ...providerProblems(parsed.data)]
+    ? [...oidcProblems(parsed.data), ...providerProblems(parsed.data), ...retentionProblems(parsed.data, agents)]
     : parsed.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? '(config)');
         const detail = issue.path.length > 1 ? ` (${issue.path.slice(1).join('.')})` : '';
@@ -323,6 +325,31 @@ function oidcProblems(config: Config): string[] {
   if (!config.AUTH_OIDC_ISSUER && (config.AUTH_OIDC_AUDIENCE || config.AUTH_OIDC_CLIENT_ID))
     problems.push('  AUTH_OIDC_ISSUER: required with AUTH_OIDC_AUDIENCE and AUTH_OIDC_CLIENT_ID');
   return problems;
+}
+
+const DURATION_WORDS = (ms: number) =>
+  ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : `${Math.ceil(ms / 1000)}s`;
+
+/**
+ * A conversation is erased when its last event is older than RETENTION_CONVERSATIONS; every deadline in it
+ * must end before that (an approval, a budget item, an agent's confirmation, a model call's attempts), so
+ * that what waits on a person or a model has expired (an event) by then. The sweep also skips what is open
+ * (src/protection/retention.ts); this keeps a deadline from outliving the conversation it belongs to.
+ */
+function retentionProblems(config: Config, agents?: AgentSettings): string[] {
+  const retention = config.RETENTION_CONVERSATIONS;
+  if (retention === undefined) return [];
+  const deadlines: [string, number][] = [
+    ['APPROVAL_TIMEOUT', config.APPROVAL_TIMEOUT],
+    ['MODEL_TIMEOUT x MODEL_MAX_ATTEMPTS', config.MODEL_TIMEOUT * config.MODEL_MAX_ATTEMPTS],
+    ...Object.entries(agents?.sessionSettings?.(config) ?? {}).map(([name, ms]): [string, number] => [`the agents' ${name}`, ms]),
+  ];
+  const [name, longest] = deadlines.reduce((a, b) => (b[1] > a[1] ? b : a));
+  return retention > longest
+    ? []
+    : [
+        `  RETENTION_CONVERSATIONS: is ${DURATION_WORDS(retention)}, which is not longer than ${name} (${DURATION_WORDS(longest)}), so a conversation could be erased while it still waits; make it longer than the longest deadline`,
+      ];
 }
 
 /** MODEL_PROVIDER must name a provider whose key is set. */

@@ -1,12 +1,12 @@
 import type { Connection } from '@temporalio/client';
-import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../src/shared/search-attributes.ts';
+import { AGENT_KEY, USER_DIGEST_KEY, USER_KEY, WAITING_KEY } from '../src/shared/search-attributes.ts';
 import type { SearchAttributeType } from './temporal-dev-server.ts';
 
 const CLI_TYPE = { KEYWORD: 'Keyword', BOOL: 'Bool' } as const satisfies Record<string, SearchAttributeType>;
 
 /** The typed search attributes operators filter on in the Web UI, named once in src/shared, as the CLI spells their types. */
 export const SEARCH_ATTRIBUTES: Record<string, SearchAttributeType> = Object.fromEntries(
-  [AGENT_KEY, USER_KEY, WAITING_KEY].map((key) => [key.name, CLI_TYPE[key.type as keyof typeof CLI_TYPE]]),
+  [AGENT_KEY, USER_KEY, USER_DIGEST_KEY, WAITING_KEY].map((key) => [key.name, CLI_TYPE[key.type as keyof typeof CLI_TYPE]]),
 );
 
 // temporal.api.enums.v1.IndexedValueType, by number so we need not depend on @temporalio/proto.

@@ -17,7 +17,8 @@ import type { CreateBody } from './agent-server.ts';
 import { CHAT_SESSION_TASK_TIMEOUT, chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
 import type { ChatSessionInput } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
-import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
+import { AGENT_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
+import { userSearchAttributes } from '../protection/user-digest.ts';
 import type { ChatSession } from '../workflows/chat-session.ts';
 import { principalOf } from './auth.ts';
 import type { ConversationAccess } from './conversation-access.ts';
@@ -114,7 +115,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
           workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT,
           typedSearchAttributes: [
             { key: AGENT_KEY, value: body.agent },
-            { key: USER_KEY, value: principal.user },
+            ...userSearchAttributes(principal.user),
             { key: WAITING_KEY, value: false },
           ],
           memo: { title },

@@ -22,7 +22,8 @@ import { mcpInput } from '../mcp/config.ts';
 import { sessionSettings } from './session-settings.ts';
 import { type ChatMessage, ChatSessionInput, ClosedReason, type NewEvent, type PendingItem } from '../shared/messages.ts';
 import { CHAT_SESSION_TASK_TIMEOUT, agentStateQuery } from '../shared/definitions.ts';
-import { AGENT_KEY, USER_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
+import { AGENT_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
+import { userSearchAttributes } from '../protection/user-digest.ts';
 import { toolMessage } from '../shared/tool-message.ts';
 import type { ChatSession } from '../workflows/chat-session.ts';
 import { HttpError } from './http-error.ts';
@@ -143,7 +144,7 @@ export async function reviveConversation(deps: RevivalDeps, row: ConversationRow
         workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT,
         typedSearchAttributes: [
           { key: AGENT_KEY, value: row.agent },
-          { key: USER_KEY, value: row.userId },
+          ...userSearchAttributes(row.userId),
           { key: WAITING_KEY, value: false },
         ],
         memo: { title: row.title },

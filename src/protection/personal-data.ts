@@ -60,9 +60,18 @@ export async function exportPerson(ctx: PersonalDataContext, kinds: readonly Per
   return out;
 }
 
+/**
+ * Erases every kind, fenced (db/migrations/043_erasure_fence.sql): the fence commits before the first
+ * delete, so a write still in flight (a model call's settlement, a title, a request signed in a moment
+ * before) is dropped or refused instead of putting the person back; it is lifted for new data only once
+ * every kind is erased. A failure leaves it up until a retried erasure finishes.
+ */
 export async function erasePerson(ctx: PersonalDataContext, kinds: readonly PersonalDataKind[]): Promise<Record<string, number>> {
+  const ordered = inErasureOrder(kinds);
+  await asUser(ctx.pool, ctx.user, (db) => db.query('SELECT brigade_fence_person($1)', [ctx.user]));
   const report: Record<string, number> = {};
-  for (const kind of inErasureOrder(kinds)) report[kind.name] = await kind.erase(ctx);
+  for (const kind of ordered) report[kind.name] = await kind.erase(ctx);
+  await asUser(ctx.pool, ctx.user, (db) => db.query('SELECT brigade_person_erased($1)', [ctx.user]));
   return report;
 }
 

@@ -4,18 +4,36 @@
 // RETENTION_USAGE into anonymous daily totals. Each sweep counts what it erased (brigade_retention_*) and
 // says so in one log line.
 import { Context, log } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { createObjectStore } from '../storage/index.ts';
 import { metrics } from '../telemetry/metrics.ts';
 import type { RetentionActivities, SweepReport } from '../shared/retention.ts';
+import { stateQuery } from '../shared/definitions.ts';
 import { eraseConversation } from './personal-data.ts';
 
 /** One schedule per deployment, named for its task queue (brigade: retention-sweep-brigade). */
 export const retentionScheduleId = (config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>) => `retention-sweep-${config.TEMPORAL_TASK_QUEUE}`;
 const BATCH = 100;
+/** brigade_expired_conversations answers at most this many at once (036_retention.sql) */
+const MOST = 1000;
+
+/**
+ * Whether a conversation still has something open: a pending item (an approval, a budget item, a
+ * confirmation, an MCP server's question, an agent's open item) or a running turn. Asked of its workflow
+ * (the state query), since only the run knows; a run that is gone has nothing open, and one that cannot
+ * answer now is taken as open, so the sweep keeps what it is unsure of until the next one.
+ */
+export async function hasOpenWork(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    const state = await client.workflow.getHandle(workflowId).query(stateQuery);
+    return state.status !== 'idle' || state.pending.length > 0;
+  } catch (error) {
+    return !(error instanceof WorkflowNotFoundError);
+  }
+}
 
 export interface RetentionDeps {
   config: Config;
@@ -35,12 +53,21 @@ export async function sweep(
   if (config.RETENTION_CONVERSATIONS !== undefined) {
     const before = new Date(now.getTime() - config.RETENTION_CONVERSATIONS);
     report.conversationsBefore = before.toISOString();
+    // the ones kept stay first in the function's order: each batch asks for as many more (up to MOST)
+    const kept = new Set<string>();
     for (;;) {
-      const { rows } = await pool.query<{ id: string; user_id: string; workflow_id: string }>(
+      const asked = Math.min(MOST, BATCH + kept.size);
+      const { rows: listed } = await pool.query<{ id: string; user_id: string; workflow_id: string }>(
         'SELECT * FROM brigade_expired_conversations($1, $2)',
-        [before, BATCH],
+        [before, asked],
       );
+      const rows = listed.filter((row) => !kept.has(row.id));
       for (const row of rows) {
+        if (await hasOpenWork(client, row.workflow_id)) {
+          kept.add(row.id);
+          progress();
+          continue;
+        }
         await eraseConversation(
           { config, pool, client, store, log: quiet },
           { user: row.user_id, id: row.id, workflowId: row.workflow_id },
@@ -49,8 +76,9 @@ export async function sweep(
         metrics.retentionErased.inc({ kind: 'conversation' });
         progress();
       }
-      if (rows.length < BATCH) break;
+      if (listed.length < asked || rows.length === 0 || kept.size >= MOST) break;
     }
+    if (kept.size) report.kept = kept.size;
   }
   if (config.RETENTION_USAGE !== undefined) {
     const before = new Date(now.getTime() - config.RETENTION_USAGE);
@@ -69,7 +97,8 @@ export function createRetentionActivities(deps: RetentionDeps): RetentionActivit
     async sweepRetention(): Promise<SweepReport> {
       const report = await sweep(deps, new Date(), () => Context.current().heartbeat());
       log.info(
-        `Retention sweep: erased ${report.conversations} conversation(s) last active before ${report.conversationsBefore ?? '(kept until deleted)'}, ` +
+        `Retention sweep: erased ${report.conversations} conversation(s) last active before ${report.conversationsBefore ?? '(kept until deleted)'}` +
+          `${report.kept ? ` (kept ${report.kept} with an open item or a running turn)` : ''}, ` +
           `${report.usageRows} usage row(s) before ${report.usageBefore ?? '(kept)'}`,
       );
       return report;

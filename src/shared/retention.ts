@@ -3,6 +3,8 @@
 export interface SweepReport {
   conversations: number;
   usageRows: number;
+  /** conversations past the cut-off kept because something in them was still open (an item, a running turn) */
+  kept?: number;
   /** the cut-offs it applied, ISO; absent when that retention is off */
   conversationsBefore?: string;
   usageBefore?: string;

@@ -8,10 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ensureRetentionSchedule, retentionScheduleId } from '../../src/protection/retention.ts';
+import { builtInCatalog } from '../../src/agents/catalog.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ensureRetentionSchedule, retentionScheduleId, sweep } from '../../src/protection/retention.ts';
 import { conversationFilesPrefix } from '../../src/shared/conversation-files.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import { registry } from '../../src/telemetry/metrics.ts';
+import { OLD_FASHIONED } from '../support/recipes.ts';
 import { type TestApp, startTestApp } from '../support/test-app.ts';
 
 const suffix = randomBytes(4).toString('hex');
@@ -133,4 +136,46 @@ test('without a retention setting the schedule is removed', async () => {
   await ensureRetentionSchedule(app.client, app.config);
   assert.equal(await ensureRetentionSchedule(app.client, none), 'removed');
   assert.equal(await ensureRetentionSchedule(app.client, none), 'none');
+});
+
+test('the sweep keeps a conversation past its retention while an approval in it is still pending', async () => {
+  const created = await app.call('POST', '/v1/conversations', { token: TOKEN, body: { agent: 'recipes' } });
+  assert.equal(created.status, 201);
+  const asked = await app.call('POST', `/v1/conversations/${created.body.id}/messages`, {
+    token: TOKEN,
+    body: { text: `save this recipe: ${OLD_FASHIONED}` },
+  });
+  assert.equal(asked.status, 200, JSON.stringify(asked.body));
+  assert.equal(asked.body.pending.length, 1, 'the save waits for an approval');
+  await app.adminQuery(`UPDATE conversations SET created_at = now() - interval '40 days' WHERE id = $1`, [created.body.id]);
+  await app.adminQuery(`UPDATE events SET created_at = now() - interval '40 days' WHERE conversation_id = $1`, [created.body.id]);
+
+  const report = await sweep({ config: app.config, pool: app.pool, client: app.client });
+  assert.equal(report.kept, 1, JSON.stringify(report));
+  assert.equal((await app.adminQuery('SELECT count(*)::int AS n FROM conversations WHERE id = $1', [created.body.id]))[0].n, 1);
+  assert.equal((await app.client.workflow.getHandle(created.body.workflowId).describe()).status.name, 'RUNNING');
+
+  // decided, nothing is open any more: the next sweep erases it
+  const decided = await app.call('POST', `/v1/conversations/${created.body.id}/decisions`, {
+    token: TOKEN,
+    body: { pendingId: asked.body.pending[0].id, decision: 'reject' },
+  });
+  assert.equal(decided.status, 200, JSON.stringify(decided.body));
+  await app.adminQuery(`UPDATE events SET created_at = now() - interval '40 days' WHERE conversation_id = $1`, [created.body.id]);
+  const after = await sweep({ config: app.config, pool: app.pool, client: app.client });
+  assert.equal(after.conversations, 1, JSON.stringify(after));
+  assert.equal((await app.adminQuery('SELECT count(*)::int AS n FROM conversations WHERE id = $1', [created.body.id]))[0].n, 0);
+});
+
+test('a retention not longer than the longest deadline stops the start, in a sentence', () => {
+  const sentence = /RETENTION_CONVERSATIONS: is 12h, which is not longer than APPROVAL_TIMEOUT \(1d\)/;
+  assert.throws(
+    () => loadConfig({ RETENTION_CONVERSATIONS: '12h', APPROVAL_TIMEOUT: '24h' }),
+    (error: Error) => error instanceof ConfigError && sentence.test(error.message),
+  );
+  assert.throws(
+    () => loadConfig({ RETENTION_CONVERSATIONS: '1d', APPROVAL_TIMEOUT: '1h', BEER_CONFIRMATION_TIMEOUT: '2d' }, builtInCatalog()),
+    (error: Error) => error instanceof ConfigError && /beerConfirmationTimeoutMs \(2d\)/.test(error.message),
+  );
+  assert.equal(loadConfig({ RETENTION_CONVERSATIONS: '2d', APPROVAL_TIMEOUT: '24h' }).RETENTION_CONVERSATIONS, 2 * 86_400_000);
 });

@@ -115,10 +115,10 @@ export interface FakeGemini {
   /**
    * Requests for a conversation's title (src/activities/title.ts), kept apart from `requests` and the queue:
    * they come after a first exchange, in the middle of a test's script. Each is answered with the next of
-   * `titles` (then "A scripted title").
+   * `titles` (a text, or any reply such as a hold; then "A scripted title").
    */
   titleRequests: RecordedRequest[];
-  titles: string[];
+  titles: (string | FakeReply)[];
   /** resolves once `count` requests have arrived */
   waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** forgets the queue, the handler and the recorded requests */
@@ -231,7 +231,7 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
   const log = createRequestLog<RecordedRequest>('fake-gemini');
   const { requests } = log;
   const titleRequests: RecordedRequest[] = [];
-  const titles: string[] = [];
+  const titles: (string | FakeReply)[] = [];
   const queue: FakeReply[] = [];
   const holds = new Set<HoldReply>();
   let handler: ((request: RecordedRequest) => FakeReply | undefined) | undefined;
@@ -271,7 +271,8 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     const prompt = body.contents?.[0]?.parts?.[0]?.text;
     if (endpoint && typeof prompt === 'string' && prompt.includes(`\n${TITLE_PROMPT_MARK.said}\n`)) {
       titleRequests.push(recorded);
-      return play(reply.text(titles.shift() ?? 'A scripted title'), recorded, req, res);
+      const next = titles.shift() ?? 'A scripted title';
+      return play(typeof next === 'string' ? reply.text(next) : next, recorded, req, res);
     }
     log.add(recorded);
 
