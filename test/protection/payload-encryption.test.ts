@@ -206,6 +206,21 @@ describe('a support lookup with the codec on', () => {
     assert.ok(withCodec.includes('priya@candy.com'), 'through the codec server the operator reads the e-mail');
     const refused = await cli('--codec-endpoint', `${app.baseUrl}/codec`, '--codec-auth', `Bearer ${BOB}`);
     assert.ok(!refused.includes('priya@candy.com'), 'a token without the operator role reads nothing');
+
+    // the command as docs/operations.md gives it: text output, --detailed, within the CLI's own 10 s
+    const started = Date.now();
+    const { stdout } = await run(
+      temporalCliPath(),
+      ['workflow', 'show', '--address', temporalAddress(), '--workflow-id', workflowId, '--detailed'].concat([
+        '--codec-endpoint',
+        `${app.baseUrl}/codec`,
+        '--codec-auth',
+        `Bearer ${OLGA_OPERATOR}`,
+      ]),
+      { maxBuffer: 64 * 1024 * 1024, timeout: 10_000 },
+    );
+    assert.ok(stdout.includes('priya@candy.com'), 'the documented command shows the decoded conversation');
+    assert.ok(Date.now() - started < 10_000);
   });
 });
 
