@@ -115,6 +115,19 @@ export async function loadOrCreatePayloadKey(dataDir: string, keysDir = devKeysD
     throw new ConfigError(
       `${file} does not hold a base64 256-bit key; restore it, or remove it to start over (earlier conversations become unreadable)`,
     );
+  // DATA_DIR names its key by fingerprint: a DATA_DIR moved elsewhere (another hash) must not get a new key silently
+  const fingerprintFile = path.join(dataDir, 'payload-key.fingerprint');
+  const expected = await fs.readFile(fingerprintFile, 'utf8').then(
+    (text) => text.trim(),
+    () => undefined,
+  );
+  if (!key && expected)
+    throw new ConfigError(
+      `${dataDir} was sealed with the dev key of fingerprint ${expected}, which is not at ${file}: move it there from where it was ` +
+        `(the folder's path changed?), or remove ${fingerprintFile} to start with a new key (earlier conversations become unreadable)`,
+    );
+  if (key && expected && expected !== fingerprint(key))
+    throw new ConfigError(`${file} is not the dev key ${dataDir} was sealed with (fingerprint ${expected}); restore that key`);
   if (!key) {
     key = randomBytes(KEY_BYTES);
     // `wx`: two starts at once keep the first one's key
@@ -125,8 +138,15 @@ export async function loadOrCreatePayloadKey(dataDir: string, keysDir = devKeysD
   }
   // a file from an older run may have looser permissions than we would create
   await fs.chmod(file, 0o600);
+  if (!expected) {
+    await fs.mkdir(dataDir, { recursive: true });
+    await fs.writeFile(fingerprintFile, `${fingerprint(key!)}\n`, { mode: 0o600 });
+  }
   return key!;
 }
+
+/** Names a key without revealing it: the first 16 hex digits of SHA-256 over it. */
+const fingerprint = (key: Buffer) => createHash('sha256').update(key).digest('hex').slice(0, 16);
 
 /** An earlier version's DATA_DIR/payload-key goes to the keys folder (unless a key is there already: it is kept, never overwritten). */
 async function moveOldDevKey(old: string, file: string): Promise<void> {

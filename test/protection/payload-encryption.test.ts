@@ -402,9 +402,15 @@ describe('the codec', () => {
       assert.equal(path.dirname(file), keys);
       assert.equal((await fs.stat(file)).mode & 0o777, 0o600);
       assert.equal((await fs.stat(keys)).mode & 0o777, 0o700);
-      // a copy of DATA_DIR holds no key
-      await fs.mkdir(dataDir, { recursive: true });
-      assert.deepEqual(await fs.readdir(dataDir), []);
+      // a copy of DATA_DIR holds no key, only its fingerprint
+      assert.deepEqual(await fs.readdir(dataDir), ['payload-key.fingerprint']);
+      const fingerprint = (await fs.readFile(path.join(dataDir, 'payload-key.fingerprint'), 'utf8')).trim();
+      assert.match(fingerprint, /^[0-9a-f]{16}$/);
+      assert.equal(JSON.stringify(first.PAYLOAD_ENCRYPTION_KEYS).includes(fingerprint), false);
+      // DATA_DIR moved (another path, another key file): the start stops rather than make a key that opens nothing
+      const movedDir = path.join(dir, 'moved');
+      await fs.cp(dataDir, movedDir, { recursive: true });
+      await assert.rejects(withDevPayloadKey(loadConfig({}), movedDir, keys), /was sealed with the dev key of fingerprint/);
       const [sealed] = await payloadCodec(first)!.encode([{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"x"') }]);
       assert.equal(Buffer.from((await payloadCodec(second)!.decode([sealed!]))[0]!.data!).toString(), '"x"');
       assert.equal((await withDevPayloadKey(loadConfig({ PAYLOAD_ENCRYPTION: 'off' }), dataDir, keys)).PAYLOAD_ENCRYPTION_KEYS, undefined);
