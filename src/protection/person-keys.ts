@@ -37,10 +37,12 @@ const PARENT_FIELD = 'parentWorkflowId' satisfies keyof ChildToolInput;
 function parentNamed(payloads: readonly Payload[]): string | undefined {
   if (payloads.length !== 1) return undefined;
   const [payload] = payloads;
-  if (Buffer.from(payload!.metadata?.encoding ?? []).toString() !== 'json/plain' || (payload!.data?.length ?? 0) > 1 << 20)
+  const data = payload!.data;
+  // an object's JSON, not too large to parse (a child's input is a few kB)
+  if (!data || data[0] !== 0x7b || data.length > 1 << 20 || Buffer.from(payload!.metadata?.encoding ?? []).toString() !== 'json/plain')
     return undefined;
   try {
-    const parent = (JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as Record<string, unknown> | null)?.[PARENT_FIELD];
+    const parent = (JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown> | null)?.[PARENT_FIELD];
     return typeof parent === 'string' && CONVERSATION_WORKFLOW.test(parent) ? parent : undefined;
   } catch {
     return undefined;
@@ -122,8 +124,10 @@ export class PersonKeys implements OwnerKeys {
     const keyId = this.#byWorkflow.get(workflowId);
     const cached = keyId === undefined ? undefined : this.#byId.get(keyId);
     if (cached) return cached;
-    if (this.#unowned.get(workflowId)) return undefined;
-    return this.#once(`w:${workflowId}`, () => this.#resolveWorkflow(workflowId, payloads));
+    // a child's start command seals its summary too, which names no parent: its input, which does, still counts
+    const parent = CONVERSATION_WORKFLOW.test(workflowId) ? undefined : parentNamed(payloads);
+    if (!parent && this.#unowned.get(workflowId)) return undefined;
+    return this.#once(`w:${workflowId}:${parent ?? ''}`, () => this.#resolveWorkflow(workflowId, parent));
   }
 
   async byId(id: string): Promise<KeyObject> {
@@ -146,13 +150,11 @@ export class PersonKeys implements OwnerKeys {
     this.#byWorkflow.deleteWhere((_, id) => gone.has(id));
   }
 
-  async #resolveWorkflow(workflowId: string, payloads: readonly Payload[]): Promise<Unwrapped | undefined> {
+  async #resolveWorkflow(workflowId: string, parent: string | undefined): Promise<Unwrapped | undefined> {
     let found = await dataKeyOfWorkflow(this.#pool, workflowId);
-    if (!found && !CONVERSATION_WORKFLOW.test(workflowId)) {
-      const parent = parentNamed(payloads);
-      if (parent && (await noteChildWorkflow(this.#pool, workflowId, parent))) found = await dataKeyOfWorkflow(this.#pool, workflowId);
-      else if (!parent) this.#unowned.set(workflowId, true);
-    }
+    if (!found && parent && (await noteChildWorkflow(this.#pool, workflowId, parent)))
+      found = await dataKeyOfWorkflow(this.#pool, workflowId);
+    else if (!found && !parent && !CONVERSATION_WORKFLOW.test(workflowId)) this.#unowned.set(workflowId, true);
     const userId = found?.userId ?? owners.get(workflowId);
     // not (or no longer) a conversation: the deployment key seals it. A conversation's id is never remembered as
     // unowned: its row may commit a moment later.

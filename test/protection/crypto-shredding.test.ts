@@ -13,6 +13,7 @@ import { freePort } from '../../stack/ports.ts';
 import { SEARCH_ATTRIBUTES } from '../../stack/search-attributes.ts';
 import { type TemporalDevServer, startTemporalDevServer } from '../../stack/temporal-dev-server.ts';
 import { temporalCliPath } from '../support/harness.ts';
+import { OLD_FASHIONED } from '../support/recipes.ts';
 import { type TestApp, startTestApp } from '../support/test-app.ts';
 
 const suffix = randomBytes(4).toString('hex');
@@ -45,7 +46,7 @@ before(async () => {
         Object.fromEntries(Object.entries(DEPLOYMENT_KEYS).map(([id, key]) => [id, key.toString('base64')])),
       ),
     },
-    tokens: { [PERSON_TOKEN]: { user: PERSON, roles: ['support'] } },
+    tokens: { [PERSON_TOKEN]: { user: PERSON, roles: ['support', 'recipes'] } },
   });
 });
 after(async () => {
@@ -186,6 +187,22 @@ test('after DELETE /v1/me, a scan of DATA_DIR with every deployment key finds no
   const text = `I am ${MARKERS[0]}, e-mail ${MARKERS[1]}, phone ${MARKERS[2]}. Show me everything about customer priya123`;
   const turn = await call('POST', `/v1/conversations/${created.body.id}/messages`, { text });
   assert.equal(turn.status, 200, JSON.stringify(turn.body));
+  // a recipe saved through its child workflow (a random id): the child's payloads are the person's too
+  const recipes = await call('POST', '/v1/conversations', { agent: 'recipes' });
+  const asked = await call('POST', `/v1/conversations/${recipes.body.id}/messages`, {
+    text: `save this recipe: ${MARKERS[0]}'s ${OLD_FASHIONED}`,
+  });
+  assert.equal(asked.status, 200, JSON.stringify(asked.body));
+  const approved = await call('POST', `/v1/conversations/${recipes.body.id}/decisions`, {
+    pendingId: asked.body.pending[0].id,
+    decision: 'approve',
+  });
+  assert.equal(approved.status, 200, JSON.stringify(approved.body));
+  const saved = approved.body.messages.find((message: { role: string }) => message.role === 'tool').result;
+  assert.equal(saved.status, 'saved', JSON.stringify(saved));
+  const child = `save-recipe-${saved.recipe_id}`;
+  const noted = () => app.adminQuery('SELECT conversation_workflow_id FROM conversation_child_workflows WHERE workflow_id = $1', [child]);
+  assert.deepEqual(await noted(), [{ conversation_workflow_id: recipes.body.workflowId }], "the child is noted as the conversation's");
 
   const before = await scan();
   t.diagnostic(`before: ${JSON.stringify({ ...before, plain: [...before.plain], sealed: [...before.sealed] })}`);
@@ -204,4 +221,5 @@ test('after DELETE /v1/me, a scan of DATA_DIR with every deployment key finds no
   assert.deepEqual([...afterErasure.sealed], [], `opened ${afterErasure.opened} of ${afterErasure.payloads} sealed payloads`);
   assert.deepEqual([...afterErasure.plain], []);
   assert.equal(afterErasure.dataKeys, 0);
+  assert.deepEqual(await noted(), [], 'the child went with its conversation');
 });

@@ -103,6 +103,9 @@ test("a child workflow (random id) is sealed under its conversation's person, on
     metadata: { encoding: Buffer.from('json/plain') },
     data: Buffer.from(JSON.stringify({ id: 'x', parentWorkflowId: parent })),
   };
+  // the start command's summary comes first and names no parent
+  const [summary] = await worker1.encode([plain('save_recipe for conversation x')], context(child));
+  assert.equal(sealedWith(summary!), 'k1');
   const [start] = await worker1.encode([input], context(child));
   assert.equal(sealedWith(start!), sealedWith(parentPayload!), "the child's input: its parent's person");
   // the child's own activity, on another worker: found through the noted child
