@@ -77,6 +77,7 @@ describe('migrate', () => {
       '036_retention.sql',
       '039_erase_usage_ledger.sql',
       '040_erase_sign_in.sql',
+      '041_person_data_keys.sql',
     ]);
     const files = await migrationFiles({ agents });
     const homes: [string, string][] = [
