@@ -76,7 +76,7 @@ const worker = await createWorker({
 });
 const running = worker.run();
 const connection = await Connection.connect({ address: services.temporalAddress });
-const client = new Client({ connection, dataConverter: dataConverter(config) });
+const client = new Client({ connection, dataConverter: dataConverter(config, pool) });
 
 const userId = 'bench';
 const conversationId = randomUUID();

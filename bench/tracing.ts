@@ -61,7 +61,7 @@ async function child(mode: 'off' | 'on') {
   const pool = createPool(config.DATABASE_URL!);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
   const { dataConverter } = await import('../src/protection/data-converter.ts');
-  const client = new Client({ connection, interceptors: clientInterceptors(), dataConverter: dataConverter(config) });
+  const client = new Client({ connection, interceptors: clientInterceptors(), dataConverter: dataConverter(config, pool) });
   const workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   const worker = await createWorker({
     catalog: builtInCatalog(),

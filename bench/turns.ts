@@ -689,7 +689,7 @@ async function main(): Promise<void> {
           namespace: config.TEMPORAL_NAMESPACE,
           taskQueue,
           workflowBundle: { codePath: services.bundlePath },
-          dataConverter: dataConverter(config),
+          dataConverter: dataConverter(config, pool),
           activities: createActivities({
             catalog: CATALOG,
             pool,
@@ -721,7 +721,7 @@ async function main(): Promise<void> {
 
   const connection = await Connection.connect({ address: services.temporalAddress });
   stops.push({ name: 'client connection', stop: () => connection.close() });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverter(config) });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverter(config, pool) });
   const deps = { client, pool, config };
   const tally = new Tally();
 

@@ -19,14 +19,14 @@ runMain(catalog, async ({ config, log, onStop }) => {
   // payload encryption's keys (docs/security.md): production settings without them stop the start here
   keyProvider(config);
   await checkPostgres(config.DATABASE_URL);
-  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, {
-    dataConverter: dataConverter(config),
-  });
-  onStop('Temporal client connection', () => connection.close());
-
   const pool = createPool(config.DATABASE_URL);
   pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
   onStop('PostgreSQL pool', () => pool.end());
+  // the pool finds persons' data keys: what the API starts for a person is sealed under theirs
+  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, {
+    dataConverter: dataConverter(config, pool),
+  });
+  onStop('Temporal client connection', () => connection.close());
 
   let tokens = config.API_TOKENS ?? {};
   // With a provider, people sign in through it: no dev token that would act as anyone with every role.
@@ -38,7 +38,15 @@ runMain(catalog, async ({ config, log, onStop }) => {
   }
 
   await startMetricsPort(config, onStop);
-  const app = createApp({ catalog, config, client, pool, tokens, checkTemporal: temporalCheck(connection), codec: payloadCodec(config) });
+  const app = createApp({
+    catalog,
+    config,
+    client,
+    pool,
+    tokens,
+    checkTemporal: temporalCheck(connection),
+    codec: payloadCodec(config, pool),
+  });
   const server = await listen(app, config.PORT, config.HOST);
   onStop('API', () => closeServer(server));
   log.info(`Brigade API listening on http://${config.HOST}:${config.PORT} (Temporal ${config.TEMPORAL_ADDRESS}).`);

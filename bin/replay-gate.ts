@@ -12,6 +12,7 @@ import { connectTemporal } from '../stack/connect.ts';
 import { type GateHistory, liveHistories, recordedHistories, replayAll } from '../stack/replay-gate.ts';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config.ts';
+import { createPool } from '../src/db/pool.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
 
 // Each replay starts and stops a worker; its state changes are not news here.
@@ -31,8 +32,11 @@ if (!bundle) {
   await bundleWorkflows({ outFile: bundle, catalog: builtInCatalog() });
 }
 
-// The workers' keys (PAYLOAD_ENCRYPTION_KEYS): live histories and their listings are encrypted.
-const converter = dataConverter(loadConfig());
+// The workers' keys (PAYLOAD_ENCRYPTION_KEYS): live histories and their listings are encrypted, a person's
+// payloads under their data key, found in DATABASE_URL's database.
+const config = loadConfig();
+const pool = config.DATABASE_URL ? createPool(config.DATABASE_URL, { max: 2 }) : undefined;
+const converter = dataConverter(config, pool);
 const histories: GateHistory[] = await recordedHistories(values.histories);
 console.log(`replay gate: ${histories.length} recorded histories from ${values.histories}`);
 const address = process.env.TEMPORAL_ADDRESS;
@@ -49,6 +53,7 @@ if (address && limit > 0) {
 }
 
 const { replayed, failures } = await replayAll(bundle, histories, converter);
+await pool?.end();
 for (const failure of failures) console.error(`  NOT REPLAYABLE ${failure.source}: ${failure.error.split('\n')[0]}`);
 if (failures.length > 0) {
   console.error(

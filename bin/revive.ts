@@ -24,11 +24,12 @@ runMain(catalog, async ({ config, log }) => {
   }
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS'], 'npm run revive');
   await checkPostgres(config.DATABASE_URL);
-  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, {
-    dataConverter: dataConverter(config),
-  });
   const owner = createPool(config.DATABASE_URL, { role: null, max: 1 });
   const pool = createPool(config.DATABASE_URL, { max: 2 });
+  // the earlier run's input is sealed under its person's data key, found through the pool
+  const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, {
+    dataConverter: dataConverter(config, pool),
+  });
   let code = 0;
   try {
     const db = await owner.connect();

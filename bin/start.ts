@@ -34,7 +34,7 @@ runMain(catalog, async ({ config: settings, log, onStop, fail }) => {
   // a crash (kill -9 of this process group) leaves PostgreSQL and the dev server running: stop them before starting
   for (const service of await reclaimDataDir(dataDir, dbFile)) log.info(`Stopped ${service}, left running by an earlier start`);
   onStop('DATA_DIR', () => releaseDataDir(dataDir));
-  // nothing configured: a dev key in DATA_DIR/payload-key, so the dev server's history is encrypted too
+  // nothing configured: a dev key (kept outside DATA_DIR), so the dev server's history is encrypted too
   const config = await withDevPayloadKey(settings, dataDir);
 
   let databaseUrl = config.DATABASE_URL;
@@ -76,15 +76,6 @@ runMain(catalog, async ({ config: settings, log, onStop, fail }) => {
     startedTemporal = true;
     uiUrl ??= server.uiUrl;
   }
-  const { connection, client } = await connectTemporal(temporalAddress, config.TEMPORAL_NAMESPACE, {
-    dataConverter: dataConverter(config),
-  });
-  onStop('Temporal client connection', () => connection.close());
-  const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
-  if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);
-  // the namespace is Brigade's when it started the dev server: closed executions go when conversations do
-  const retention = namespaceRetentionMs(config);
-  if (startedTemporal && retention) await setNamespaceRetention(connection, config.TEMPORAL_NAMESPACE, retention);
 
   // Separate pools, so that busy activities cannot starve API requests of connections.
   const workerPool = createPool(databaseUrl, { max: WORKER_POOL_SIZE });
@@ -94,6 +85,17 @@ runMain(catalog, async ({ config: settings, log, onStop, fail }) => {
     pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
     onStop('PostgreSQL pool', () => pool.end());
   }
+
+  // the API's pool finds persons' data keys: what it starts for a person is sealed under theirs
+  const { connection, client } = await connectTemporal(temporalAddress, config.TEMPORAL_NAMESPACE, {
+    dataConverter: dataConverter(config, apiPool),
+  });
+  onStop('Temporal client connection', () => connection.close());
+  const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+  if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);
+  // the namespace is Brigade's when it started the dev server: closed executions go when conversations do
+  const retention = namespaceRetentionMs(config);
+  if (startedTemporal && retention) await setNamespaceRetention(connection, config.TEMPORAL_NAMESPACE, retention);
 
   // One worker that restarts with the code: versioned, current from its start, and conversations move with it
   // (auto-upgrade), since the old version's worker is gone once the process restarts. The cluster pins instead.
@@ -117,7 +119,7 @@ runMain(catalog, async ({ config: settings, log, onStop, fail }) => {
     tokens,
     checkTemporal: temporalCheck(connection),
     temporalUiUrl: uiUrl,
-    codec: payloadCodec(config),
+    codec: payloadCodec(config, apiPool),
   });
   const server = await listen(app, config.PORT, config.HOST);
   onStop('API', () => closeServer(server));

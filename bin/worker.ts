@@ -21,16 +21,16 @@ runMain(catalog, async ({ config, log, onStop, fail }) => {
   const { applied } = await migrate(config.DATABASE_URL, { agents: catalog.servers, log: log.debug });
   if (applied.length > 0) log.info(`Applied migrations: ${applied.join(', ')}`);
 
+  const pool = createPool(config.DATABASE_URL, { max: WORKER_POOL_SIZE });
+  pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
+  onStop('PostgreSQL pool', () => pool.end());
+  // the pool finds persons' data keys (src/protection/person-keys.ts)
   const { connection, client } = await connectTemporal(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, {
-    dataConverter: dataConverter(config),
+    dataConverter: dataConverter(config, pool),
   });
   onStop('Temporal client connection', () => connection.close());
   const { added } = await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) log.info(`Registered Temporal search attributes: ${added.join(', ')}`);
-
-  const pool = createPool(config.DATABASE_URL, { max: WORKER_POOL_SIZE });
-  pool.on('error', (error) => log.warn(`PostgreSQL connection lost: ${error.message}`));
-  onStop('PostgreSQL pool', () => pool.end());
 
   await runWorker(catalog, config, config.TEMPORAL_ADDRESS, pool, { onStop, fail }, { client, log: log.info });
   log.info(

@@ -304,8 +304,8 @@ export async function startDrillCluster(
   const withClient = async <T>(fn: (client: Client) => Promise<T>): Promise<T> => {
     const connection = await Connection.connect({ address: cluster.temporalAddress });
     try {
-      // the cluster's processes seal payloads with the key it keeps in its app data dir
-      const converter = dataConverter(await withDevPayloadKey(loadConfig({}), path.join(dataDir, 'app')));
+      // the cluster's processes seal payloads with the key it keeps for its app data dir, a person's under their data key
+      const converter = dataConverter(await withDevPayloadKey(loadConfig({}), path.join(dataDir, 'app')), pool);
       return await fn(new Client({ connection, namespace: cluster.namespace, dataConverter: converter }));
     } finally {
       await connection.close();

@@ -18,6 +18,8 @@ import { findTemporalBinary } from '../stack/temporal-binary.ts';
 import { buildIdOf } from '../src/worker-deployment.ts';
 import { DEV_KEY_ID, loadOrCreatePayloadKey } from '../src/protection/data-converter.ts';
 import { EncryptionCodec, StaticKeyProvider } from '../src/protection/payload-codec.ts';
+import { PersonKeys } from '../src/protection/person-keys.ts';
+import pg from 'pg';
 import { type DrillCluster, startDrillCluster } from './harness.ts';
 import { builtInCatalog } from '../src/agents/catalog.ts';
 
@@ -55,7 +57,11 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
   const { cluster } = drill;
   // the cluster's workers encrypt with the key it keeps in the app's data dir: listings and replays need it
   const key = await loadOrCreatePayloadKey(drill.appDataDir);
-  const codec = new EncryptionCodec(new StaticKeyProvider({ [DEV_KEY_ID]: new Uint8Array(key) }, DEV_KEY_ID));
+  const keys = new StaticKeyProvider({ [DEV_KEY_ID]: new Uint8Array(key) }, DEV_KEY_ID);
+  // a person's payloads are sealed under their data key, kept in the cluster's PostgreSQL
+  const pool = new pg.Pool({ connectionString: cluster.postgres.url, max: 2 });
+  pool.on('error', () => undefined);
+  const codec = new EncryptionCodec(keys, new PersonKeys(pool, keys));
   const connection = await Connection.connect({ address: cluster.temporalAddress });
   const client = new Client({ connection, namespace: cluster.namespace, dataConverter: { payloadCodecs: [codec] } });
   const cliBinary = await findTemporalBinary({ cliPath: process.env.TEMPORAL_CLI_PATH || undefined });
@@ -222,6 +228,7 @@ async function runDrill(drill: DrillCluster, log: (line: string) => void): Promi
     notes.push(`temporal worker deployment describe --name ${DEPLOYMENT}: current ${deployments.includes(v2) ? v2 : '(v2 not shown)'}`);
     return { v1, v2, conversations: finished, wrong, notes };
   } finally {
+    await pool.end();
     await connection.close();
   }
 }

@@ -265,6 +265,12 @@ export const ConfigSchema = z.object({
   RETENTION_USAGE: duration.optional(),
   /** how often the retention sweep runs (a Temporal Schedule) */
   RETENTION_SWEEP_EVERY: duration.default(3600_000),
+  /**
+   * After an erasure, rewrite (VACUUM FULL) the tables that held the person's rows, so their dead tuples leave the
+   * table files: each table is locked (ACCESS EXCLUSIVE) while it is copied. `off` leaves that to autovacuum and
+   * an operator (docs/security.md#crypto-shredding).
+   */
+  ERASURE_REWRITE_TABLES: z.enum(['on', 'off']).default('on'),
 
   GCS_BUCKET_NAME: z.string().optional(),
   STORAGE_EMULATOR_HOST: optionalUrl,

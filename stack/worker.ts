@@ -87,7 +87,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     ...(workerDeployment ? { workerDeploymentOptions: workerDeployment } : {}),
     activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
     // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way
-    dataConverter: dataConverter(config),
+    dataConverter: dataConverter(config, pool),
     // A model step holds its workflow task's slot while it runs (a local activity within the task): the SDK's 40
     // would let a worker run 40 turns at once, fewer than the 100 model activities it ran before.
     maxConcurrentWorkflowTaskExecutions: CONCURRENT_TURNS,

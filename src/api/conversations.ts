@@ -10,6 +10,7 @@ import { findConversation, insertConversation, listConversations, readUsage, ren
 import { writeBatch } from '../db/batch.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
+import { noteWorkflowOwner } from '../protection/person-keys.ts';
 import { readTranscript } from '../db/transcript.ts';
 import type { ServerCatalog } from './agent-server.ts';
 import { sessionSettings } from './session-settings.ts';
@@ -87,6 +88,8 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       ...(init ? { init } : {}),
     };
     const created = { id, agent: body.agent, workflowId };
+    // the row commits after the start: the codec learns the owner here, to seal the start under their data key
+    noteWorkflowOwner(workflowId, principal.user);
     noteConversation(res, { conversationId: id, agent: body.agent, userId: principal.user });
     // Start inside the row's transaction: a failed start rolls the row back (and the key's claim with it),
     // and the workflow writes nothing before the first message, by which time the row has committed.

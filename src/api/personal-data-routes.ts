@@ -18,6 +18,7 @@ import {
   exportPerson,
   registeredPersonalData,
 } from '../protection/personal-data.ts';
+import { dataKeyKind, tableFilesKind } from '../protection/crypto-shredding.ts';
 import { deleteExecutionsOfUser } from '../protection/temporal-executions.ts';
 import { createObjectStore } from '../storage/index.ts';
 import { principalOf } from './auth.ts';
@@ -95,7 +96,15 @@ const signIn: PersonalDataKind = {
 
 /** Every kind of personal data: the runtime's, each agent's, then what other modules registered. */
 export function personalDataKinds(catalog: Pick<ServerCatalog, 'servers'>): PersonalDataKind[] {
-  return [conversations, usage, ...catalog.servers.flatMap((server) => server.personalData ?? []), ...registeredPersonalData(), signIn];
+  return [
+    dataKeyKind,
+    conversations,
+    usage,
+    ...catalog.servers.flatMap((server) => server.personalData ?? []),
+    ...registeredPersonalData(),
+    signIn,
+    tableFilesKind,
+  ];
 }
 
 export const PersonalExport = z

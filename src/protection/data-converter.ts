@@ -1,14 +1,18 @@
 // The data converter every Temporal client and worker of Brigade uses: the SDK's default payload converter,
 // the failure converter that turns failure messages into payloads (failure-converter.ts, in the workflow bundle
 // too) and, unless PAYLOAD_ENCRYPTION=off, the encrypting codec. Generic: it encrypts whatever payloads the
-// converters produce, wherever large values end up living.
-import { randomBytes } from 'node:crypto';
+// converters produce, wherever large values end up living. Given the database, a person's payloads are sealed
+// under their own data key (person-keys.ts), which erasure destroys.
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
+import type pg from 'pg';
 import { type Config, ConfigError } from '../config.ts';
 import { EncryptionCodec, KEY_BYTES, type KeyProvider, StaticKeyProvider } from './payload-codec.ts';
+import { PersonKeys } from './person-keys.ts';
 
 type EncryptionSettings = Pick<
   Config,
@@ -43,10 +47,13 @@ export function keyProvider(config: EncryptionSettings): KeyProvider | undefined
   return new StaticKeyProvider(keys, current);
 }
 
-/** The codec of these settings, or undefined when encryption is off. */
-export function payloadCodec(config: EncryptionSettings): EncryptionCodec | undefined {
+/**
+ * The codec of these settings, or undefined when encryption is off. With `pool` (the app's), payloads a person
+ * owns are sealed under their data key and such payloads can be opened; without, the deployment key seals all.
+ */
+export function payloadCodec(config: EncryptionSettings, pool?: pg.Pool): EncryptionCodec | undefined {
   const keys = keyProvider(config);
-  return keys ? new EncryptionCodec(keys) : undefined;
+  return keys ? new EncryptionCodec(keys, pool ? new PersonKeys(pool, keys) : undefined) : undefined;
 }
 
 /** The module exporting `failureConverter`, for DataConverter.failureConverterPath and the workflow bundle. */
@@ -56,27 +63,47 @@ export const FAILURE_CONVERTER_PATH = fileURLToPath(new URL('./failure-converter
  * `dataConverter` for Client, Worker.create and Worker.runReplayHistory. Failure messages go into payloads even
  * with encryption off, so the bundle (built once, with the same converter) and the processes always agree.
  */
-export function dataConverter(config: EncryptionSettings): DataConverter {
-  const codec = payloadCodec(config);
+export function dataConverter(config: EncryptionSettings, pool?: pg.Pool): DataConverter {
+  const codec = payloadCodec(config, pool);
   return { failureConverterPath: FAILURE_CONVERTER_PATH, ...(codec ? { payloadCodecs: [codec] } : {}) };
 }
 
 /**
- * `npm start` with nothing configured: one random key kept in DATA_DIR/payload-key (owner-only), so the dev
+ * `npm start` with nothing configured: one random key kept outside DATA_DIR (devKeyFile, owner-only), so the dev
  * server's history is encrypted too and restarts can read what earlier runs wrote. Returns the settings with it.
  */
-export async function withDevPayloadKey<C extends EncryptionSettings>(config: C, dataDir: string): Promise<C> {
+export async function withDevPayloadKey<C extends EncryptionSettings>(config: C, dataDir: string, keysDir?: string): Promise<C> {
   // production settings without keys stop here, before anything starts
   if (config.PAYLOAD_ENCRYPTION === 'off' || keyProvider(config)) return config;
-  const key = await loadOrCreatePayloadKey(dataDir);
+  const key = await loadOrCreatePayloadKey(dataDir, keysDir);
   return { ...config, PAYLOAD_ENCRYPTION_KEYS: { [DEV_KEY_ID]: new Uint8Array(key) }, PAYLOAD_ENCRYPTION_KEY_ID: DEV_KEY_ID };
 }
 
 export const DEV_KEY_ID = 'dev';
 
-/** DATA_DIR/payload-key's key (made on first use); `npm run cluster` hands it to its processes the same way. */
-export async function loadOrCreatePayloadKey(dataDir: string): Promise<Buffer> {
-  const file = path.join(dataDir, 'payload-key');
+/** Where dev keys live: $XDG_CONFIG_HOME/brigade/keys, or ~/.config/brigade/keys. */
+export function devKeysDir(): string {
+  return path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'brigade', 'keys');
+}
+
+/**
+ * The dev key of DATA_DIR: not in it, so that a copy of DATA_DIR (a backup, a disk image, a tarball sent along
+ * with a bug report) holds the sealed history without the key that opens it. One file per DATA_DIR, named by
+ * the hash of its absolute path.
+ */
+export function devKeyFile(dataDir: string, keysDir = devKeysDir()): string {
+  const id = createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 32);
+  return path.join(keysDir, `${id}.key`);
+}
+
+/**
+ * DATA_DIR's dev key (made on first use, or moved out of DATA_DIR/payload-key where earlier versions kept it);
+ * `npm run cluster` hands it to its processes the same way.
+ */
+export async function loadOrCreatePayloadKey(dataDir: string, keysDir = devKeysDir()): Promise<Buffer> {
+  const file = devKeyFile(dataDir, keysDir);
+  await fs.mkdir(keysDir, { recursive: true, mode: 0o700 });
+  await moveOldDevKey(path.join(dataDir, 'payload-key'), file);
   let key: Buffer | undefined;
   try {
     key = Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'base64');
@@ -88,12 +115,56 @@ export async function loadOrCreatePayloadKey(dataDir: string): Promise<Buffer> {
     throw new ConfigError(
       `${file} does not hold a base64 256-bit key; restore it, or remove it to start over (earlier conversations become unreadable)`,
     );
+  // DATA_DIR names its key by fingerprint: a DATA_DIR moved elsewhere (another hash) must not get a new key silently
+  const fingerprintFile = path.join(dataDir, 'payload-key.fingerprint');
+  const expected = await fs.readFile(fingerprintFile, 'utf8').then(
+    (text) => text.trim(),
+    () => undefined,
+  );
+  if (!key && expected)
+    throw new ConfigError(
+      `${dataDir} was sealed with the dev key of fingerprint ${expected}, which is not at ${file}: move it there from where it was ` +
+        `(the folder's path changed?), or remove ${fingerprintFile} to start with a new key (earlier conversations become unreadable)`,
+    );
+  if (key && expected && expected !== fingerprint(key))
+    throw new ConfigError(`${file} is not the dev key ${dataDir} was sealed with (fingerprint ${expected}); restore that key`);
   if (!key) {
     key = randomBytes(KEY_BYTES);
-    await fs.mkdir(dataDir, { recursive: true });
-    await fs.writeFile(file, `${key.toString('base64')}\n`, { mode: 0o600 });
+    // `wx`: two starts at once keep the first one's key
+    await fs.writeFile(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' }).catch(async (error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      key = Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'base64');
+    });
   }
   // a file from an older run may have looser permissions than we would create
   await fs.chmod(file, 0o600);
-  return key;
+  if (!expected) {
+    await fs.mkdir(dataDir, { recursive: true });
+    await fs.writeFile(fingerprintFile, `${fingerprint(key!)}\n`, { mode: 0o600 });
+  }
+  return key!;
+}
+
+/** Names a key without revealing it: the first 16 hex digits of SHA-256 over it. */
+const fingerprint = (key: Buffer) => createHash('sha256').update(key).digest('hex').slice(0, 16);
+
+/** An earlier version's DATA_DIR/payload-key goes to the keys folder (unless a key is there already: it is kept, never overwritten). */
+async function moveOldDevKey(old: string, file: string): Promise<void> {
+  let text: string;
+  try {
+    text = await fs.readFile(old, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    await fs.writeFile(file, text, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if ((await fs.readFile(file, 'utf8')).trim() !== text.trim())
+      throw new ConfigError(
+        `${old} and ${file} hold different keys: keep the one that opens this DATA_DIR's history (move it to ${file}) and remove the other`,
+      );
+  }
+  await fs.rm(old);
 }

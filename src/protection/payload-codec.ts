@@ -3,8 +3,10 @@
 // server's file, a cluster's tables, Temporal Cloud) holds ciphertext. The key id travels in each payload's
 // metadata, so a new key can be rolled in while payloads sealed with an old one stay readable. Payloads
 // without this codec's encoding (histories recorded before it, or written with encryption off) pass through.
+// Payloads a person owns (their conversation's workflow and its activities) are sealed under that person's own
+// data key instead (OwnerKeys, src/protection/person-keys.ts), which erasure destroys; same format, its id says whose.
 import { type KeyObject, createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
-import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { Payload, PayloadCodec, SerializationContext } from '@temporalio/common';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 const METADATA_ENCODING_KEY = 'encoding';
@@ -25,6 +27,19 @@ const text = (bytes: Uint8Array | null | undefined) => (bytes ? new TextDecoder(
 export interface KeyProvider {
   currentKeyId(): string;
   key(id: string): Promise<Uint8Array>;
+}
+
+/** Key ids of persons' data keys start so; a deployment key's id cannot (no colon: src/config.ts checks them). */
+export const PERSON_KEY_PREFIX = 'person:';
+
+/**
+ * The keys of payloads' owners: for a workflow a person owns, their data key (made on first use); for the id a
+ * sealed payload names, that key, or UnknownKeyError once it was destroyed. Decoding needs no context.
+ */
+export interface OwnerKeys {
+  /** `payloads` are those to seal: a child workflow's start input names its parent */
+  forWorkflow(workflowId: string, payloads: readonly Payload[]): Promise<{ id: string; key: KeyObject } | undefined>;
+  byId(id: string): Promise<KeyObject>;
 }
 
 export class UnknownKeyError extends Error {
@@ -63,13 +78,21 @@ export class StaticKeyProvider implements KeyProvider {
  */
 export class EncryptionCodec implements PayloadCodec {
   private readonly keys: KeyProvider;
+  private readonly owners: OwnerKeys | undefined;
   /** A key id names one key for good; its KeyObject is made once, not prepared again for every payload. */
   private readonly prepared = new Map<string, KeyObject>();
-  constructor(keys: KeyProvider) {
+  /** without `owners`, every payload is sealed under the deployment's key, and one a person's key sealed cannot be opened */
+  constructor(keys: KeyProvider, owners?: OwnerKeys) {
     this.keys = keys;
+    this.owners = owners;
   }
 
   private async key(id: string): Promise<KeyObject> {
+    if (id.startsWith(PERSON_KEY_PREFIX)) {
+      if (!this.owners)
+        throw new UnknownKeyError(`payload sealed under a person's data key (${id}): this codec has no database to find it in`);
+      return this.owners.byId(id);
+    }
     let key = this.prepared.get(id);
     if (!key) {
       key = createSecretKey(await this.keys.key(id));
@@ -78,9 +101,11 @@ export class EncryptionCodec implements PayloadCodec {
     return key;
   }
 
-  async encode(payloads: Payload[]): Promise<Payload[]> {
-    const id = this.keys.currentKeyId();
-    const key = await this.key(id);
+  /** `context` names the workflow the payloads belong to (the SDK's serialization context): its owner's key seals them */
+  async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    const owned = context?.workflowId && this.owners ? await this.owners.forWorkflow(context.workflowId, payloads) : undefined;
+    const id = owned?.id ?? this.keys.currentKeyId();
+    const key = owned?.key ?? (await this.key(id));
     return payloads.map((payload) => {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv(ALGORITHM, key, iv);

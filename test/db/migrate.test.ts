@@ -77,6 +77,7 @@ describe('migrate', () => {
       '036_retention.sql',
       '039_erase_usage_ledger.sql',
       '040_erase_sign_in.sql',
+      '041_person_data_keys.sql',
       '042_api_key_standing_and_scopes.sql',
       '043_erasure_fence.sql',
       '044_session_proof.sql',

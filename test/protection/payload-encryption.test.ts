@@ -16,7 +16,8 @@ import proto from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/config.ts';
 import { EncryptionCodec, StaticKeyProvider, sealedWith } from '../../src/protection/payload-codec.ts';
-import { dataConverter, keyProvider, payloadCodec, withDevPayloadKey } from '../../src/protection/data-converter.ts';
+import { rewrapDataKeys } from '../../src/protection/person-keys.ts';
+import { dataConverter, devKeyFile, keyProvider, payloadCodec, withDevPayloadKey } from '../../src/protection/data-converter.ts';
 import { createWorker } from '../../stack/worker.ts';
 import { reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { temporalAddress, temporalCliPath, workflowBundlePath } from '../support/harness.ts';
@@ -97,7 +98,10 @@ describe('a support lookup with the codec on', () => {
       plain.map((payload) => Buffer.from(payload.data ?? []).toString()).filter((text) => /priya/i.test(text)),
       [],
     );
-    assert.ok(sealed.every((payload) => sealedWith(payload) === 'k1'));
+    // one key seals the conversation: its person's data key (issue 42), not the deployment's
+    const ids = new Set(sealed.map(sealedWith));
+    assert.equal(ids.size, 1, [...ids].join(', '));
+    assert.match([...ids][0]!, /^person:/);
   });
 
   test('the codec server decodes for an operator, and for nobody else', async () => {
@@ -256,7 +260,7 @@ test("a failed activity's message is sealed in the history, still reaches the us
     const failure = failed.markerRecordedEventAttributes!.failure!;
     assert.equal(failure.message, 'Encoded failure');
     assert.equal(failure.stackTrace, '');
-    assert.equal(sealedWith(failure.encodedAttributes as Payload), 'k1');
+    assert.match(sealedWith(failure.encodedAttributes as Payload)!, /^person:/);
     const bytes = Buffer.from(proto.temporal.api.history.v1.History.encode(response.history!).finish());
     for (const secret of ['priya@candy.com', 'Priya Patel'])
       assert.equal(bytes.includes(secret), false, `"${secret}" is in the stored history`);
@@ -299,7 +303,7 @@ test('control: with PAYLOAD_ENCRYPTION=off (as before issue 35) the same check f
   }
 });
 
-test('a key rotation leaves old conversations readable, and seals new payloads with the new key', async () => {
+test('a key rotation re-wraps the data keys: old conversations stay readable, and no payload is sealed again', async () => {
   const workflowId = await lookup(app);
   const conversationId = workflowId.replace(/^conversation-/, '');
   // every process rolls to k2 as the current key, keeping k1 to read with
@@ -312,7 +316,9 @@ test('a key rotation leaves old conversations readable, and seals new payloads w
     TEMPORAL_TASK_QUEUE: app.taskQueue,
   };
   const connection = await Connection.connect({ address: temporalAddress() });
-  const client = new Client({ connection, namespace: 'default', dataConverter: dataConverter(rotated) });
+  // the persons' data keys, wrapped by k1 until now, are re-wrapped by k2 (docs/operations.md#key-rotation)
+  assert.ok((await rewrapDataKeys(app.pool, keyProvider(rotated)!)).rewrapped >= 1);
+  const client = new Client({ connection, namespace: 'default', dataConverter: dataConverter(rotated, app.pool) });
   const workerConnection = await NativeConnection.connect({ address: temporalAddress() });
   const worker = await createWorker({
     catalog: app.catalog,
@@ -328,7 +334,7 @@ test('a key rotation leaves old conversations readable, and seals new payloads w
     client,
     pool: app.pool,
     connection,
-    codec: payloadCodec(rotated),
+    codec: payloadCodec(rotated, app.pool),
   });
   try {
     const call = async (method: string, path: string, body?: unknown) => {
@@ -346,8 +352,10 @@ test('a key rotation leaves old conversations readable, and seals new payloads w
     const whole = await call('GET', `/v1/conversations/${conversationId}`);
     assert.ok(JSON.stringify(whole.body).includes('priya@candy.com'), 'the earlier turn reads back');
     const { payloads, bytes } = await rawHistory(workflowId);
-    const ids = new Set(payloads.map(sealedWith).filter(Boolean));
-    assert.deepEqual([...ids].sort(), ['k1', 'k2'], 'old payloads stay under k1, new ones under k2');
+    const ids = [...new Set(payloads.map(sealedWith).filter(Boolean))];
+    assert.equal(ids.length, 1, "old and new payloads name the person's data key");
+    const [wrapping] = await app.adminQuery('SELECT wrapping_key_id FROM person_data_keys WHERE key_id = $1', [ids[0]]);
+    assert.equal(wrapping.wrapping_key_id, 'k2', 'which k2 wraps now');
     assert.equal(bytes.includes('john@gmail.com'), false);
     // the codec server with both keys opens both
     const operator = await fetch(`${baseUrl}/codec/decode`, {
@@ -406,21 +414,53 @@ describe('the codec', () => {
     );
   });
 
-  test('npm start alone keeps one dev key in DATA_DIR/payload-key (0600), the same across restarts', async () => {
+  test('npm start alone keeps one dev key outside DATA_DIR (0600), the same across restarts; an old DATA_DIR/payload-key moves out', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'brigade-devkey-'));
+    const keys = path.join(dir, 'config', 'brigade', 'keys');
+    const dataDir = path.join(dir, 'data');
     try {
-      const first = await withDevPayloadKey(loadConfig({}), dir);
-      const second = await withDevPayloadKey(loadConfig({}), dir);
+      const first = await withDevPayloadKey(loadConfig({}), dataDir, keys);
+      const second = await withDevPayloadKey(loadConfig({}), dataDir, keys);
       assert.equal(first.PAYLOAD_ENCRYPTION_KEY_ID, 'dev');
       assert.deepEqual(second.PAYLOAD_ENCRYPTION_KEYS, first.PAYLOAD_ENCRYPTION_KEYS);
-      assert.equal((await fs.stat(path.join(dir, 'payload-key'))).mode & 0o777, 0o600);
+      const file = devKeyFile(dataDir, keys);
+      assert.equal(path.dirname(file), keys);
+      assert.equal((await fs.stat(file)).mode & 0o777, 0o600);
+      assert.equal((await fs.stat(keys)).mode & 0o777, 0o700);
+      // a copy of DATA_DIR holds no key, only its fingerprint
+      assert.deepEqual(await fs.readdir(dataDir), ['payload-key.fingerprint']);
+      const fingerprint = (await fs.readFile(path.join(dataDir, 'payload-key.fingerprint'), 'utf8')).trim();
+      assert.match(fingerprint, /^[0-9a-f]{16}$/);
+      assert.equal(JSON.stringify(first.PAYLOAD_ENCRYPTION_KEYS).includes(fingerprint), false);
+      // DATA_DIR moved (another path, another key file): the start stops rather than make a key that opens nothing
+      const movedDir = path.join(dir, 'moved');
+      await fs.cp(dataDir, movedDir, { recursive: true });
+      await assert.rejects(withDevPayloadKey(loadConfig({}), movedDir, keys), /was sealed with the dev key of fingerprint/);
       const [sealed] = await payloadCodec(first)!.encode([{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"x"') }]);
       assert.equal(Buffer.from((await payloadCodec(second)!.decode([sealed!]))[0]!.data!).toString(), '"x"');
-      assert.equal((await withDevPayloadKey(loadConfig({ PAYLOAD_ENCRYPTION: 'off' }), dir)).PAYLOAD_ENCRYPTION_KEYS, undefined);
-      await assert.rejects(withDevPayloadKey(loadConfig({ DATABASE_URL: 'postgres://x/y' }), dir), /PAYLOAD_ENCRYPTION_KEYS: required/);
-      await fs.writeFile(path.join(dir, 'payload-key'), 'damaged');
+      assert.equal((await withDevPayloadKey(loadConfig({ PAYLOAD_ENCRYPTION: 'off' }), dataDir, keys)).PAYLOAD_ENCRYPTION_KEYS, undefined);
       await assert.rejects(
-        withDevPayloadKey(loadConfig({}), dir),
+        withDevPayloadKey(loadConfig({ DATABASE_URL: 'postgres://x/y' }), dataDir, keys),
+        /PAYLOAD_ENCRYPTION_KEYS: required/,
+      );
+
+      // an earlier version's key in DATA_DIR moves out, and still opens what it sealed
+      const oldDataDir = path.join(dir, 'old');
+      await fs.mkdir(oldDataDir);
+      const oldKey = randomBytes(32);
+      await fs.writeFile(path.join(oldDataDir, 'payload-key'), `${oldKey.toString('base64')}\n`, { mode: 0o644 });
+      const moved = await withDevPayloadKey(loadConfig({}), oldDataDir, keys);
+      assert.deepEqual(Buffer.from(moved.PAYLOAD_ENCRYPTION_KEYS!.dev!), oldKey);
+      await assert.rejects(fs.stat(path.join(oldDataDir, 'payload-key')), { code: 'ENOENT' });
+      assert.equal((await fs.stat(devKeyFile(oldDataDir, keys))).mode & 0o777, 0o600);
+      // two different keys: neither is dropped, the start stops and says which
+      await fs.writeFile(path.join(oldDataDir, 'payload-key'), `${randomBytes(32).toString('base64')}\n`);
+      await assert.rejects(withDevPayloadKey(loadConfig({}), oldDataDir, keys), /hold different keys/);
+      await fs.rm(path.join(oldDataDir, 'payload-key'));
+
+      await fs.writeFile(file, 'damaged');
+      await assert.rejects(
+        withDevPayloadKey(loadConfig({}), dataDir, keys),
         /does not hold a base64 256-bit key/,
         'a damaged key is not silently replaced',
       );

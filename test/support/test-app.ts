@@ -130,7 +130,7 @@ export async function startTestApp(
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     interceptors: clientInterceptors(),
-    dataConverter: dataConverter(config),
+    dataConverter: dataConverter(config, pool),
   });
   const { server, baseUrl } = await serveApi({
     catalog,
@@ -139,7 +139,7 @@ export async function startTestApp(
     pool,
     connection,
     port: options.apiPort,
-    codec: payloadCodec(config),
+    codec: payloadCodec(config, pool),
     tokens: options.tokens,
   });
 
