@@ -28,6 +28,7 @@ import { WebSessions, webSignInRoutes } from './web-sign-in.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
 import { personalDataRoutes } from './personal-data-routes.ts';
+import { describeError } from '../shared/log-safe.ts';
 
 export interface AppDeps {
   /** the agents it serves (built at the composition root, src/agents/catalog.ts for the built-in ones) */
@@ -48,7 +49,8 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
   loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog); // a bad file stops the start, not a conversation
   const app = express();
   app.disable('x-powered-by');
-  const logLine = log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error));
+  // an error is logged by its kind, status and code, never its words (src/shared/log-safe.ts)
+  const logLine = log ?? ((line, error) => console.error(line, ...(error === undefined ? [] : [describeError(error)])));
   app.use(requestId());
   app.use(securityHeaders(config));
   // before the API's CORS: the codec server answers the Web UI's origin, which the web client's list need not hold
