@@ -5,6 +5,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify,
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { normalizeClientId } from '../shared/client-id.ts';
+import { plainText } from '../shared/safe-text.ts';
 
 /** Algorithms with a public key: an HMAC is keyed by a secret we would have to share, and `none` by nothing. */
 const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
@@ -202,9 +203,10 @@ export class OidcVerifier {
     }
     if (looksLikeIdToken(payload, header)) throw new InvalidToken('an ID token is not an access token');
     const client = this.config.AUTH_OIDC_CLIENT_CLAIM ? claimAt(payload, this.config.AUTH_OIDC_CLIENT_CLAIM) : undefined;
-    const name = [payload.preferred_username, payload.name, payload.email].find(
-      (value): value is string => typeof value === 'string' && value.length > 0,
-    );
+    // a display name is stored and shown: the same plain text as a title (src/shared/safe-text.ts)
+    const name = [payload.preferred_username, payload.name, payload.email]
+      .map((value) => (typeof value === 'string' ? plainText(value) : ''))
+      .find((value) => value.length > 0);
     return {
       iss: payload.iss!,
       sub: payload.sub!,
