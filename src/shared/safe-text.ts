@@ -23,7 +23,7 @@ export const safeString = () => z.string().refine(isStorableText, UNSTORABLE_MES
 // Characters that change how a name reads without being seen: controls (C0, DEL, C1), the bidi marks,
 // embeddings, overrides and isolates (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069), zero-width ones
 // (U+200B–U+200D, U+2060–U+2064, U+FEFF), the soft hyphen, and the line and paragraph separators. A title or
-// a name holding them can show as another (`invoice‮fdp.exe`) or hide text in a list, a log or an export.
+// a name holding them can show as another (`invoice<U+202E>fdp.exe`) or hide text in a list, a log or an export.
 const LINE_BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]+/g;
 const INVISIBLE = /[\u0000-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\uFFF9-\uFFFB]/g;
 

@@ -53,7 +53,7 @@ describe('titles in words (no server)', () => {
   });
 
   test("a model's title loses bidi overrides, zero-width and control characters (issue 42)", () => {
-    // U+202E would show "invoice‮fdp.exe" as "invoiceexe.pdf"; zero-width and isolates hide text in the list
+    // U+202E would show "invoice<U+202E>fdp.exe" as "invoiceexe.pdf"; zero-width and isolates hide text in the list
     assert.equal(cleanTitle('invoice\u202Efdp.exe'), 'Invoicefdp.exe');
     assert.equal(cleanTitle('\u2067Order\u200B 13579\u2069 \u200Fstatus\u061C\uFEFF\u0007'), 'Order 13579 status');
     assert.equal(cleanTitle('\u200B\u202E\u2066\n\u2060'), undefined, 'nothing visible is no title');
