@@ -148,8 +148,12 @@ export const ConfigSchema = z.object({
   AUTH_OIDC_ROLES_CLAIM: z.string().min(1).default('roles'),
   /** the claim that names the bar (beer client) a person acts for; unset: none */
   AUTH_OIDC_CLIENT_CLAIM: z.preprocess(emptyAsUndefined, z.string().optional()),
-  /** clock skew allowed on exp and nbf */
+  /** clock skew allowed on exp, nbf and iat (a token issued further in the future is refused) */
   AUTH_OIDC_CLOCK_SKEW: duration.default(30_000),
+  /** a token issued longer ago than this is refused, whatever its exp (its iat is then required); unset: off */
+  AUTH_OIDC_MAX_TOKEN_AGE: z.preprocess(emptyAsUndefined, duration.optional()),
+  /** a token signed with a key we do not hold fetches the issuer's keys again at most this often */
+  AUTH_OIDC_UNKNOWN_KID_REFETCH: duration.default(5_000),
   AUTH_OIDC_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   /** unset: a public client (PKCE alone) */
   AUTH_OIDC_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().optional()),
