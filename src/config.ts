@@ -249,6 +249,14 @@ export const ConfigSchema = z.object({
   USER_EVENT_STREAMS: z.coerce.number().int().min(0).default(20),
   USER_NEW_CONVERSATIONS_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   USER_TURNS_PER_MINUTE: z.coerce.number().int().min(0).default(120),
+  /** every authenticated request of a user (GET included), per minute and API process; 0: no limit */
+  USER_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  /** a user's requests in flight at once per API process, event streams aside; 0: no limit */
+  USER_CONCURRENT_REQUESTS: z.coerce.number().int().min(0).default(8),
+  /** refused (401) requests per client address, per minute and API process; past it the address gets 429; 0: no limit */
+  AUTH_REFUSALS_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  /** Express's "trust proxy": unset, the client address is the socket's; behind a proxy, its hops or addresses */
+  TRUST_PROXY: z.preprocess(emptyAsUndefined, z.string().optional()),
 
   /** statement_timeout of SQL that a model writes (recipes, beer) */
   SQL_STATEMENT_TIMEOUT: duration.default(5_000),

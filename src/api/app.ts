@@ -29,6 +29,7 @@ import { loadMcpConfig } from '../mcp/config.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
 import { personalDataRoutes } from './personal-data-routes.ts';
 import { describeError } from '../shared/log-safe.ts';
+import { refusalLimits, userRequestLimits } from './request-limits.ts';
 
 export interface AppDeps {
   /** the agents it serves (built at the composition root, src/agents/catalog.ts for the built-in ones) */
@@ -63,7 +64,9 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
         )
       : undefined;
   const sessions = oidc && config.AUTH_OIDC_CLIENT_ID ? new WebSessions(pool, config) : undefined;
-  const frontDoor = authenticate({ tokens, pool, config, ledger, oidc, sessions });
+  // refusals count per client address (behind a proxy, TRUST_PROXY makes that the client's, not the proxy's)
+  if (config.TRUST_PROXY !== undefined) app.set('trust proxy', trustProxy(config.TRUST_PROXY));
+  const frontDoor = refusalLimits(authenticate({ tokens, pool, config, ledger, oidc, sessions }), config);
   app.use(
     '/codec',
     codecServerRoutes({ codec, authenticate: frontDoor, sessions, uiOrigins: uiUrl ? [uiUrl] : [], namespace: config.TEMPORAL_NAMESPACE }),
@@ -90,6 +93,7 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
   app.use(
     '/v1',
     frontDoor,
+    userRequestLimits(config),
     jsonBody(),
     metaRoutes({ catalog, config, temporalUiUrl }),
     apiKeyRoutes({ pool }),
@@ -103,4 +107,10 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));
   app.use(errorHandler(logLine));
   return app;
+}
+
+/** TRUST_PROXY as Express takes it: true, false, a number of hops, or addresses and subnets. */
+function trustProxy(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
 }
