@@ -235,6 +235,15 @@ describe('when a token was issued (issue 42)', () => {
   });
 });
 
+test('a display name from the token is plain text: no bidi override, zero-width or control character (issue 42)', async () => {
+  const checker = verifier();
+  const identity = await checker.verify(await signed({ preferred_username: '\u202Enimda\u200B \u2066Olga\u2069\u0007' }));
+  assert.equal(identity.name, 'nimda Olga');
+  // nothing visible: the next claim is used
+  const fallback = await checker.verify(await signed({ preferred_username: '\u200B\u200F', name: 'Olga P.' }));
+  assert.equal(fallback.name, 'Olga P.');
+});
+
 describe('a flood of unknown kids (issue 42)', () => {
   test('refetches the keys at most once per 5 s, and delays a real rotation by no more than that', async () => {
     const checker = verifier();
