@@ -148,8 +148,12 @@ export const ConfigSchema = z.object({
   AUTH_OIDC_ROLES_CLAIM: z.string().min(1).default('roles'),
   /** the claim that names the bar (beer client) a person acts for; unset: none */
   AUTH_OIDC_CLIENT_CLAIM: z.preprocess(emptyAsUndefined, z.string().optional()),
-  /** clock skew allowed on exp and nbf */
+  /** clock skew allowed on exp, nbf and iat (a token issued further in the future is refused) */
   AUTH_OIDC_CLOCK_SKEW: duration.default(30_000),
+  /** a token issued longer ago than this is refused, whatever its exp (its iat is then required); unset: off */
+  AUTH_OIDC_MAX_TOKEN_AGE: z.preprocess(emptyAsUndefined, duration.optional()),
+  /** a token signed with a key we do not hold fetches the issuer's keys again at most this often */
+  AUTH_OIDC_UNKNOWN_KID_REFETCH: duration.default(5_000),
   AUTH_OIDC_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   /** unset: a public client (PKCE alone) */
   AUTH_OIDC_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().optional()),
@@ -245,6 +249,14 @@ export const ConfigSchema = z.object({
   USER_EVENT_STREAMS: z.coerce.number().int().min(0).default(20),
   USER_NEW_CONVERSATIONS_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   USER_TURNS_PER_MINUTE: z.coerce.number().int().min(0).default(120),
+  /** every authenticated request of a user (GET included), per minute and API process; 0: no limit */
+  USER_REQUESTS_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  /** a user's requests in flight at once per API process, event streams aside; 0: no limit */
+  USER_CONCURRENT_REQUESTS: z.coerce.number().int().min(0).default(8),
+  /** refused (401) requests per client address, per minute and API process; past it the address gets 429; 0: no limit */
+  AUTH_REFUSALS_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  /** Express's "trust proxy": unset, the client address is the socket's; behind a proxy, its hops or addresses */
+  TRUST_PROXY: z.preprocess(emptyAsUndefined, z.string().optional()),
 
   /** statement_timeout of SQL that a model writes (recipes, beer) */
   SQL_STATEMENT_TIMEOUT: duration.default(5_000),

@@ -1,5 +1,6 @@
 import { DefaultLogger, Runtime, type LogEntry, type LogLevel as TemporalLogLevel } from '@temporalio/worker';
 import type { LogLevel } from './log.ts';
+import { safeLogMeta } from '../src/shared/log-safe.ts';
 
 const LEVELS: Record<LogLevel, TemporalLogLevel> = { debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' };
 const QUIET = new Set<TemporalLogLevel>(['TRACE', 'DEBUG', 'INFO']);
@@ -13,7 +14,8 @@ export function installTemporalRuntime(level: LogLevel, options: { prometheusPor
     // The worker's own housekeeping at info (bundle statistics, state changes) drowns the start-up
     // banner; workflow and activity logs keep the configured level.
     if (level !== 'debug' && entry.meta?.sdkComponent === 'worker' && QUIET.has(entry.level)) return;
-    const meta = entry.meta ? ` ${JSON.stringify(entry.meta)}` : '';
+    // The SDK hands a failed activity's error itself: its message (a provider's, a tool's) is not the log's.
+    const meta = entry.meta ? ` ${JSON.stringify(safeLogMeta(entry.meta))}` : '';
     process.stderr.write(`[${entry.level}] ${entry.message}${meta}\n`);
   };
   Runtime.install({

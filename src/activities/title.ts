@@ -7,21 +7,24 @@ import { replaceDefaultTitle } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';
 import type { TaskModel } from '../model/task-model.ts';
 import { TITLE_TASK, titlePrompt } from '../model/title-task.ts';
-import { isStorableText } from '../shared/safe-text.ts';
+import { isStorableText, plainText } from '../shared/safe-text.ts';
 import type { TitleInput } from './runtime-types.ts';
 
 /** The model's answer as a title: one line, no quotes or markdown, not too long; undefined when nothing is left. */
 const MAX_TITLE = 60;
 
 export function cleanTitle(text: string): string | undefined {
-  let title = (text.split('\n').find((line) => line.trim()) ?? '')
+  const line = text.split('\n').find((candidate) => plainText(candidate)) ?? '';
+  // text that cannot be stored is no title; bidi, zero-width and control characters are taken out (safe-text.ts)
+  if (!isStorableText(line)) return undefined;
+  let title = plainText(line)
     .replace(/[*_#`]/g, '')
     .replace(/^\s*title\s*:\s*/i, '')
     .replace(/^["'“”‘’]+|["'“”‘’]+$/g, '')
     .replace(/[.\s]+$/, '')
     .trim();
   if (title.length > MAX_TITLE) title = `${title.slice(0, MAX_TITLE - 1).replace(/\s+\S*$/, '')}…`;
-  if (!title || !isStorableText(title)) return undefined;
+  if (!title) return undefined;
   return title[0]!.toUpperCase() + title.slice(1);
 }
 

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { asUser } from '../db/pool.ts';
-import { isStorableText, UNSTORABLE_MESSAGE } from '../shared/safe-text.ts';
+import { plainName } from '../shared/safe-text.ts';
 import { principalOf, type Principal } from './auth-types.ts';
 import { OPERATOR_ROLE } from './codec-server.ts';
 import { HttpError, parseBody } from './http-error.ts';
@@ -21,7 +21,7 @@ const KEY_SHAPE = /^brg_[A-Za-z0-9_-]{43}$/;
 export const apiKeyDigest = (key: string) => createHash('sha256').update(key).digest();
 
 export const CreateApiKeyBody = z.object({
-  name: z.string().trim().min(1).max(100).refine(isStorableText, UNSTORABLE_MESSAGE),
+  name: plainName(100),
   expiresAt: z.iso
     .datetime({ offset: true })
     .refine((at) => Date.parse(at) > Date.now(), 'must be in the future')

@@ -28,6 +28,8 @@ import { WebSessions, webSignInRoutes } from './web-sign-in.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
 import { personalDataRoutes } from './personal-data-routes.ts';
+import { describeError } from '../shared/log-safe.ts';
+import { refusalLimits, userRequestLimits } from './request-limits.ts';
 
 export interface AppDeps {
   /** the agents it serves (built at the composition root, src/agents/catalog.ts for the built-in ones) */
@@ -48,7 +50,8 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
   loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog); // a bad file stops the start, not a conversation
   const app = express();
   app.disable('x-powered-by');
-  const logLine = log ?? ((line, error) => console.error(line, error instanceof Error ? error.message : error));
+  // an error is logged by its kind, status and code, never its words (src/shared/log-safe.ts)
+  const logLine = log ?? ((line, error) => console.error(line, ...(error === undefined ? [] : [describeError(error)])));
   app.use(requestId());
   app.use(securityHeaders(config));
   // before the API's CORS: the codec server answers the Web UI's origin, which the web client's list need not hold
@@ -66,7 +69,9 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
   standing
     .ready()
     .catch((error: unknown) => logLine('users: could not record the API_TOKENS standing yet; tried again at the next key', error));
-  const frontDoor = authenticate({ tokens, pool, config, ledger, oidc, sessions, standing });
+  // refusals count per client address (behind a proxy, TRUST_PROXY makes that the client's, not the proxy's)
+  if (config.TRUST_PROXY !== undefined) app.set('trust proxy', trustProxy(config.TRUST_PROXY));
+  const frontDoor = refusalLimits(authenticate({ tokens, pool, config, ledger, oidc, sessions, standing }), config);
   app.use(
     '/codec',
     codecServerRoutes({ codec, authenticate: frontDoor, uiOrigins: uiUrl ? [uiUrl] : [], namespace: config.TEMPORAL_NAMESPACE }),
@@ -93,6 +98,7 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
   app.use(
     '/v1',
     frontDoor,
+    userRequestLimits(config),
     jsonBody(),
     metaRoutes({ catalog, config, temporalUiUrl }),
     apiKeyRoutes({ pool }),
@@ -106,4 +112,10 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
   app.use((_req, _res, next) => next(new HttpError(404, 'No such route')));
   app.use(errorHandler(logLine));
   return app;
+}
+
+/** TRUST_PROXY as Express takes it: true, false, a number of hops, or addresses and subnets. */
+function trustProxy(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
 }

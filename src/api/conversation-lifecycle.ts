@@ -13,6 +13,7 @@ import { announceStop } from '../db/stop-notice.ts';
 import { readTranscript } from '../db/transcript.ts';
 import { stopUpdate } from '../shared/definitions.ts';
 import { type ChatMessage, ChatMessage as ChatMessageSchema } from '../shared/messages.ts';
+import { plainText } from '../shared/safe-text.ts';
 import type { ChatSession } from '../workflows/chat-session.ts';
 import { deleteExecutions } from '../protection/temporal-executions.ts';
 import type { ConversationAccess } from './conversation-access.ts';
@@ -147,12 +148,19 @@ const inlineCode = (text: string) => {
 };
 /** one line of plain text: no line breaks (a title cannot start a heading of its own) */
 const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, ' ');
+/**
+ * Text outside a fence (the title, a model-chosen call id, a decision's reason) as literal text: one plain line
+ * with every ASCII punctuation character backslash-escaped (CommonMark escapes any of them), so no `![](…)`
+ * remote image, link, emphasis, HTML tag or entity in it is live. A title stored before titles were made
+ * plain still loses its invisible characters here.
+ */
+export const literal = (text: string) => plainText(text).replace(/[!-/:-@[-`{-~]/g, '\\$&');
 
 /** The export as a document a person reads: each message in order, tool calls with their arguments and results. */
 export function toMarkdown(exported: ConversationExport): string {
   const { conversation } = exported;
   const lines = [
-    `# ${oneLine(conversation.title)}`,
+    `# ${literal(conversation.title)}`,
     '',
     `Conversation ${conversation.id} with the ${conversation.agent} agent, started ${conversation.createdAt}; exported ${exported.exportedAt}.`,
     '',
@@ -167,10 +175,10 @@ export function toMarkdown(exported: ConversationExport): string {
     else if (message.role === 'assistant') {
       lines.push(`## Assistant${message.stopped ? ' (stopped)' : ''}`, '', message.text ? fenced(message.text, 'text') : '_(no text)_', '');
       for (const call of message.toolCalls ?? [])
-        lines.push(`Calls ${inlineCode(call.name)} (${oneLine(call.id)}):`, '', json(call.args), '');
+        lines.push(`Calls ${inlineCode(call.name)} (${literal(call.id)}):`, '', json(call.args), '');
     } else {
       lines.push(
-        `### Tool result: ${inlineCode(message.tool ?? 'tool')} (${oneLine(message.callId ?? message.id)})`,
+        `### Tool result: ${inlineCode(message.tool ?? 'tool')} (${literal(message.callId ?? message.id)})`,
         '',
         json(message.result ?? message.text),
         '',
@@ -187,7 +195,7 @@ export function toMarkdown(exported: ConversationExport): string {
         ? `${String(outcome.decision)} (${String(outcome.closedAs)}${outcome.reason ? `: ${String(outcome.reason)}` : ''})`
         : 'open';
       lines.push(
-        `- ${String(item.kind)} for ${inlineCode(String(item.tool))} ${inlineCode(JSON.stringify(item.args) ?? '')}: ${oneLine(how)}`,
+        `- ${literal(String(item.kind))} for ${inlineCode(String(item.tool))} ${inlineCode(JSON.stringify(item.args) ?? '')}: ${literal(how)}`,
       );
     }
     lines.push('');

@@ -5,13 +5,12 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify,
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { normalizeClientId } from '../shared/client-id.ts';
+import { plainText } from '../shared/safe-text.ts';
 
 /** Algorithms with a public key: an HMAC is keyed by a secret we would have to share, and `none` by nothing. */
 const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
 /** Signing keys are fetched again after this long, in the background; a failed fetch keeps the keys we have. */
 const KEYS_REFRESH_MS = 10 * 60_000;
-/** An unknown `kid` fetches the keys again at most this often, so forged kids cannot make us hammer the provider. */
-export const UNKNOWN_KID_REFETCH_MS = 60_000;
 const DISCOVERY_RETRY_MS = 10_000;
 
 const Discovery = z.object({
@@ -54,6 +53,8 @@ type OidcConfig = Pick<
   | 'AUTH_OIDC_CLIENT_CLAIM'
   | 'AUTH_OIDC_CLOCK_SKEW'
   | 'AUTH_OIDC_CLIENT_ID'
+  | 'AUTH_OIDC_MAX_TOKEN_AGE'
+  | 'AUTH_OIDC_UNKNOWN_KID_REFETCH'
 >;
 
 /** A claim by name, or by a dotted path into objects when no claim has the whole name (Keycloak's realm_access.roles). */
@@ -183,7 +184,7 @@ export class OidcVerifier {
         issuer: this.issuer,
         audience: this.config.AUTH_OIDC_AUDIENCE,
         algorithms,
-        clockTolerance: Math.round(this.config.AUTH_OIDC_CLOCK_SKEW / 1000),
+        ...this.timeChecks(),
         requiredClaims: ['exp', 'sub'],
       });
     let payload: JWTPayload;
@@ -191,20 +192,28 @@ export class OidcVerifier {
       try {
         ({ payload } = await verifyOnce());
       } catch (error) {
-        // A key we do not hold: the provider may have rotated. Fetch again, at most once a minute.
-        if (!(error instanceof errors.JWKSNoMatchingKey) || this.now() - this.lastUnknownKidFetch < UNKNOWN_KID_REFETCH_MS) throw error;
+        // A key we do not hold: the provider may have rotated. Fetch again, at most once per
+        // AUTH_OIDC_UNKNOWN_KID_REFETCH (5 s): forged kids cannot make us hammer the provider, and since the
+        // limit is a few seconds, not a minute, a flood of them delays a real rotation by that much at most.
+        if (
+          !(error instanceof errors.JWKSNoMatchingKey) ||
+          this.now() - this.lastUnknownKidFetch < this.config.AUTH_OIDC_UNKNOWN_KID_REFETCH
+        )
+          throw error;
         this.lastUnknownKidFetch = this.now();
         await this.refreshKeys();
         ({ payload } = await verifyOnce());
       }
+      this.checkIssuedAt(payload);
     } catch (error) {
       throw this.explain(error, token);
     }
     if (looksLikeIdToken(payload, header)) throw new InvalidToken('an ID token is not an access token');
     const client = this.config.AUTH_OIDC_CLIENT_CLAIM ? claimAt(payload, this.config.AUTH_OIDC_CLIENT_CLAIM) : undefined;
-    const name = [payload.preferred_username, payload.name, payload.email].find(
-      (value): value is string => typeof value === 'string' && value.length > 0,
-    );
+    // a display name is stored and shown: the same plain text as a title (src/shared/safe-text.ts)
+    const name = [payload.preferred_username, payload.name, payload.email]
+      .map((value) => (typeof value === 'string' ? plainText(value) : ''))
+      .find((value) => value.length > 0);
     return {
       iss: payload.iss!,
       sub: payload.sub!,
@@ -224,9 +233,10 @@ export class OidcVerifier {
         issuer: this.issuer,
         audience: clientId,
         algorithms: this.algorithms(),
-        clockTolerance: Math.round(this.config.AUTH_OIDC_CLOCK_SKEW / 1000),
+        ...this.timeChecks(),
         requiredClaims: ['exp', 'sub', 'nonce'],
       }));
+      this.checkIssuedAt(payload);
     } catch (error) {
       throw this.explain(error, idToken);
     }
@@ -234,12 +244,36 @@ export class OidcVerifier {
     return payload.sub!;
   }
 
+  /** jose's checks of exp, nbf and, with AUTH_OIDC_MAX_TOKEN_AGE, of iat's age; our clock is `now` */
+  private timeChecks() {
+    const maxAge = this.config.AUTH_OIDC_MAX_TOKEN_AGE;
+    return {
+      clockTolerance: Math.round(this.config.AUTH_OIDC_CLOCK_SKEW / 1000),
+      currentDate: new Date(this.now()),
+      ...(maxAge === undefined ? {} : { maxTokenAge: Math.round(maxAge / 1000) }),
+    };
+  }
+
+  /**
+   * A token issued in the future beyond the clock skew is refused, whatever its exp: jose checks iat only with
+   * a maximum age, and a signer whose clock runs ahead (or a token minted to outlive a revocation) is no
+   * token to trust now.
+   */
+  private checkIssuedAt(payload: JWTPayload): void {
+    if (payload.iat === undefined) return;
+    if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat)) throw new InvalidToken("the token's iat claim is not valid");
+    if (payload.iat * 1000 > this.now() + this.config.AUTH_OIDC_CLOCK_SKEW) throw new InvalidToken('the token is issued in the future');
+  }
+
   /** jose's errors in RFC 6750 words; jose's own messages can quote claim values, so none is passed on. */
   private explain(error: unknown, token: string): Error {
     if (error instanceof ProviderUnavailable || error instanceof InvalidToken) return error;
+    if (error instanceof errors.JWTExpired && error.claim === 'iat')
+      return new InvalidToken('the token is older than the maximum token age');
     if (error instanceof errors.JWTExpired) return new InvalidToken('the token has expired');
     if (error instanceof errors.JWTClaimValidationFailed) {
       if (error.claim === 'nbf') return new InvalidToken('the token is not valid yet');
+      if (error.claim === 'iat') return new InvalidToken('the token is issued in the future');
       if (error.claim === 'iss') return new InvalidToken('the token is from another issuer');
       if (error.claim === 'aud') {
         let payload: JWTPayload = {};

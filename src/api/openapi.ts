@@ -32,9 +32,11 @@ const json = (description: string, ref: string) => ({
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
 });
 
+// Every operation behind the front door may be refused by the request limits (request-limits.ts): where a 401
+// is documented, so is a 429.
 const errors = (...codes: number[]) =>
   Object.fromEntries(
-    codes.map((code) => [
+    (codes.includes(401) && !codes.includes(429) ? [...codes, 429] : codes).map((code) => [
       String(code),
       json(
         {
@@ -47,7 +49,7 @@ const errors = (...codes: number[]) =>
           413: 'The body is larger than 256 KB (after decompression)',
           415: 'The body is not JSON (Content-Type: application/json), not UTF-8, or compressed other than gzip, deflate or br',
           422: 'A decision that does not fit its item, or an Idempotency-Key already used with a different body',
-          429: "Over one of the caller's limits (event streams open, new conversations or turns per minute); Retry-After says when to try again",
+          429: "Over one of the caller's limits (requests a minute or at once, event streams open, new conversations or turns per minute), or too many refused requests from the caller's address; Retry-After says when to try again",
           500: 'An unexpected failure; the body carries the requestId it was logged under (also the X-Request-Id header)',
           503: 'Temporal or PostgreSQL is unavailable; see Retry-After',
         }[code]!,

@@ -1,6 +1,6 @@
 // Request and response bodies of the HTTP API; the OpenAPI document is generated from these.
 import { z } from 'zod';
-import { isStorableText, UNSTORABLE_MESSAGE } from '../shared/safe-text.ts';
+import { isStorableText, plainName, UNSTORABLE_MESSAGE } from '../shared/safe-text.ts';
 import type { CreateBody, ServerCatalog } from './agent-server.ts';
 import { ChatMessage, ConversationStatus, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
 import { BudgetView, UsageView } from './budget-view.ts';
@@ -20,7 +20,7 @@ export function createConversationBody(catalog: ServerCatalog): z.ZodType<Create
   return z
     .object({
       agent: agentEnum(catalog),
-      title: z.string().trim().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
+      title: plainName(200).optional(),
       /** the conversation's client (the beer agent's bar); must match the token's client when the token names one */
       client: z.string().trim().min(1).max(100).refine(isStorableText, UNSTORABLE_MESSAGE).optional(),
       ...Object.assign({}, ...servers.map((server) => server.create?.fields ?? {})),
@@ -36,7 +36,7 @@ export function createConversationBody(catalog: ServerCatalog): z.ZodType<Create
 }
 
 /** PATCH /v1/conversations/:id: a new title, the same rules as a title given at creation. */
-export const RenameBody = z.strictObject({ title: z.string().trim().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE) });
+export const RenameBody = z.strictObject({ title: plainName(200) });
 export const RenamedBody = z.object({ id: z.uuid(), title: z.string() });
 
 export const createdConversation = (catalog: ServerCatalog) =>

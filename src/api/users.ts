@@ -2,6 +2,7 @@
 // user and process, or at once when the roles or the bar change, so a busy client does not turn reads into writes.
 import type pg from 'pg';
 import type { TokenGrant } from '../config.ts';
+import { describeError } from '../shared/log-safe.ts';
 
 /** The issuer of API_TOKENS users: not a URL, so no OpenID provider can ever be it. */
 export const API_TOKENS_ISSUER = 'urn:brigade:api-tokens';
@@ -45,7 +46,7 @@ export class UserLedger {
       return disabled;
     } catch (error) {
       // PostgreSQL down: the route that follows answers 503 on its own; what we knew still holds
-      this.log(`users: could not record a caller: ${(error as Error).message}`);
+      this.log(`users: could not record a caller: ${describeError(error)}`);
       return known?.disabled ?? false;
     }
   }

@@ -13,6 +13,7 @@ import { metrics } from '../telemetry/metrics.ts';
 import type { RetentionActivities, SweepReport } from '../shared/retention.ts';
 import { stateQuery } from '../shared/definitions.ts';
 import { eraseConversation } from './personal-data.ts';
+import { describeError } from '../shared/log-safe.ts';
 
 /** One schedule per deployment, named for its task queue (brigade: retention-sweep-brigade). */
 export const retentionScheduleId = (config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>) => `retention-sweep-${config.TEMPORAL_TASK_QUEUE}`;
@@ -49,7 +50,7 @@ export async function sweep(
 ): Promise<SweepReport> {
   const report: SweepReport = { conversations: 0, usageRows: 0 };
   const store = createObjectStore(config);
-  const quiet = (line: string, error?: unknown) => log.warn(line, { error: (error as Error | undefined)?.message });
+  const quiet = (line: string, error?: unknown) => log.warn(line, error === undefined ? {} : { error: describeError(error) });
   if (config.RETENTION_CONVERSATIONS !== undefined) {
     const before = new Date(now.getTime() - config.RETENTION_CONVERSATIONS);
     report.conversationsBefore = before.toISOString();

@@ -20,6 +20,30 @@ export const storableText = (text: string): string => (UNSTORABLE.test(text) ? t
 /** A string schema that refuses text PostgreSQL cannot store. */
 export const safeString = () => z.string().refine(isStorableText, UNSTORABLE_MESSAGE);
 
+// Characters that change how a name reads without being seen: controls (C0, DEL, C1), the bidi marks,
+// embeddings, overrides and isolates (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069), zero-width ones
+// (U+200B–U+200D, U+2060–U+2064, U+FEFF), the soft hyphen, and the line and paragraph separators. A title or
+// a name holding them can show as another (`invoice<U+202E>fdp.exe`) or hide text in a list, a log or an export.
+const LINE_BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]+/g;
+const INVISIBLE = /[\u0000-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\uFFF9-\uFFFB]/g;
+
+/**
+ * A title or a name as it is stored: one line (line breaks and tabs become a space), without the characters
+ * above, storable, runs of spaces as one, trimmed. The one rule for conversation titles (given, renamed or
+ * model-written), API key names and display names from a sign-in provider.
+ */
+export const plainText = (text: string): string =>
+  storableText(text.replace(LINE_BREAKS, ' ').replace(INVISIBLE, '')).replace(/\s+/g, ' ').trim();
+
+/** A title or a name from a client: up to `max` characters, stored as plainText, refused when nothing visible is left. */
+export const plainName = (max: number) =>
+  safeString()
+    .trim()
+    .min(1)
+    .max(max)
+    .transform(plainText)
+    .refine((text) => text.length > 0, 'must contain a visible character');
+
 /** How deep a client-given JSON value may nest: deeper is refused before it reaches JSON.stringify or the model. */
 export const MAX_JSON_DEPTH = 16;
 

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { AgentKernel, KernelContext, KernelEffects } from '../shared/agent-kernel.ts';
 import { KernelRefusal } from '../shared/agent-kernel.ts';
+import { describeError } from '../shared/log-safe.ts';
 import type { ChatMessage, DecisionInput, JsonObject, PendingItem } from '../shared/messages.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import type { EventLog } from './event-log.ts';
@@ -117,7 +118,7 @@ export class AgentState {
       return fn();
     } catch (error) {
       if (error instanceof KernelRefusal) throw fail(error.type, error.message);
-      this.#options.logError('A kernel call failed', { reason: String(error) });
+      this.#options.logError('A kernel call failed', { reason: describeError(error) });
       throw fail('Conflict', 'The agent could not apply that decision to its state.');
     }
   }

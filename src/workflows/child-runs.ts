@@ -2,6 +2,7 @@
 // to the model as the call's result. The conversation knows which children run now: only they may open items in it.
 import { executeChild, log, setCurrentDetails, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ChildToolInput, ChildToolOutput } from '../shared/child-tool.ts';
+import { describeError } from '../shared/log-safe.ts';
 import type { ChatSessionInput, JsonObject, ToolCall } from '../shared/messages.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
 import { userFacingReason } from './failure-text.ts';
@@ -46,7 +47,7 @@ export class ChildRuns {
         staticSummary: `${call.name} for conversation ${conversationId}`,
       });
     } catch (error) {
-      log.error('Child tool failed', { workflowId, reason: String(error) });
+      log.error('Child tool failed', { workflowId, reason: describeError(error) });
       return { result: { error: `The tool failed (${userFacingReason(error)}).` } };
     } finally {
       this.#running.delete(workflowId);

@@ -1,6 +1,7 @@
 // The title made from the first exchange, detached: the person has the reply without waiting for it.
 import { log } from '@temporalio/workflow';
 import type { ChatMessage, ChatSessionInput } from '../shared/messages.ts';
+import { describeError } from '../shared/log-safe.ts';
 import type { SessionActivities } from './session-activities.ts';
 
 export async function nameConversation(
@@ -18,6 +19,6 @@ export async function nameConversation(
       { conversationId, userId, defaultTitle: title, said, answered },
     ]);
   } catch (error) {
-    log.warn('The conversation keeps its default title', { reason: String(error) });
+    log.warn('The conversation keeps its default title', { conversationId, reason: describeError(error) });
   }
 }

@@ -4,6 +4,7 @@ import { getExternalWorkflowHandle, log, setHandler, uuid4 } from '@temporalio/w
 import { OpenPendingRequest } from '../shared/child-tool.ts';
 import { agentActionUpdate, decideUpdate, decisionSignal, openPendingSignal, pendingOutcomeSignal } from '../shared/definitions.ts';
 import { boundTurnResult } from '../shared/payload-bounds.ts';
+import { describeError } from '../shared/log-safe.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import { itemForChild } from './pending-items.ts';
 import { type Session, conversationState } from './session.ts';
@@ -34,7 +35,8 @@ export function handleDecisions(session: Session): void {
       } catch (error) {
         // A bad signal must never fail the workflow: record why it was ignored and move on.
         const reason = error instanceof Error ? error.message : String(error);
-        log.warn('Ignored a decision signal', { reason });
+        // the reason (which may quote the signal's arguments) goes to the conversation's event; the log, its kind
+        log.warn('Ignored a decision signal', { reason: describeError(error) });
         events.signalRejected(`signal-rejected:${uuid4()}`, reason, payload);
       }
       if (!loop.active) await events.flush();
@@ -81,7 +83,7 @@ export function handleDecisions(session: Session): void {
         try {
           await getExternalWorkflowHandle(request.owner).signal(pendingOutcomeSignal, { requestId: request.requestId, ...outcome });
         } catch (error) {
-          log.warn('The child that asked for a pending item is gone', { owner: request.owner, reason: String(error) });
+          log.warn('The child that asked for a pending item is gone', { owner: request.owner, reason: describeError(error) });
         }
       });
     },

@@ -7,6 +7,7 @@
 // passes the SDK's own functions (turn-ports.ts), which keeps its commands and their order.
 import type { ModelStepResult } from '../activities/runtime-types.ts';
 import type { ChildToolOutput } from '../shared/child-tool.ts';
+import { describeError } from '../shared/log-safe.ts';
 import type {
   ChatMessage,
   ConversationStatus,
@@ -343,7 +344,7 @@ export class TurnLoop {
         if (!events.hasUnsaved()) return undefined;
         return events
           .flush()
-          .catch((error: unknown) => this.#p.logError('Could not record the end of a turn', { reason: String(error) }))
+          .catch((error: unknown) => this.#p.logError('Could not record the end of a turn', { reason: describeError(error) }))
           .then(() => undefined);
       case 'say': {
         const message: ChatMessage = { id: this.#p.newId(), role: 'assistant', text: command.text };
@@ -374,13 +375,13 @@ export class TurnLoop {
           .run(() => this.#p.runTool(command.call, command.args))
           .then(
             (result): TurnEvent => ({ type: 'tool-finished', result }),
-            (error: unknown): TurnEvent => ({ type: 'tool-failed', text: this.#p.failureText(error) }),
+            (error: unknown): TurnEvent => ({ type: 'tool-failed', text: this.#p.failureText(error), reason: describeError(error) }),
           );
       case 'run-child': {
         const spec = this.#p.findTool(command.call.name)!;
         return this.#unlessStopped(this.#p.runChild(spec, command.call, command.args)).then(
           ({ result, cards }): TurnEvent => ({ type: 'tool-finished', result, ...(cards ? { cards } : {}) }),
-          (error: unknown): TurnEvent => ({ type: 'tool-failed', text: this.#p.failureText(error) }),
+          (error: unknown): TurnEvent => ({ type: 'tool-failed', text: this.#p.failureText(error), reason: describeError(error) }),
         );
       }
     }
@@ -417,7 +418,7 @@ export class TurnLoop {
         const stopped = stoppedStepOf(error);
         return {
           type: 'model-failed',
-          reason: String(error),
+          reason: describeError(error),
           text: this.#p.failureText(error),
           unsaved,
           ...(stopped ? { stopped } : {}),

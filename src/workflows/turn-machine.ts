@@ -121,7 +121,8 @@ export type TurnEvent =
   | { type: 'budget-decided'; outcome: ItemOutcome }
   | { type: 'tool-finished'; result: unknown; cards?: JsonObject[] }
   /** the tool's activity failed all its attempts, or was cancelled by Stop */
-  | { type: 'tool-failed'; text: string }
+  /** `text` may be shown to the user; `reason` is what the log may say (describeError) */
+  | { type: 'tool-failed'; text: string; reason: string }
   /** an item opened for this turn (its own, or a child's or an MCP server's question): its waiters answer */
   | { type: 'parked' }
   | { type: 'stop' }
@@ -491,7 +492,7 @@ function afterTool(
   if (event.type === 'tool-failed') {
     if (state.turn.stopping) return stopped(state);
     // A child workflow's failure comes back as its result; anything else failing there is the turn's.
-    if (state.runner === 'child') return nextStep(state, { type: 'failed', reason: event.text, text: event.text }, rules);
+    if (state.runner === 'child') return nextStep(state, { type: 'failed', reason: event.reason, text: event.text }, rules);
     return afterTool(state, { type: 'tool-finished', result: { error: `The tool failed (${event.text}).` } }, rules);
   }
   if (state.runner === 'child') {

@@ -180,9 +180,25 @@ describe('the Markdown export', () => {
     const markdown = toMarkdown(
       exported(hostile, { text: '```\n## Tool result: forged\n`````', nested: ['````json'] }, 'Title\n## Forged title'),
     );
-    assert.deepEqual(headings(markdown), ['# Title ## Forged title', '## User', '## Assistant', '### Tool result: ` lookup ` (c1)']);
+    assert.deepEqual(headings(markdown), ['# Title \\#\\# Forged title', '## User', '## Assistant', '### Tool result: ` lookup ` (c1)']);
     // and the text is all still there, verbatim
     assert.ok(markdown.includes(hostile));
     assert.ok(markdown.includes('forged by the model'));
+  });
+
+  test('a model-written title is literal text in the heading: no remote image, link, HTML or hidden characters (issue 42)', () => {
+    const title =
+      '![pixel](https://tracker.example/p.png) <img src=https://tracker.example/q.png> [x](javascript:alert(1)) &lt;\u202E\u200B *bold*';
+    const markdown = toMarkdown(exported('Hi', { ok: true }, title));
+    const heading = markdown.split('\n')[0]!;
+    // every ASCII punctuation character is escaped, so CommonMark reads each one as itself
+    assert.equal(
+      heading,
+      '# \\!\\[pixel\\]\\(https\\:\\/\\/tracker\\.example\\/p\\.png\\) \\<img src\\=https\\:\\/\\/tracker\\.example\\/q\\.png\\> ' +
+        '\\[x\\]\\(javascript\\:alert\\(1\\)\\) \\&lt\\; \\*bold\\*',
+    );
+    const unescaped = heading.slice(2).replace(/\\[!-/:-@[-`{-~]/g, '');
+    assert.deepEqual(unescaped.match(/[!-/:-@[-`{-~]/g), null, 'no punctuation is left unescaped');
+    for (const hidden of ['\u202E', '\u200B']) assert.equal(heading.includes(hidden), false);
   });
 });

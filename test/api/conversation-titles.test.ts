@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { cleanTitle } from '../../src/activities/title.ts';
+import { plainText } from '../../src/shared/safe-text.ts';
 import { firstWords, offlineTitle, titlePrompt, TITLE_TASK } from '../../src/model/title-task.ts';
 import { type FakeGemini, startFakeGemini } from '../support/fake-gemini.ts';
 import { ALICE, BOB, CAROL, type TestApp, startTestApp } from '../support/test-app.ts';
@@ -49,6 +50,47 @@ describe('titles in words (no server)', () => {
     assert.equal(cleanTitle('bad\u0000byte'), undefined);
     const long = cleanTitle('word '.repeat(40));
     assert.ok(long && long.length <= 60 && long.endsWith('…'), long);
+  });
+
+  test("a model's title loses bidi overrides, zero-width and control characters (issue 42)", () => {
+    // U+202E would show "invoice<U+202E>fdp.exe" as "invoiceexe.pdf"; zero-width and isolates hide text in the list
+    assert.equal(cleanTitle('invoice\u202Efdp.exe'), 'Invoicefdp.exe');
+    assert.equal(cleanTitle('\u2067Order\u200B 13579\u2069 \u200Fstatus\u061C\uFEFF\u0007'), 'Order 13579 status');
+    assert.equal(cleanTitle('\u200B\u202E\u2066\n\u2060'), undefined, 'nothing visible is no title');
+  });
+});
+
+describe('plainText, the one rule for stored titles and names (issue 42)', () => {
+  test('takes out every control, bidi and zero-width character, and keeps one line', () => {
+    const hidden = [
+      ...Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code)),
+      '\u007F',
+      '\u0085',
+      '\u009F',
+      '\u202A',
+      '\u202B',
+      '\u202C',
+      '\u202D',
+      '\u202E',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200E',
+      '\u200F',
+      '\u061C',
+      '\u200B',
+      '\u200C',
+      '\u200D',
+      '\u2060',
+      '\uFEFF',
+    ];
+    for (const character of hidden) {
+      const code = character.codePointAt(0)!.toString(16);
+      assert.equal(plainText(`a${character}b`).replace(' ', ''), 'ab', `U+${code} is left`);
+    }
+    assert.equal(plainText('  two\r\nlines\u2028and\ttabs  '), 'two lines and tabs');
+    assert.equal(plainText('Crème brûlée 🍮 für 4'), 'Crème brûlée 🍮 für 4', 'visible text is kept as it is');
   });
 });
 
@@ -116,12 +158,34 @@ describe('titles on the offline model', () => {
       { title: 42 },
       { title: 'ok', agent: 'beer' },
       { title: 'a\u0000b' },
+      // nothing visible left once the invisible characters are taken out
+      { title: '\u200B\u202E\u2066\uFEFF' },
     ]) {
       const refused = await app.call('PATCH', `/v1/conversations/${id}`, { body });
       assert.equal(refused.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(refused.body)}`);
       assert.equal(typeof refused.body.error, 'string');
     }
     assert.equal(await titleOf(app, id), 'Kept');
+  });
+
+  test('a title given at the start or in a rename is stored without bidi, zero-width or control characters (issue 42)', async () => {
+    const id = await create(app, { agent: 'support', title: 'Refund\u202E\u200B for\u2066 order\u2069\u0007 1' });
+    assert.equal(await titleOf(app, id), 'Refund for order 1');
+    const renamed = await app.call('PATCH', `/v1/conversations/${id}`, { body: { title: '\u200Finvoice\u202Efdp.exe\uFEFF' } });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assert.equal(renamed.body.title, 'invoicefdp.exe');
+    assert.equal(await titleOf(app, id), 'invoicefdp.exe');
+    const listed = await app.call('GET', '/v1/conversations');
+    assert.equal(listed.body.conversations.find((c: { id: string }) => c.id === id).title, 'invoicefdp.exe');
+  });
+
+  test('an API key name is stored by the same rule; one with nothing visible is refused (issue 42)', async () => {
+    const made = await app.call('POST', '/v1/api-keys', { body: { name: 'night\u202Ely\u200B export\u0007' } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.name, 'nightly export');
+    const listed = await app.call('GET', '/v1/api-keys');
+    assert.equal(listed.body.keys.find((key: { id: string }) => key.id === made.body.id).name, 'nightly export');
+    assert.equal((await app.call('POST', '/v1/api-keys', { body: { name: '\u2066\u200D\u2069' } })).status, 400);
   });
 
   test("only the owner renames: another user's conversation and an unknown id are 404, no token 401", async () => {

@@ -361,7 +361,7 @@ describe('personal API keys across two API processes', () => {
   test('the OpenAPI document has the API keys routes', async () => {
     const doc = await app.call('GET', '/openapi.json', { token: '' });
     assert.ok(doc.body.paths['/v1/api-keys'].post && doc.body.paths['/v1/api-keys'].get && doc.body.paths['/v1/api-keys/{id}'].delete);
-    assert.deepEqual(Object.keys(doc.body.paths['/v1/api-keys'].post.responses).sort(), ['201', '400', '401', '403', '503']);
+    assert.deepEqual(Object.keys(doc.body.paths['/v1/api-keys'].post.responses).sort(), ['201', '400', '401', '403', '429', '503']);
   });
 
   test('no log line of the second API process holds a key', () => {

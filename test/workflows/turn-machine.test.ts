@@ -224,7 +224,7 @@ describe('turn machine: tool calls', () => {
   test('a tool that fails all its attempts is answered with the failure, and the turn goes on', () => {
     const r = rules();
     const running = walk(r, start(r).state, answered(reply('r1', [call('c1', 'lookup', { user: 'a' })]))).state;
-    const { state, commands } = walk(r, running, { type: 'tool-failed', text: 'database down' });
+    const { state, commands } = walk(r, running, { type: 'tool-failed', text: 'database down', reason: 'Error' });
     assert.deepEqual(toolResult(state, 'c1'), { error: 'The tool failed (database down).' });
     assert.equal(commands.at(-1)!.type, 'call-model');
   });
@@ -241,10 +241,11 @@ describe('turn machine: tool calls', () => {
   test('a child that fails other than with its result fails the turn', () => {
     const r = rules();
     const running = walk(r, start(r).state, answered(reply('r1', [call('c1', 'save')]))).state;
-    const { state, commands } = walk(r, running, { type: 'tool-failed', text: 'boom' });
+    const { state, commands } = walk(r, running, { type: 'tool-failed', text: 'boom', reason: 'ChildWorkflowFailure' });
     assert.equal(state.kind, 'failing');
     assert.deepEqual(commands, [
-      { type: 'log-error', message: 'Turn failed', reason: 'boom' },
+      // the user is told the failure's words; the log only its kind
+      { type: 'log-error', message: 'Turn failed', reason: 'ChildWorkflowFailure' },
       { type: 'say', text: 'The turn failed (boom). Please try again.', record: false },
     ]);
   });
@@ -421,7 +422,7 @@ describe('turn machine: Stop', () => {
     let commands: TurnCommand[];
     ({ state, commands } = walk(r, state, { type: 'approval-decided', outcome: decided('approve') }));
     assert.equal(commands.at(-1)!.type, 'run-tool');
-    ({ state } = walk(r, state, { type: 'tool-failed', text: 'cancelled' }));
+    ({ state } = walk(r, state, { type: 'tool-failed', text: 'cancelled', reason: 'Error' }));
     assert.equal(state.kind, 'idle');
     assert.equal(toolResult(state, 'c1').status, 'stopped');
   });
@@ -443,7 +444,7 @@ describe('turn machine: Stop', () => {
       start(r).state,
       answered(reply('r1', [call('c1', 'save')])),
       { type: 'stop' },
-      { type: 'tool-failed', text: 'stopped' },
+      { type: 'tool-failed', text: 'stopped', reason: 'Error' },
     );
     assert.equal(state.kind, 'idle');
     assert.match(toolResult(state, 'c1').error!, /workflow of its own/);
@@ -456,7 +457,7 @@ describe('turn machine: Stop', () => {
       start(r).state,
       answered(reply('r1', [call('c1', 'remote')])),
       { type: 'stop' },
-      { type: 'tool-failed', text: 'cancelled' },
+      { type: 'tool-failed', text: 'cancelled', reason: 'Error' },
     );
     assert.deepEqual(toolResult(state, 'c1'), { status: 'stopped', error: SERVER_CALL_STOPPED });
   });

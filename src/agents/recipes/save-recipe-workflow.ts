@@ -11,6 +11,7 @@ import type { ProgressState } from '../../shared/progress.ts';
 import { RecipeCardMessage, type RecipeContent } from './recipe.ts';
 import { SAVE_STEPS, type SaveRecipeResult, type SaveStep } from './save-pipeline.ts';
 import { describeIssues } from '../../shared/tool-spec.ts';
+import { describeError } from '../../shared/log-safe.ts';
 import { SaveRecipeArgs } from './tools.ts';
 import { userFacingReason } from '../../workflows/failure-text.ts';
 import { progressReporter } from '../../workflows/progress.ts';
@@ -121,7 +122,7 @@ export async function saveRecipe(input: ChildToolInput): Promise<ChildToolOutput
     const failedStep = (['upload', 'image', 'image_prompt'] as const).find((name) => begun.has(name))!;
     const what = { image_prompt: 'the image prompt', image: 'the image generation', upload: 'the upload' }[failedStep];
     imageProblem = `${what} failed (${reasonOf(error).replace(/\.$/, '')})`;
-    log.warn('Saving the recipe without an image', { recipeId, reason: imageProblem });
+    log.warn('Saving the recipe without an image', { recipeId, step: failedStep, reason: describeError(error) });
     await skip(
       (['image', 'upload'] as const).filter((name) => !begun.has(name)),
       'no image',

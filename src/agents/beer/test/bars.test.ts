@@ -74,7 +74,7 @@ describe('GET /v1/bars', () => {
     const document = await app.call('GET', '/openapi.json', { token: '' });
     const get = document.body.paths['/v1/bars'].get;
     assert.ok(get);
-    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '403', '503']);
+    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '403', '429', '503']);
     const list = document.body.components.schemas.BeerBarList;
     assert.ok(list, 'BeerBarList is a component');
     assert.deepEqual(Object.keys(list.properties), ['bars']);
