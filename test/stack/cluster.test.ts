@@ -139,11 +139,12 @@ test('npm run cluster: separate processes serve the support scenario, and the We
     if (listed?.length) break;
   }
   assert.deepEqual(listed, [`conversation-${conversationId}`]);
-  // the page decodes payloads through the API's codec server with the browser's cookies (test/e2e/codec-web-ui.test.ts)
+  // the page decodes payloads through the API's codec server with its own access token, never the browser's cookies
+  // (test/e2e/codec-web-ui.test.ts)
   const { Codec: codec } = (await (await fetch(`http://127.0.0.1:${ports.ui}/api/v1/settings`)).json()) as {
     Codec: Record<string, unknown>;
   };
-  assert.deepEqual([codec.Endpoint, codec.PassAccessToken, codec.IncludeCredentials], [`http://127.0.0.1:${ports.api}/codec`, false, true]);
+  assert.deepEqual([codec.Endpoint, codec.PassAccessToken, codec.IncludeCredentials], [`http://127.0.0.1:${ports.api}/codec`, true, false]);
 
   const approved = await call('POST', `/v1/conversations/${conversationId}/decisions`, {
     pendingId: cancel.body.pending[0].id,
