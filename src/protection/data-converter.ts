@@ -13,6 +13,7 @@ import type pg from 'pg';
 import { type Config, ConfigError } from '../config.ts';
 import { EncryptionCodec, KEY_BYTES, type KeyProvider, StaticKeyProvider } from './payload-codec.ts';
 import { PersonKeys } from './person-keys.ts';
+import { refusingCodec } from './refusing-codec.ts';
 
 type EncryptionSettings = Pick<
   Config,
@@ -65,7 +66,8 @@ export const FAILURE_CONVERTER_PATH = fileURLToPath(new URL('./failure-converter
  */
 export function dataConverter(config: EncryptionSettings, pool?: pg.Pool): DataConverter {
   const codec = payloadCodec(config, pool);
-  return { failureConverterPath: FAILURE_CONVERTER_PATH, ...(codec ? { payloadCodecs: [codec] } : {}) };
+  // a payload that cannot be opened is refused at the boundary, never a failed workflow task (refusing-codec.ts)
+  return { failureConverterPath: FAILURE_CONVERTER_PATH, ...(codec ? { payloadCodecs: [refusingCodec(codec)] } : {}) };
 }
 
 /**

@@ -46,6 +46,11 @@ export class UnknownKeyError extends Error {
   override name = 'UnknownKeyError';
 }
 
+/** A payload that claims to be sealed but cannot be opened by any key: forged, cut or tampered with. */
+export class UnopenablePayloadError extends Error {
+  override name = 'UnopenablePayloadError';
+}
+
 export class StaticKeyProvider implements KeyProvider {
   private readonly keys: Map<string, Uint8Array>;
   private readonly current: string;
@@ -123,14 +128,19 @@ export class EncryptionCodec implements PayloadCodec {
       payloads.map(async (payload) => {
         if (text(payload.metadata?.[METADATA_ENCODING_KEY]) !== ENCRYPTED_ENCODING) return payload;
         const id = text(payload.metadata?.[METADATA_KEY_ID]);
-        if (!id) throw new Error('an encrypted payload names no key id');
+        if (!id) throw new UnopenablePayloadError('an encrypted payload names no key id');
         const key = await this.key(id);
         const data = payload.data ?? new Uint8Array();
-        if (data.length < IV_BYTES + TAG_BYTES) throw new Error('an encrypted payload is too short');
+        if (data.length < IV_BYTES + TAG_BYTES) throw new UnopenablePayloadError('an encrypted payload is too short');
         const decipher = createDecipheriv(ALGORITHM, key, data.subarray(0, IV_BYTES));
         decipher.setAAD(utf8(id));
         decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-        const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+        let plain: Buffer;
+        try {
+          plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+        } catch {
+          throw new UnopenablePayloadError(`an encrypted payload does not open with its key "${id}" (tampered with, or not sealed by it)`);
+        }
         return deserialize(plain);
       }),
     );
@@ -166,13 +176,13 @@ function serialize(payload: Payload): Buffer {
 function deserialize(bytes: Buffer): Payload {
   let at = 0;
   const u32 = () => {
-    if (at + 4 > bytes.length) throw new Error('a decrypted payload is malformed');
+    if (at + 4 > bytes.length) throw new UnopenablePayloadError('a decrypted payload is malformed');
     const n = bytes.readUInt32BE(at);
     at += 4;
     return n;
   };
   const take = (n: number) => {
-    if (at + n > bytes.length) throw new Error('a decrypted payload is malformed');
+    if (at + n > bytes.length) throw new UnopenablePayloadError('a decrypted payload is malformed');
     const slice = bytes.subarray(at, at + n);
     at += n;
     return slice;

@@ -1,10 +1,16 @@
 // Every conversation reachable (issue 43, item 3): a conversation whose run is stuck or has ended still answers GET
 // (200, from PostgreSQL, status "interrupted") and Stop, so a person can always read it and send the message that
 // revives it; an operator's terminate in the middle of a turn tells the waiting client the turn was interrupted
-// (its revived outcome), never that the conversation was deleted. Real parts: the Temporal dev server, PostgreSQL
-// and the Gemini-wire test server behind the real @google/genai client.
+// (its revived outcome), never that the conversation was deleted; a payload that claims to be sealed but is not is
+// refused at the boundary, never a failed workflow task. Real parts: the Temporal dev server and its CLI, PostgreSQL
+// with payloads sealed as in production, and the Gemini-wire test server behind the real @google/genai client.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { after, before, beforeEach, test } from 'node:test';
+import { stateQuery } from '../../src/shared/definitions.ts';
+import { temporalAddress, temporalCliPath } from '../support/harness.ts';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { type TestApp, startTestApp } from '../support/test-app.ts';
 
@@ -13,7 +19,14 @@ let app: TestApp;
 
 before(async () => {
   fake = await startFakeGemini();
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'reachable-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s' } });
+  app = await startTestApp({
+    env: {
+      GEMINI_API_KEY: 'reachable-key',
+      GEMINI_BASE_URL: fake.baseUrl,
+      MODEL_TIMEOUT: '10s',
+      PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: randomBytes(32).toString('base64') }),
+    },
+  });
 });
 after(async () => {
   await app?.stop();
@@ -90,4 +103,38 @@ test("an operator's terminate mid-turn: the waiting client is answered with the 
   assert.equal(view.status, 200);
   assert.equal(view.body.status, 'idle');
   held.release();
+});
+
+test('a signal whose payload claims to be sealed but is not (sent with the CLI) is recorded as rejected, and the conversation goes on', async () => {
+  const { id, workflowId } = await conversationWithOneTurn();
+  const handle = app.client.workflow.getHandle(workflowId);
+  const before = (await handle.query(stateQuery)).rejectedSignals;
+  await promisify(execFile)(temporalCliPath(), [
+    'workflow',
+    'signal',
+    '--address',
+    temporalAddress(),
+    '--workflow-id',
+    workflowId,
+    '--name',
+    'decision',
+    '--input',
+    '{"pendingId": "forged"}',
+    '--input-meta',
+    'encoding=binary/encrypted',
+  ]);
+  const deadline = Date.now() + 15_000;
+  while ((await handle.query(stateQuery)).rejectedSignals === before) {
+    assert.ok(Date.now() < deadline, 'the signal was not recorded as rejected within 15 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.ok(((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) <= 1, 'no workflow task failed on it');
+
+  const view = await app.call('GET', `/v1/conversations/${id}`);
+  assert.equal(view.status, 200);
+  assert.equal(view.body.status, 'idle');
+  fake.script(reply.text('Still here.'));
+  const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'Are you there?' } });
+  assert.equal(turn.status, 200, JSON.stringify(turn.body));
+  assert.equal(turn.body.messages.at(-1).text, 'Still here.');
 });
