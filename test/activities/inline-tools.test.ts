@@ -68,7 +68,10 @@ describe('inline tools (the default)', () => {
     );
     assert.equal(turn.messages[2].result.status, 'Shipped');
     assert.equal(turn.messages.at(-1).text, 'Order 24601 has shipped.');
-    assert.deepEqual(await shapeOf(app, id), { activities: [], local: ['modelStep'], workflowTasks: 1 });
+    const shape = await shapeOf(app, id);
+    assert.deepEqual({ activities: shape.activities, local: shape.local }, { activities: [], local: ['modelStep'] });
+    // one task for the turn; none of its own when the message came before the start's task was taken (a loaded machine)
+    assert.ok(shape.workflowTasks <= 1, `the turn took ${shape.workflowTasks} workflow tasks`);
 
     assert.equal(await count(app, 'SELECT count(*) FROM tool_calls WHERE conversation_id = $1', [id]), 1);
     assert.equal(await count(app, 'SELECT count(*) FROM messages WHERE conversation_id = $1', [id]), 4);
