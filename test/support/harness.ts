@@ -53,7 +53,19 @@ export async function freshDatabase(): Promise<{ url: string; adminUrl: string; 
     drop: async () => {
       if (dropped) return;
       dropped = true;
-      await withAdmin(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await withAdmin(serverUrl, async (client) => {
+        // A pool's end() resolves once its clients are let go, before their connections have closed: FORCE would
+        // terminate one mid-close, and that client's error event (no pool listens any more) is an uncaught
+        // exception in the test's process. So the connections get a moment to go first; FORCE ends what stays.
+        for (let wait = 0; wait < 40; wait++) {
+          const { rows } = await client.query<{ open: number }>('SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = $1', [
+            name,
+          ]);
+          if (rows[0]!.open === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      });
     },
   };
 }
