@@ -125,6 +125,20 @@ async function runListening(script: string, env: Record<string, string>, pattern
   }
 }
 
+/** A whole `npm start` of its own: a new DATA_DIR, and free ports for the API, PostgreSQL, Temporal and its UI. */
+async function ownStart() {
+  const dataDir = await tempDataDir();
+  const [port, pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    EMBEDDED_PG_PORT: String(pgPort),
+    TEMPORAL_DEV_PORT: String(temporalPort),
+    TEMPORAL_UI_PORT: String(uiPort),
+  };
+  return { dataDir, port, temporalPort, uiPort, env };
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -159,15 +173,7 @@ describe('npm start', { concurrency: true }, () => {
     'cold start with no settings, warm restart, readiness, a stopped PostgreSQL, Ctrl-C',
     { timeout: 120_000 },
     async (t: TestContext) => {
-      const dataDir = await tempDataDir();
-      const [port, pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-      const env = {
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        EMBEDDED_PG_PORT: String(pgPort),
-        TEMPORAL_DEV_PORT: String(temporalPort),
-        TEMPORAL_UI_PORT: String(uiPort),
-      };
+      const { dataDir, port, temporalPort, uiPort, env } = await ownStart();
       const api = `http://127.0.0.1:${port}`;
 
       let started = Date.now();
@@ -401,16 +407,7 @@ describe('npm start', { concurrency: true }, () => {
     'a kill -9 of the whole process group leaves PostgreSQL and Temporal running; the next npm start stops them and starts whole; SIGTERM to npm stops it',
     { timeout: 240_000 },
     async (t: TestContext) => {
-      const dataDir = await tempDataDir();
-      const [port, pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-      const env = {
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        EMBEDDED_PG_PORT: String(pgPort),
-        TEMPORAL_DEV_PORT: String(temporalPort),
-        TEMPORAL_UI_PORT: String(uiPort),
-        PAYLOAD_ENCRYPTION_KEYS: '',
-      };
+      const { dataDir, port, env } = await ownStart();
       const api = `http://127.0.0.1:${port}`;
       // as `npm start` runs in a terminal: its own process group, which `kill -9 -<pgid>` ends at once
       const first = run('bin/start.ts', env, { detached: true });
@@ -460,16 +457,7 @@ describe('npm start', { concurrency: true }, () => {
   );
 
   test('a second npm start on a DATA_DIR in use is refused in a sentence, and leaves the first running', { timeout: 120_000 }, async () => {
-    const dataDir = await tempDataDir();
-    const [port, pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    const env = {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      EMBEDDED_PG_PORT: String(pgPort),
-      TEMPORAL_DEV_PORT: String(temporalPort),
-      TEMPORAL_UI_PORT: String(uiPort),
-      PAYLOAD_ENCRYPTION_KEYS: '',
-    };
+    const { port, env } = await ownStart();
     const first = run('bin/start.ts', env);
     await waitForStatus(first, `${api(port)}/readyz`, 200, 90_000);
     const { code, output } = await exitOf(run('bin/start.ts', { ...env, PORT: String(await freePort()) }), 30_000);
