@@ -204,11 +204,13 @@ describe("one user's flood and another user's latency (measured)", () => {
       }
     }
     const limited = figures['default limits']!;
+    const unlimited = figures['limits off (as before)']!;
     assert.ok(limited.statuses[429]! > 0, "bob's flood is refused in part");
-    // near where it was: within 3x of idle or 5 ms of it, whichever is more (a shared 2-core machine is noisy)
+    // near where it was (within 5 ms), or at most half of what the same flood did without limits in this run: the
+    // machine is shared, so the figure is judged against the baseline measured beside it, not against a constant
     assert.ok(
-      limited.flooded <= Math.max(3 * limited.idle, limited.idle + 5),
-      `carol's median went from ${limited.idle.toFixed(1)} to ${limited.flooded.toFixed(1)} ms`,
+      limited.flooded <= Math.max(limited.idle + 5, unlimited.flooded / 2),
+      `carol's median went from ${limited.idle.toFixed(1)} to ${limited.flooded.toFixed(1)} ms (${unlimited.flooded.toFixed(1)} ms without limits)`,
     );
   });
 });
