@@ -315,6 +315,8 @@ async function main(): Promise<void> {
       USER_EVENT_STREAMS: '0',
       USER_NEW_CONVERSATIONS_PER_MINUTE: '0',
       USER_TURNS_PER_MINUTE: '0',
+      USER_REQUESTS_PER_MINUTE: '0',
+      USER_CONCURRENT_REQUESTS: '0',
     };
     [worker, api] = await Promise.all([
       startProcess('worker', 'bin/worker.ts', env, /is polling task queue/),
