@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
-import type pg from 'pg';
+import pg from 'pg';
 import { type Config, ConfigError } from '../config.ts';
 import { EncryptionCodec, KEY_BYTES, type KeyProvider, StaticKeyProvider } from './payload-codec.ts';
 import { PersonKeys } from './person-keys.ts';
@@ -54,8 +54,23 @@ export function keyProvider(config: EncryptionSettings): KeyProvider | undefined
  */
 export function payloadCodec(config: EncryptionSettings, pool?: pg.Pool): EncryptionCodec | undefined {
   const keys = keyProvider(config);
-  return keys ? new EncryptionCodec(keys, pool ? new PersonKeys(pool, keys) : undefined) : undefined;
+  return keys ? new EncryptionCodec(keys, pool ? new PersonKeys(connectionsOfItsOwn(pool), keys) : undefined) : undefined;
 }
+
+/**
+ * The codec's own few connections, as the app's pool makes them. A conversation is started inside its row's
+ * transaction, and sealing the start looks up its owner's data key: on the app's pool, ten creations at once held
+ * every connection while each start waited for one, until the start's deadline (503s in a burst of 50).
+ * Idle ones close within a second and never hold the process open: the keys are cached, so they are seldom used.
+ */
+function connectionsOfItsOwn(pool: pg.Pool): pg.Pool {
+  const own = new pg.Pool({ ...pool.options, max: CODEC_CONNECTIONS, idleTimeoutMillis: 1_000, allowExitOnIdle: true });
+  // a connection dropped while idle (a PostgreSQL restart) is made again on the next use, not a crash
+  own.on('error', () => undefined);
+  return own;
+}
+
+const CODEC_CONNECTIONS = 4;
 
 /** The module exporting `failureConverter`, for DataConverter.failureConverterPath and the workflow bundle. */
 export const FAILURE_CONVERTER_PATH = fileURLToPath(new URL('./failure-converter.ts', import.meta.url));
