@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { type WriteOptions, writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
 import { StepCommits } from '../db/commit-durability.ts';
 import { readStepUsage } from '../db/step-usage.ts';
+import { stoppedCallUsage } from '../model/token-estimate.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
 import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import { inlineArgs } from '../shared/inline-tools.ts';
@@ -99,6 +100,8 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
     const deltas = new DeltaWriter(pool, step, { attempt: stop.attempt, deferCommit: await commits.defer() });
     const ask = { model, agent: step.agent, stepId: step.stepId, system, transcript, signal: stop.signal };
     const seen: { usage?: ModelReply['usage'] } = {};
+    // a stream stopped before the provider said what it used was billed all the same: estimated, never nothing
+    const stoppedUsage = () => stoppedCallUsage(seen.usage, { system, transcript }, deltas.streamed);
     let asked: Asked;
     let tail: NewEvent[] = [];
     try {
@@ -107,10 +110,10 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         : await streamReply(spec.tools, ask, step.mcpTools, deltas, seen);
       // Some SDKs end a stream quietly when it is aborted (OpenAI's, Anthropic's) where Gemini's throws: the
       // answer is as cut either way, and is recorded as stopped, not as complete.
-      if (stop.byUser()) return recordStopped(step, deltas, seen.usage, commits);
+      if (stop.byUser()) return recordStopped(step, deltas, stoppedUsage(), commits);
     } catch (error) {
       if (!stop.byUser()) throw asModelFailure(error);
-      return recordStopped(step, deltas, seen.usage, commits);
+      return recordStopped(step, deltas, stoppedUsage(), commits);
     } finally {
       tail = await deltas.close();
     }
@@ -118,28 +121,21 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   }
 
   /** Stop: the stream is closed (the abort signal reached the model's SDK); what streamed stays, marked. */
-  async function recordStopped(
-    step: Step,
-    deltas: DeltaWriter,
-    usedSoFar: ModelReply['usage'] | undefined,
-    commits: StepCommits,
-  ): Promise<never> {
+  async function recordStopped(step: Step, deltas: DeltaWriter, usedSoFar: ModelReply['usage'], commits: StepCommits): Promise<never> {
     const { conversationId, userId, stepId } = step;
     const tailEvents = await deltas.close();
     const partial: ChatMessage = { id: stepId, role: 'assistant', text: deltas.streamed, stopped: true };
-    const used = usedSoFar && { stepId, model: model.name, ...usedSoFar };
-    // The stopped call is over: its reservation becomes what the stream reported (nothing, if it reported nothing).
+    const used = { stepId, model: model.name, ...usedSoFar };
+    // The stopped call is over: its reservation becomes what it used, as reported or estimated.
     // A failure here leaves the reservation counted: Stop must still hand back what streamed.
-    await meterUsage(step, { model: model.name, usage: usedSoFar ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }).catch(
-      () => undefined,
-    );
+    await meterUsage(step, { model: model.name, usage: usedSoFar }).catch(() => undefined);
     await writeBatch(
       pool,
       { conversationId, userId },
       {
         messages: [partial],
-        events: [...tailEvents, ...(used ? [{ key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }] : [])],
-        ...(used ? { usage: used } : {}),
+        events: [...tailEvents, { key: `usage:${stepId}`, type: 'usage' as const, data: { ...used, stopped: true } }],
+        usage: used,
       },
     );
     commits.flushed();

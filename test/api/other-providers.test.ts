@@ -84,6 +84,7 @@ for (const provider of PROVIDERS) {
       // Stop in the middle of a streamed answer: what streamed stays, marked as cut, for the page and the next call
       const words = Array.from({ length: 40 }, (_, i) => `word${i} `);
       fake.script(reply.text(words, { intervalMs: 100 }));
+      const before = (await app.call('GET', `/v1/conversations/${id}`)).body.usage;
       const asked = fake.requests.length;
       const streaming = say('Tell me another long story');
       const deadline = Date.now() + 10_000;
@@ -99,6 +100,11 @@ for (const provider of PROVIDERS) {
       assert.match(last.text, /^word0 word1 /, 'what streamed stays');
       assert.ok(!last.text.includes('word39'), 'the answer was cut');
       assert.equal(last.stopped, true, `the cut reply is marked: ${JSON.stringify(last)}`);
+      // the provider never said what the cut call used: what it was sent and what streamed are counted, estimated
+      const after = (await app.call('GET', `/v1/conversations/${id}`)).body.usage;
+      assert.equal(after.calls, before.calls + 1, 'the stopped call is counted');
+      assert.ok(after.outputTokens > before.outputTokens, `what streamed is counted: ${JSON.stringify({ before, after })}`);
+      assert.ok(after.inputTokens > before.inputTokens, 'what it was sent is counted');
 
       fake.script(reply.text('Hello again.'));
       assert.equal((await say('Hello?')).body.messages.at(-1).text, 'Hello again.');

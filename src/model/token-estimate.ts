@@ -1,0 +1,24 @@
+// A token count for what a provider never reported: a stream stopped before its usage came. About four bytes of
+// UTF-8 a token (bytes, not characters, so text in scripts of many bytes a character is not undercounted); the
+// provider's own count is kept wherever it sent one.
+import type { ChatMessage } from '../shared/messages.ts';
+import type { ModelUsage } from './types.ts';
+
+const BYTES_PER_TOKEN = 4;
+
+export const estimateTokens = (text: string): number => Math.ceil(Buffer.byteLength(text, 'utf8') / BYTES_PER_TOKEN);
+
+/**
+ * What a stopped call used: what the provider reported of it, and an estimate of what it did not (what it was sent,
+ * when it reported nothing; what streamed back, when it had not counted the answer yet, as Anthropic counts the
+ * prompt first). A call that was sent is never settled at nothing.
+ */
+export function stoppedCallUsage(
+  reported: ModelUsage | undefined,
+  sent: { system: string; transcript: readonly ChatMessage[] },
+  streamed: string,
+): ModelUsage {
+  const inputTokens = reported?.inputTokens || estimateTokens(sent.system) + estimateTokens(JSON.stringify(sent.transcript));
+  const outputTokens = reported?.outputTokens || estimateTokens(streamed);
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+}
