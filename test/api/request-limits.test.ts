@@ -4,15 +4,10 @@
 // `npm run api` child processes (the load generator would otherwise share the server's event loop), with the
 // limits off and at their defaults, and printed.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { freePort } from '../../stack/ports.ts';
-import { temporalAddress } from '../support/harness.ts';
 import { ALICE, BOB, CAROL, TOKENS, type TestApp, startTestApp } from '../support/test-app.ts';
-
-const API_MAIN = new URL('../../bin/api.ts', import.meta.url).pathname;
+import { startApiProcess, stopProcess } from '../support/worker-process.ts';
 
 /** Counts are per clock minute: a test that needs one whole waits for a minute with time enough left. */
 async function freshMinute(): Promise<void> {
@@ -115,35 +110,7 @@ describe("one user's flood and another user's latency (measured)", () => {
     await app?.stop();
   });
 
-  async function startApi(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-    const port = await freePort();
-    const child = spawn(process.execPath, [API_MAIN], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        DATABASE_URL: app.databaseUrl,
-        TEMPORAL_ADDRESS: temporalAddress(),
-        TEMPORAL_TASK_QUEUE: app.taskQueue,
-        API_TOKENS: JSON.stringify(TOKENS),
-        PORT: String(port),
-        LOG_LEVEL: 'info',
-        PAYLOAD_ENCRYPTION: 'off',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Brigade API listening')) resolve();
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      child.once('exit', (code) => reject(new Error(`the API exited (${code}):\n${output}`)));
-    });
-    return { url: `http://127.0.0.1:${port}`, child };
-  }
+  const startApi = (env: Record<string, string>) => startApiProcess(app, { API_TOKENS: JSON.stringify(TOKENS), ...env });
 
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -199,8 +166,7 @@ describe("one user's flood and another user's latency (measured)", () => {
           `# ${name}: carol's median GET ${idle.toFixed(1)} ms idle, ${flooded.toFixed(1)} ms during bob's flood; bob's answers ${JSON.stringify(statuses)}`,
         );
       } finally {
-        api.child.kill('SIGTERM');
-        await once(api.child, 'exit');
+        await stopProcess(api.child);
       }
     }
     const limited = figures['default limits']!;

@@ -3,14 +3,11 @@
 // `npm run api` child process on the same database and Temporal) share them; over a limit the answer is 429
 // with Retry-After. A deleted conversation gives nothing back.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { freePort } from '../../stack/ports.ts';
-import { temporalAddress } from '../support/harness.ts';
 import { ALICE, BOB, CAROL, TOKENS, type TestApp, startTestApp } from '../support/test-app.ts';
+import { startApiProcess, stopProcess } from '../support/worker-process.ts';
 
-const API_MAIN = new URL('../../bin/api.ts', import.meta.url).pathname;
 const LIMITS = { USER_EVENT_STREAMS: '2', USER_NEW_CONVERSATIONS_PER_MINUTE: '3', USER_TURNS_PER_MINUTE: '4' };
 
 let app: TestApp;
@@ -19,40 +16,12 @@ let otherUrl: string;
 
 before(async () => {
   app = await startTestApp({ env: LIMITS });
-  const port = await freePort();
-  child = spawn(process.execPath, [API_MAIN], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL: app.databaseUrl,
-      TEMPORAL_ADDRESS: temporalAddress(),
-      TEMPORAL_TASK_QUEUE: app.taskQueue,
-      API_TOKENS: JSON.stringify(TOKENS),
-      PORT: String(port),
-      LOG_LEVEL: 'info',
-      // as the test app runs (a production-shaped process needs payload keys once issue 35's work is in)
-      PAYLOAD_ENCRYPTION: 'off',
-      ...LIMITS,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Brigade API listening')) resolve();
-    };
-    child!.stdout!.on('data', onData);
-    child!.stderr!.on('data', onData);
-    child!.once('exit', (code) => reject(new Error(`the second API exited (${code}):\n${output}`)));
-  });
-  otherUrl = `http://127.0.0.1:${port}`;
+  const other = await startApiProcess(app, { API_TOKENS: JSON.stringify(TOKENS), ...LIMITS });
+  child = other.child;
+  otherUrl = other.url;
 });
 after(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-  }
+  if (child) await stopProcess(child);
   await app?.stop();
 });
 
