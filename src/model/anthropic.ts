@@ -73,6 +73,7 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
         const calls: { index: number; name: string; json: string; input?: unknown }[] = [];
         const report = () => request.onUsage?.(usage(input, output));
         for await (const event of stream as AsyncIterable<RawMessageStreamEvent>) {
+          request.onPiece?.();
           switch (event.type) {
             case 'message_start': {
               model = event.message.model;

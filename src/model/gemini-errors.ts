@@ -1,6 +1,7 @@
-// Sorts what the Gemini SDK throws into what a retry can fix (429, 5xx, the network, a timeout) and what it
-// cannot (other 4xx, a refused or malformed reply). Temporal reads `retryable`; the SDK itself retries nothing.
+// Sorts what the Gemini SDK throws into what a retry can fix (429, 5xx, the network) and what it cannot (other
+// 4xx, a refused or malformed reply, a timeout: the same request would wait as long again). Temporal reads `retryable`; the SDK itself retries nothing.
 import { ApiError } from '@google/genai';
+import { ModelTimedOut, unansweredText } from './stream-pacing.ts';
 import { ModelCallError } from './types.ts';
 
 const NETWORK_CODES = new Set([
@@ -42,7 +43,7 @@ export function toModelCallError(error: unknown, context: ErrorContext): ModelCa
   }
 
   if (isError(error) && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
-    return new ModelCallError(`Gemini did not answer within ${context.timeoutMs} ms`, { retryable: true, cause });
+    return new ModelTimedOut(unansweredText(context.timeoutMs));
   }
 
   const network = networkCode(error);

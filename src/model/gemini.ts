@@ -13,20 +13,24 @@ export interface GeminiOptions {
   /** another Gemini-compatible endpoint (a proxy, or the tests' fake server) */
   baseUrl?: string;
   model: string;
-  /** per request; an unanswered call would otherwise hold the activity until Temporal's own timeout */
+  /**
+   * a clock on the whole request, body included (the SDK's); absent, none: a chat call is paced instead
+   * (stream-pacing.ts), so that a long answer is not cut
+   */
   timeoutMs?: number;
 }
-
-const DEFAULT_TIMEOUT_MS = 60_000;
 
 // Finish reasons after which the reply is complete; any other one means Gemini withheld or broke it.
 const NORMAL_FINISH = new Set(['STOP', 'MAX_TOKENS', 'FINISH_REASON_UNSPECIFIED']);
 
 export function createGeminiModel(opts: GeminiOptions): ChatModel {
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const client = createGenAiClient({ apiKey: opts.apiKey, timeoutMs, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
+  const client = createGenAiClient({
+    apiKey: opts.apiKey,
+    ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+    ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
+  });
   const signFunctionCalls = needsThoughtSignatures(opts.model);
-  const errorContext = { apiKey: opts.apiKey, timeoutMs };
+  const errorContext = { apiKey: opts.apiKey, timeoutMs: opts.timeoutMs ?? 0 };
 
   return {
     name: opts.model,
@@ -65,6 +69,7 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
         let modelVersion: string | undefined;
 
         for await (const chunk of stream) {
+          request.onPiece?.();
           if (chunk.usageMetadata) {
             usage = chunk.usageMetadata;
             request.onUsage?.(toUsage(usage));

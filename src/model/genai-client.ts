@@ -6,8 +6,8 @@ export interface GenAiOptions {
   apiKey: string;
   /** another Gemini-compatible endpoint (a proxy, or the tests' fake server) */
   baseUrl?: string;
-  /** per request; an unanswered call would otherwise hold the activity until Temporal's own timeout */
-  timeoutMs: number;
+  /** per request, body included; an unanswered one-shot call would otherwise hold its activity until Temporal's timeout */
+  timeoutMs?: number;
 }
 
 export function createGenAiClient(opts: GenAiOptions): GoogleGenAI {
@@ -20,7 +20,7 @@ export function createGenAiClient(opts: GenAiOptions): GoogleGenAI {
     apiVersion: 'v1beta',
     httpOptions: {
       ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
-      timeout: opts.timeoutMs,
+      ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}),
       // "attempts: 1" is the SDK's documented "no retries"
       retryOptions: { attempts: 1 },
     },

@@ -18,7 +18,10 @@ export const MODEL_SETTINGS = {
   ANTHROPIC_MODEL: z.string().default('claude-haiku-4-5'),
   /** which provider when more than one key is set (with one key, that provider; with none, the offline model) */
   MODEL_PROVIDER: z.preprocess(emptyAsUndefined, z.enum(['gemini', 'openai', 'anthropic']).optional()),
+  /** how long a chat call may take to start answering (a one-shot task call: to answer whole) */
   MODEL_TIMEOUT: duration.default(60_000),
+  /** the longest silence between two pieces of a streamed answer */
+  MODEL_IDLE_TIMEOUT: duration.default(30_000),
 };
 
 export type ModelSettings = z.infer<z.ZodObject<typeof MODEL_SETTINGS>>;

@@ -64,6 +64,7 @@ export function createOpenAiModel(opts: OpenAiOptions): ChatModel {
         let finishReason: string | undefined;
         const calls = new Map<number, { id?: string; name: string; arguments: string }>();
         for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+          request.onPiece?.();
           if (chunk.model) model = chunk.model;
           if (chunk.usage) {
             usage = toUsage(chunk.usage);

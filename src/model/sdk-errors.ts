@@ -1,11 +1,12 @@
 // Sorts what the OpenAI and Anthropic SDKs throw into what a retry can fix and what it cannot, as
-// gemini-errors.ts does for Gemini: 408, 409 (a lock), 429, 5xx (Anthropic's 529 "overloaded" too), the network
-// and a timeout are retryable; other 4xx, a refused or malformed reply are not. Both SDKs are generated
+// gemini-errors.ts does for Gemini: 408, 409 (a lock), 429, 5xx (Anthropic's 529 "overloaded" too) and the network
+// are retryable; other 4xx, a refused or malformed reply and a timeout are not. Both SDKs are generated
 // alike (APIError with `status`, APIConnectionError, APIConnectionTimeoutError), so one mapper reads both;
 // the SDKs themselves retry nothing (maxRetries: 0): Temporal's activity retry policy owns attempts.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { chainText, networkCode } from './gemini-errors.ts';
+import { ModelTimedOut, unansweredText } from './stream-pacing.ts';
 import { ModelCallError } from './types.ts';
 
 export interface SdkErrorContext {
@@ -32,7 +33,7 @@ export function toSdkError(error: unknown, context: SdkErrorContext): ModelCallE
   const timedOut = error instanceof OpenAI.APIConnectionTimeoutError || error instanceof Anthropic.APIConnectionTimeoutError;
   const aborted = error instanceof OpenAI.APIUserAbortError || error instanceof Anthropic.APIUserAbortError;
   if (timedOut || aborted || error.name === 'TimeoutError' || error.name === 'AbortError') {
-    return new ModelCallError(`${provider} did not answer within ${context.timeoutMs} ms`, { retryable: true, cause });
+    return new ModelTimedOut(unansweredText(context.timeoutMs));
   }
   if (error instanceof OpenAI.APIConnectionError || error instanceof Anthropic.APIConnectionError) {
     return new ModelCallError(redact(`Network error talking to ${provider} (${networkCode(error.cause) ?? 'connection failed'})`), {

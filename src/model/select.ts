@@ -7,6 +7,7 @@ import { createGeminiModel } from './gemini.ts';
 import { createOfflineModel } from './offline.ts';
 import { type OfflineAgents, createOfflineTaskModel } from './offline-tasks.ts';
 import { createOpenAiModel, createOpenAiTaskModel } from './openai.ts';
+import { pacedModel } from './stream-pacing.ts';
 import { type TaskModel, createGeminiTaskModel } from './task-model.ts';
 import { type ChatModel, ModelCallError } from './types.ts';
 
@@ -24,6 +25,7 @@ export type ModelConfig = Pick<ModelSettings, 'GEMINI_API_KEY' | 'GEMINI_BASE_UR
     >
   > & {
     MODEL_TIMEOUT?: number;
+    MODEL_IDLE_TIMEOUT?: number;
     GEMINI_IMAGE_MODEL?: string;
   };
 
@@ -53,13 +55,21 @@ export function chatModelName(config: ModelConfig): string {
 /** The chat model; the offline one (no key) reads the agents' offline parts from the catalog. */
 export function selectModel(config: ModelConfig, agents: OfflineAgents): ChatModel {
   const provider = selectProvider(config);
-  const timeout = config.MODEL_TIMEOUT !== undefined ? { timeoutMs: config.MODEL_TIMEOUT } : {};
+  if (!provider) return createOfflineModel(agents);
+  const pacing = { firstPieceMs: config.MODEL_TIMEOUT ?? 60_000, idleMs: config.MODEL_IDLE_TIMEOUT ?? 30_000 };
+  // The pacing bounds a chat call. OpenAI's and Anthropic's own clocks cover only the response's headers: set a
+  // second past it, a backstop that never speaks first. Gemini's spans the whole body, so it is left off.
+  const headers = { timeoutMs: pacing.firstPieceMs + 1000 };
+  return pacedModel(chatModelOf(provider, config, headers), pacing);
+}
+
+function chatModelOf(provider: Provider, config: ModelConfig, headers: { timeoutMs: number }): ChatModel {
   if (provider === 'openai') {
     return createOpenAiModel({
       apiKey: keyOf(config, provider)!,
       model: chatModelName(config),
       ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}),
-      ...timeout,
+      ...headers,
     });
   }
   if (provider === 'anthropic') {
@@ -67,15 +77,13 @@ export function selectModel(config: ModelConfig, agents: OfflineAgents): ChatMod
       apiKey: keyOf(config, provider)!,
       model: chatModelName(config),
       ...(config.ANTHROPIC_BASE_URL ? { baseUrl: config.ANTHROPIC_BASE_URL } : {}),
-      ...timeout,
+      ...headers,
     });
   }
-  if (provider !== 'gemini') return createOfflineModel(agents);
   return createGeminiModel({
     apiKey: keyOf(config, provider)!,
     model: config.GEMINI_MODEL,
     ...(config.GEMINI_BASE_URL ? { baseUrl: config.GEMINI_BASE_URL } : {}),
-    ...timeout,
   });
 }
 

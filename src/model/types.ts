@@ -22,6 +22,8 @@ export interface ModelRequest {
   onText?: (delta: string) => void;
   /** called with the usage so far whenever the stream reports it (so a stopped reply's tokens still count) */
   onUsage?: (usage: ModelUsage) => void;
+  /** called as each chunk of the stream arrives, whatever it holds (text, a call's arguments, thoughts, usage) */
+  onPiece?: () => void;
   signal?: AbortSignal;
 }
 
