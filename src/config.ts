@@ -135,6 +135,12 @@ export const ConfigSchema = z.object({
 
   ...MODEL_SETTINGS,
   MODEL_MAX_ATTEMPTS: positiveInt(5),
+  /**
+   * How long a model step runs within its workflow task before it moves to an activity of its own on the
+   * worker's own task queue (src/activities/step-handoff.ts), where operators see it and its history stays
+   * flat however long it streams. Under the task's 4 s deadline, whose heartbeat comes at 3.2 s.
+   */
+  MODEL_STEP_HANDOFF_AFTER: duration.default(2000).refine((ms) => ms >= 100 && ms <= 3000, 'must be between 100ms and 3s'),
 
   API_TOKENS: apiTokens,
 

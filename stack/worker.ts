@@ -2,7 +2,8 @@ import { type NativeConnection, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createActivities } from '../src/activities/index.ts';
 import { StopNotices } from '../src/activities/stop-notices.ts';
-import { STOP_HEARTBEAT_MS } from '../src/activities/model-step.ts';
+import { StepHandoffs } from '../src/activities/step-handoff.ts';
+import { STOP_HEARTBEAT_MS } from '../src/activities/step-heartbeat.ts';
 import type { Config } from '../src/config.ts';
 import { McpConnections } from '../src/mcp/connections.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
@@ -16,7 +17,9 @@ import type { ServerCatalog } from '../src/api/agent-server.ts';
 import { instrumentModel, instrumentTools } from '../src/telemetry/model.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from '../src/telemetry/temporal.ts';
 
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { BUNDLER_OPTIONS, workflowBundleCode, writeWorkflowEntry } from './bundle-workflows.ts';
 import { deploymentOptions } from '../src/worker-deployment.ts';
 
@@ -52,9 +55,16 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   // MCP servers: a bad BRIGADE_MCP_CONFIG stops the start here; stdio servers stop when the worker does.
   const mcp = new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog));
   const stops = new StopNotices(pool);
+  const taskQueue = options.taskQueue ?? config.TEMPORAL_TASK_QUEUE;
+  // this process's own queue: only it holds the streams of the model steps it hands off
+  const handoffs = new StepHandoffs(
+    `${taskQueue}-steps-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    config.MODEL_STEP_HANDOFF_AFTER,
+  );
   const activities = createActivities(
     {
       stops,
+      handoffs,
       catalog,
       config,
       pool,
@@ -78,7 +88,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: options.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
+    taskQueue,
     ...(code
       ? { workflowBundle: { code } }
       : bundlePath
@@ -100,7 +110,33 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     interceptors: { activity: telemetry.activityInbound, ...(prebuilt ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }) },
     sinks: telemetry.sinks,
   });
+  const follower = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: handoffs.taskQueue,
+    activities: { followModelStep: handoffs.follow },
+    dataConverter: dataConverter(config, pool),
+    maxConcurrentActivityTaskExecutions: CONCURRENT_TURNS,
+    maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
+    // few steps outrun their task: one poll at a time is enough, and costs the server least
+    maxConcurrentActivityTaskPolls: 1,
+  });
+  // one worker to its callers: it runs, and shuts down, with the queue it hands steps off to
   const run = worker.run.bind(worker);
-  worker.run = () => run().finally(() => Promise.all([mcp.close(), stops.close()]));
+  const shutdown = worker.shutdown.bind(worker);
+  worker.shutdown = () => {
+    if (follower.getState() === 'RUNNING') follower.shutdown();
+    shutdown();
+  };
+  worker.run = async () => {
+    const following = follower.run();
+    try {
+      await run();
+    } finally {
+      if (follower.getState() === 'RUNNING') follower.shutdown();
+      await following.catch(() => undefined);
+      await Promise.all([mcp.close(), stops.close()]);
+    }
+  };
   return worker;
 }

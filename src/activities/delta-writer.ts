@@ -70,6 +70,24 @@ export class DeltaWriter {
     this.publish();
   }
 
+  /**
+   * A retried step says so before its first piece: an empty delta of its attempt, at offset 0, on which clients
+   * drop the earlier attempt's draft at once instead of showing it until new text comes.
+   */
+  restart(): void {
+    const { conversationId, userId, stepId } = this.step;
+    const event: NewEvent = {
+      key: `delta:${stepId}:${this.attempt}.0`,
+      type: 'message.delta',
+      data: { messageId: stepId, attempt: this.attempt, chunk: 0, offset: 0, text: '' },
+    };
+    this.writing = this.writing
+      .then(
+        async () => void (await writeBatch(this.pool, { conversationId, userId }, { events: [event] }, { deferCommit: this.deferCommit })),
+      )
+      .catch(() => undefined);
+  }
+
   /** Stops streaming and hands back the unwritten tail, to be written with the final message. */
   async close(): Promise<NewEvent[]> {
     this.closed = true;

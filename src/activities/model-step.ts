@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { STEP_STOPPED, type StoppedStep, budgetLimits } from '../shared/turn-control.ts';
 import { type MeterConfig, budgetSettings, createUsageMeter } from './usage-meter.ts';
@@ -19,6 +20,8 @@ import { DeltaWriter } from './delta-writer.ts';
 import type { Config } from '../config.ts';
 import { type Asked, askKernel, oversized, replyMessage, streamReply } from './model-reply.ts';
 import type { StopNotices } from './stop-notices.ts';
+import type { FollowStop, StepHandoffs } from './step-handoff.ts';
+import { cancelledByWorkflow, heartbeatOnClock } from './step-heartbeat.ts';
 
 export interface ModelStepDeps {
   catalog: AgentCatalog;
@@ -30,12 +33,11 @@ export interface ModelStepDeps {
   runTool: (input: RunToolInput, options?: WriteOptions) => Promise<unknown>;
   /** how a Stop reaches a step run within its workflow task; without it, only the workflow's cancellation does */
   stops?: StopNotices;
+  /** where a step that outruns its workflow task goes on (step-handoff.ts); without it, it runs to its end in the task */
+  handoffs?: StepHandoffs;
 }
 
 type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context' | 'mcpTools'>;
-
-/** How often a model step heartbeats: the longest a Stop waits to reach it, once the server has it. */
-export const STOP_HEARTBEAT_MS = 250;
 
 /** The id of the n-th model call of a step (n >= 2); distinct from its calls' ids (`<stepId>.<i>`). */
 const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
@@ -55,7 +57,7 @@ const chatCall = ({ conversationId, userId, stepId }: Step, model: string): Ledg
  * With `inline`, a reply whose tool calls all need no workflow has them run here, and the model is asked
  * again with their results, so a lookup turn costs one model step instead of two plus a tool's.
  */
-export function createModelStep({ catalog, pool, model, systemPrompt, config, runTool, stops }: ModelStepDeps) {
+export function createModelStep({ catalog, pool, model, systemPrompt, config, runTool, stops, handoffs }: ModelStepDeps) {
   const meter = createUsageMeter(pool, config);
   /** the usage ledger's record of a call's tokens, reserved before it */
   const meterUsage = (step: Step, used: { model: string; usage: ModelReply['usage'] }) => meter.settle(chatCall(step, model.name), used);
@@ -98,6 +100,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
     const spec = catalog.agent(step.agent);
     const system = await systemPrompt(step.agent);
     const deltas = new DeltaWriter(pool, step, { attempt: stop.attempt, deferCommit: await commits.defer() });
+    if (stop.attempt > 1) deltas.restart();
     const ask = { model, agent: step.agent, stepId: step.stepId, system, transcript, signal: stop.signal };
     const seen: { usage?: ModelReply['usage'] } = {};
     // a stream stopped before the provider said what it used was billed all the same: estimated, never nothing
@@ -207,10 +210,17 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   }
 
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
+    const context = Context.current();
+    if (!handoffs || !context.info.isLocal) return runStep(input, context, undefined);
+    const key = `${input.conversationId}:${input.stepId}:${context.info.attempt}:${randomUUID()}`;
+    return handoffs.run(key, context.info.attempt + (input.attemptBase ?? 0), (follow) => runStep(input, context, follow));
+  };
+
+  async function runStep(input: ModelStepInput, context: Context, follow: FollowStop | undefined): Promise<ModelStepResult> {
     // Every path below that completes the activity ends with a durable write or settles: deferred until then.
     const commits = new StepCommits(pool);
     const transcript = await loadTranscript(input, commits);
-    const stop = await stepStop(Context.current(), input, stops);
+    const stop = await stepStop(context, input, stops, follow);
     const before: ChatMessage[] = [];
     const total: StepUsage = { model: '', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
     const limits = budgetLimits(budgetSettings(config), input.budget ?? { raises: 0 });
@@ -259,21 +269,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
     } finally {
       stop.release();
     }
-  };
-}
-
-/**
- * Heartbeat on a clock, not on tokens: a model that thinks long before its first token is alive, while a
- * worker that died stops heartbeating and its attempt is retried without waiting out the timeout. Often,
- * too: a heartbeat's answer is how a Stop reaches the step (the worker's heartbeat throttle is as short, see
- * stack/worker.ts), and Stop should close the model's stream within a second.
- */
-function heartbeatOnClock(context: Context): () => void {
-  const beat = setInterval(
-    () => context.heartbeat(),
-    Math.min(STOP_HEARTBEAT_MS, Math.max(100, (context.info.heartbeatTimeoutMs ?? 3000) / 3)),
-  );
-  return () => clearInterval(beat);
+  }
 }
 
 /**
@@ -303,30 +299,31 @@ interface StepStop {
   release(): void;
 }
 
-async function stepStop(context: Context, input: ModelStepInput, stops: StopNotices | undefined): Promise<StepStop> {
-  const byWorkflow = {
-    signal: context.cancellationSignal,
-    attempt: context.info.attempt,
-    byUser: () => cancelledByWorkflow(context),
-    noticed: () => false,
-  };
-  // a regular activity: a conversation begun before model steps ran within the workflow task
-  if (!context.info.isLocal) return { ...byWorkflow, release: heartbeatOnClock(context) };
+async function stepStop(
+  context: Context,
+  input: ModelStepInput,
+  stops: StopNotices | undefined,
+  follow: FollowStop | undefined,
+): Promise<StepStop> {
+  const attempt = context.info.attempt + (input.attemptBase ?? 0);
+  // a regular activity: a conversation begun before model steps ran within the workflow task, or one run again
+  if (!context.info.isLocal) {
+    return {
+      signal: context.cancellationSignal,
+      attempt,
+      byUser: () => cancelledByWorkflow(context),
+      noticed: () => false,
+      release: heartbeatOnClock(context),
+    };
+  }
   const watch = stops && input.turnStartedAt !== undefined ? await stops.watch(input.conversationId, input.turnStartedAt) : undefined;
-  if (!watch) return { ...byWorkflow, release: () => undefined };
+  const followed = () => follow?.byUser() ?? false;
   return {
-    ...byWorkflow,
-    signal: AbortSignal.any([context.cancellationSignal, watch.signal]),
-    byUser: () => cancelledByWorkflow(context) || watch.signal.aborted,
-    noticed: () => watch.signal.aborted && !context.cancellationSignal.aborted,
-    release: () => watch.release(),
+    // the local activity's cancellation, a Stop's notice, and once handed off, its follow-up's cancellation
+    signal: AbortSignal.any([context.cancellationSignal, ...(watch ? [watch.signal] : []), ...(follow ? [follow.signal] : [])]),
+    attempt,
+    byUser: () => cancelledByWorkflow(context) || (watch?.signal.aborted ?? false) || followed(),
+    noticed: () => (watch?.signal.aborted ?? false) && !context.cancellationSignal.aborted && !followed(),
+    release: () => watch?.release(),
   };
-}
-
-/** Cancelled because the workflow asked (Stop), not because the worker shuts down or the activity timed out. */
-function cancelledByWorkflow(context: Context): boolean {
-  if (!context.cancellationSignal.aborted) return false;
-  // a local activity's cancellation carries only its reason
-  if (context.info.isLocal) return (context.cancellationSignal.reason as Error | undefined)?.message === 'CANCELLED';
-  return context.cancellationDetails?.cancelRequested === true;
 }

@@ -27,6 +27,11 @@ export interface ModelStepInput extends ConversationRef {
   budget?: BudgetAllowance;
   /** tools from MCP servers, offered beside the agent's own (the list the workflow recorded) */
   mcpTools?: ToolDeclaration[];
+  /**
+   * attempts made before this activity began (a step whose worker let it go, run again): its deltas go on from
+   * them, so that clients replace the earlier draft
+   */
+  attemptBase?: number;
 }
 
 export interface StepUsage {
@@ -50,6 +55,16 @@ export interface ModelStepResult {
    * Stop waits for): what it wrote before it let go. `message` is then empty and not in the transcript.
    */
   interrupted?: StoppedStep;
+  /**
+   * The step outran its workflow task and goes on in this worker (src/activities/step-handoff.ts): the workflow
+   * follows it with followModelStep on `taskQueue`. `message` is then empty; `attempt` is the attempt handed off.
+   */
+  handedOff?: { taskQueue: string; key: string; attempt: number };
+}
+
+/** The activity that follows a handed-off model step, on the worker's own task queue. */
+export interface StepFollowActivities {
+  followModelStep(key: string): Promise<ModelStepResult>;
 }
 
 export interface RunToolInput extends ConversationRef {

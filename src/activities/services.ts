@@ -9,6 +9,7 @@ import type { TaskModel } from '../model/task-model.ts';
 import type { ChatModel } from '../model/types.ts';
 import type { AgentName } from '../shared/messages.ts';
 import type { StopNotices } from './stop-notices.ts';
+import type { StepHandoffs } from './step-handoff.ts';
 import type { ToolImplementation } from './tool-context.ts';
 
 /** What activities read of the catalog; named here, not as ServerCatalog, whose AgentServer takes Services. */
@@ -29,7 +30,9 @@ export interface ActivityDeps {
   taskModel?: TaskModel;
   /** the worker's ear for Stop (a model step runs within its workflow task); without it only cancellation stops one */
   stops?: StopNotices;
+  /** where a model step that outruns its workflow task goes on; without it, it runs to its end within the task */
+  handoffs?: StepHandoffs;
 }
 
 /** What every activity factory gets: the deps with their defaults filled in. */
-export type Services = Required<Omit<ActivityDeps, 'stops'>> & Pick<ActivityDeps, 'stops'>;
+export type Services = Required<Omit<ActivityDeps, 'stops' | 'handoffs'>> & Pick<ActivityDeps, 'stops' | 'handoffs'>;

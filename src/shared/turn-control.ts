@@ -10,6 +10,9 @@ export interface StopResult {
 /** The message of the CancelledFailure a model step throws when Stop cancelled it; its details carry StoppedStep. */
 export const STEP_STOPPED = 'STEP_STOPPED';
 
+/** The failure type of a model step whose worker let it go (shut down, or the step is gone): run it again. */
+export const STEP_LOST = 'ModelStepLost';
+
 /** What a stopped model step wrote before it let go: its earlier replies and tool results, and the cut reply. */
 export interface StoppedStep {
   before: ChatMessage[];

@@ -1,6 +1,6 @@
 // What the turn loop is given to act through: the SDK's own functions and the conversation's activities, so its
 // commands and their order are the workflow's. The one object the turn driver depends on.
-import { CancellationScope, condition, log, patched, setCurrentDetails, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, condition, log, setCurrentDetails, uuid4 } from '@temporalio/workflow';
 import type { ChatSessionInput } from '../shared/messages.ts';
 import { summaryLine } from '../shared/payload-bounds.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
@@ -10,7 +10,8 @@ import type { EventLog } from './event-log.ts';
 import { userFacingReason } from './failure-text.ts';
 import type { McpTools } from './mcp-tools.ts';
 import type { PendingItems } from './pending-items.ts';
-import { MODEL_STEP_IN_TASK, type SessionActivities } from './session-activities.ts';
+import { modelSteps } from './model-steps.ts';
+import type { SessionActivities } from './session-activities.ts';
 import type { ModelRequest, TurnLoopPorts } from './turn-loop.ts';
 import type { ModelStepResult } from '../activities/runtime-types.ts';
 
@@ -42,6 +43,7 @@ export function turnPorts({
   // One scope serves turn after turn until a Stop cancels it: a scope of its own per turn cost three promises a
   // turn (each with the stack trace the SDK records for it) and one more handler on the root scope.
   let scope: CancellationScope | undefined;
+  const runModelStep = modelSteps(activities);
   return {
     settings,
     pending,
@@ -73,21 +75,18 @@ export function turnPorts({
     summary: string,
     { stepId, context, extraSteps, messages, events: newEvents, budget, turnStartedAt }: ModelRequest,
   ): Promise<ModelStepResult> {
-    const model = patched(MODEL_STEP_IN_TASK) ? activities.modelInTask : activities.model;
-    return model.modelStep.executeWithOptions({ summary }, [
-      {
-        conversationId,
-        userId,
-        agent,
-        stepId,
-        ...(context ? { context } : {}),
-        ...(extraSteps ? { inline: { extraSteps, ...(input.client ? { client: input.client } : {}) } } : {}),
-        messages,
-        events: newEvents,
-        ...(budget ? { budget } : {}),
-        ...(mcp.declarations().length ? { mcpTools: mcp.declarations() } : {}),
-        turnStartedAt,
-      },
-    ]);
+    return runModelStep(summary, {
+      conversationId,
+      userId,
+      agent,
+      stepId,
+      ...(context ? { context } : {}),
+      ...(extraSteps ? { inline: { extraSteps, ...(input.client ? { client: input.client } : {}) } } : {}),
+      messages,
+      events: newEvents,
+      ...(budget ? { budget } : {}),
+      ...(mcp.declarations().length ? { mcpTools: mcp.declarations() } : {}),
+      turnStartedAt,
+    });
   }
 }
