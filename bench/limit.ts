@@ -3,6 +3,9 @@
 // CPU per lookup turn (whole stack, per process and per thread of the bench's process) and for the lone turn.
 // bench/turns.ts measures every side once per round, interleaved, and reports the median of each round's
 // figures and ratios, so that one noisy window on a shared machine cannot decide.
+// Beside the limit, Brigade is set against the floor-local side (issue 43): the floor with its step as a local
+// activity, the cheapest turn of the shape Brigade's own (its model step inside the workflow task). Reported, not
+// judged: the limit and its targets keep the regular floor.
 
 /** One side's figures in one round; CPU in ms per lookup turn of its closed loop, latencies in ms (p50). */
 export interface SideFigures {
@@ -17,7 +20,7 @@ export interface SideFigures {
   closedP50: number;
 }
 
-export const SIDES = ['Brigade', 'floor', 'ai-sdk', 'in-process'] as const;
+export const SIDES = ['Brigade', 'floor', 'floor-local', 'ai-sdk', 'in-process'] as const;
 export type SideName = (typeof SIDES)[number];
 export type RoundFigures = Partial<Record<SideName, SideFigures>>;
 
@@ -37,6 +40,19 @@ export interface Ratios {
   /** Brigade's capacity / the floor's, / the peer's */
   capacityToFloor: number;
   capacityToPeer: number;
+  /** Brigade / the local-activity floor (NaN without it) */
+  toLocalFloor: SideRatios;
+  /** the local-activity floor / the regular floor: what the shape alone saves */
+  localFloorToFloor: SideRatios;
+}
+
+/** One side's figures over another's, in one round. */
+export interface SideRatios {
+  cpu: number;
+  lone: number;
+  capacity: number;
+  groups: Record<string, number>;
+  threads: Record<string, number>;
 }
 
 const sum = (a: Record<string, number>, b: Record<string, number>) =>
@@ -57,6 +73,17 @@ export function limitOf(round: RoundFigures): Limit | undefined {
   };
 }
 
+function sideRatios(a: SideFigures | undefined, b: SideFigures | undefined): SideRatios {
+  if (!a || !b) return { cpu: NaN, lone: NaN, capacity: NaN, groups: {}, threads: {} };
+  return {
+    cpu: a.cpu / b.cpu,
+    lone: a.lone / b.lone,
+    capacity: a.capacity / b.capacity,
+    groups: divide(a.groups, b.groups),
+    threads: divide(a.threads, b.threads),
+  };
+}
+
 export function ratiosOf(round: RoundFigures): Ratios | undefined {
   const limit = limitOf(round);
   const brigade = round.Brigade;
@@ -68,6 +95,8 @@ export function ratiosOf(round: RoundFigures): Ratios | undefined {
     threads: divide(brigade.threads, limit.threads),
     capacityToFloor: brigade.capacity / (round.floor?.capacity ?? NaN),
     capacityToPeer: brigade.capacity / (round['ai-sdk']?.capacity ?? NaN),
+    toLocalFloor: sideRatios(brigade, round['floor-local']),
+    localFloorToFloor: sideRatios(round['floor-local'], round.floor),
   };
 }
 
