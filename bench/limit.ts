@@ -4,8 +4,9 @@
 // bench/turns.ts measures every side once per round, interleaved, and reports the median of each round's
 // figures and ratios, so that one noisy window on a shared machine cannot decide.
 // Beside the limit, Brigade is set against the floor-local side (issue 43): the floor with its step as a local
-// activity, the cheapest turn of the shape Brigade's own (its model step inside the workflow task). Reported, not
-// judged: the limit and its targets keep the regular floor.
+// activity, the cheapest turn of the shape Brigade's own (its model step inside the workflow task), and against
+// the local limit (that floor plus the in-process step). Reported, not judged: the limit and its targets keep the
+// regular floor.
 
 /** One side's figures in one round; CPU in ms per lookup turn of its closed loop, latencies in ms (p50). */
 export interface SideFigures {
@@ -44,6 +45,8 @@ export interface Ratios {
   toLocalFloor: SideRatios;
   /** the local-activity floor / the regular floor: what the shape alone saves */
   localFloorToFloor: SideRatios;
+  /** Brigade / the local limit (the local-activity floor + the in-process step; NaN without it) */
+  toLocalLimit: { cpu: number; lone: number };
 }
 
 /** One side's figures over another's, in one round. */
@@ -62,8 +65,12 @@ const divide = (a: Record<string, number>, b: Record<string, number>) =>
   Object.fromEntries(Object.keys(a).map((key) => [key, a[key]! / (b[key] ?? NaN)]));
 
 /** The floor plus the in-process step; undefined without both. */
-export function limitOf(round: RoundFigures): Limit | undefined {
-  const { floor, 'in-process': step } = round;
+export const limitOf = (round: RoundFigures): Limit | undefined => limitOver(round, 'floor');
+/** The local-activity floor plus the in-process step (reported, no target); undefined without both. */
+export const localLimitOf = (round: RoundFigures): Limit | undefined => limitOver(round, 'floor-local');
+
+function limitOver(round: RoundFigures, floorSide: 'floor' | 'floor-local'): Limit | undefined {
+  const { [floorSide]: floor, 'in-process': step } = round;
   if (!floor || !step) return undefined;
   return {
     cpu: floor.cpu + step.cpu,
@@ -88,6 +95,7 @@ export function ratiosOf(round: RoundFigures): Ratios | undefined {
   const limit = limitOf(round);
   const brigade = round.Brigade;
   if (!limit || !brigade) return undefined;
+  const localLimit = localLimitOf(round);
   return {
     cpu: brigade.cpu / limit.cpu,
     lone: brigade.lone / limit.lone,
@@ -97,6 +105,7 @@ export function ratiosOf(round: RoundFigures): Ratios | undefined {
     capacityToPeer: brigade.capacity / (round['ai-sdk']?.capacity ?? NaN),
     toLocalFloor: sideRatios(brigade, round['floor-local']),
     localFloorToFloor: sideRatios(round['floor-local'], round.floor),
+    toLocalLimit: { cpu: brigade.cpu / (localLimit?.cpu ?? NaN), lone: brigade.lone / (localLimit?.lone ?? NaN) },
   };
 }
 

@@ -81,7 +81,18 @@ import {
   type TurnSlice,
 } from './stats.ts';
 import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
-import { type Limit, limitOf, median, medianOf, type Ratios, ratiosOf, type RoundFigures, SIDES, type SideName } from './limit.ts';
+import {
+  type Limit,
+  limitOf,
+  localLimitOf,
+  median,
+  medianOf,
+  type Ratios,
+  ratiosOf,
+  type RoundFigures,
+  SIDES,
+  type SideName,
+} from './limit.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
 import { builtInCatalog } from '../src/agents/catalog.ts';
 
@@ -1106,6 +1117,11 @@ async function main(): Promise<void> {
         { name: "CPU per lookup turn / the local-activity floor's (whole stack; median)", value: x(localFloor.cpu) },
         { name: "capacity / the local-activity floor's (closed loop, lookup + chat; median)", value: x(localFloor.capacity) },
         { name: "lone lookup turn p50 / the local-activity floor's (median)", value: x(localFloor.lone) },
+        {
+          name: 'CPU per lookup turn / the local limit (floor-local + in-process; median)',
+          value: x(medianRatios!.toLocalLimit.cpu),
+        },
+        { name: "lone lookup turn p50 / the local limit's (median)", value: x(medianRatios!.toLocalLimit.lone) },
         { name: "the local-activity floor's CPU per lookup turn / the floor's (median)", value: x(medianRatios!.localFloorToFloor.cpu) },
         { name: "the local-activity floor's capacity / the floor's (median)", value: x(medianRatios!.localFloorToFloor.capacity) },
         { name: "the local-activity floor's lone turn p50 / the floor's (median)", value: x(medianRatios!.localFloorToFloor.lone) },
@@ -1259,6 +1275,7 @@ async function main(): Promise<void> {
       say('  ai-sdk = @temporalio/ai-sdk: generateText in the workflow, model and tool as activities (bench/workflows/peer.ts)');
     say("  limit  = the floor + the in-process step: what Temporal must cost for a turn plus what the step's own work must");
     say("           (per process and per thread as well); B/limit = the median of the rounds' ratios");
+    if (localFloorSide) say("  B/fl-local = Brigade / floor-local, the median of the rounds' ratios (reported, no target)");
     const header = [
       padEnd('', 44),
       ...sides.map((side) => pad(side.name, SIDE_WIDTH)),
@@ -1321,7 +1338,7 @@ async function main(): Promise<void> {
         localFloor?.threads[thread],
       );
     say('  per round (CPU ms per lookup turn and lone p50 ms: Brigade / limit = ratio; capacity: Brigade / ai-sdk = ratio;');
-    say('  CPU ms per lookup turn: Brigade / floor-local = ratio)');
+    say('  CPU ms per lookup turn: Brigade / floor-local = ratio (Brigade / the local limit, floor-local + in-process step))');
     for (const [index, round] of rounds.entries()) {
       const limit = limitOf(round);
       const ratios = ratiosOf(round);
@@ -1329,7 +1346,8 @@ async function main(): Promise<void> {
         `    round ${index + 1}: CPU ${fmt(round.Brigade?.cpu)} / ${fmt(limit?.cpu)} = ${x(ratios?.cpu ?? NaN)}; lone ${fmt(round.Brigade?.lone)} / ${fmt(limit?.lone)} = ${x(ratios?.lone ?? NaN)}; ` +
           `capacity ${fmt(round.Brigade?.capacity)} / ${fmt(round['ai-sdk']?.capacity)} = ${x(ratios?.capacityToPeer ?? NaN)}` +
           (round['floor-local']
-            ? `; CPU ${fmt(round.Brigade?.cpu)} / ${fmt(round['floor-local'].cpu)} = ${x(ratios?.toLocalFloor.cpu ?? NaN)}`
+            ? `; CPU ${fmt(round.Brigade?.cpu)} / ${fmt(round['floor-local'].cpu)} = ${x(ratios?.toLocalFloor.cpu ?? NaN)}` +
+              ` (local limit ${fmt(localLimitOf(round)?.cpu)} = ${x(ratios?.toLocalLimit.cpu ?? NaN)})`
             : ''),
       );
     }
@@ -1424,8 +1442,14 @@ async function main(): Promise<void> {
     limit: {
       definition: 'floor + in-process step, per round; medians over the rounds',
       median: medianLimit ?? null,
+      localMedian: medianOf(rounds.map((round) => localLimitOf(round)).filter((limit): limit is Limit => limit !== undefined)) ?? null,
       brigadeToLimitMedian: medianRatios ?? null,
-      rounds: rounds.map((round) => ({ sides: round, limit: limitOf(round) ?? null, brigadeToLimit: ratiosOf(round) ?? null })),
+      rounds: rounds.map((round) => ({
+        sides: round,
+        limit: limitOf(round) ?? null,
+        localLimit: localLimitOf(round) ?? null,
+        brigadeToLimit: ratiosOf(round) ?? null,
+      })),
     },
     sideBySide: Object.fromEntries(
       sides.map((side) => [
