@@ -3,6 +3,10 @@
 // CPU per lookup turn (whole stack, per process and per thread of the bench's process) and for the lone turn.
 // bench/turns.ts measures every side once per round, interleaved, and reports the median of each round's
 // figures and ratios, so that one noisy window on a shared machine cannot decide.
+// Beside the limit, Brigade is set against the floor-local side (issue 43): the floor with its step as a local
+// activity, the cheapest turn of the shape Brigade's own (its model step inside the workflow task), and against
+// the local limit (that floor plus the in-process step). Reported, not judged: the limit and its targets keep the
+// regular floor.
 
 /** One side's figures in one round; CPU in ms per lookup turn of its closed loop, latencies in ms (p50). */
 export interface SideFigures {
@@ -17,7 +21,7 @@ export interface SideFigures {
   closedP50: number;
 }
 
-export const SIDES = ['Brigade', 'floor', 'ai-sdk', 'in-process'] as const;
+export const SIDES = ['Brigade', 'floor', 'floor-local', 'ai-sdk', 'in-process'] as const;
 export type SideName = (typeof SIDES)[number];
 export type RoundFigures = Partial<Record<SideName, SideFigures>>;
 
@@ -37,6 +41,21 @@ export interface Ratios {
   /** Brigade's capacity / the floor's, / the peer's */
   capacityToFloor: number;
   capacityToPeer: number;
+  /** Brigade / the local-activity floor (NaN without it) */
+  toLocalFloor: SideRatios;
+  /** the local-activity floor / the regular floor: what the shape alone saves */
+  localFloorToFloor: SideRatios;
+  /** Brigade / the local limit (the local-activity floor + the in-process step; NaN without it) */
+  toLocalLimit: { cpu: number; lone: number };
+}
+
+/** One side's figures over another's, in one round. */
+export interface SideRatios {
+  cpu: number;
+  lone: number;
+  capacity: number;
+  groups: Record<string, number>;
+  threads: Record<string, number>;
 }
 
 const sum = (a: Record<string, number>, b: Record<string, number>) =>
@@ -46,8 +65,12 @@ const divide = (a: Record<string, number>, b: Record<string, number>) =>
   Object.fromEntries(Object.keys(a).map((key) => [key, a[key]! / (b[key] ?? NaN)]));
 
 /** The floor plus the in-process step; undefined without both. */
-export function limitOf(round: RoundFigures): Limit | undefined {
-  const { floor, 'in-process': step } = round;
+export const limitOf = (round: RoundFigures): Limit | undefined => limitOver(round, 'floor');
+/** The local-activity floor plus the in-process step (reported, no target); undefined without both. */
+export const localLimitOf = (round: RoundFigures): Limit | undefined => limitOver(round, 'floor-local');
+
+function limitOver(round: RoundFigures, floorSide: 'floor' | 'floor-local'): Limit | undefined {
+  const { [floorSide]: floor, 'in-process': step } = round;
   if (!floor || !step) return undefined;
   return {
     cpu: floor.cpu + step.cpu,
@@ -57,10 +80,22 @@ export function limitOf(round: RoundFigures): Limit | undefined {
   };
 }
 
+function sideRatios(a: SideFigures | undefined, b: SideFigures | undefined): SideRatios {
+  if (!a || !b) return { cpu: NaN, lone: NaN, capacity: NaN, groups: {}, threads: {} };
+  return {
+    cpu: a.cpu / b.cpu,
+    lone: a.lone / b.lone,
+    capacity: a.capacity / b.capacity,
+    groups: divide(a.groups, b.groups),
+    threads: divide(a.threads, b.threads),
+  };
+}
+
 export function ratiosOf(round: RoundFigures): Ratios | undefined {
   const limit = limitOf(round);
   const brigade = round.Brigade;
   if (!limit || !brigade) return undefined;
+  const localLimit = localLimitOf(round);
   return {
     cpu: brigade.cpu / limit.cpu,
     lone: brigade.lone / limit.lone,
@@ -68,6 +103,9 @@ export function ratiosOf(round: RoundFigures): Ratios | undefined {
     threads: divide(brigade.threads, limit.threads),
     capacityToFloor: brigade.capacity / (round.floor?.capacity ?? NaN),
     capacityToPeer: brigade.capacity / (round['ai-sdk']?.capacity ?? NaN),
+    toLocalFloor: sideRatios(brigade, round['floor-local']),
+    localFloorToFloor: sideRatios(round['floor-local'], round.floor),
+    toLocalLimit: { cpu: brigade.cpu / (localLimit?.cpu ?? NaN), lone: brigade.lone / (localLimit?.lone ?? NaN) },
   };
 }
 

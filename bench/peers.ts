@@ -1,10 +1,12 @@
 // The baselines bench/turns.ts measures beside Brigade, on the same Temporal server in the same run, each with a
 // worker of its own (in the bench's process, as Brigade's is) on a task queue of its own:
 //   floor: bare Temporal, a workflow whose Update runs one no-op activity and returns (bench/workflows/floor.ts)
+//   floor-local: the same with the no-op as a local activity, run inside the workflow task as Brigade's model
+//           step is (floorLocalSession, same file)
 //   ai-sdk: the lookup turn as Temporal's AI SDK integration builds it (bench/workflows/peer.ts): generateText
 //           with the model as an activity (AiSdkPlugin, @ai-sdk/google against the bench's Gemini-wire server)
 //           and the tool as an activity that reads the order from the same PostgreSQL
-// Both workers use Worker.create's defaults, as Brigade's createWorker does.
+// Every worker uses Worker.create's defaults, as Brigade's createWorker does.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
@@ -16,7 +18,7 @@ import { floorDoneSignal, floorTurnUpdate } from './workflows/floor.ts';
 import { peerDoneSignal, peerSendUpdate } from './workflows/peer.ts';
 
 export interface Baseline {
-  name: 'floor' | 'ai-sdk';
+  name: 'floor' | 'floor-local' | 'ai-sdk';
   open(count: number): Promise<WorkflowHandle[]>;
   /** one turn; resolves with its latency in ms */
   turn(handle: WorkflowHandle, text: string): Promise<number>;
@@ -68,9 +70,10 @@ async function baseline(
   };
 }
 
-export function startFloor(deps: { client: Client; address: string; namespace: string }): Promise<Baseline> {
+/** The floor; `local`: its step as a local activity (floor-local), on a worker and task queue of its own. */
+export function startFloor(deps: { client: Client; address: string; namespace: string }, local = false): Promise<Baseline> {
   return baseline(
-    'floor',
+    local ? 'floor-local' : 'floor',
     deps,
     (connection, taskQueue) =>
       Worker.create({
@@ -80,7 +83,7 @@ export function startFloor(deps: { client: Client; address: string; namespace: s
         workflowsPath: fileURLToPath(new URL('./workflows/floor.ts', import.meta.url)),
         activities: { noop: async (turn: number) => turn },
       }),
-    'floorSession',
+    local ? 'floorLocalSession' : 'floorSession',
     (handle, text) => handle.executeUpdate(floorTurnUpdate, { args: [text.length] }),
     (handle) => handle.signal(floorDoneSignal),
   );

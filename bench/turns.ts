@@ -8,8 +8,8 @@
 //   BENCH_RATE=auto          offered load of the paced runs, in turns (updates) per second; auto = half the
 //                            closed loop's capacity; 0 skips them
 //   BENCH_LONG_TURNS=50      turns of the one long conversation (history growth)
-//   BENCH_ROUNDS=3           rounds; each runs the closed loops of Brigade, the floor, the ai-sdk peer and the
-//                            in-process step one after the other (each round starting with the next side),
+//   BENCH_ROUNDS=3           rounds; each runs the closed loops of Brigade, the floor, the local-activity floor,
+//                            the ai-sdk peer and the in-process step one after the other (each round starting with the next side),
 //                            then their lone turns interleaved; the figures that judge are the medians of
 //                            the rounds' ratios (about 40 s a round)
 //   BENCH_LONE_TURNS=10      lone turns of each side per round
@@ -21,7 +21,8 @@
 //   BENCH_TEMPORAL_MEMORY=1 (the dev server in memory instead of as npm start runs it): see services.ts
 //   BENCH_MODEL=gemini-wire  the model: @google/genai against a zero-latency Gemini-wire server in a process of
 //                            its own (bench/gemini-wire.ts), streaming as with Gemini; `offline` = the offline model
-//   BENCH_BASELINES=1        the bare-Temporal floor and the ai-sdk peer on the same server (bench/peers.ts); 0 skips
+//   BENCH_BASELINES=1        the bare-Temporal floor (its step as an activity, and as a local activity) and the
+//                            ai-sdk peer on the same server (bench/peers.ts); 0 skips
 //   BENCH_PEER=1             the ai-sdk peer among the baselines (half of a round's time); 0 leaves it out
 //   BENCH_PAYLOAD_ENCRYPTION=on  off runs without the payload codec, to measure what it costs
 //   BENCH_PG_TCP=0           1 reaches the embedded PostgreSQL over loopback TCP instead of its Unix socket
@@ -80,7 +81,18 @@ import {
   type TurnSlice,
 } from './stats.ts';
 import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
-import { type Limit, limitOf, median, medianOf, type Ratios, ratiosOf, type RoundFigures, SIDES, type SideName } from './limit.ts';
+import {
+  type Limit,
+  limitOf,
+  localLimitOf,
+  median,
+  medianOf,
+  type Ratios,
+  ratiosOf,
+  type RoundFigures,
+  SIDES,
+  type SideName,
+} from './limit.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
 import { builtInCatalog } from '../src/agents/catalog.ts';
 
@@ -555,6 +567,8 @@ const padEnd = (text: string, width: number) => text.padEnd(width);
 const meanOf = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
 
 const LABEL = 40;
+/** a column of the side-by-side table ('floor-local' and a space) */
+const SIDE_WIDTH = 12;
 const LATENCY_HEADER = [
   padEnd('', LABEL),
   pad('n', 5),
@@ -730,12 +744,13 @@ async function main(): Promise<void> {
   // The baselines' workers are built now (bundling is seconds of CPU) and run only in their phase.
   const baselines: Baseline[] = [];
   if (BASELINES) {
-    progress('bundling the baselines (bare-Temporal floor, ai-sdk peer)...');
+    progress('bundling the baselines (bare-Temporal floor, its local-activity twin, ai-sdk peer)...');
     // Their workers have the SDK's default data converter, as bare Temporal does: their client must too (Brigade's
     // encrypts, and a worker without the codec fails every Update).
     const baseClient = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
     const baseDeps = { client: baseClient, address: services.temporalAddress, namespace: config.TEMPORAL_NAMESPACE };
     baselines.push(await startFloor(baseDeps));
+    baselines.push(await startFloor(baseDeps, true));
     if (wire && PEER) baselines.push(await startAiSdkPeer({ ...baseDeps, pool, geminiBaseUrl: wire.baseUrl }));
     for (const baseline of baselines) stops.push({ name: `${baseline.name} worker`, stop: () => baseline.stop() });
   }
@@ -789,7 +804,9 @@ async function main(): Promise<void> {
   const statsOn = await enableStatementStats(services.databaseUrl);
   const rounds: RoundFigures[] = [];
   const heartbeatsPerLookup: number[] = [];
-  const loneLatencies: Record<SideName, number[]> = { Brigade: [], floor: [], 'ai-sdk': [], 'in-process': [] };
+  const byside = (): Record<SideName, number[]> =>
+    Object.fromEntries(SIDES.map((name) => [name, []])) as unknown as Record<SideName, number[]>;
+  const loneLatencies = byside();
   const closedTimes: ActivityTimes = { modelStep: [], runTool: [] };
   const soloTimes: ActivityTimes = { modelStep: [], runTool: [] };
   let brigadeClosed: ClosedRuns | undefined;
@@ -852,7 +869,7 @@ async function main(): Promise<void> {
       const { name, run } = closedOf[(i + round) % closedOf.length]!;
       sides.push({ name, runs: await run() });
     }
-    const loneOfRound: Record<SideName, number[]> = { Brigade: [], floor: [], 'ai-sdk': [], 'in-process': [] };
+    const loneOfRound = byside();
     const keep = (name: SideName, ms: number | undefined) => {
       if (ms === undefined) return;
       loneOfRound[name].push(ms);
@@ -879,7 +896,8 @@ async function main(): Promise<void> {
     if (ratios)
       progress(
         `round ${round + 1}: CPU/lookup turn ${fmt(figures.Brigade?.cpu)} ms = ${fmt(ratios.cpu, 2)}x the limit; lone turn ${fmt(figures.Brigade?.lone)} ms = ` +
-          `${fmt(ratios.lone, 2)}x; capacity ${fmt(ratios.capacityToPeer, 2)}x the peer's, ${fmt(ratios.capacityToFloor, 2)}x the floor's (load average ${os.loadavg()[0]!.toFixed(1)})`,
+          `${fmt(ratios.lone, 2)}x; capacity ${fmt(ratios.capacityToPeer, 2)}x the peer's, ${fmt(ratios.capacityToFloor, 2)}x the floor's; ` +
+          `CPU ${fmt(ratios.toLocalFloor.cpu, 2)}x the local floor's (load average ${os.loadavg()[0]!.toFixed(1)})`,
       );
   }
   const { lookupClosed, chatClosed } = brigadeClosed!;
@@ -975,9 +993,13 @@ async function main(): Promise<void> {
   const halfCapacity = paced ? `paced at ${paced}/s, half of capacity` : 'closed loop';
   const floorSide = medians.floor;
   const peerSide = medians['ai-sdk'];
+  const localFloorSide = medians['floor-local'];
+  /** Brigade / the local-activity floor, medians of the rounds' ratios */
+  const localFloor = localFloorSide ? medianRatios?.toLocalFloor : undefined;
   const brigadeLone = medians.Brigade!.lone;
   const sides = SIDES.filter((name) => medians[name]).map((name) => ({ name, ...medians[name]! }));
-  const x = (value: number) => `${fmt(value, 2)}x`;
+  // a ratio to a side that spent nothing (PostgreSQL for the floors) is no figure
+  const x = (value: number) => (Number.isFinite(value) ? `${fmt(value, 2)}x` : '-');
   const toolResultP50 = summarise(approvals.toolResultLatencies).p50;
   const targets = [
     ...(medianRatios && medianLimit
@@ -1089,6 +1111,22 @@ async function main(): Promise<void> {
       met: s(latencyChat).p99 <= EARLIER.p99Ms,
     },
   ];
+  // Issue 43: printed beside the targets, not judged (no target measured as stable yet)
+  const reported = localFloor
+    ? [
+        { name: "CPU per lookup turn / the local-activity floor's (whole stack; median)", value: x(localFloor.cpu) },
+        { name: "capacity / the local-activity floor's (closed loop, lookup + chat; median)", value: x(localFloor.capacity) },
+        { name: "lone lookup turn p50 / the local-activity floor's (median)", value: x(localFloor.lone) },
+        {
+          name: 'CPU per lookup turn / the local limit (floor-local + in-process; median)',
+          value: x(medianRatios!.toLocalLimit.cpu),
+        },
+        { name: "lone lookup turn p50 / the local limit's (median)", value: x(medianRatios!.toLocalLimit.lone) },
+        { name: "the local-activity floor's CPU per lookup turn / the floor's (median)", value: x(medianRatios!.localFloorToFloor.cpu) },
+        { name: "the local-activity floor's capacity / the floor's (median)", value: x(medianRatios!.localFloorToFloor.capacity) },
+        { name: "the local-activity floor's lone turn p50 / the floor's (median)", value: x(medianRatios!.localFloorToFloor.lone) },
+      ]
+    : [];
 
   const lines: string[] = [];
   const say = (line = '') => lines.push(line);
@@ -1228,37 +1266,66 @@ async function main(): Promise<void> {
   say();
   if (sides.length > 1) {
     say(
-      `Same server, same run, ${ROUNDS} rounds interleaved: Brigade beside the bare-Temporal floor${peerSide ? ', the ai-sdk peer' : ''} and the same step in-process (medians over the rounds; ${CONVERSATIONS} conversations; bench/peers.ts)`,
+      `Same server, same run, ${ROUNDS} rounds interleaved: Brigade beside the bare-Temporal floor${localFloorSide ? ' (its step as an activity and as a local activity)' : ''}${peerSide ? ', the ai-sdk peer' : ''} and the same step in-process (medians over the rounds; ${CONVERSATIONS} conversations; bench/peers.ts)`,
     );
     say('  floor  = a workflow whose Update runs one no-op activity and returns (bench/workflows/floor.ts)');
+    if (localFloorSide)
+      say("  floor-local = the same with the no-op as a local activity, inside the workflow task as Brigade's model step is");
     if (peerSide)
       say('  ai-sdk = @temporalio/ai-sdk: generateText in the workflow, model and tool as activities (bench/workflows/peer.ts)');
     say("  limit  = the floor + the in-process step: what Temporal must cost for a turn plus what the step's own work must");
     say("           (per process and per thread as well); B/limit = the median of the rounds' ratios");
+    if (localFloorSide) say("  B/fl-local = Brigade / floor-local, the median of the rounds' ratios (reported, no target)");
     const header = [
       padEnd('', 44),
-      ...sides.map((side) => pad(side.name, 11)),
+      ...sides.map((side) => pad(side.name, SIDE_WIDTH)),
       ...(medianLimit ? [pad('limit', 9), pad('B/limit', 9)] : []),
       ...(peerSide ? [pad('B/ai-sdk', 9)] : []),
+      ...(localFloor ? [pad('B/fl-local', 11)] : []),
     ].join('');
     say(header);
     type Side = (typeof sides)[number];
-    const row = (label: string, value: (side: Side) => number, digits: number, limit?: number, toLimit?: number, toPeer?: number) =>
+    const row = (
+      label: string,
+      value: (side: Side) => number,
+      digits: number,
+      limit?: number,
+      toLimit?: number,
+      toPeer?: number,
+      toLocalFloor?: number,
+    ) =>
       say(
         [
           padEnd(`  ${label}`, 44),
-          ...sides.map((side) => pad(fmt(value(side), digits), 11)),
+          ...sides.map((side) => pad(fmt(value(side), digits), SIDE_WIDTH)),
           ...(medianLimit ? [pad(fmt(limit, digits), 9), pad(toLimit === undefined ? '' : x(toLimit), 9)] : []),
           ...(peerSide ? [pad(toPeer === undefined ? '' : x(toPeer), 9)] : []),
+          ...(localFloor ? [pad(toLocalFloor === undefined ? '' : x(toLocalFloor), 11)] : []),
         ].join(''),
       );
-    row('turns/s, closed loop (lookup + chat)', (side) => side.capacity, 1, undefined, undefined, medianRatios?.capacityToPeer);
+    row(
+      'turns/s, closed loop (lookup + chat)',
+      (side) => side.capacity,
+      1,
+      undefined,
+      undefined,
+      medianRatios?.capacityToPeer,
+      localFloor?.capacity,
+    );
     row('lookup p50 ms, closed loop', (side) => side.closedP50, 1);
-    row('lookup p50 ms, alone (interleaved)', (side) => side.lone, 1, medianLimit?.lone, medianRatios?.lone);
-    row('CPU ms per lookup turn, whole stack', (side) => side.cpu, 2, medianLimit?.cpu, medianRatios?.cpu);
+    row('lookup p50 ms, alone (interleaved)', (side) => side.lone, 1, medianLimit?.lone, medianRatios?.lone, undefined, localFloor?.lone);
+    row('CPU ms per lookup turn, whole stack', (side) => side.cpu, 2, medianLimit?.cpu, medianRatios?.cpu, undefined, localFloor?.cpu);
     const groupNames = [...new Set(sides.flatMap((side) => Object.keys(side.groups)))].sort();
     for (const group of groupNames)
-      row(`  of which ${group}`, (side) => side.groups[group] ?? 0, 2, medianLimit?.groups[group], medianRatios?.groups[group]);
+      row(
+        `  of which ${group}`,
+        (side) => side.groups[group] ?? 0,
+        2,
+        medianLimit?.groups[group],
+        medianRatios?.groups[group],
+        undefined,
+        localFloor?.groups[group],
+      );
     const threadNames = [...new Set(sides.flatMap((side) => Object.keys(side.threads)))].sort();
     for (const thread of threadNames)
       row(
@@ -1267,20 +1334,31 @@ async function main(): Promise<void> {
         2,
         medianLimit?.threads[thread],
         medianRatios?.threads[thread],
+        undefined,
+        localFloor?.threads[thread],
       );
-    say('  per round (CPU ms per lookup turn and lone p50 ms: Brigade / limit = ratio; capacity: Brigade / ai-sdk = ratio)');
+    say('  per round (CPU ms per lookup turn and lone p50 ms: Brigade / limit = ratio; capacity: Brigade / ai-sdk = ratio;');
+    say('  CPU ms per lookup turn: Brigade / floor-local = ratio (Brigade / the local limit, floor-local + in-process step))');
     for (const [index, round] of rounds.entries()) {
       const limit = limitOf(round);
       const ratios = ratiosOf(round);
       say(
         `    round ${index + 1}: CPU ${fmt(round.Brigade?.cpu)} / ${fmt(limit?.cpu)} = ${x(ratios?.cpu ?? NaN)}; lone ${fmt(round.Brigade?.lone)} / ${fmt(limit?.lone)} = ${x(ratios?.lone ?? NaN)}; ` +
-          `capacity ${fmt(round.Brigade?.capacity)} / ${fmt(round['ai-sdk']?.capacity)} = ${x(ratios?.capacityToPeer ?? NaN)}`,
+          `capacity ${fmt(round.Brigade?.capacity)} / ${fmt(round['ai-sdk']?.capacity)} = ${x(ratios?.capacityToPeer ?? NaN)}` +
+          (round['floor-local']
+            ? `; CPU ${fmt(round.Brigade?.cpu)} / ${fmt(round['floor-local'].cpu)} = ${x(ratios?.toLocalFloor.cpu ?? NaN)}` +
+              ` (local limit ${fmt(localLimitOf(round)?.cpu)} = ${x(ratios?.toLocalLimit.cpu ?? NaN)})`
+            : ''),
       );
     }
     say();
   }
   say(`Targets (issue 33; 2 cores, ${CLUSTER_SHAPE ? 'cluster shape' : 'dev server'}, ${CONVERSATIONS} concurrent conversations)`);
   for (const target of targets) say(`  ${padEnd(target.name, 74)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
+  if (localFloor && medianRatios) {
+    say('Reported, no target (issue 43): Brigade against the floor of its own shape, its step as a local activity');
+    for (const line of reported) say(`  ${padEnd(line.name, 74)}${pad(line.value, 11)}`);
+  }
   say('Earlier targets (issues 3, 12 and 19), for comparison');
   for (const target of earlier) say(`  ${padEnd(target.name, 74)}${pad(target.value, 11)}   ${target.met ? 'met' : 'MISSED'}`);
   if (tally.errors || tally.unexpected) {
@@ -1359,12 +1437,19 @@ async function main(): Promise<void> {
     },
     targets: Object.fromEntries(targets.map((target) => [target.name, { value: target.value, met: target.met }])),
     earlierTargets: Object.fromEntries(earlier.map((target) => [target.name, { value: target.value, met: target.met }])),
+    reported: Object.fromEntries(reported.map((line) => [line.name, line.value])),
     cpuMsPerLookupTurn: lookupCpu,
     limit: {
       definition: 'floor + in-process step, per round; medians over the rounds',
       median: medianLimit ?? null,
+      localMedian: medianOf(rounds.map((round) => localLimitOf(round)).filter((limit): limit is Limit => limit !== undefined)) ?? null,
       brigadeToLimitMedian: medianRatios ?? null,
-      rounds: rounds.map((round) => ({ sides: round, limit: limitOf(round) ?? null, brigadeToLimit: ratiosOf(round) ?? null })),
+      rounds: rounds.map((round) => ({
+        sides: round,
+        limit: limitOf(round) ?? null,
+        localLimit: localLimitOf(round) ?? null,
+        brigadeToLimit: ratiosOf(round) ?? null,
+      })),
     },
     sideBySide: Object.fromEntries(
       sides.map((side) => [
@@ -1394,19 +1479,22 @@ async function main(): Promise<void> {
     const mem = fields(memory);
     lines.push('');
     lines.push("Extra row: the dev server with its history in memory (the tests' shape; a second run of one round, after this one)");
-    lines.push([padEnd('', 44), ...Object.keys(mem).map((name) => pad(name, 11))].join(''));
+    lines.push([padEnd('', 44), ...Object.keys(mem).map((name) => pad(name, SIDE_WIDTH))].join(''));
     lines.push(
-      [padEnd('  turns/s, closed loop (lookup + chat)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.turnsPerSecond), 11))].join(
+      [
+        padEnd('  turns/s, closed loop (lookup + chat)', 44),
+        ...Object.values(mem).map((v: any) => pad(fmt(v.turnsPerSecond), SIDE_WIDTH)),
+      ].join(''),
+    );
+    lines.push(
+      [padEnd('  lookup p50 ms, alone (interleaved)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.loneP50Ms), SIDE_WIDTH))].join(
         '',
       ),
     );
     lines.push(
-      [padEnd('  lookup p50 ms, alone (interleaved)', 44), ...Object.values(mem).map((v: any) => pad(fmt(v.loneP50Ms), 11))].join(''),
-    );
-    lines.push(
       [
         padEnd('  CPU ms per lookup turn, whole stack', 44),
-        ...Object.values(mem).map((v: any) => pad(fmt(v.cpuMsPerLookupTurn, 2), 11)),
+        ...Object.values(mem).map((v: any) => pad(fmt(v.cpuMsPerLookupTurn, 2), SIDE_WIDTH)),
       ].join(''),
     );
     (json as Record<string, unknown>).inMemoryShape = memory
