@@ -190,7 +190,7 @@ export function createMcpActivities({ catalog, pool, config, mcp }: McpActivityD
         input.server,
         { tool: input.tool, args: input.args, meta: { [IDEMPOTENCY_META_KEY]: `${conversationId}:${callId}` } },
         {
-          signal: AbortSignal.any([context.cancellationSignal, clock.signal]),
+          signal: AbortSignal.any([stopOrShutdown(context), clock.signal]),
           // the SDK's own timeout is only a backstop: a question may hold the call up to its deadline
           timeoutMs: server.callTimeout + server.questionDeadline + 30_000,
           elicit,
@@ -249,6 +249,22 @@ export function createMcpActivities({ catalog, pool, config, mcp }: McpActivityD
   }
 
   return { mcpListTools, mcpCallTool };
+}
+
+/**
+ * What ends a call before the server answers: a Stop, a shutdown, the attempt's timeout. A run that ended under it
+ * (an operator's terminate, a reset, a run timeout) does not: the server's effect happens all the same, so the
+ * call goes on to its answer (within callTimeout) and is recorded, as the export then shows.
+ */
+function stopOrShutdown(context: Context): AbortSignal {
+  const controller = new AbortController();
+  const onCancel = () => {
+    const details = context.cancellationDetails;
+    if (!details?.notFound && !details?.reset) controller.abort(context.cancellationSignal.reason);
+  };
+  if (context.cancellationSignal.aborted) onCancel();
+  else context.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+  return controller.signal;
 }
 
 /** Arguments that do not fit the tool's whole schema: the call's result, never sent to the server. */

@@ -176,4 +176,33 @@ describe('MCP time', () => {
     const markdown = await app.call('GET', `/v1/conversations/${id}/export?format=markdown`);
     assert.ok(String(markdown.body).includes(STOPPED_WORDS));
   });
+
+  test("an operator's terminate in the middle of a slow call: the call the server completes afterwards keeps its record", async () => {
+    // longer than the activity's heartbeats take to learn the run is gone (every 3.3 s)
+    server.simmerMs = 8_000;
+    const finishedBefore = server.finished;
+    const callsBefore = server.calls.slow_simmer ?? 0;
+    const id = await open();
+    fake.script(reply.calls({ name: 'stockpot__slow_simmer', args: { minutes: 45 } }));
+    const turn = app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'Simmer the broth' } });
+    for (const until = Date.now() + 30_000; (server.calls.slow_simmer ?? 0) === callsBefore;) {
+      assert.ok(Date.now() < until, 'the server never got the call');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await app.client.workflow.getHandle(`conversation-${id}`).terminate('an operator ended it');
+    await turn;
+    for (const until = Date.now() + 30_000; server.finished === finishedBefore;) {
+      assert.ok(Date.now() < until, 'the server never finished');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // the activity learns on a heartbeat that its run is gone; the call goes on to its end and is recorded
+    let exported: any;
+    for (const until = Date.now() + 20_000; ;) {
+      exported = (await app.call('GET', `/v1/conversations/${id}/export`)).body;
+      if (exported.toolCalls?.length) break;
+      assert.ok(Date.now() < until, `no tool-call record: ${JSON.stringify(exported.toolCalls)}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    assert.match(JSON.stringify(exported.toolCalls[0].result), /Simmered for 45 minutes/);
+  });
 });

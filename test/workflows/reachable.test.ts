@@ -83,7 +83,7 @@ test("an operator's terminate mid-turn: the waiting client is answered with the 
     headers: { 'Idempotency-Key': `cut-${id}` },
   });
   await held.reached;
-  // the model step runs within the workflow task, whose heartbeat (at 80 % of its 4 s timeout) accepts the Update
+  // the model step leaves the workflow task after 2 s (MODEL_STEP_HANDOFF_AFTER), whose completion accepts the Update
   await new Promise((resolve) => setTimeout(resolve, 4_500));
   await app.client.workflow.getHandle(workflowId).terminate('an operator ended it');
 
