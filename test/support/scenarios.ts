@@ -130,6 +130,22 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    // A step that outruns its workflow task (5 s of streaming, handed off after 2 s) and is followed on its
+    // worker's own queue to its end; then one stopped after its hand-off.
+    name: 'long-answer-handed-off',
+    async run(app) {
+      const id = await open(app);
+      const whole = await say(app, id, `${SLOW_WORDS}: tell me a long story`);
+      assert.match(whole.messages.at(-1).text, /word50 $/);
+      const turn = app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: `${SLOW_WORDS}: and another` } });
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      assert.deepEqual((await app.call('POST', `/v1/conversations/${id}/stop`)).body, { stopped: true });
+      const answered = await turn;
+      assert.equal(answered.body.stopped, true, JSON.stringify(answered.body));
+      return id;
+    },
+  },
+  {
     // Stop while parked on an approval (the item is withdrawn), then by signal on a second one.
     name: 'stop-parked',
     async run(app) {
