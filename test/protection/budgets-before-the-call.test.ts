@@ -89,6 +89,9 @@ describe('budgets kept before the call', () => {
     const turn = say(id, 'Hello?');
     await fake.waitForRequests(2);
     await sleep(300); // the second attempt failed; the step waits a second before the third
+    // each failed attempt settled as it failed (at nothing: a 503 bills nothing), not when a later one ends
+    const waiting = await ledger(id);
+    assert.ok(waiting.length > 0 && waiting.every((row) => row.settled && row.tokens === 0), JSON.stringify(waiting));
     const stopped = await app.call('POST', `/v1/conversations/${id}/stop`, { token: ALICE });
     assert.equal(stopped.status, 200, JSON.stringify(stopped.body));
     assert.equal((await turn).status, 200);
