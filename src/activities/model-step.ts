@@ -64,11 +64,11 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   const meter = createUsageMeter(pool, config);
   /** the usage ledger's record of a call's tokens, reserved before it */
   const meterUsage = (step: Step, used: { model: string; usage: ModelReply['usage'] }) => meter.settle(chatCall(step, model.name), used);
-  /** what a call of `step` sends, estimated before it is made: its reservation's part that must fit */
-  const sending = async (step: Step, transcript: ChatMessage[]) => {
+  /** what a call of `step` sends, estimated before it is made (only when a budget is set): the part that must fit */
+  const sending = (step: Step, transcript: ChatMessage[]) => async () => {
     const spec = catalog.agent(step.agent);
     const tools = spec.kernel ? [] : [...toolDeclarations(spec.tools), ...(step.mcpTools ?? [])];
-    return { inputTokens: requestTokens({ system: await systemPrompt(step.agent), transcript, tools }) };
+    return requestTokens({ system: await systemPrompt(step.agent), transcript, tools });
   };
 
   /**
@@ -238,7 +238,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         // Reserved against the budgets in one step per user, or not made: what it sends would pass a budget,
         // with the calls in flight holding their part (a retry whose answer is written already is not a new call).
         if (!transcript.some((message) => message.id === step.stepId)) {
-          const over = await meter.reserve(chatCall(step, model.name), limits, await sending(step, transcript));
+          const over = await meter.reserve(chatCall(step, model.name), limits, sending(step, transcript));
           if (over) {
             const none: ChatMessage = { id: step.stepId, role: 'assistant', text: '' };
             await commits.settle();

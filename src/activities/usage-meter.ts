@@ -29,11 +29,11 @@ export type MeterConfig = Partial<
 
 export interface UsageMeter {
   /**
-   * Reserves the call: what it sends (`sent.inputTokens`, estimated before the call) plus its answer's allowance
-   * (BUDGET_RESERVATION_TOKENS). Answers the limit that what it sends would pass instead (nothing is reserved
-   * then), so a limit is passed by one call's answer at most. No limits: no reservation.
+   * Reserves the call: what it sends (`sends()`, its input tokens estimated before the call) plus its answer's
+   * allowance (BUDGET_RESERVATION_TOKENS). Answers the limit that what it sends would pass instead (nothing is
+   * reserved then), so a limit is passed by one call's answer at most. No limits: no reservation, no estimate.
    */
-  reserve(call: LedgerCall, limits: BudgetLimits, sent: { inputTokens: number }): Promise<BudgetExceeded | undefined>;
+  reserve(call: LedgerCall, limits: BudgetLimits, sends: () => number | Promise<number>): Promise<BudgetExceeded | undefined>;
   /** Settles the call with what the model reported, priced by MODEL_PRICES. */
   settle(call: LedgerCall, reported: Reported): Promise<void>;
   /** The same settlement, for a write that carries it with others (src/db/batch.ts) and saves a round trip. */
@@ -53,8 +53,9 @@ export function createUsageMeter(pool: pg.Pool, config: MeterConfig): UsageMeter
     return { call, used: { ...usage, ...(images ? { images } : {}), cost } };
   };
   return {
-    async reserve(call, limits, { inputTokens }) {
+    async reserve(call, limits, sends) {
       if (!anyLimit(limits)) return undefined;
+      const inputTokens = await sends();
       const amount = (cost: ReturnType<typeof priced>) => (cost && cost.currency === currency ? cost.amount : 0);
       const whole = priced(call.model, { inputTokens, outputTokens: answer, ...(call.kind === 'image' ? { images: 1 } : {}) });
       const sent = priced(call.model, { inputTokens, outputTokens: 0 });
@@ -122,8 +123,8 @@ export function meteredTaskModel(inner: TaskModel, meter: UsageMeter, config: Me
     ...(inner.imageModel ? { imageModel: inner.imageModel } : {}),
     async complete(request) {
       const call = callOf(request.charge, 'task', request.task, request.model ?? inner.name);
-      const sent = estimateTokens(`${request.system ?? ''}${request.prompt}${request.schema ? JSON.stringify(request.schema) : ''}`);
-      const over = await meter.reserve(call, limitsOf(request.charge), { inputTokens: sent });
+      const sends = () => estimateTokens(`${request.system ?? ''}${request.prompt}${request.schema ? JSON.stringify(request.schema) : ''}`);
+      const over = await meter.reserve(call, limitsOf(request.charge), sends);
       if (over) throw new BudgetSpent(over);
       const reply = await inner.complete(request).catch(failed(call));
       await meter.settle(call, { model: reply.model, usage: reply.usage });
@@ -131,7 +132,7 @@ export function meteredTaskModel(inner: TaskModel, meter: UsageMeter, config: Me
     },
     async image(request) {
       const call = callOf(request.charge, 'image', request.task, inner.imageModel ?? inner.name);
-      const over = await meter.reserve(call, limitsOf(request.charge), { inputTokens: estimateTokens(request.prompt) });
+      const over = await meter.reserve(call, limitsOf(request.charge), () => estimateTokens(request.prompt));
       if (over) throw new BudgetSpent(over);
       const reply = await inner.image(request).catch(failed(call));
       await meter.settle(call, { model: reply.model, usage: reply.usage ?? none, images: 1 });
