@@ -206,7 +206,11 @@ export const ConfigSchema = z.object({
   MONEY_BUDGET_PER_CONVERSATION: z.preprocess(emptyAsUndefined, z.coerce.number().positive('must be positive').optional()),
   MONEY_BUDGET_PER_USER_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().positive('must be positive').optional()),
   BUDGET_CURRENCY: z.string().length(3, 'must be a currency code such as USD').toUpperCase().default('USD'),
-  /** what a call reserves against the budgets before it reports its usage (at least; more after a larger call of that model) */
+  /**
+   * A call's answer allowance: a call reserves what it sends (estimated) plus this, and is refused when what it
+   * sends does not fit what remains, so a budget is passed by at most one call's answer (the providers are sent
+   * no output cap; set this near the answers your models give)
+   */
   BUDGET_RESERVATION_TOKENS: positiveInt(4000),
   /** when set, a budget item is approved only by a user with this role, never by the one who spends */
   BUDGET_APPROVER_ROLE: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),

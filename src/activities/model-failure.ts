@@ -8,6 +8,14 @@ export function asModelFailure(error: unknown): unknown {
   if (error instanceof ModelOutputInvalid) {
     return ApplicationFailure.create({ type: 'ModelOutputInvalid', message: error.message, nonRetryable: true });
   }
+  // an answer the engine could not take apart (JSON nested past the stack): asking again gets the same answer
+  if (error instanceof RangeError) {
+    return ApplicationFailure.create({
+      type: 'ModelOutputInvalid',
+      message: "the model's answer could not be processed",
+      nonRetryable: true,
+    });
+  }
   if (error instanceof ModelCallError) {
     return ApplicationFailure.create({
       type: 'ModelCallError',

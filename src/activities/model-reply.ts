@@ -7,9 +7,10 @@ import { askStructured, responseSchema } from '../model/structured.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
 import type { AgentKernel } from '../shared/agent-kernel.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
-import { MODEL_CALLS_MAX_BYTES, jsonBytes } from '../shared/payload-bounds.ts';
+import { MODEL_CALLS_MAX_BYTES, MODEL_CALLS_MAX_DEPTH, jsonBytes, nestsDeeper } from '../shared/payload-bounds.ts';
 import { storableJson, storableText } from '../shared/safe-text.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
+import { addUsage } from '../shared/usage-sum.ts';
 import type { DeltaWriter } from './delta-writer.ts';
 import type { ModelStepInput } from './runtime-types.ts';
 
@@ -35,9 +36,10 @@ export async function askKernel(
   { model, agent, stepId, system, transcript, signal }: AskInput,
   stepContext: ModelStepInput['context'],
   attempts: number,
+  seen: { usage?: ModelReply['usage'] } = {},
 ): Promise<Asked> {
   const output = { name: agent, schema: responseSchema(kernel.output.schema) };
-  const spent = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  let spent = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
   let reply: ModelReply | undefined;
   const structured = await askStructured(
     kernel.output.schema,
@@ -51,9 +53,9 @@ export async function askKernel(
         output,
         signal,
       });
-      spent.inputTokens += reply.usage.inputTokens;
-      spent.outputTokens += reply.usage.outputTokens;
-      spent.totalTokens += reply.usage.totalTokens;
+      spent = addUsage(spent, reply.usage);
+      // every answer was paid for, one that fails its schema too: a failed step settles at `seen`
+      seen.usage = { ...spent };
       return reply.text;
     },
     `The ${agent} model`,
@@ -86,6 +88,14 @@ export async function streamReply(
  * workflow whose next command is too large to schedule. Gemini's own output limit keeps real replies far below.
  */
 export function oversized({ reply, structured }: Asked): ApplicationFailure | undefined {
+  // measured first: a reply nested thousands deep cannot even be sized as JSON
+  if (nestsDeeper(reply.toolCalls, MODEL_CALLS_MAX_DEPTH + 2) || nestsDeeper(structured, MODEL_CALLS_MAX_DEPTH)) {
+    return ApplicationFailure.create({
+      type: 'ModelOutputInvalid',
+      message: `the model's reply was nested too deep (its tool calls' arguments or structured answer go past ${MODEL_CALLS_MAX_DEPTH} levels), so it was not used`,
+      nonRetryable: true,
+    });
+  }
   const acted = jsonBytes(reply.toolCalls) + (structured === undefined ? 0 : jsonBytes(structured));
   if (acted <= MODEL_CALLS_MAX_BYTES) return undefined;
   return ApplicationFailure.create({

@@ -8,7 +8,9 @@ import type pg from 'pg';
 import { type WriteOptions, writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
 import { StepCommits } from '../db/commit-durability.ts';
 import { readStepUsage } from '../db/step-usage.ts';
-import { stoppedCallUsage } from '../model/token-estimate.ts';
+import { toolDeclarations } from '../model/declarations.ts';
+import { addUsage } from '../shared/usage-sum.ts';
+import { requestTokens, stoppedCallUsage } from '../model/token-estimate.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
 import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import { inlineArgs } from '../shared/inline-tools.ts';
@@ -37,16 +39,19 @@ export interface ModelStepDeps {
   handoffs?: StepHandoffs;
 }
 
-type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context' | 'mcpTools'>;
+type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context' | 'mcpTools'> & { attempt?: number };
 
 /** The id of the n-th model call of a step (n >= 2); distinct from its calls' ids (`<stepId>.<i>`). */
 const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
 
-/** A chat call in the usage ledger: one per step id, so a retried attempt holds the same reservation. */
-const chatCall = ({ conversationId, userId, stepId }: Step, model: string): LedgerCall => ({
+/**
+ * A chat call in the usage ledger: one per step id and attempt, since a failed attempt settles at what it used
+ * (a retry's reservation is its own, and a Stop in the retry wait leaves nothing open).
+ */
+const chatCall = ({ conversationId, userId, stepId, attempt = 1 }: Step, model: string): LedgerCall => ({
   userId,
   conversationId,
-  key: `chat:${conversationId}:${stepId}`,
+  key: `chat:${conversationId}:${stepId}${attempt > 1 ? `:${attempt}` : ''}`,
   kind: 'chat',
   model,
 });
@@ -61,6 +66,12 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   const meter = createUsageMeter(pool, config);
   /** the usage ledger's record of a call's tokens, reserved before it */
   const meterUsage = (step: Step, used: { model: string; usage: ModelReply['usage'] }) => meter.settle(chatCall(step, model.name), used);
+  /** what a call of `step` sends, estimated before it is made (only when a budget is set): the part that must fit */
+  const sending = (step: Step, transcript: ChatMessage[]) => async () => {
+    const spec = catalog.agent(step.agent);
+    const tools = spec.kernel ? [] : [...toolDeclarations(spec.tools), ...(step.mcpTools ?? [])];
+    return requestTokens({ system: await systemPrompt(step.agent), transcript, tools });
+  };
 
   /**
    * A reply for `step`: the one a previous attempt already wrote (its answer lost on the way), or a new one.
@@ -108,14 +119,21 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
     let asked: Asked;
     let tail: NewEvent[] = [];
     try {
+      // stopped before it was sent (a Stop in a retry wait reaches the next attempt): nothing was billed
+      if (stop.byUser()) return recordStopped(step, deltas, { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, commits);
       asked = spec.kernel
-        ? await askKernel(spec.kernel, ask, step.context, config.MODEL_SCHEMA_ATTEMPTS)
+        ? await askKernel(spec.kernel, ask, step.context, config.MODEL_SCHEMA_ATTEMPTS, seen)
         : await streamReply(spec.tools, ask, step.mcpTools, deltas, seen);
       // Some SDKs end a stream quietly when it is aborted (OpenAI's, Anthropic's) where Gemini's throws: the
       // answer is as cut either way, and is recorded as stopped, not as complete.
       if (stop.byUser()) return recordStopped(step, deltas, stoppedUsage(), commits);
     } catch (error) {
-      if (!stop.byUser()) throw asModelFailure(error);
+      if (!stop.byUser()) {
+        // a failed attempt settles at what it used (nothing, when nothing came back): never left open
+        const used = seen.usage || deltas.streamed ? stoppedUsage() : { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+        await meterUsage(step, { model: model.name, usage: used }).catch(() => undefined);
+        throw asModelFailure(error);
+      }
       return recordStopped(step, deltas, stoppedUsage(), commits);
     } finally {
       tail = await deltas.close();
@@ -226,11 +244,11 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
     const limits = budgetLimits(budgetSettings(config), input.budget ?? { raises: 0 });
     try {
       for (let n = 1; ; n += 1) {
-        const step: Step = { ...input, stepId: n === 1 ? input.stepId : nthStepId(input.stepId, n) };
-        // Reserved against the budgets in one step per user, or not made: over a budget, or with the calls
-        // in flight holding the rest (a retry whose answer is written already is not a new call).
+        const step: Step = { ...input, stepId: n === 1 ? input.stepId : nthStepId(input.stepId, n), attempt: stop.attempt };
+        // Reserved against the budgets in one step per user, or not made: what it sends would pass a budget,
+        // with the calls in flight holding their part (a retry whose answer is written already is not a new call).
         if (!transcript.some((message) => message.id === step.stepId)) {
-          const over = await meter.reserve(chatCall(step, model.name), limits);
+          const over = await meter.reserve(chatCall(step, model.name), limits, sending(step, transcript));
           if (over) {
             const none: ChatMessage = { id: step.stepId, role: 'assistant', text: '' };
             await commits.settle();
@@ -241,10 +259,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         const goesOn = (message: ChatMessage) =>
           inlineNext && !!message.toolCalls?.length && inlineArgs(catalog, input.agent, message.toolCalls) !== undefined;
         const { message, usage } = await answer(step, transcript, stop, commits, goesOn);
-        total.model = usage.model;
-        total.inputTokens += usage.inputTokens;
-        total.outputTokens += usage.outputTokens;
-        total.totalTokens += usage.totalTokens;
+        Object.assign(total, addUsage(total, usage), { model: usage.model });
         const results = inlineNext ? await runCalls(input, message, commits) : undefined;
         if (!results) {
           await commits.settle();

@@ -40,7 +40,8 @@ export function createTitleConversation({ pool, taskModel }: { pool: pg.Pool; ta
     try {
       // metered like every model call (the usage ledger): the title is the conversation's cost too
       reply = await taskModel.complete({
-        charge: { userId, conversationId, key: `title:${conversationId}` },
+        // nothing is generated for a conversation over its budget: over it, the title stays the default
+        charge: { userId, conversationId, key: `title:${conversationId}`, conversationBudget: true },
         task: TITLE_TASK,
         prompt: titlePrompt(said, answered),
       });

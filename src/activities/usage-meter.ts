@@ -7,7 +7,8 @@ import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { type LedgerCall, type LedgerSettlement, reserveUsage, settleUsage } from '../db/usage-ledger.ts';
 import { costOf } from '../model/prices.ts';
-import type { TaskModel } from '../model/task-model.ts';
+import type { Charge, TaskModel } from '../model/task-model.ts';
+import { estimateTokens } from '../model/token-estimate.ts';
 import { ModelCallError, type ModelUsage } from '../model/types.ts';
 import { type BudgetExceeded, type BudgetLimits, anyLimit, budgetSettings, budgetSpentText } from '../shared/turn-control.ts';
 
@@ -27,8 +28,12 @@ export type MeterConfig = Partial<
 >;
 
 export interface UsageMeter {
-  /** Reserves the call, or answers the limit it would pass (nothing is reserved then). No limits: no reservation. */
-  reserve(call: LedgerCall, limits: BudgetLimits): Promise<BudgetExceeded | undefined>;
+  /**
+   * Reserves the call: what it sends (`sends()`, its input tokens estimated before the call) plus its answer's
+   * allowance (BUDGET_RESERVATION_TOKENS). Answers the limit that what it sends would pass instead (nothing is
+   * reserved then), so a limit is passed by one call's answer at most. No limits: no reservation, no estimate.
+   */
+  reserve(call: LedgerCall, limits: BudgetLimits, sends: () => number | Promise<number>): Promise<BudgetExceeded | undefined>;
   /** Settles the call with what the model reported, priced by MODEL_PRICES. */
   settle(call: LedgerCall, reported: Reported): Promise<void>;
   /** The same settlement, for a write that carries it with others (src/db/batch.ts) and saves a round trip. */
@@ -39,7 +44,8 @@ type Reported = { model: string; usage: ModelUsage; images?: number };
 
 export function createUsageMeter(pool: pg.Pool, config: MeterConfig): UsageMeter {
   const currency = config.BUDGET_CURRENCY ?? 'USD';
-  const tokens = config.BUDGET_RESERVATION_TOKENS ?? 4000;
+  // the answer's allowance: the providers are sent no output cap, so this is what a call's answer is held at
+  const answer = config.BUDGET_RESERVATION_TOKENS ?? 4000;
   const priced = (model: string, usage: Pick<ModelUsage, 'inputTokens' | 'outputTokens'> & { images?: number }) =>
     config.MODEL_PRICES ? costOf(config.MODEL_PRICES, model, usage) : undefined;
   const settlement = (call: LedgerCall, { model, usage, images }: Reported): LedgerSettlement => {
@@ -47,10 +53,18 @@ export function createUsageMeter(pool: pg.Pool, config: MeterConfig): UsageMeter
     return { call, used: { ...usage, ...(images ? { images } : {}), cost } };
   };
   return {
-    async reserve(call, limits) {
+    async reserve(call, limits, sends) {
       if (!anyLimit(limits)) return undefined;
-      const cost = priced(call.model, { inputTokens: tokens, outputTokens: 0, ...(call.kind === 'image' ? { images: 1 } : {}) });
-      return reserveUsage(pool, call, { tokens, cost: cost && cost.currency === currency ? cost.amount : 0, currency }, limits);
+      const inputTokens = await sends();
+      const amount = (cost: ReturnType<typeof priced>) => (cost && cost.currency === currency ? cost.amount : 0);
+      const whole = priced(call.model, { inputTokens, outputTokens: answer, ...(call.kind === 'image' ? { images: 1 } : {}) });
+      const sent = priced(call.model, { inputTokens, outputTokens: 0 });
+      return reserveUsage(
+        pool,
+        call,
+        { tokens: inputTokens + answer, cost: amount(whole), currency, fitTokens: inputTokens, fitCost: amount(sent) },
+        limits,
+      );
     },
     settlement,
     async settle(call, reported) {
@@ -69,22 +83,25 @@ export class BudgetSpent extends ModelCallError {
 }
 
 /**
- * The task model every activity and tool gets: each call reserved and settled in the ledger under its
- * request's `charge`. A task call is held to the user's daily budgets (a conversation's budget and its
- * approvals belong to the turn, which checks them before it asks the model for the step that led here).
+ * The task model every activity and tool gets: each call reserved (what its request sends, estimated, plus its
+ * answer's allowance) and settled in the ledger under its request's `charge`. A task call is held to the
+ * user's daily budgets (a conversation's budget and its approvals belong to the turn, which checks them before
+ * it asks the model for the step that led here), and to the conversation's when its charge says so.
  */
 export function meteredTaskModel(inner: TaskModel, meter: UsageMeter, config: MeterConfig): TaskModel {
   const settings = budgetSettings(config);
-  const limits: BudgetLimits = {
+  const userDay: BudgetLimits = {
     ...(settings.perUserPerDay ? { userDay: settings.perUserPerDay } : {}),
     ...(settings.moneyPerUserPerDay ? { userDayMoney: settings.moneyPerUserPerDay } : {}),
   };
-  const callOf = (
-    charge: { userId: string; conversationId?: string; key: string },
-    kind: LedgerCall['kind'],
-    task: string,
-    model: string,
-  ): LedgerCall => ({
+  // a call no turn checked (a title) is held to its conversation's budgets too, at their base limits
+  const withConversation: BudgetLimits = {
+    ...userDay,
+    ...(settings.perConversation ? { conversation: settings.perConversation } : {}),
+    ...(settings.moneyPerConversation ? { conversationMoney: settings.moneyPerConversation } : {}),
+  };
+  const limitsOf = (charge: Charge) => (charge.conversationBudget && charge.conversationId ? withConversation : userDay);
+  const callOf = (charge: Charge, kind: LedgerCall['kind'], task: string, model: string): LedgerCall => ({
     userId: charge.userId,
     key: charge.key,
     conversationId: charge.conversationId,
@@ -106,7 +123,8 @@ export function meteredTaskModel(inner: TaskModel, meter: UsageMeter, config: Me
     ...(inner.imageModel ? { imageModel: inner.imageModel } : {}),
     async complete(request) {
       const call = callOf(request.charge, 'task', request.task, request.model ?? inner.name);
-      const over = await meter.reserve(call, limits);
+      const sends = () => estimateTokens(`${request.system ?? ''}${request.prompt}${request.schema ? JSON.stringify(request.schema) : ''}`);
+      const over = await meter.reserve(call, limitsOf(request.charge), sends);
       if (over) throw new BudgetSpent(over);
       const reply = await inner.complete(request).catch(failed(call));
       await meter.settle(call, { model: reply.model, usage: reply.usage });
@@ -114,7 +132,7 @@ export function meteredTaskModel(inner: TaskModel, meter: UsageMeter, config: Me
     },
     async image(request) {
       const call = callOf(request.charge, 'image', request.task, inner.imageModel ?? inner.name);
-      const over = await meter.reserve(call, limits);
+      const over = await meter.reserve(call, limitsOf(request.charge), () => estimateTokens(request.prompt));
       if (over) throw new BudgetSpent(over);
       const reply = await inner.image(request).catch(failed(call));
       await meter.settle(call, { model: reply.model, usage: reply.usage ?? none, images: 1 });

@@ -6,7 +6,7 @@ import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import { findConversation, insertConversation, listConversations, readUsage, renameConversation } from '../db/conversations.ts';
+import { findConversation, insertConversation, listConversations, renameConversation } from '../db/conversations.ts';
 import { writeBatch } from '../db/batch.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
@@ -31,7 +31,7 @@ import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
 import { DecisionBody, ListQuery, MessageBody, RenameBody, createConversationBody, encodeCursor } from './schemas.ts';
 import { budgetView, hasBudget } from './budget-view.ts';
 import { approverDecision, refuseSelfApproval } from './budget-approval.ts';
-import { readLedgerTotals } from '../db/usage-ledger.ts';
+import { readConversationUsage, readLedgerTotals } from '../db/usage-ledger.ts';
 import { mcpInput } from '../mcp/config.ts';
 import { noteConversation } from './metrics.ts';
 import { countRequest, openStreamLease } from './user-limits.ts';
@@ -153,7 +153,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
     const state = await liveState(handle);
     const stored = await asUser(pool, principal.user, async (db) => ({
       messages: await readTranscript(db, row.id),
-      usage: await readUsage(db, row.id),
+      usage: await readConversationUsage(db, row.id, config.BUDGET_CURRENCY),
       ledger: await readLedgerTotals(db, row.id, config.BUDGET_CURRENCY),
     }));
     const budget = hasBudget(config) ? budgetView(config, stored.ledger, state?.budgetRaises ?? 0) : undefined;
@@ -167,10 +167,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       messages: stored.messages,
       // an interrupted run's open items are closed in words when its next message revives it
       pending: state?.pending ?? [],
-      usage: {
-        ...stored.usage,
-        cost: { amount: Math.round(stored.ledger.conversation.cost * 1_000_000) / 1_000_000, currency: config.BUDGET_CURRENCY },
-      },
+      usage: { ...stored.usage, cost: { amount: stored.usage.cost, currency: config.BUDGET_CURRENCY } },
       ...(budget ? { budget } : {}),
       // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
       ...(state?.agentState ?? {}),

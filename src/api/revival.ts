@@ -15,8 +15,8 @@ import type pg from 'pg';
 import type { ServerCatalog } from './agent-server.ts';
 import type { Config } from '../config.ts';
 import type { ConversationRow } from '../db/conversations.ts';
-import { readUsage } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';
+import { readConversationUsage } from '../db/usage-ledger.ts';
 import { insertEvents, insertMessages, readTranscript } from '../db/transcript.ts';
 import { mcpInput } from '../mcp/config.ts';
 import { sessionSettings } from './session-settings.ts';
@@ -287,7 +287,8 @@ async function closeInWords(db: pg.ClientBase, row: ConversationRow, transcript:
 
 /** The counters a run carries, from the rows every run wrote. */
 async function carriedFromPostgres(db: pg.ClientBase, conversationId: string, closedNow: string[]) {
-  const usage = await readUsage(db, conversationId);
+  // every model call made for the conversation, from the usage ledger (its cost is not a counter of the run)
+  const { cost: _cost, ...usage } = await readConversationUsage(db, conversationId);
   const { rows } = await db.query<{ turns: number; rejected: number; raises: number }>(
     `SELECT (SELECT count(*) FROM messages WHERE conversation_id = $1 AND role = 'user')::int AS turns,
             (SELECT count(*) FROM events WHERE conversation_id = $1 AND type = 'signal.rejected')::int AS rejected,

@@ -49,16 +49,6 @@ export async function listConversations(db: pg.ClientBase, limit: number, after?
   return rows.map(({ exactCreatedAt, ...row }) => ({ ...row, position: { createdAt: exactCreatedAt, id: row.id } }));
 }
 
-export async function readUsage(db: pg.ClientBase, conversationId: string) {
-  const { rows } = await db.query(
-    `SELECT coalesce(sum(input_tokens), 0)::int AS "inputTokens", coalesce(sum(output_tokens), 0)::int AS "outputTokens",
-            coalesce(sum(total_tokens), 0)::int AS "totalTokens", count(*)::int AS calls
-       FROM model_usage WHERE conversation_id = $1`,
-    [conversationId],
-  );
-  return rows[0] as { inputTokens: number; outputTokens: number; totalTokens: number; calls: number };
-}
-
 export interface EventRow {
   /** the event's place in its conversation (1, 2, 3, …): what clients see as its id */
   id: number;

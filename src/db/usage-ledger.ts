@@ -12,22 +12,31 @@ export interface LedgerCall {
   conversationId?: string | undefined;
   kind: CallKind;
   task?: string | undefined;
-  /** the model asked (a reservation is estimated from the user's last call of it) */
+  /** the model asked */
   model: string;
 }
 
+/** What a call reserves (`tokens`, `cost`: its request and its answer's allowance) and the part that must fit (`fit*`: its request). */
+export interface LedgerEstimate {
+  tokens: number;
+  cost: number;
+  currency: string;
+  fitTokens: number;
+  fitCost: number;
+}
+
 /**
- * Reserves `call` if no limit is reached, as one step under the user's lock; answers the first limit
- * reached instead. `estimate` is the least the call holds until settled (more after a larger call of its model).
+ * Reserves `call` if what it sends fits below every limit, with what is spent and held, as one step under the
+ * user's lock (db/migrations/045_reserve_what_is_sent.sql); answers the first limit it would pass instead.
  */
 export async function reserveUsage(
   pool: pg.Pool,
   call: LedgerCall,
-  estimate: { tokens: number; cost: number; currency: string },
+  estimate: LedgerEstimate,
   limits: BudgetLimits,
 ): Promise<BudgetExceeded | undefined> {
   const { rows } = await pool.query<{ admitted: boolean; scope: string | null; unit: string | null; spent: number | null; spend_limit: number | null }>(
-    'SELECT * FROM brigade_reserve_usage($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)',
+    'SELECT * FROM brigade_reserve_usage($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)',
     [
       call.userId,
       call.key,
@@ -42,6 +51,8 @@ export async function reserveUsage(
       limits.conversationMoney ?? null,
       limits.userDay ?? null,
       limits.userDayMoney ?? null,
+      Math.round(estimate.fitTokens),
+      estimate.fitCost,
     ],
   );
   const row = rows[0]!;
@@ -89,6 +100,24 @@ export function settleUsageArgs({ call, used }: LedgerSettlement): unknown[] {
 /** Settles the call with what the model reported (or records it, when it was made without a reservation). */
 export async function settleUsage(pool: pg.Pool, settlement: LedgerSettlement): Promise<void> {
   await pool.query({ name: 'brigade.settle_usage', text: `SELECT ${settleUsageCall(1)}`, values: settleUsageArgs(settlement) });
+}
+
+/**
+ * A conversation's usage: every model call made for it and settled (its turns, its title, the save pipeline's
+ * and beer's calls), with their cost in `currency` (0 without one); a call that billed nothing (a failed attempt) is no call.
+ * The ledger is its one source. `db` acts for the user.
+ */
+export async function readConversationUsage(db: pg.ClientBase, conversationId: string, currency?: string) {
+  const { rows } = await db.query<{ inputTokens: number; outputTokens: number; totalTokens: number; calls: number; cost: number }>(
+    `SELECT coalesce(sum(input_tokens), 0)::int AS "inputTokens", coalesce(sum(output_tokens), 0)::int AS "outputTokens",
+            coalesce(sum(tokens), 0)::int AS "totalTokens", (count(*) FILTER (WHERE tokens > 0 OR images > 0))::int AS calls,
+            coalesce(sum(cost) FILTER (WHERE currency = $2), 0)::float8 AS cost
+       FROM usage_ledger
+      WHERE user_id = brigade_current_user() AND conversation_id = $1 AND settled`,
+    [conversationId, currency ?? null],
+  );
+  const { cost, ...tokens } = rows[0]!;
+  return { ...tokens, cost: Math.round(cost * 1_000_000) / 1_000_000 };
 }
 
 export interface LedgerTotals {

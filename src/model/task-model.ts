@@ -16,6 +16,11 @@ export interface Charge {
   /** the conversation the call serves, when there is one (conversation budgets, the view's cost) */
   conversationId?: string;
   key: string;
+  /**
+   * held to the conversation's budgets too (at their base limits), not only the user's daily ones: for a call
+   * no turn checked before it, such as a title
+   */
+  conversationBudget?: boolean;
 }
 
 export interface TaskRequest {

@@ -1,4 +1,5 @@
-// A token count for what a provider never reported: a stream stopped before its usage came. About four bytes of
+// A token count for what a provider has not reported: a request before it is sent (what it reserves against the
+// budgets), a stream stopped before its usage came. About four bytes of
 // UTF-8 a token (bytes, not characters, so text in scripts of many bytes a character is not undercounted); the
 // provider's own count is kept wherever it sent one.
 import type { ChatMessage } from '../shared/messages.ts';
@@ -7,6 +8,12 @@ import type { ModelUsage } from './types.ts';
 const BYTES_PER_TOKEN = 4;
 
 export const estimateTokens = (text: string): number => Math.ceil(Buffer.byteLength(text, 'utf8') / BYTES_PER_TOKEN);
+
+/** What a request sends, estimated before it is made: its system prompt, its transcript and its tools' declarations. */
+export const requestTokens = (sent: { system: string; transcript: readonly ChatMessage[]; tools?: readonly unknown[] }): number =>
+  estimateTokens(sent.system) +
+  estimateTokens(JSON.stringify(sent.transcript)) +
+  (sent.tools?.length ? estimateTokens(JSON.stringify(sent.tools)) : 0);
 
 /**
  * What a stopped call used: what the provider reported of it, and an estimate of what it did not (what it was sent,
@@ -18,7 +25,7 @@ export function stoppedCallUsage(
   sent: { system: string; transcript: readonly ChatMessage[] },
   streamed: string,
 ): ModelUsage {
-  const inputTokens = reported?.inputTokens || estimateTokens(sent.system) + estimateTokens(JSON.stringify(sent.transcript));
+  const inputTokens = reported?.inputTokens || requestTokens(sent);
   const outputTokens = reported?.outputTokens || estimateTokens(streamed);
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
 }

@@ -19,6 +19,12 @@ export const TEXT_MAX_BYTES = 256 * 1024;
  * opens items with their arguments, hands a kernel its answer): a reply past this is a failed model call.
  */
 export const MODEL_CALLS_MAX_BYTES = 256 * 1024;
+/**
+ * How deep a reply's tool calls and structured answer may nest. Real arguments are a few levels deep; JSON.stringify
+ * (and so Temporal's payload converter) overflows the stack near 10,000 levels, so a deeper reply is refused before
+ * anything writes it.
+ */
+export const MODEL_CALLS_MAX_DEPTH = 64;
 /** One message as it crosses, all told; past it a message keeps only what names it. */
 export const MESSAGE_MAX_BYTES = 320 * 1024;
 /** What an Update's response (or a step's result) may carry in messages, all told; later messages keep only their ids. */
@@ -45,6 +51,18 @@ export function utf8Bytes(text: string): number {
 
 /** The size of a value as JSON, as Temporal's JSON payload converter would write it. */
 export const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value) ?? '');
+
+/** Whether `value` nests deeper than `max` arrays and objects; counted without recursion, so any depth is measured. */
+export function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [current, depth] = stack.pop()!;
+    if (!current || typeof current !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const item of Array.isArray(current) ? current : Object.values(current)) stack.push([item, depth + 1]);
+  }
+  return false;
+}
 
 /** The longest beginning of `text` that fits `maxBytes` of UTF-8, never splitting a surrogate pair. */
 export function cutText(text: string, maxBytes: number): string {

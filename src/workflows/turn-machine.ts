@@ -11,6 +11,7 @@
 import type { BudgetAllowance, BudgetExceeded, StoppedStep } from '../shared/turn-control.ts';
 import type { ChatMessage, DecisionName, JsonObject, NewEvent, ToolCall, Usage } from '../shared/messages.ts';
 import { toolMessage } from '../shared/tool-message.ts';
+import { addUsage } from '../shared/usage-sum.ts';
 import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
 import type { ItemOutcome } from './pending-items.ts';
 import { budgetRefusal } from './budget.ts';
@@ -294,12 +295,7 @@ function counted(counters: TurnCounters, used: Omit<Usage, 'calls'>, calls: numb
   const { usage } = counters;
   return {
     ...counters,
-    usage: {
-      inputTokens: usage.inputTokens + used.inputTokens,
-      outputTokens: usage.outputTokens + used.outputTokens,
-      totalTokens: usage.totalTokens + used.totalTokens,
-      calls: usage.calls + calls,
-    },
+    usage: { ...addUsage(usage, used), calls: usage.calls + calls },
   };
 }
 

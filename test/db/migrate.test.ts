@@ -81,6 +81,7 @@ describe('migrate', () => {
       '042_api_key_standing_and_scopes.sql',
       '043_erasure_fence.sql',
       '044_session_proof.sql',
+      '045_reserve_what_is_sent.sql',
     ]);
     const files = await migrationFiles({ agents });
     const homes: [string, string][] = [

@@ -25,6 +25,18 @@ import { ALICE, BOB, CAROL, ERIN_BEER_STAFF, GUS_GREAT_LAKES, type TestApp, star
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** usage metadata the fake reports for a call: `total` tokens, 90 % of them prompt */
 const costs = (total: number) => ({ promptTokenCount: total * 0.9, candidatesTokenCount: total * 0.1, totalTokenCount: total });
+/** an image model's answer that reports 100 tokens (a call reserves what it sends, so the turn's last step fits the budget) */
+const image = (png: Uint8Array): FakeReply =>
+  reply.chunks({
+    candidates: [
+      {
+        content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: Buffer.from(png).toString('base64') } }] },
+        index: 0,
+        finishReason: 'STOP',
+      },
+    ],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 90, totalTokenCount: 100 },
+  });
 
 async function open(app: TestApp, token: string, agent: string): Promise<string> {
   const created = await app.call('POST', '/v1/conversations', { token, body: { agent, title: 'budget ledger' } });
@@ -126,7 +138,7 @@ describe('token budgets against the ledger', () => {
   test("the save pipeline's model calls (structure, image prompt, image) count against the budget", async () => {
     const png = placeholderPng('ledger image');
     answer = (request) => {
-      if (request.model.includes('image')) return reply.image(png); // reports 1300 tokens
+      if (request.model.includes('image')) return image(png);
       if (request.body.generationConfig?.responseJsonSchema) return reply.text(JSON.stringify(OLD_FASHIONED_JSON), { usage: costs(200) });
       if (!request.stream) return reply.text('A photograph of an Old Fashioned.', { usage: costs(100) });
       return endsWithToolResults(request)
@@ -141,28 +153,34 @@ describe('token budgets against the ledger', () => {
     assert.equal(saved.status, 200, JSON.stringify(saved.body));
     assert.equal(saved.body.messages.at(-1).text, 'Saved.');
 
-    // two chat steps (100 each), structuring (200), the image prompt (100) and the image (1300)
+    // two chat steps (100 each), structuring (200), the image prompt (100) and the image (100)
     const view = await app.call('GET', `/v1/conversations/${id}`, { token: GUS_GREAT_LAKES });
-    assert.equal(view.body.budget.userDay.spent, 1800, JSON.stringify(view.body.budget));
+    assert.equal(view.body.budget.userDay.spent, 600, JSON.stringify(view.body.budget));
     const rows = await app.adminQuery(
       "SELECT kind, task, tokens::int AS tokens, settled, images FROM usage_ledger WHERE user_id = 'gus' AND kind <> 'chat' ORDER BY created_at",
     );
     assert.deepEqual(rows, [
       { kind: 'task', task: 'recipe_structuring', tokens: 200, settled: true, images: null },
       { kind: 'task', task: 'recipe_image_prompt', tokens: 100, settled: true, images: null },
-      { kind: 'image', task: 'recipe_image', tokens: 1300, settled: true, images: 1 },
+      { kind: 'image', task: 'recipe_image', tokens: 100, settled: true, images: 1 },
     ]);
+    // the conversation's usage holds every call made for it, the pipeline's too (issue 43: it showed only the chat steps)
+    assert.deepEqual(
+      { totalTokens: view.body.usage.totalTokens, calls: view.body.usage.calls },
+      { totalTokens: 600, calls: 5 },
+      JSON.stringify(view.body.usage),
+    );
     // and the image is priced per image: the conversation's cost includes it
     assert.equal(view.body.usage.cost.currency, 'USD');
     assert.ok(view.body.usage.cost.amount >= 0.134, `the conversation cost ${view.body.usage.cost.amount}`);
   });
 
   test('a pipeline call over the daily budget is not made and the save says why', async () => {
-    // gus spent 1800 of 2500 above; this save's chat step (100) and structuring (1000) pass, then the image prompt finds 2,900
+    // gus spent 600 of 2500 above; this save's chat step (100) and structuring (1900) pass, then the image prompt finds 2,600
     const png = placeholderPng('ledger image');
     answer = (request) => {
-      if (request.model.includes('image')) return reply.image(png);
-      if (request.body.generationConfig?.responseJsonSchema) return reply.text(JSON.stringify(OLD_FASHIONED_JSON), { usage: costs(1000) });
+      if (request.model.includes('image')) return image(png);
+      if (request.body.generationConfig?.responseJsonSchema) return reply.text(JSON.stringify(OLD_FASHIONED_JSON), { usage: costs(1900) });
       if (!request.stream) return reply.text('A photograph.', { usage: costs(100) });
       return endsWithToolResults(request)
         ? reply.text('Could not save it.', { usage: costs(100) })
@@ -176,7 +194,7 @@ describe('token budgets against the ledger', () => {
     // the recipe is kept without its image, the reason said; the turn's next step then waits on the budget
     const view = await app.call('GET', `/v1/conversations/${id}`, { token: GUS_GREAT_LAKES });
     const tool = view.body.messages.find((message: any) => message.role === 'tool');
-    assert.match(JSON.stringify(tool.result), /You have used 2,9\d\d tokens today, your daily budget is 2,500/);
+    assert.match(JSON.stringify(tool.result), /You have used 2,600 tokens today, your daily budget is 2,500/);
     assert.ok(!fake.requests.slice(before).some((request) => request.model.includes('image')), 'no image was asked for');
   });
 

@@ -62,7 +62,10 @@ export type FakeReply =
   | { kind: 'calls'; calls: FakeCall[]; text?: string; usage?: FakeUsage }
   /** an HTTP error with Gemini's body: { error: { code, message, status } } */
   | { kind: 'error'; status: number; message?: string; reason?: string }
-  /** GenerateContentResponse objects sent as they are (no candidates, blocked prompts, odd finish reasons) */
+  /**
+   * GenerateContentResponse objects sent as they are (no candidates, blocked prompts, odd finish reasons); a
+   * string is sent as its JSON text
+   */
   | { kind: 'chunks'; chunks: unknown[] }
   /** the socket is destroyed without an answer: the client sees a network error */
   | { kind: 'drop' }
@@ -334,7 +337,8 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
             req.socket.destroy();
             return;
           }
-          res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+          // a chunk given as text is sent as it is: JSON no JSON.stringify can write (nested 10,000 deep)
+          res.write(`data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\r\n\r\n`);
         }
         res.end();
       }

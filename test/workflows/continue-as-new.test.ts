@@ -50,7 +50,8 @@ test('a conversation continues as new and goes on with its transcript, counters 
   const view = await app.call('GET', `/v1/conversations/${id}`);
   const users = view.body.messages.filter((m: { role: string }) => m.role === 'user').map((m: { text: string }) => m.text);
   assert.deepEqual(users, ['look up johndoe', 'cancel order 24601', 'cancel order 47652']);
-  assert.equal(view.body.usage.calls, 6);
+  // six chat calls and the title's: the conversation's usage is every call made for it (the usage ledger)
+  assert.equal(view.body.usage.calls, 7);
   const state = await handle.query<{ turns: number; usage: { calls: number } }>('state');
   assert.equal(state.turns, 3, 'turns carried across runs');
   assert.equal(state.usage.calls, 6, 'usage carried across runs');
