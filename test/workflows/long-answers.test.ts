@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { temporalAddress, temporalCliPath } from '../support/harness.ts';
 import { type TestApp, startTestApp } from '../support/test-app.ts';
+import { applyEvent, draftText, emptyTranscript } from '../../web/src/transcript.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
@@ -163,4 +164,13 @@ test('a retry after a broken stream is announced before its text: an empty delta
   assert.ok(announced > 0, JSON.stringify(deltas));
   assert.deepEqual({ offset: deltas[announced]!.offset, text: deltas[announced]!.text }, { offset: 0, text: '' });
   assert.ok(deltas.slice(announced + 1).every((delta) => delta.attempt === 2));
+  // the web client's reducer drops the broken attempt's draft at the announcement, and never appends across attempts
+  const messageId = turn.body.messages.at(-1).id as string;
+  let t = emptyTranscript();
+  for (const [index, data] of deltas.entries()) {
+    t = applyEvent(t, { id: index + 1, type: 'message.delta', data: { ...data, messageId } });
+    if (index === announced - 1) assert.match(draftText(t.drafts[messageId]), /^w0 /);
+    if (index === announced) assert.equal(draftText(t.drafts[messageId]), '');
+  }
+  assert.equal(draftText(t.drafts[messageId]), 'Whole answer.');
 });
