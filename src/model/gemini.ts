@@ -5,8 +5,9 @@ import type { JsonObject } from '../shared/messages.ts';
 import { createGenAiClient } from './genai-client.ts';
 import { needsThoughtSignatures, toContents } from './gemini-contents.ts';
 import { toModelCallError } from './gemini-errors.ts';
+import { toUsage } from './gemini-usage.ts';
 import { ModelCallError } from './types.ts';
-import type { ChatModel, ModelReply, ModelRequest, ModelUsage, ToolDeclaration } from './types.ts';
+import type { ChatModel, ModelReply, ModelRequest, ToolDeclaration } from './types.ts';
 
 export interface GeminiOptions {
   apiKey: string;
@@ -144,11 +145,4 @@ function readCall(call: { name?: string; args?: Record<string, unknown> }): { na
     throw new ModelCallError(`Gemini returned non-object arguments for ${call.name}`, { retryable: false });
   }
   return { name: call.name, args: args as JsonObject };
-}
-
-/** Gemini repeats usage on each chunk; the last one counts the whole reply. */
-function toUsage(usage: GenerateContentResponseUsageMetadata | undefined): ModelUsage {
-  const inputTokens = usage?.promptTokenCount ?? 0;
-  const outputTokens = usage?.candidatesTokenCount ?? 0;
-  return { inputTokens, outputTokens, totalTokens: usage?.totalTokenCount ?? inputTokens + outputTokens };
 }

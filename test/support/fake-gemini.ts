@@ -31,6 +31,8 @@ export interface FakeUsage {
   promptTokenCount?: number;
   candidatesTokenCount?: number;
   totalTokenCount?: number;
+  /** the part of promptTokenCount read from a cache, as Gemini reports it (absent: none) */
+  cachedContentTokenCount?: number;
 }
 
 export interface HoldReply {
@@ -390,6 +392,7 @@ function toChunks(next: FakeReply, request: RecordedRequest, serial: number): Ch
       promptTokenCount: usage?.promptTokenCount ?? promptTokens,
       candidatesTokenCount: usage?.candidatesTokenCount ?? outputSoFar,
       totalTokenCount: usage?.totalTokenCount ?? (usage?.promptTokenCount ?? promptTokens) + (usage?.candidatesTokenCount ?? outputSoFar),
+      ...(usage?.cachedContentTokenCount !== undefined ? { cachedContentTokenCount: usage.cachedContentTokenCount } : {}),
     },
     ...meta,
   });
