@@ -2,6 +2,7 @@
 // backoff and the attempt count, so the SDK's own retries and automatic continuations are switched off.
 import type { FunctionDeclaration, GenerateContentResponseUsageMetadata, Tool } from '@google/genai';
 import type { JsonObject } from '../shared/messages.ts';
+import { sortedKeys } from '../shared/sorted-keys.ts';
 import { createGenAiClient } from './genai-client.ts';
 import { needsThoughtSignatures, toContents } from './gemini-contents.ts';
 import { toModelCallError } from './gemini-errors.ts';
@@ -116,12 +117,14 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
 
 /**
  * The system prompt, and a stateful agent's context as a part of its own: structured data the model reads,
- * never pasted into what the user wrote.
+ * never pasted into what the user wrote. The prompt comes first and the context after it, its keys sorted: what
+ * precedes the transcript is the same bytes on every call while the context does not change, and the prompt's
+ * bytes stay the request's opening when it does (a provider caches a repeated prefix).
  */
 function systemInstruction(request: ModelRequest) {
   const parts = [
     ...(request.system ? [{ text: request.system }] : []),
-    ...(request.context ? [{ text: `${CONTEXT_MARKER}\n${JSON.stringify(request.context)}` }] : []),
+    ...(request.context ? [{ text: `${CONTEXT_MARKER}\n${JSON.stringify(sortedKeys(request.context))}` }] : []),
   ];
   return parts.length ? { systemInstruction: { parts } } : {};
 }

@@ -84,3 +84,48 @@ describe('cached input tokens', () => {
     assert.equal((await cachedMetric()) - before, 4096, 'brigade_model_cached_input_tokens_total counts them by model');
   });
 });
+
+/** What precedes the transcript in a request, as the wire carries it. */
+const prefixOf = (body: Record<string, unknown>) => JSON.stringify({ systemInstruction: body.systemInstruction, tools: body.tools });
+const contentsOf = (body: { contents?: unknown[] }) => (body.contents ?? []).map((content) => JSON.stringify(content));
+
+describe('the prefix before the transcript', () => {
+  test('is byte-identical from call to call of a conversation, and each request extends the one before it', async () => {
+    const id = await conversation();
+    const turns = 12;
+    for (let turn = 0; turn < turns; turn += 1) {
+      fake.script(
+        reply.calls({ name: 'get_order_by_id', args: { order_id: String(24601 + (turn % 3)) } }),
+        reply.text(`Order ${24601 + (turn % 3)} is on its way (${turn}).`),
+      );
+      const answered = await say(id, `Where is my order, turn ${turn}?`);
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    }
+    const bodies = fake.requests.map((request) => request.body);
+    assert.equal(bodies.length, turns * 2);
+    const prefix = prefixOf(bodies[0]!);
+    assert.ok(prefix.includes('get_order_by_id'), 'the tools are part of it');
+    for (const [index, body] of bodies.entries()) {
+      assert.equal(prefixOf(body), prefix, `request ${index} sends the same system instruction and tools, byte for byte`);
+      // nothing else sits before the transcript: no per-call field (a step id, a time) beside the three
+      assert.deepEqual(
+        Object.keys(body).filter((key) => !['contents', 'systemInstruction', 'tools', 'generationConfig'].includes(key)),
+        [],
+      );
+      if (index === 0) continue;
+      const before = contentsOf(bodies[index - 1]!);
+      assert.deepEqual(contentsOf(body).slice(0, before.length), before, `request ${index} starts with request ${index - 1}'s transcript`);
+    }
+
+    // what share of the last request repeats the one before it (what an implicit cache can serve), and what share
+    // is the opening alone (system instruction and tools)
+    const last = bodies.at(-1)!;
+    const bytes = (text: string) => Buffer.byteLength(text);
+    const whole = bytes(prefix) + contentsOf(last).reduce((sum, content) => sum + bytes(content), 0);
+    const repeated = bytes(prefix) + contentsOf(bodies.at(-2)!).reduce((sum, content) => sum + bytes(content), 0);
+    console.log(
+      `prefix figures after ${turns} turns (${bodies.length} calls): request ${whole} B, system+tools ${bytes(prefix)} B ` +
+        `(${((100 * bytes(prefix)) / whole).toFixed(1)} %), repeated from the call before ${repeated} B (${((100 * repeated) / whole).toFixed(1)} %)`,
+    );
+  });
+});

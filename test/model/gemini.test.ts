@@ -153,6 +153,49 @@ describe('createGeminiModel', () => {
     assert.equal(JSON.stringify(body).includes('automaticContinuation'), false);
   });
 
+  test('sends the same bytes for the same context and transcript, whatever order their keys were made in', async () => {
+    // a tool's result fresh from the tool, and the same result read back from PostgreSQL's jsonb (shorter keys first)
+    const fresh: ChatMessage[] = [
+      user('where?'),
+      {
+        id: 'a1',
+        role: 'assistant',
+        text: '',
+        toolCalls: [{ id: 'c1', name: 'get_order_by_id', args: { order_id: '24601', verbose: true } }],
+      },
+      {
+        id: 't1',
+        role: 'tool',
+        text: '',
+        callId: 'c1',
+        tool: 'get_order_by_id',
+        result: { id: '24601', customer_id: '1', product: 'Headphones' },
+      },
+    ];
+    const stored: ChatMessage[] = [
+      fresh[0]!,
+      {
+        id: 'a1',
+        role: 'assistant',
+        text: '',
+        toolCalls: [{ id: 'c1', name: 'get_order_by_id', args: { verbose: true, order_id: '24601' } }],
+      },
+      {
+        id: 't1',
+        role: 'tool',
+        text: '',
+        callId: 'c1',
+        tool: 'get_order_by_id',
+        result: { id: '24601', product: 'Headphones', customer_id: '1' },
+      },
+    ];
+    fake.script(reply.text('one'), reply.text('two'));
+    await model().generate(request({ messages: fresh, context: { recipe: { title: 'Soup', servings: 2 }, defaults: {} } }));
+    await model().generate(request({ messages: stored, context: { defaults: {}, recipe: { servings: 2, title: 'Soup' } } }));
+    const [first, second] = fake.requests.map((sent) => JSON.stringify([sent.body.systemInstruction, sent.body.tools, sent.body.contents]));
+    assert.equal(second, first);
+  });
+
   test('replays function calls to Gemini 3 with the documented placeholder signature', async () => {
     fake.script(reply.text('ok'));
     const messages: ChatMessage[] = [
