@@ -5,6 +5,7 @@ import type { JsonObject } from '../shared/messages.ts';
 import { sortedKeys } from '../shared/sorted-keys.ts';
 import { createGenAiClient } from './genai-client.ts';
 import { needsThoughtSignatures, toContents } from './gemini-contents.ts';
+import { type CachePrefix, type ContextCacheSettings, createContextCache, refusedForCache } from './gemini-cache.ts';
 import { toModelCallError } from './gemini-errors.ts';
 import { toUsage } from './gemini-usage.ts';
 import { ModelCallError } from './types.ts';
@@ -20,6 +21,8 @@ export interface GeminiOptions {
    * (stream-pacing.ts), so that a long answer is not cut
    */
   timeoutMs?: number;
+  /** implicit (default: the prefix is sent byte-stable, Gemini caches it on its own) or explicit caching */
+  contextCache?: ContextCacheSettings;
 }
 
 // Finish reasons after which the reply is complete; any other one means Gemini withheld or broke it.
@@ -33,6 +36,7 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
   });
   const signFunctionCalls = needsThoughtSignatures(opts.model);
   const errorContext = { apiKey: opts.apiKey, timeoutMs: opts.timeoutMs ?? 0 };
+  const contextCache = createContextCache(client, opts.model, opts.contextCache ?? { mode: 'implicit', ttlMs: 0, minTokens: 0 });
 
   return {
     name: opts.model,
@@ -48,18 +52,30 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
       };
 
       try {
-        const stream = await client.models.generateContentStream({
-          model: opts.model,
-          contents: toContents(request.messages, { signFunctionCalls }),
-          config: {
-            ...systemInstruction(request),
-            ...(request.tools.length > 0 ? { tools: toTools(request.tools) } : {}),
-            ...(request.output ? { responseMimeType: 'application/json', responseJsonSchema: request.output.schema } : {}),
-            ...(request.signal ? { abortSignal: request.signal } : {}),
-            // the runtime runs tools (with approvals); the SDK must never call or re-request on its own
-            automaticFunctionCalling: { disable: true },
-            automaticContinuation: false,
-          },
+        const prefix: CachePrefix = {
+          ...systemInstruction(request),
+          ...(request.tools.length > 0 ? { tools: toTools(request.tools) } : {}),
+        };
+        const open = (cachedContent: string | undefined) =>
+          client.models.generateContentStream({
+            model: opts.model,
+            contents: toContents(request.messages, { signFunctionCalls }),
+            config: {
+              // a cache holds the prefix: the call names it instead of sending it again
+              ...(cachedContent ? { cachedContent } : prefix),
+              ...(request.output ? { responseMimeType: 'application/json', responseJsonSchema: request.output.schema } : {}),
+              ...(request.signal ? { abortSignal: request.signal } : {}),
+              // the runtime runs tools (with approvals); the SDK must never call or re-request on its own
+              automaticFunctionCalling: { disable: true },
+              automaticContinuation: false,
+            },
+          });
+        const cachedContent = await contextCache.nameFor(prefix);
+        const stream = await open(cachedContent).catch((error: unknown) => {
+          // refused for its cache (expired, deleted, not for this model): once more without it, never a failure
+          if (!cachedContent || !refusedForCache(error)) throw error;
+          contextCache.refused();
+          return open(undefined);
         });
 
         let text = '';
