@@ -46,7 +46,7 @@ export function createUsageMeter(pool: pg.Pool, config: MeterConfig): UsageMeter
   const currency = config.BUDGET_CURRENCY ?? 'USD';
   // the answer's allowance: the providers are sent no output cap, so this is what a call's answer is held at
   const answer = config.BUDGET_RESERVATION_TOKENS ?? 4000;
-  const priced = (model: string, usage: Pick<ModelUsage, 'inputTokens' | 'outputTokens'> & { images?: number }) =>
+  const priced = (model: string, usage: Pick<ModelUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'> & { images?: number }) =>
     config.MODEL_PRICES ? costOf(config.MODEL_PRICES, model, usage) : undefined;
   const settlement = (call: LedgerCall, { model, usage, images }: Reported): LedgerSettlement => {
     const cost = priced(model, { ...usage, ...(images ? { images } : {}) });

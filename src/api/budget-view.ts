@@ -13,6 +13,11 @@ export const Cost = z.object({ amount: z.number().nonnegative(), currency: z.str
 
 /** The view's usage: its model steps' tokens, and what every model call of the conversation cost. */
 export const UsageView = Usage.extend({
+  /**
+   * the part of inputTokens the provider read from its context cache (implicit caching of a repeated prefix, or
+   * an explicit Gemini cache), as it reported it; billed at a lower rate
+   */
+  cachedInputTokens: z.number().int().nonnegative(),
   /** every model call of the conversation (its turns, its tools' and pipelines' calls), priced by MODEL_PRICES */
   cost: Cost,
 });

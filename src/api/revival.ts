@@ -287,8 +287,8 @@ async function closeInWords(db: pg.ClientBase, row: ConversationRow, transcript:
 
 /** The counters a run carries, from the rows every run wrote. */
 async function carriedFromPostgres(db: pg.ClientBase, conversationId: string, closedNow: string[]) {
-  // every model call made for the conversation, from the usage ledger (its cost is not a counter of the run)
-  const { cost: _cost, ...usage } = await readConversationUsage(db, conversationId);
+  // every model call made for the conversation, from the usage ledger (its cost and cached part are not counters of the run)
+  const { cost: _cost, cachedInputTokens: _cached, ...usage } = await readConversationUsage(db, conversationId);
   const { rows } = await db.query<{ turns: number; rejected: number; raises: number }>(
     `SELECT (SELECT count(*) FROM messages WHERE conversation_id = $1 AND role = 'user')::int AS turns,
             (SELECT count(*) FROM events WHERE conversation_id = $1 AND type = 'signal.rejected')::int AS rejected,

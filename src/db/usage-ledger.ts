@@ -66,6 +66,8 @@ export interface LedgerUse {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /** the part of inputTokens the provider read from its context cache, as it reported it */
+  cachedInputTokens?: number | undefined;
   images?: number;
   cost?: { amount: number; currency: string } | undefined;
 }
@@ -76,9 +78,9 @@ export interface LedgerSettlement {
   used: LedgerUse;
 }
 
-/** `brigade_settle_usage` called with its 12 arguments from `$<first>` on, for a statement that carries more. */
+/** `brigade_settle_usage` called with its 13 arguments from `$<first>` on, for a statement that carries more. */
 export const settleUsageCall = (first: number) =>
-  `brigade_settle_usage(${Array.from({ length: 12 }, (_, index) => `$${first + index}`).join(', ')})`;
+  `brigade_settle_usage(${Array.from({ length: 13 }, (_, index) => `$${first + index}`).join(', ')})`;
 
 export function settleUsageArgs({ call, used }: LedgerSettlement): unknown[] {
   return [
@@ -94,6 +96,7 @@ export function settleUsageArgs({ call, used }: LedgerSettlement): unknown[] {
     used.images ?? null,
     used.cost?.amount ?? 0,
     used.cost?.currency ?? null,
+    used.cachedInputTokens ?? null,
   ];
 }
 
@@ -105,11 +108,20 @@ export async function settleUsage(pool: pg.Pool, settlement: LedgerSettlement): 
 /**
  * A conversation's usage: every model call made for it and settled (its turns, its title, the save pipeline's
  * and beer's calls), with their cost in `currency` (0 without one); a call that billed nothing (a failed attempt) is no call.
+ * `cachedInputTokens` is the part of `inputTokens` the provider read from its context cache.
  * The ledger is its one source. `db` acts for the user.
  */
 export async function readConversationUsage(db: pg.ClientBase, conversationId: string, currency?: string) {
-  const { rows } = await db.query<{ inputTokens: number; outputTokens: number; totalTokens: number; calls: number; cost: number }>(
-    `SELECT coalesce(sum(input_tokens), 0)::int AS "inputTokens", coalesce(sum(output_tokens), 0)::int AS "outputTokens",
+  const { rows } = await db.query<{
+    inputTokens: number;
+    cachedInputTokens: number;
+    outputTokens: number;
+    totalTokens: number;
+    calls: number;
+    cost: number;
+  }>(
+    `SELECT coalesce(sum(input_tokens), 0)::int AS "inputTokens", coalesce(sum(cached_input_tokens), 0)::int AS "cachedInputTokens",
+            coalesce(sum(output_tokens), 0)::int AS "outputTokens",
             coalesce(sum(tokens), 0)::int AS "totalTokens", (count(*) FILTER (WHERE tokens > 0 OR images > 0))::int AS calls,
             coalesce(sum(cost) FILTER (WHERE currency = $2), 0)::float8 AS cost
        FROM usage_ledger

@@ -69,9 +69,10 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
         let stopReason: string | null | undefined;
         let input = 0;
         let output = 0;
+        let cached = 0;
         const blocks = new Map<number, { name: string; json: string; input?: unknown }>();
         const calls: { index: number; name: string; json: string; input?: unknown }[] = [];
-        const report = () => request.onUsage?.(usage(input, output));
+        const report = () => request.onUsage?.(usage(input, output, cached));
         for await (const event of stream as AsyncIterable<RawMessageStreamEvent>) {
           request.onPiece?.();
           switch (event.type) {
@@ -79,6 +80,7 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
               model = event.message.model;
               const u = event.message.usage;
               input = (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+              cached = u.cache_read_input_tokens ?? 0;
               output = u.output_tokens ?? 0;
               report();
               break;
@@ -105,9 +107,11 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
               stopReason = event.delta.stop_reason ?? stopReason;
               // cumulative: the last message_delta counts the whole reply
               if (event.usage.output_tokens != null) output = event.usage.output_tokens;
-              if (event.usage.input_tokens != null)
+              if (event.usage.input_tokens != null) {
                 input =
                   event.usage.input_tokens + (event.usage.cache_creation_input_tokens ?? 0) + (event.usage.cache_read_input_tokens ?? 0);
+                cached = event.usage.cache_read_input_tokens ?? cached;
+              }
               report();
               break;
             default:
@@ -126,7 +130,7 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
         }
         if (!stopReason && !text && toolCalls.length === 0)
           throw new ModelCallError('Anthropic closed the stream before it replied', { retryable: true });
-        return { text, toolCalls, usage: usage(input, output), model: model ?? opts.model };
+        return { text, toolCalls, usage: usage(input, output, cached), model: model ?? opts.model };
       } catch (error) {
         if (callbackFailure && error === callbackFailure.error) throw error;
         if (request.signal?.aborted) throw request.signal.reason ?? error;
@@ -214,8 +218,9 @@ function readCall(call: { name: string; json: string; input?: unknown }): { name
   return { name: call.name, args: args as JsonObject };
 }
 
-function usage(inputTokens: number, outputTokens: number): ModelUsage {
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+/** Anthropic counts a request in three parts: input_tokens, cache_creation_input_tokens and cache_read_input_tokens (the cached part). */
+function usage(inputTokens: number, outputTokens: number, cachedInputTokens = 0): ModelUsage {
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, ...(cachedInputTokens ? { cachedInputTokens } : {}) };
 }
 
 /** One-shot tasks over the Messages API; a schema is a forced answer tool. Grounding and images: see select.ts. */
@@ -251,6 +256,7 @@ export function createAnthropicTaskModel(opts: AnthropicOptions): Omit<TaskModel
           usage: usage(
             (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0),
             u.output_tokens ?? 0,
+            u.cache_read_input_tokens ?? 0,
           ),
           model: response.model ?? model,
         };

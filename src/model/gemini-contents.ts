@@ -1,7 +1,11 @@
 // The transcript as Gemini's `contents`: user text, the model's text and function calls, and each run of
 // tool results as one user turn of functionResponse parts (Gemini pairs a turn of calls with a turn of answers).
+// Arguments and results go with their keys sorted, so a transcript is the same bytes on every call of a
+// conversation (a result fresh from its tool and one read back from PostgreSQL alike): Gemini's implicit cache
+// serves a repeated prefix only while it repeats byte for byte.
 import type { Content, Part } from '@google/genai';
 import type { ChatMessage, JsonObject } from '../shared/messages.ts';
+import { sortedKeys } from '../shared/sorted-keys.ts';
 import { STOPPED_NOTE } from '../shared/turn-control.ts';
 
 /**
@@ -29,7 +33,7 @@ export function toContents(messages: ChatMessage[], options: { signFunctionCalls
       }
       const name = message.tool ?? (message.callId ? callNames.get(message.callId) : undefined) ?? 'unknown_tool';
       results.push({
-        functionResponse: { ...(message.callId ? { id: message.callId } : {}), name, response: asResponse(message) },
+        functionResponse: { ...(message.callId ? { id: message.callId } : {}), name, response: sortedKeys(asResponse(message)) },
       });
       continue;
     }
@@ -45,7 +49,7 @@ export function toContents(messages: ChatMessage[], options: { signFunctionCalls
     for (const [index, call] of (message.toolCalls ?? []).entries()) {
       callNames.set(call.id, call.name);
       parts.push({
-        functionCall: { id: call.id, name: call.name, args: call.args },
+        functionCall: { id: call.id, name: call.name, args: sortedKeys(call.args) },
         // Gemini checks the signature on the first call of a step only.
         ...(options.signFunctionCalls && index === 0 ? { thoughtSignature: SKIP_THOUGHT_SIGNATURE } : {}),
       });

@@ -2,11 +2,14 @@
 // backoff and the attempt count, so the SDK's own retries and automatic continuations are switched off.
 import type { FunctionDeclaration, GenerateContentResponseUsageMetadata, Tool } from '@google/genai';
 import type { JsonObject } from '../shared/messages.ts';
+import { sortedKeys } from '../shared/sorted-keys.ts';
 import { createGenAiClient } from './genai-client.ts';
 import { needsThoughtSignatures, toContents } from './gemini-contents.ts';
+import { type CachePrefix, type ContextCacheSettings, createContextCache, refusedForCache } from './gemini-cache.ts';
 import { toModelCallError } from './gemini-errors.ts';
+import { toUsage } from './gemini-usage.ts';
 import { ModelCallError } from './types.ts';
-import type { ChatModel, ModelReply, ModelRequest, ModelUsage, ToolDeclaration } from './types.ts';
+import type { ChatModel, ModelReply, ModelRequest, ToolDeclaration } from './types.ts';
 
 export interface GeminiOptions {
   apiKey: string;
@@ -18,6 +21,8 @@ export interface GeminiOptions {
    * (stream-pacing.ts), so that a long answer is not cut
    */
   timeoutMs?: number;
+  /** implicit (default: the prefix is sent byte-stable, Gemini caches it on its own) or explicit caching */
+  contextCache?: ContextCacheSettings;
 }
 
 // Finish reasons after which the reply is complete; any other one means Gemini withheld or broke it.
@@ -31,6 +36,7 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
   });
   const signFunctionCalls = needsThoughtSignatures(opts.model);
   const errorContext = { apiKey: opts.apiKey, timeoutMs: opts.timeoutMs ?? 0 };
+  const contextCache = createContextCache(client, opts.model, opts.contextCache ?? { mode: 'implicit', ttlMs: 0, minTokens: 0 });
 
   return {
     name: opts.model,
@@ -46,18 +52,30 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
       };
 
       try {
-        const stream = await client.models.generateContentStream({
-          model: opts.model,
-          contents: toContents(request.messages, { signFunctionCalls }),
-          config: {
-            ...systemInstruction(request),
-            ...(request.tools.length > 0 ? { tools: toTools(request.tools) } : {}),
-            ...(request.output ? { responseMimeType: 'application/json', responseJsonSchema: request.output.schema } : {}),
-            ...(request.signal ? { abortSignal: request.signal } : {}),
-            // the runtime runs tools (with approvals); the SDK must never call or re-request on its own
-            automaticFunctionCalling: { disable: true },
-            automaticContinuation: false,
-          },
+        const prefix: CachePrefix = {
+          ...systemInstruction(request),
+          ...(request.tools.length > 0 ? { tools: toTools(request.tools) } : {}),
+        };
+        const open = (cachedContent: string | undefined) =>
+          client.models.generateContentStream({
+            model: opts.model,
+            contents: toContents(request.messages, { signFunctionCalls }),
+            config: {
+              // a cache holds the prefix: the call names it instead of sending it again
+              ...(cachedContent ? { cachedContent } : prefix),
+              ...(request.output ? { responseMimeType: 'application/json', responseJsonSchema: request.output.schema } : {}),
+              ...(request.signal ? { abortSignal: request.signal } : {}),
+              // the runtime runs tools (with approvals); the SDK must never call or re-request on its own
+              automaticFunctionCalling: { disable: true },
+              automaticContinuation: false,
+            },
+          });
+        const cachedContent = await contextCache.nameFor(prefix);
+        const stream = await open(cachedContent).catch((error: unknown) => {
+          // refused for its cache (expired, deleted, not for this model): once more without it, never a failure
+          if (!cachedContent || !refusedForCache(error)) throw error;
+          contextCache.refused();
+          return open(undefined);
         });
 
         let text = '';
@@ -115,12 +133,14 @@ export function createGeminiModel(opts: GeminiOptions): ChatModel {
 
 /**
  * The system prompt, and a stateful agent's context as a part of its own: structured data the model reads,
- * never pasted into what the user wrote.
+ * never pasted into what the user wrote. The prompt comes first and the context after it, its keys sorted: what
+ * precedes the transcript is the same bytes on every call while the context does not change, and the prompt's
+ * bytes stay the request's opening when it does (a provider caches a repeated prefix).
  */
 function systemInstruction(request: ModelRequest) {
   const parts = [
     ...(request.system ? [{ text: request.system }] : []),
-    ...(request.context ? [{ text: `${CONTEXT_MARKER}\n${JSON.stringify(request.context)}` }] : []),
+    ...(request.context ? [{ text: `${CONTEXT_MARKER}\n${JSON.stringify(sortedKeys(request.context))}` }] : []),
   ];
   return parts.length ? { systemInstruction: { parts } } : {};
 }
@@ -144,11 +164,4 @@ function readCall(call: { name?: string; args?: Record<string, unknown> }): { na
     throw new ModelCallError(`Gemini returned non-object arguments for ${call.name}`, { retryable: false });
   }
   return { name: call.name, args: args as JsonObject };
-}
-
-/** Gemini repeats usage on each chunk; the last one counts the whole reply. */
-function toUsage(usage: GenerateContentResponseUsageMetadata | undefined): ModelUsage {
-  const inputTokens = usage?.promptTokenCount ?? 0;
-  const outputTokens = usage?.candidatesTokenCount ?? 0;
-  return { inputTokens, outputTokens, totalTokens: usage?.totalTokenCount ?? inputTokens + outputTokens };
 }

@@ -8,6 +8,15 @@ export const MODEL_SETTINGS = {
   GEMINI_API_KEY: z.string().optional(),
   GEMINI_BASE_URL: optionalUrl,
   GEMINI_MODEL: z.string().default('gemini-2.5-flash'),
+  /**
+   * implicit: each request opens with the same bytes and Gemini caches the repeated prefix on its own; explicit:
+   * the prefix (system instruction and tools) is stored with caches.create and named instead of sent
+   */
+  GEMINI_CONTEXT_CACHE: z.preprocess(emptyAsUndefined, z.enum(['implicit', 'explicit']).default('implicit')),
+  /** how long an explicit cache lives (its storage is billed by the hour) */
+  GEMINI_CONTEXT_CACHE_TTL: duration.default(300_000),
+  /** an explicit cache is made only for a prefix of at least this many tokens (estimated): Gemini's minimum */
+  GEMINI_CONTEXT_CACHE_MIN_TOKENS: z.coerce.number().int().min(0).default(4096),
   /** OpenAI-compatible chat completions (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio, OpenRouter); the base URL with its /v1 */
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: optionalUrl,

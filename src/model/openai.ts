@@ -177,10 +177,22 @@ function readCall(call: { name: string; arguments: string }): { name: string; ar
   return { name: call.name, args: args as JsonObject };
 }
 
-function toUsage(usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }): ModelUsage {
+/** prompt_tokens includes what OpenAI's prompt cache served, which it reports apart in prompt_tokens_details. */
+function toUsage(usage: {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+}): ModelUsage {
   const inputTokens = usage.prompt_tokens ?? 0;
   const outputTokens = usage.completion_tokens ?? 0;
-  return { inputTokens, outputTokens, totalTokens: usage.total_tokens ?? inputTokens + outputTokens };
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: usage.total_tokens ?? inputTokens + outputTokens,
+    ...(cached ? { cachedInputTokens: cached } : {}),
+  };
 }
 
 /**

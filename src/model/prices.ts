@@ -8,6 +8,11 @@ import type { ModelUsage } from './types.ts';
 export const ModelPrice = z.object({
   /** per million input (prompt) tokens */
   input: z.number().nonnegative(),
+  /**
+   * per million input tokens read from the provider's context cache (Gemini's implicit or explicit cache,
+   * OpenAI's and Anthropic's prompt caches); absent, they are priced as `input`
+   */
+  cachedInput: z.number().nonnegative().optional(),
   /** per million output tokens (thinking included) */
   output: z.number().nonnegative(),
   /** per generated image, for image models */
@@ -61,7 +66,7 @@ export function parseModelPrices(text: string | undefined): ModelPrices {
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new Error('MODEL_PRICES must be JSON: {"<model>": {"input": 0.3, "output": 2.5, "currency": "USD"}}');
+    throw new Error('MODEL_PRICES must be JSON: {"<model>": {"input": 0.3, "cachedInput": 0.075, "output": 2.5, "currency": "USD"}}');
   }
   const parsed = ModelPrices.safeParse(raw);
   if (!parsed.success) throw new Error(`MODEL_PRICES: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
@@ -86,12 +91,14 @@ export interface Cost {
 export function costOf(
   prices: ModelPrices,
   model: string,
-  usage: Pick<ModelUsage, 'inputTokens' | 'outputTokens'> & { images?: number },
+  usage: Pick<ModelUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'> & { images?: number },
 ): Cost | undefined {
   const price = priceOf(prices, model);
   if (!price) return undefined;
-  const amount =
-    (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000 + (usage.images ?? 0) * (price.image ?? 0);
+  // the cached part of the input at its own rate (a provider never reports more cached than it was sent)
+  const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
+  const input = (usage.inputTokens - cached) * price.input + cached * (price.cachedInput ?? price.input);
+  const amount = (input + usage.outputTokens * price.output) / 1_000_000 + (usage.images ?? 0) * (price.image ?? 0);
   // Micro-units: sums of many calls stay exact enough without floating drift in the view.
   return { amount: Math.round(amount * 1_000_000) / 1_000_000, currency: price.currency };
 }

@@ -22,6 +22,9 @@ export type ModelConfig = Pick<ModelSettings, 'GEMINI_API_KEY' | 'GEMINI_BASE_UR
       | 'ANTHROPIC_BASE_URL'
       | 'ANTHROPIC_MODEL'
       | 'MODEL_PROVIDER'
+      | 'GEMINI_CONTEXT_CACHE'
+      | 'GEMINI_CONTEXT_CACHE_TTL'
+      | 'GEMINI_CONTEXT_CACHE_MIN_TOKENS'
     >
   > & {
     MODEL_TIMEOUT?: number;
@@ -84,6 +87,11 @@ function chatModelOf(provider: Provider, config: ModelConfig, headers: { timeout
     apiKey: keyOf(config, provider)!,
     model: config.GEMINI_MODEL,
     ...(config.GEMINI_BASE_URL ? { baseUrl: config.GEMINI_BASE_URL } : {}),
+    contextCache: {
+      mode: config.GEMINI_CONTEXT_CACHE ?? 'implicit',
+      ttlMs: config.GEMINI_CONTEXT_CACHE_TTL ?? 300_000,
+      minTokens: config.GEMINI_CONTEXT_CACHE_MIN_TOKENS ?? 4096,
+    },
   });
 }
 

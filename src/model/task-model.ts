@@ -5,6 +5,7 @@ import type { GenerateContentResponse } from '@google/genai';
 import type { JsonObject } from '../shared/messages.ts';
 import { createGenAiClient } from './genai-client.ts';
 import { toModelCallError } from './gemini-errors.ts';
+import { toUsage } from './gemini-usage.ts';
 import { ModelCallError, type ModelUsage } from './types.ts';
 
 /**
@@ -160,7 +161,5 @@ export function createGeminiTaskModel(opts: GeminiTaskOptions): TaskModel {
 }
 
 function usageOf(response: GenerateContentResponse): ModelUsage {
-  const inputTokens = response.usageMetadata?.promptTokenCount ?? 0;
-  const outputTokens = response.usageMetadata?.candidatesTokenCount ?? 0;
-  return { inputTokens, outputTokens, totalTokens: response.usageMetadata?.totalTokenCount ?? inputTokens + outputTokens };
+  return toUsage(response.usageMetadata);
 }

@@ -27,5 +27,6 @@ export function stoppedCallUsage(
 ): ModelUsage {
   const inputTokens = reported?.inputTokens || requestTokens(sent);
   const outputTokens = reported?.outputTokens || estimateTokens(streamed);
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  const cached = reported?.inputTokens ? reported.cachedInputTokens : undefined;
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, ...(cached ? { cachedInputTokens: cached } : {}) };
 }

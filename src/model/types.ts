@@ -28,9 +28,15 @@ export interface ModelRequest {
 }
 
 export interface ModelUsage {
+  /** every token of the request, those read from a cache included */
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /**
+   * the part of `inputTokens` the provider read from its context cache (implicit or explicit), as it reported
+   * it; absent when it reported none. Providers bill these at a lower rate.
+   */
+  cachedInputTokens?: number;
 }
 
 export interface ModelReply {

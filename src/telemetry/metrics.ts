@@ -40,6 +40,12 @@ export const metrics = {
     labelNames: ['agent', 'model', 'type'] as const,
     registers: [registry],
   }),
+  modelCachedTokens: new client.Counter({
+    name: 'brigade_model_cached_input_tokens_total',
+    help: "Input tokens the provider read from its context cache (part of brigade_model_tokens_total's input), by agent and model",
+    labelNames: ['agent', 'model'] as const,
+    registers: [registry],
+  }),
   toolCalls: new client.Counter({
     name: 'brigade_tool_calls_total',
     help: "Tool runs, by tool (an MCP server's tools as mcp:<server>)",

@@ -30,6 +30,7 @@ export function instrumentModel(model: ChatModel, options: ModelTelemetryOptions
         if (reply) {
           metrics.modelTokens.inc({ agent, model: responseModel, type: 'input' }, reply.usage.inputTokens);
           metrics.modelTokens.inc({ agent, model: responseModel, type: 'output' }, reply.usage.outputTokens);
+          if (reply.usage.cachedInputTokens) metrics.modelCachedTokens.inc({ agent, model: responseModel }, reply.usage.cachedInputTokens);
         }
       };
       if (!tracingEnabled()) {
@@ -63,6 +64,7 @@ export function instrumentModel(model: ChatModel, options: ModelTelemetryOptions
             'gen_ai.response.model': reply.model,
             'gen_ai.usage.input_tokens': reply.usage.inputTokens,
             'gen_ai.usage.output_tokens': reply.usage.outputTokens,
+            ...(reply.usage.cachedInputTokens ? { 'gen_ai.usage.cache_read.input_tokens': reply.usage.cachedInputTokens } : {}),
             'gen_ai.response.finish_reasons': [reply.toolCalls.length ? 'tool_call' : 'stop'],
             'brigade.model.tool_calls': reply.toolCalls.length,
           });

@@ -153,6 +153,49 @@ describe('createGeminiModel', () => {
     assert.equal(JSON.stringify(body).includes('automaticContinuation'), false);
   });
 
+  test('sends the same bytes for the same context and transcript, whatever order their keys were made in', async () => {
+    // a tool's result fresh from the tool, and the same result read back from PostgreSQL's jsonb (shorter keys first)
+    const fresh: ChatMessage[] = [
+      user('where?'),
+      {
+        id: 'a1',
+        role: 'assistant',
+        text: '',
+        toolCalls: [{ id: 'c1', name: 'get_order_by_id', args: { order_id: '24601', verbose: true } }],
+      },
+      {
+        id: 't1',
+        role: 'tool',
+        text: '',
+        callId: 'c1',
+        tool: 'get_order_by_id',
+        result: { id: '24601', customer_id: '1', product: 'Headphones' },
+      },
+    ];
+    const stored: ChatMessage[] = [
+      fresh[0]!,
+      {
+        id: 'a1',
+        role: 'assistant',
+        text: '',
+        toolCalls: [{ id: 'c1', name: 'get_order_by_id', args: { verbose: true, order_id: '24601' } }],
+      },
+      {
+        id: 't1',
+        role: 'tool',
+        text: '',
+        callId: 'c1',
+        tool: 'get_order_by_id',
+        result: { id: '24601', product: 'Headphones', customer_id: '1' },
+      },
+    ];
+    fake.script(reply.text('one'), reply.text('two'));
+    await model().generate(request({ messages: fresh, context: { recipe: { title: 'Soup', servings: 2 }, defaults: {} } }));
+    await model().generate(request({ messages: stored, context: { defaults: {}, recipe: { servings: 2, title: 'Soup' } } }));
+    const [first, second] = fake.requests.map((sent) => JSON.stringify([sent.body.systemInstruction, sent.body.tools, sent.body.contents]));
+    assert.equal(second, first);
+  });
+
   test('replays function calls to Gemini 3 with the documented placeholder signature', async () => {
     fake.script(reply.text('ok'));
     const messages: ChatMessage[] = [
@@ -321,3 +364,74 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+describe('explicit context caching (GEMINI_CONTEXT_CACHE=explicit)', () => {
+  const cached = (minTokens = 100) =>
+    createGeminiModel({
+      apiKey: API_KEY,
+      baseUrl: fake.baseUrl,
+      model: MODEL,
+      timeoutMs: 5_000,
+      contextCache: { mode: 'explicit', ttlMs: 300_000, minTokens },
+    });
+  const withTools = (text: string) =>
+    request({ system: 'You are a support agent. '.repeat(40), tools: toolDeclarations(supportTools), messages: [user(text)] });
+
+  test('stores the prefix once and names it in each call instead of sending it', async () => {
+    const chat = cached();
+    fake.script(reply.text('one'), reply.text('two'));
+    const first = await chat.generate(withTools('first'));
+    await chat.generate(withTools('second, longer'));
+    assert.equal(fake.caches.length, 1, 'one cache for the repeated prefix');
+    assert.match(JSON.stringify(fake.caches[0]!.body.systemInstruction), /You are a support agent/);
+    assert.deepEqual(
+      fake.caches[0]!.body.tools?.[0]?.functionDeclarations?.map((declaration) => declaration.name),
+      supportTools.map((tool) => tool.name),
+    );
+    assert.match(String(fake.caches[0]!.body.ttl), /^300(\.0+)?s$/);
+    for (const sent of fake.requests) {
+      assert.equal(sent.body.cachedContent, fake.caches[0]!.name);
+      assert.equal(sent.body.systemInstruction, undefined, 'the cached prefix is not sent again');
+      assert.equal(sent.body.tools, undefined);
+    }
+    assert.ok((first.usage.cachedInputTokens ?? 0) > 0, 'the cached part is reported');
+
+    // a prefix below the minimum is sent as it is
+    fake.script(reply.text('three'));
+    await cached(1_000_000).generate(withTools('short'));
+    assert.equal(fake.cacheAttempts, 1);
+    assert.equal(fake.requests.at(-1)!.body.cachedContent, undefined);
+    assert.ok(fake.requests.at(-1)!.body.systemInstruction);
+  });
+
+  test('a refused caches.create: the call goes on without a cache, and the model is not asked again for a while', async () => {
+    const chat = cached();
+    fake.refuseCaches = true;
+    fake.script(reply.text('one'), reply.text('two'));
+    assert.equal((await chat.generate(withTools('first'))).text, 'one');
+    fake.refuseCaches = false;
+    assert.equal((await chat.generate(withTools('second'))).text, 'two');
+    assert.equal(fake.cacheAttempts, 1, 'asked once; the refusal is remembered');
+    assert.equal(fake.caches.length, 0);
+    for (const sent of fake.requests) {
+      assert.equal(sent.body.cachedContent, undefined);
+      assert.ok(sent.body.systemInstruction && sent.body.tools, 'the prefix is sent itself');
+    }
+  });
+
+  test('a call refused for the cache it names goes on once without it, and later calls send the prefix', async () => {
+    const chat = cached();
+    fake.script(reply.text('one'));
+    await chat.generate(withTools('first'));
+    fake.refuseCachedContent = true;
+    fake.script(reply.text('two'), reply.text('three'));
+    assert.equal((await chat.generate(withTools('second'))).text, 'two');
+    await chat.generate(withTools('third'));
+    const [, refused, retried, later] = fake.requests;
+    assert.equal(refused!.body.cachedContent, fake.caches[0]!.name);
+    assert.equal(retried!.body.cachedContent, undefined);
+    assert.ok(retried!.body.systemInstruction && retried!.body.tools);
+    assert.equal(later!.body.cachedContent, undefined, 'the refusal is remembered');
+    assert.equal(fake.requests.length, 4);
+  });
+});

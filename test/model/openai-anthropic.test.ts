@@ -9,7 +9,7 @@ import { createAnthropicModel, createAnthropicTaskModel } from '../../src/model/
 import { toolDeclarations } from '../../src/model/declarations.ts';
 import { CONTEXT_MARKER } from '../../src/model/gemini.ts';
 import { createOpenAiModel, createOpenAiTaskModel } from '../../src/model/openai.ts';
-import { costOf, DEFAULT_MODEL_PRICES } from '../../src/model/prices.ts';
+import { costOf, DEFAULT_MODEL_PRICES, parseModelPrices } from '../../src/model/prices.ts';
 import { chatModelName, selectModel, selectProvider, selectTaskModel } from '../../src/model/select.ts';
 import { type ChatModel, ModelCallError, type ModelRequest } from '../../src/model/types.ts';
 import type { ImageRequest, TaskRequest } from '../../src/model/task-model.ts';
@@ -122,6 +122,22 @@ for (const wire of WIRES) {
       assert.equal(sent.apiKey, API_KEY);
       assert.equal(sent.stream, true);
       if (wire.name === 'OpenAI') assert.deepEqual(sent.body.stream_options, { include_usage: true }, 'streaming asks for usage');
+    });
+
+    test('reports the cached part of the input, streamed and in a one-shot task, and prices it at its own rate', async () => {
+      fake.script(reply.text('Cached.', { usage: { input: 5000, output: 20, cached: 4096 } }));
+      const seen: (number | undefined)[] = [];
+      const result = await wire.chat(fake).generate(request({ onUsage: (u) => seen.push(u.cachedInputTokens) }));
+      assert.deepEqual(result.usage, { inputTokens: 5000, outputTokens: 20, totalTokens: 5020, cachedInputTokens: 4096 });
+      assert.equal(seen.at(-1), 4096, 'the stream reported the cached part as it came');
+      const prices = parseModelPrices(JSON.stringify({ [wire.model]: { input: 1, cachedInput: 0.1, output: 0 } }));
+      // 904 uncached at 1 and 4,096 cached at 0.1 per million, in micro-units
+      assert.equal(costOf(prices, result.model, result.usage)!.amount, 0.001314);
+
+      fake.script(reply.text('{}', { usage: { input: 3000, output: 5, cached: 2048 } }));
+      const answered = await wire.task(fake).complete(task({ task: 'cached', prompt: 'hi' }));
+      assert.equal(answered.usage.cachedInputTokens, 2048);
+      assert.equal(answered.usage.inputTokens, 3000);
     });
 
     test('sends the system prompt, the context apart from user text, the tools, and the transcript with paired calls and results', async () => {

@@ -33,3 +33,11 @@ test('MODEL_PRICES overrides and adds entries, and bad JSON is a sentence', () =
   assert.throws(() => loadConfig({ MODEL_PRICES: '{"m": {"input": -1, "output": 1}}' }), /MODEL_PRICES/);
   assert.equal(loadConfig({}).MODEL_PRICES, DEFAULT_MODEL_PRICES);
 });
+
+test('cached input is priced at its own rate when MODEL_PRICES gives one, otherwise as input', () => {
+  const usage = { inputTokens: 1_000_000, cachedInputTokens: 800_000, outputTokens: 0 };
+  assert.equal(costOf(DEFAULT_MODEL_PRICES, 'gemini-2.5-flash', usage)!.amount, 0.3);
+  const prices = parseModelPrices('{"gemini-2.5-flash": {"input": 0.3, "cachedInput": 0.03, "output": 2.5}}');
+  // 200,000 uncached at 0.3 and 800,000 cached at 0.03 per million
+  assert.equal(costOf(prices, 'gemini-2.5-flash', usage)!.amount, 0.084);
+});

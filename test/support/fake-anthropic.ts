@@ -50,7 +50,7 @@ const ANTHROPIC: WireFormat = {
             content: [],
             stop_reason: null,
             stop_sequence: null,
-            usage: { input_tokens: input, output_tokens: 1 },
+            usage: anthropicInput(input, reply.usage?.cached, 1),
           },
         }),
       ],
@@ -117,13 +117,21 @@ const ANTHROPIC: WireFormat = {
       ],
       stop_reason: reply.kind === 'text' ? (reply.finish ?? 'end_turn') : 'tool_use',
       stop_sequence: null,
-      usage: {
-        input_tokens: reply.usage?.input ?? promptTokens(request),
-        output_tokens: reply.usage?.output ?? estimateTokens(JSON.stringify([text, calls])),
-      },
+      usage: anthropicInput(
+        reply.usage?.input ?? promptTokens(request),
+        reply.usage?.cached,
+        reply.usage?.output ?? estimateTokens(JSON.stringify([text, calls])),
+      ),
     };
   },
 };
+
+/** Anthropic's input_tokens leaves out what was read from the cache (cache_read_input_tokens). */
+function anthropicInput(input: number, cached: number | undefined, output: number) {
+  return cached === undefined
+    ? { input_tokens: input, output_tokens: output }
+    : { input_tokens: input - cached, cache_read_input_tokens: cached, output_tokens: output };
+}
 
 /** `baseUrl` has no /v1, as ANTHROPIC_BASE_URL does not. */
 export function startFakeAnthropic(options: { apiKey?: string } = {}): Promise<FakeAnthropic> {

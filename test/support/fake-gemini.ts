@@ -31,6 +31,8 @@ export interface FakeUsage {
   promptTokenCount?: number;
   candidatesTokenCount?: number;
   totalTokenCount?: number;
+  /** the part of promptTokenCount read from a cache, as Gemini reports it (absent: none) */
+  cachedContentTokenCount?: number;
 }
 
 export interface HoldReply {
@@ -124,7 +126,19 @@ export interface FakeGemini {
   titles: (string | FakeReply)[];
   /** resolves once `count` requests have arrived */
   waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
-  /** forgets the queue, the handler and the recorded requests */
+  /**
+   * Explicit caches (POST /v1beta/cachedContents), kept apart from `requests`: each one made, with what it holds.
+   * A generate call naming one (`cachedContent`) is answered as if its prefix were sent, with that prefix's tokens
+   * reported as cachedContentTokenCount.
+   */
+  caches: { name: string; body: GeminiRequestBody }[];
+  /** caches.create requests, refused ones included */
+  readonly cacheAttempts: number;
+  /** refuse caches.create (HTTP 400, as Gemini answers a model without caching or a prefix below its minimum) */
+  refuseCaches: boolean;
+  /** refuse a generate call that names a cache (HTTP 400 naming cachedContent, as for an expired one) */
+  refuseCachedContent: boolean;
+  /** forgets the queue, the handler, the recorded requests and the caches */
   reset(): void;
   close(): Promise<void>;
 }
@@ -239,6 +253,8 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
   const holds = new Set<HoldReply>();
   let handler: ((request: RecordedRequest) => FakeReply | undefined) | undefined;
   let responses = 0;
+  const caches: { name: string; body: GeminiRequestBody }[] = [];
+  const cacheRules = { refuseCaches: false, refuseCachedContent: false, attempts: 0 };
 
   const server = http.createServer((req, res) => {
     serve(req, res).catch((error: unknown) => {
@@ -257,6 +273,18 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       body = raw ? (JSON.parse(raw) as GeminiRequestBody) : {};
     } catch {
       badJson = true;
+    }
+    if (req.method === 'POST' && /^\/(v1beta|v1alpha|v1)\/cachedContents$/.test(url.pathname)) {
+      cacheRules.attempts += 1;
+      if (cacheRules.refuseCaches) return sendError(res, 400, 'Cached content is too small or not supported for this model.');
+      const name = `cachedContents/fake-${caches.length + 1}`;
+      caches.push({ name, body });
+      return sendJson(res, 200, {
+        name,
+        model: body.model,
+        expireTime: new Date(Date.now() + 300_000).toISOString(),
+        usageMetadata: { totalTokenCount: estimateTokens(JSON.stringify({ s: body.systemInstruction, t: body.tools })) },
+      });
     }
     const apiKeyHeader = req.headers['x-goog-api-key'];
     const recorded: RecordedRequest = {
@@ -285,6 +313,13 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     if (badJson) return sendError(res, 400, 'Invalid JSON payload received.');
     if (options.apiKey !== undefined && recorded.apiKey !== options.apiKey) {
       return sendError(res, 400, 'API key not valid. Please pass a valid API key.');
+    }
+
+    if (typeof body.cachedContent === 'string') {
+      const cache = caches.find((made) => made.name === body.cachedContent);
+      if (cacheRules.refuseCachedContent || !cache) {
+        return sendError(res, 400, `CachedContent not found (or permission denied): ${String(body.cachedContent)}`);
+      }
     }
 
     const next = queue.shift() ?? handler?.(recorded);
@@ -322,7 +357,7 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
         req.socket.destroy();
         return;
       default: {
-        const chunks = toChunks(next, request, (responses += 1));
+        const chunks = toChunks(next, request, (responses += 1), cachedTokensOf(request.body.cachedContent));
         const interval = next.kind === 'text' ? (next.intervalMs ?? 0) : 0;
         if (!request.stream) {
           sendJson(res, 200, merge(chunks));
@@ -343,6 +378,12 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
         res.end();
       }
     }
+  }
+
+  /** the tokens of the prefix a named cache holds (0 for none) */
+  function cachedTokensOf(name: unknown): number {
+    const cache = typeof name === 'string' ? caches.find((made) => made.name === name) : undefined;
+    return cache ? estimateTokens(JSON.stringify({ s: cache.body.systemInstruction, t: cache.body.tools })) : 0;
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -369,6 +410,26 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       titleRequests.length = 0;
       titles.length = 0;
       handler = undefined;
+      caches.length = 0;
+      cacheRules.refuseCaches = false;
+      cacheRules.refuseCachedContent = false;
+      cacheRules.attempts = 0;
+    },
+    caches,
+    get cacheAttempts() {
+      return cacheRules.attempts;
+    },
+    get refuseCaches() {
+      return cacheRules.refuseCaches;
+    },
+    set refuseCaches(value: boolean) {
+      cacheRules.refuseCaches = value;
+    },
+    get refuseCachedContent() {
+      return cacheRules.refuseCachedContent;
+    },
+    set refuseCachedContent(value: boolean) {
+      cacheRules.refuseCachedContent = value;
     },
     async close() {
       for (const hold of holds) hold.release();
@@ -380,9 +441,9 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
 
 type Chunk = Record<string, unknown>;
 
-function toChunks(next: FakeReply, request: RecordedRequest, serial: number): Chunk[] {
+function toChunks(next: FakeReply, request: RecordedRequest, serial: number, cached: number): Chunk[] {
   if (next.kind === 'chunks') return next.chunks as Chunk[];
-  const promptTokens = estimateTokens(JSON.stringify(request.body.contents ?? []));
+  const promptTokens = estimateTokens(JSON.stringify(request.body.contents ?? [])) + cached;
   const meta = { modelVersion: request.model, responseId: `fake-${serial}` };
   const chunk = (parts: Chunk[], outputSoFar: number, finishReason?: string, usage?: FakeUsage): Chunk => ({
     candidates: [{ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}) }],
@@ -390,6 +451,9 @@ function toChunks(next: FakeReply, request: RecordedRequest, serial: number): Ch
       promptTokenCount: usage?.promptTokenCount ?? promptTokens,
       candidatesTokenCount: usage?.candidatesTokenCount ?? outputSoFar,
       totalTokenCount: usage?.totalTokenCount ?? (usage?.promptTokenCount ?? promptTokens) + (usage?.candidatesTokenCount ?? outputSoFar),
+      ...(usage?.cachedContentTokenCount !== undefined || cached
+        ? { cachedContentTokenCount: usage?.cachedContentTokenCount ?? cached }
+        : {}),
     },
     ...meta,
   });

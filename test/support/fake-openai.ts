@@ -66,7 +66,7 @@ const OPENAI: WireFormat = {
     if (request.body.stream_options?.include_usage) {
       const input = reply.usage?.input ?? promptTokens(request);
       const out = reply.usage?.output ?? output;
-      groups.push([{ data: { ...base, choices: [], usage: { prompt_tokens: input, completion_tokens: out, total_tokens: input + out } } }]);
+      groups.push([{ data: { ...base, choices: [], usage: openAiUsage(input, out, reply.usage?.cached) } }]);
     }
     return groups;
   },
@@ -100,10 +100,19 @@ const OPENAI: WireFormat = {
           finish_reason: reply.kind === 'text' ? (reply.finish ?? 'stop') : 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+      usage: openAiUsage(input, output, reply.usage?.cached),
     };
   },
 };
+
+function openAiUsage(input: number, output: number, cached: number | undefined) {
+  return {
+    prompt_tokens: input,
+    completion_tokens: output,
+    total_tokens: input + output,
+    ...(cached !== undefined ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+  };
+}
 
 /** `baseUrl` ends in /v1, as OPENAI_BASE_URL does. */
 export function startFakeOpenAi(options: { apiKey?: string } = {}): Promise<FakeOpenAi> {

@@ -15,6 +15,8 @@ export interface WireCall {
 export interface WireUsage {
   input?: number;
   output?: number;
+  /** the part of `input` read from the provider's prompt cache (OpenAI: prompt_tokens_details.cached_tokens; Anthropic: cache_read_input_tokens) */
+  cached?: number;
 }
 
 export interface WireHold {
