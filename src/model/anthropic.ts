@@ -9,6 +9,7 @@ import { STOPPED_NOTE } from '../shared/turn-control.ts';
 import { CONTEXT_MARKER } from './gemini.ts';
 import { pairedTranscript, resultText } from './paired-transcript.ts';
 import { toSdkError } from './sdk-errors.ts';
+import { sortedKeys } from '../shared/sorted-keys.ts';
 import type { TaskModel } from './task-model.ts';
 import { type ChatModel, ModelCallError, type ModelReply, type ModelRequest, type ModelUsage, type ToolDeclaration } from './types.ts';
 
@@ -46,7 +47,7 @@ export function createAnthropicModel(opts: AnthropicOptions): ChatModel {
     async generate(request: ModelRequest): Promise<ModelReply> {
       let callbackFailure: { error: unknown } | undefined;
       const tools = [...toTools(request.tools), ...(request.output ? [answerTool(request.output.schema)] : [])];
-      const system = [request.system, ...(request.context ? [`${CONTEXT_MARKER}\n${JSON.stringify(request.context)}`] : [])]
+      const system = [request.system, ...(request.context ? [`${CONTEXT_MARKER}\n${JSON.stringify(sortedKeys(request.context))}`] : [])]
         .filter(Boolean)
         .join('\n\n');
       try {
@@ -174,7 +175,7 @@ export function toAnthropicMessages(messages: Parameters<typeof pairedTranscript
           type: 'tool_use' as const,
           id: toolUseId(call.id),
           name: call.name,
-          input: call.args,
+          input: sortedKeys(call.args),
         })),
       ]);
     }

@@ -8,6 +8,7 @@ import { STOPPED_NOTE } from '../shared/turn-control.ts';
 import { CONTEXT_MARKER } from './gemini.ts';
 import { pairedTranscript, resultText } from './paired-transcript.ts';
 import { toSdkError } from './sdk-errors.ts';
+import { sortedKeys } from '../shared/sorted-keys.ts';
 import type { TaskModel } from './task-model.ts';
 import { type ChatModel, ModelCallError, type ModelReply, type ModelRequest, type ModelUsage, type ToolDeclaration } from './types.ts';
 
@@ -114,7 +115,7 @@ export function createOpenAiModel(opts: OpenAiOptions): ChatModel {
 }
 
 export function toOpenAiMessages(request: Pick<ModelRequest, 'system' | 'context' | 'messages'>): ChatCompletionMessageParam[] {
-  const system = [request.system, ...(request.context ? [`${CONTEXT_MARKER}\n${JSON.stringify(request.context)}`] : [])]
+  const system = [request.system, ...(request.context ? [`${CONTEXT_MARKER}\n${JSON.stringify(sortedKeys(request.context))}`] : [])]
     .filter(Boolean)
     .join('\n\n');
   const out: ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
@@ -133,7 +134,7 @@ export function toOpenAiMessages(request: Pick<ModelRequest, 'system' | 'context
               tool_calls: calls.map((call) => ({
                 id: call.id,
                 type: 'function' as const,
-                function: { name: call.name, arguments: JSON.stringify(call.args) },
+                function: { name: call.name, arguments: JSON.stringify(sortedKeys(call.args)) },
               })),
             }
           : {}),

@@ -2,6 +2,7 @@
 // result answers no call; Gemini is lenient. A Stop while a call was parked, or a withdrawn approval, can leave
 // either in the transcript, so both adapters send it paired: a missing result is said in words, an orphan dropped.
 import type { ChatMessage } from '../shared/messages.ts';
+import { sortedKeys } from '../shared/sorted-keys.ts';
 
 export const UNANSWERED_CALL = { error: 'This call was not run: the turn ended before it had a result.' };
 
@@ -29,7 +30,7 @@ export function pairedTranscript(messages: readonly ChatMessage[]): ChatMessage[
   return out;
 }
 
-/** A tool result as the text both wire formats carry it in. */
+/** A tool result as the text both wire formats carry it in, its keys sorted so the same result is the same bytes. */
 export function resultText(message: ChatMessage): string {
-  return message.result === undefined ? message.text : JSON.stringify(message.result);
+  return message.result === undefined ? message.text : JSON.stringify(sortedKeys(message.result));
 }
