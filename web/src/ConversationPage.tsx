@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Fragment, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, newIdempotencyKey } from './api';
 import { agentLabel, examplesFor, REFRESH_EVENTS, sidePanelFor, subtitleFor, tabNameFor } from './agents/registry';
 import { compose, onCompose } from './compose';
@@ -9,6 +9,7 @@ import { pendingKind } from './pendingKinds';
 import { ProgressList } from './Progress';
 import { UsagePanel } from './UsagePanel';
 import { ConversationActions, RenameForm } from './ConversationActions';
+import { ContextFold } from './ContextFold';
 import { outbox } from './outbox';
 import { useNarrow } from './useNarrow';
 import { addMessages, applyEvent, emptyTranscript, type Transcript } from './transcript';
@@ -406,7 +407,7 @@ export function ConversationPage({
                 ) : null;
               }
               const message = transcript.messages[mid];
-              return message ? (
+              const row = message ? (
                 <MessageRow
                   key={mid}
                   message={message}
@@ -418,6 +419,14 @@ export function ConversationPage({
                 />
               ) : (
                 <DraftRow key={mid} draft={transcript.drafts[mid]} />
+              );
+              return mid === view.context?.throughMessageId ? (
+                <Fragment key={mid}>
+                  {row}
+                  <ContextFold conversationId={view.id} throughMessageId={mid} />
+                </Fragment>
+              ) : (
+                row
               );
             })}
           </ol>

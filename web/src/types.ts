@@ -36,6 +36,8 @@ export interface ConversationView extends Omit<ConversationSummary, 'status'> {
   usage: Usage & { cost?: { amount: number; currency: string } };
   /** spending against the budgets (tokens, money), when the deployment sets one */
   budget?: BudgetView;
+  /** whether the agent's model reads a summary of the messages through `throughMessageId` instead of them */
+  context?: { summarized: boolean; throughMessageId?: string };
   /** a stateful agent's view of its state, beside the fields above; only that agent's home reads them */
   [extra: string]: unknown;
 }
