@@ -61,12 +61,23 @@ function isServiceDown(error: unknown): boolean {
   return error instanceof ServiceError && /UNAVAILABLE|DEADLINE/.test(error.message);
 }
 
+const RefusedFields = z.object({ fields: z.array(z.object({ field: z.string(), message: z.string() })).max(100) });
+
+/** The fields a workflow's refusal names (src/workflows/failure-text.ts), each capped like the message. */
+function refusedFields(details: unknown): { field: string; message: string }[] | undefined {
+  const parsed = RefusedFields.safeParse(details);
+  return parsed.success ? parsed.data.fields.map((f) => ({ field: echo(f.field), message: capMessage(f.message) })) : undefined;
+}
+
 /** Maps what Temporal and PostgreSQL throw onto the API's status codes. */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
     const type = error.cause.type as FailureType | undefined;
-    if (type && type in FAILURE_STATUS) return new HttpError(FAILURE_STATUS[type], capMessage(error.cause.message));
+    if (type && type in FAILURE_STATUS) {
+      const fields = refusedFields(error.cause.details?.[0]);
+      return new HttpError(FAILURE_STATUS[type], capMessage(error.cause.message), fields ? { fields } : {});
+    }
   }
   if (error instanceof WorkflowUpdateFailedError) {
     // Not a refusal of ours: the turn was cut off (a worker or the server went away mid-update). Retrying

@@ -48,7 +48,7 @@ const errors = (...codes: number[]) =>
           410: 'The conversation was deleted while this turn ran, or its workflow ended and it could not be revived from PostgreSQL (a sentence says which); a transcript that is left can still be read and exported',
           413: 'The body is larger than 256 KB (after decompression)',
           415: 'The body is not JSON (Content-Type: application/json), not UTF-8, or compressed other than gzip, deflate or br',
-          422: 'A decision that does not fit its item, or an Idempotency-Key already used with a different body',
+          422: "A decision that does not fit its item (an MCP question's answer or an edit's arguments that do not fit their schema: `fields` names each), or an Idempotency-Key already used with a different body",
           429: "Over one of the caller's limits (requests a minute or at once, event streams open, new conversations or turns per minute), or too many refused requests from the caller's address; Retry-After says when to try again",
           500: 'An unexpected failure; the body carries the requestId it was logged under (also the X-Request-Id header)',
           503: 'Temporal or PostgreSQL is unavailable; see Retry-After',

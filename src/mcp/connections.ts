@@ -74,7 +74,9 @@ export class McpConnections {
     // The client checks structuredContent against the tool's outputSchema: with RE2, never a backtracking RegExp.
     const client = new Client(
       { name: 'brigade', version: VERSION },
-      { capabilities: { elicitation: { form: {} } }, jsonSchemaValidator: linearSchemaValidator() },
+      // applyDefaults (SEP-1034): an accepted answer carries the schema's defaults for what the person left
+      // out; the workflow fills them (src/shared/elicitation-answer.ts) before it checks the answer.
+      { capabilities: { elicitation: { form: { applyDefaults: true } } }, jsonSchemaValidator: linearSchemaValidator() },
     );
     const connection: Connection = { client, listVersion: 0, calls: [], closed: false };
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {

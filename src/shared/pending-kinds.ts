@@ -2,6 +2,7 @@
 // it, how a chat message answers it, and what a "yes" must name. chatSession reads this table (the catalog
 // adds the rows of the kinds agents bring, such as sous's patchset); a new kind is a new row, not a branch.
 import type { DecisionInput, PendingItem, PendingOption } from './messages.ts';
+import type { Refusal } from './refusal.ts';
 import { questionSpec } from './mcp-question-kind.ts';
 
 export interface PendingKindSpec {
@@ -14,8 +15,11 @@ export interface PendingKindSpec {
   messageIsAnswer: boolean;
   /** how a chat message sent while the item is open answers it; undefined leaves it open */
   fromMessage(item: PendingItem, text: string): DecisionInput | undefined;
-  /** what the decision needs besides being one of the item's `decisions`; a message, or undefined when fine */
-  check?(item: PendingItem, decision: DecisionInput): string | undefined;
+  /**
+   * what the decision needs besides being one of the item's `decisions`: a message, or one with the fields it
+   * names (the API's 422 lists them), or undefined when fine
+   */
+  check?(item: PendingItem, decision: DecisionInput): Refusal | undefined;
 }
 
 const YES = /^\s*(?:y|yes|yeah|yep|sure|ok(?:ay)?|please|sim|of course)\b/i;

@@ -17,5 +17,9 @@ export function userFacingReason(error: unknown): string {
   return 'an internal error; operators can find it in the workflow history';
 }
 
-/** A refusal whose type the API maps to a status (400, 404, 409, 422); its message is written for people. */
-export const fail = (type: FailureType, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
+/**
+ * A refusal whose type the API maps to a status (400, 404, 409, 422); its message is written for people, and
+ * the fields it names (if any) ride in its details, for the API's body to list.
+ */
+export const fail = (type: FailureType, message: string, fields?: { field: string; message: string }[]) =>
+  ApplicationFailure.create({ type, message, nonRetryable: true, ...(fields?.length ? { details: [{ fields }] } : {}) });

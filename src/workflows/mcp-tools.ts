@@ -12,7 +12,7 @@ import type {
   McpServerTools,
   McpToolDescriptor,
 } from '../mcp/types.ts';
-import { QUESTION_DECISIONS } from '../shared/mcp-question-kind.ts';
+import { QUESTION_DECISIONS, questionAnswer } from '../shared/mcp-question-kind.ts';
 import type { DecisionName, JsonObject, PendingItem, ToolCall } from '../shared/messages.ts';
 import type { ItemOutcome, OpenItem } from './pending-items.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
@@ -156,7 +156,8 @@ export class McpTools {
     void this.#questions.park(item, request.deadlineMs, 'cancel').then(({ decision }) => {
       if (!this.#inFlight.has(request.callId)) return;
       const action = decision.decision === 'accept' ? 'accept' : decision.decision === 'decline' ? 'decline' : 'cancel';
-      this.#answers.set(request.requestId, action === 'accept' ? { action, content: decision.args ?? {} } : { action });
+      // An accepted answer goes to the server as it was checked: with the schema's defaults filled in.
+      this.#answers.set(request.requestId, action === 'accept' ? { action, content: questionAnswer(item, decision) } : { action });
     });
     return undefined;
   }

@@ -178,11 +178,13 @@ export class PendingItems {
         throw fail(
           'DecisionMismatch',
           `Edited arguments do not fit ${item.tool}: ${checked ? describeIssues(checked.error) : 'unknown tool'}`,
+          checked?.error.issues.map((issue) => ({ field: issue.path.join('.') || '(arguments)', message: issue.message })),
         );
       }
     }
     const problem = this.#kind(item).check?.(item, decision);
-    if (problem) throw fail('DecisionMismatch', problem);
+    if (typeof problem === 'string') throw fail('DecisionMismatch', problem);
+    if (problem) throw fail('DecisionMismatch', problem.message, problem.fields);
     return decision;
   }
 

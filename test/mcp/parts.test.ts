@@ -6,7 +6,8 @@ import { McpConfigError, parseMcpConfig, withEnv } from '../../src/mcp/config.ts
 import { jsonSchemaArgs } from '../../src/shared/json-schema.ts';
 import { MAX_NAME, exposedName } from '../../src/mcp/names.ts';
 import { policyFor } from '../../src/mcp/policy.ts';
-import { questionSpec } from '../../src/shared/mcp-question-kind.ts';
+import { questionAnswer, questionSpec } from '../../src/shared/mcp-question-kind.ts';
+import { refusalMessage } from '../../src/shared/refusal.ts';
 import { toGeminiSchema } from '../../src/mcp/schema.ts';
 import { describeIssues } from '../../src/shared/tool-spec.ts';
 import { builtInCatalog } from '../../src/agents/catalog.ts';
@@ -165,9 +166,63 @@ describe('the question kind', () => {
   };
   test('an answer must fit the schema; a chat message declines', () => {
     assert.equal(questionSpec.check!(item, { pendingId: 'q1', decision: 'accept', args: { day: 'monday' } }), undefined);
-    assert.match(questionSpec.check!(item, { pendingId: 'q1', decision: 'accept', args: { day: 'friday' } })!, /day/);
-    assert.match(questionSpec.check!(item, { pendingId: 'q1', decision: 'accept' })!, /needs "args"/);
+    assert.match(refusalMessage(questionSpec.check!(item, { pendingId: 'q1', decision: 'accept', args: { day: 'friday' } })!), /day/);
+    assert.match(refusalMessage(questionSpec.check!(item, { pendingId: 'q1', decision: 'accept' })!), /needs "args"/);
     assert.equal(questionSpec.check!(item, { pendingId: 'q1', decision: 'decline' }), undefined);
     assert.deepEqual(questionSpec.fromMessage(item, 'not now'), { pendingId: 'q1', decision: 'decline', reason: 'not now' });
+  });
+
+  const menu = {
+    ...item,
+    details: {
+      server: 'kitchen',
+      schema: {
+        type: 'object',
+        properties: {
+          guests: { type: 'integer', minimum: 1, maximum: 12, default: 4 },
+          vegetarian: { type: 'boolean', default: false },
+          course: {
+            type: 'string',
+            oneOf: [
+              { const: 'starter', title: 'Starter' },
+              { const: 'main', title: 'Main course' },
+            ],
+            default: 'main',
+          },
+          allergies: { type: 'array', items: { type: 'string', enum: ['nuts', 'gluten', 'dairy'] }, maxItems: 2, default: ['nuts'] },
+          contact: { type: 'string', format: 'email' },
+          day: { type: 'string', format: 'date' },
+        },
+        required: ['guests', 'course'],
+      },
+    },
+  };
+  const accept = (args: Record<string, unknown>) => ({ pendingId: 'q1', decision: 'accept' as const, args });
+
+  test("an accepted answer carries the schema's defaults for what it leaves out, and is checked with them", () => {
+    assert.equal(questionSpec.check!(menu, accept({})), undefined, 'required fields with defaults are answered by their defaults');
+    assert.deepEqual(questionAnswer(menu, accept({})), { guests: 4, vegetarian: false, course: 'main', allergies: ['nuts'] });
+    assert.deepEqual(questionAnswer(menu, accept({ guests: 2, allergies: [] })), {
+      guests: 2,
+      vegetarian: false,
+      course: 'main',
+      allergies: [],
+    });
+  });
+
+  test('a refusal names each field: bounds, titled enums, arrays of enums, the formats the spec allows', () => {
+    const refusal = questionSpec.check!(
+      menu,
+      accept({ guests: 40, course: 'dessert', allergies: 'nuts', contact: 'nobody', day: '2025-02-30' }),
+    );
+    assert.ok(refusal && typeof refusal !== 'string', 'the refusal lists its fields');
+    const fields = Object.fromEntries(refusal.fields.map((f) => [f.field, f.message]));
+    assert.deepEqual(Object.keys(fields).sort(), ['allergies', 'contact', 'course', 'day', 'guests']);
+    assert.match(fields.allergies!, /array/);
+    assert.match(fields.contact!, /email/);
+    assert.match(refusal.message, /guests: must be <= 12/);
+    const tooMany = questionSpec.check!(menu, accept({ allergies: ['nuts', 'gluten', 'dairy'] }));
+    assert.match(refusalMessage(tooMany!), /allergies: must NOT have more than 2 items/);
+    assert.equal(questionSpec.check!(menu, accept({ contact: 'cook@example.com', day: '2024-02-29' })), undefined);
   });
 });

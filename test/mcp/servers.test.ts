@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { type KitchenHttp, ONE_PIXEL_PNG, startKitchenHttp } from '../support/mcp-kitchen.ts';
+import { type KitchenHttp, MENU_SCHEMA, ONE_PIXEL_PNG, startKitchenHttp } from '../support/mcp-kitchen.ts';
 import { decisionSignal } from '../../src/shared/definitions.ts';
 import { waitUntilIdle } from '../support/scenarios.ts';
 import { type TestApp, startTestApp } from '../support/test-app.ts';
@@ -321,6 +321,71 @@ describe('MCP elicitation', () => {
       .signal(decisionSignal, { pendingId: item.id, decision: 'accept', args: { day: 'tuesday' } });
     await waitUntilIdle(app, id);
     assert.match(JSON.stringify(lastFunctionResponse()), /Delivery booked for tuesday/);
+  });
+
+  const askMenu = async (id: string) => {
+    fake.script(reply.calls({ name: 'kitchen__plan_menu', args: { occasion: 'birthday' } }));
+    const parked = await say(id, 'Plan the birthday dinner');
+    assert.equal(parked.pending.length, 1, JSON.stringify(parked));
+    const [item] = parked.pending;
+    assert.equal(item.kind, 'question');
+    assert.deepEqual(item.details.schema, MENU_SCHEMA, 'the form is given the schema as the server sent it');
+    return item;
+  };
+  const menuAnswer = (turn: { messages: { role: string }[] }) => {
+    const text: string = toolMessages(turn)[0].result.text;
+    assert.match(text, /^Menu answer: /);
+    return JSON.parse(text.replace(/^Menu answer: /, ''));
+  };
+
+  test("accepting with {} sends the schema's defaults: the server receives each, with its JSON type", async () => {
+    const id = await open();
+    const item = await askMenu(id);
+    fake.script(reply.text('Planned.'));
+    const answered = await decide(id, { pendingId: item.id, decision: 'accept', args: {} });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.deepEqual(menuAnswer(answered.body), {
+      guests: 4,
+      budget: 25.5,
+      vegetarian: true,
+      course: 'main',
+      cuisine: 'italian',
+      allergies: ['nuts'],
+      host: 'Sam',
+    });
+  });
+
+  test('an array-of-enum field is answered with an array; a refusal (422) lists the fields it is about', async () => {
+    const id = await open();
+    const item = await askMenu(id);
+    const bad = await decide(id, {
+      pendingId: item.id,
+      decision: 'accept',
+      args: { guests: 20, allergies: 'nuts', extras: ['wine', 'cake'], contact: 'not an address' },
+    });
+    assert.equal(bad.status, 422, JSON.stringify(bad.body));
+    const fields = new Set((bad.body.fields as { field: string }[]).map((f) => f.field.split('.')[0]));
+    assert.deepEqual([...fields].sort(), ['allergies', 'contact', 'extras', 'guests']);
+    assert.match(bad.body.error, /allergies: must be array/);
+
+    fake.script(reply.text('Planned.'));
+    const answered = await decide(id, {
+      pendingId: item.id,
+      decision: 'accept',
+      args: { guests: 2, vegetarian: false, course: 'dessert', allergies: ['gluten', 'dairy'], extras: ['wine'], day: '2025-06-01' },
+    });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.deepEqual(menuAnswer(answered.body), {
+      guests: 2,
+      budget: 25.5,
+      vegetarian: false,
+      course: 'dessert',
+      cuisine: 'italian',
+      allergies: ['gluten', 'dairy'],
+      extras: ['wine'],
+      host: 'Sam',
+      day: '2025-06-01',
+    });
   });
 
   test('a declined question is declined to the server', async () => {

@@ -4,6 +4,8 @@
 //   order_groceries   changes something: needs approval under the default policy
 //   broken_oven       always fails (isError)
 //   confirm_delivery  asks the user which day (elicitation) and says what it was told
+//   plan_menu         asks a question of every type the spec's form schema allows, with defaults (MENU_SCHEMA),
+//                     and answers with the content it received, as JSON
 //   photo_of_dish     answers with an image and a resource link
 //   power_cut         (stdio only) the server's process dies mid-call
 // Every call is reported to `onCall` with its arguments and the idempotency key from `_meta`.
@@ -26,6 +28,8 @@ export interface KitchenHooks {
   beforeOrder?: () => Promise<void>;
   /** given: a power_cut tool that calls it (the stdio server exits) */
   powerCut?: () => void;
+  /** the content of each accepted answer to plan_menu's question, as the server received it */
+  onMenuAnswer?: (content: Record<string, unknown>) => void;
 }
 
 const IDEMPOTENCY = 'io.brigade/idempotency-key';
@@ -126,8 +130,62 @@ export function buildKitchen(hooks: KitchenHooks): McpServer {
       return { content: [{ type: 'text', text }] };
     },
   );
+  server.registerTool(
+    'plan_menu',
+    {
+      description: 'Plans a menu; asks the user about the guests.',
+      inputSchema: { occasion: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    async (args, extra) => {
+      seen('plan_menu', args, extra);
+      const answer = await server.server.elicitInput({ mode: 'form', message: 'Tell us about the dinner', requestedSchema: MENU_SCHEMA });
+      if (answer.action === 'accept') hooks.onMenuAnswer?.(answer.content ?? {});
+      const text = answer.action === 'accept' ? `Menu answer: ${JSON.stringify(answer.content)}` : `No menu (${answer.action}).`;
+      return { content: [{ type: 'text', text }] };
+    },
+  );
   return server;
 }
+
+/** plan_menu's question: each type of the spec's restricted schema, most with a default. */
+export const MENU_SCHEMA = {
+  type: 'object' as const,
+  properties: {
+    guests: { type: 'integer' as const, title: 'Guests', minimum: 1, maximum: 12, default: 4 },
+    budget: { type: 'number' as const, title: 'Budget per head', minimum: 0, default: 25.5 },
+    vegetarian: { type: 'boolean' as const, title: 'Vegetarian', default: true },
+    course: {
+      type: 'string' as const,
+      title: 'Course',
+      oneOf: [
+        { const: 'starter', title: 'Starter' },
+        { const: 'main', title: 'Main course' },
+        { const: 'dessert', title: 'Dessert' },
+      ],
+      default: 'main',
+    },
+    cuisine: { type: 'string' as const, title: 'Cuisine', enum: ['thai', 'italian'], enumNames: ['Thai', 'Italian'], default: 'italian' },
+    allergies: {
+      type: 'array' as const,
+      title: 'Allergies',
+      items: {
+        anyOf: [
+          { const: 'nuts', title: 'Tree nuts' },
+          { const: 'gluten', title: 'Gluten' },
+          { const: 'dairy', title: 'Dairy' },
+        ],
+      },
+      maxItems: 2,
+      default: ['nuts'],
+    },
+    extras: { type: 'array' as const, title: 'Extras', items: { type: 'string' as const, enum: ['bread', 'wine', 'coffee'] } },
+    host: { type: 'string' as const, title: 'Host', minLength: 2, maxLength: 40, default: 'Sam' },
+    contact: { type: 'string' as const, title: 'Contact email', format: 'email' as const },
+    day: { type: 'string' as const, title: 'Day', format: 'date' as const },
+  },
+  required: ['guests', 'course'],
+};
 
 export interface KitchenHttp {
   url: string;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PendingItem } from '../../src/shared/messages.ts';
 import { chosenOption, findOption } from '../../src/shared/pending-kinds.ts';
+import { refusalMessage } from '../../src/shared/refusal.ts';
 import { builtInCatalog } from '../../src/agents/catalog.ts';
 
 const confirmation: PendingItem = {
@@ -48,8 +49,11 @@ test('"no", and anything not understood, is a no that keeps the words as its rea
 test('a yes must name one of the options, by id or name; a lone option needs no name', () => {
   assert.equal(kind.check!(confirmation, { pendingId: 'p1', decision: 'yes', choice: 'b3' }), undefined);
   assert.equal(kind.check!(confirmation, { pendingId: 'p1', decision: 'yes', choice: 'ballast point' }), undefined);
-  assert.match(kind.check!(confirmation, { pendingId: 'p1', decision: 'yes', choice: 'Nowhere Brewing' })!, /must name one of the options/);
-  assert.match(kind.check!(confirmation, { pendingId: 'p1', decision: 'yes' })!, /must name one of the options/);
+  assert.match(
+    refusalMessage(kind.check!(confirmation, { pendingId: 'p1', decision: 'yes', choice: 'Nowhere Brewing' })!),
+    /must name one of the options/,
+  );
+  assert.match(refusalMessage(kind.check!(confirmation, { pendingId: 'p1', decision: 'yes' })!), /must name one of the options/);
   assert.equal(kind.check!(confirmation, { pendingId: 'p1', decision: 'no' }), undefined);
   const lone = { ...confirmation, options: confirmation.options!.slice(0, 1) };
   assert.equal(kind.check!(lone, { pendingId: 'p1', decision: 'yes' }), undefined);

@@ -1,10 +1,12 @@
 // MCP in the web client: an approval of an MCP tool names its server (mcpServerOf), and a server's question
-// in the middle of a call (elicitation) is a form made from the JSON Schema it sent: accept with the answer,
-// decline, or cancel, before the deadline.
+// in the middle of a call (elicitation) is a form made from the JSON Schema it sent (elicitationForm.ts):
+// every type the spec's form schema allows, pre-filled with its defaults; accept with the answer, decline,
+// or cancel, before the deadline. Brigade's refusal of an answer (422) is shown at each field it names.
 import { useState } from 'react';
 import { fieldErrorsOf } from './api';
 import type { PendingViewProps } from './agentHome';
 import { Countdown } from './Countdown';
+import { answerOf, type Choice, controlOf, type FieldValue, initialValues } from './elicitationForm';
 import type { JsonSchema, PendingItem } from './types';
 import { useDecision } from './useDecision';
 
@@ -18,19 +20,12 @@ export function McpQuestionCard({ item, onDecide }: PendingViewProps) {
   const { busy, error, run } = useDecision(onDecide);
   const schema = (item.details?.schema ?? {}) as JsonSchema;
   const properties = schema.properties ?? {};
-  const [values, setValues] = useState<Record<string, string>>({});
-  const fieldErrors = error?.status === 422 ? fieldErrorsOf(error) : [];
+  const [values, setValues] = useState<Record<string, FieldValue>>(() => initialValues(properties));
+  const set = (name: string, value: FieldValue) => setValues((current) => ({ ...current, [name]: value }));
+  // A refusal names a field, or an item of it (`allergies.1`): either is shown at the field.
+  const fieldErrors = error?.status === 422 ? fieldErrorsOf(error).map((f) => ({ ...f, field: f.field.split('.')[0]! })) : [];
+  const atFields = fieldErrors.filter((f) => f.field in properties);
   const headingId = `question-${item.id}`;
-  const answer = () => {
-    const content: Record<string, unknown> = {};
-    for (const [name, prop] of Object.entries(properties)) {
-      const raw = values[name] ?? '';
-      if (raw === '') continue;
-      const type = Array.isArray(prop.type) ? prop.type[0] : prop.type;
-      content[name] = type === 'number' || type === 'integer' ? Number(raw) : type === 'boolean' ? raw === 'true' : raw;
-    }
-    return content;
-  };
   return (
     <article className="pending-card question" aria-labelledby={headingId}>
       <h2 id={headingId}>{item.prompt ?? 'A question'}</h2>
@@ -39,54 +34,32 @@ export function McpQuestionCard({ item, onDecide }: PendingViewProps) {
         <code>{mcpServerOf(item)?.tool ?? item.tool}</code>
       </p>
       <Countdown expiresAt={item.expiresAt} label="Answer within" />
-      {error && (
+      {error && atFields.length === 0 && (
         <p role="alert" className="banner error">
           {error.message}
         </p>
       )}
       <form
+        // Brigade checks the answer against the server's schema and names each field it refuses: the
+        // browser's own bubbles would say less, and differently for each type.
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          run({ pendingId: item.id, decision: 'accept', args: answer() });
+          run({ pendingId: item.id, decision: 'accept', args: answerOf(properties, values) });
         }}
       >
-        {Object.entries(properties).map(([name, prop]) => {
-          const id = `answer-${item.id}-${name}`;
-          const fieldError = fieldErrors.find((f) => f.field === name);
-          const type = Array.isArray(prop.type) ? prop.type[0] : prop.type;
-          const choices = prop.enum ?? (type === 'boolean' ? [true, false] : undefined);
-          return (
-            <div className={`field ${fieldError ? 'invalid' : ''}`} key={name}>
-              <label htmlFor={id}>
-                {name}
-                {schema.required?.includes(name) ? ' (required)' : ''}
-              </label>
-              {choices ? (
-                <select id={id} value={values[name] ?? ''} onChange={(e) => setValues({ ...values, [name]: e.target.value })}>
-                  <option value="">(choose)</option>
-                  {choices.map((v) => (
-                    <option key={String(v)} value={String(v)}>
-                      {String(v)}
-                    </option>
-                  ))}
-                </select>
-              ) : (
-                <input
-                  id={id}
-                  type={type === 'number' || type === 'integer' ? 'number' : 'text'}
-                  value={values[name] ?? ''}
-                  onChange={(e) => setValues({ ...values, [name]: e.target.value })}
-                />
-              )}
-              {prop.description && <small>{prop.description}</small>}
-              {fieldError && (
-                <p className="field-error" role="alert">
-                  {fieldError.message}
-                </p>
-              )}
-            </div>
-          );
-        })}
+        {Object.entries(properties).map(([name, prop]) => (
+          <QuestionField
+            key={name}
+            id={`answer-${item.id}-${name}`}
+            name={name}
+            prop={prop}
+            required={!!schema.required?.includes(name)}
+            value={values[name]}
+            onChange={(value) => set(name, value)}
+            error={atFields.filter((f) => f.field === name).map((f) => f.message)}
+          />
+        ))}
         <div className="actions">
           <button type="submit" disabled={busy}>
             Answer
@@ -100,5 +73,123 @@ export function McpQuestionCard({ item, onDecide }: PendingViewProps) {
         </div>
       </form>
     </article>
+  );
+}
+
+interface FieldProps {
+  id: string;
+  name: string;
+  prop: JsonSchema;
+  required: boolean;
+  value: FieldValue | undefined;
+  onChange(value: FieldValue): void;
+  error: string[];
+}
+
+function QuestionField({ id, name, prop, required, value, onChange, error }: FieldProps) {
+  const control = controlOf(prop);
+  const label = `${prop.title ?? name}${required ? ' (required)' : ''}`;
+  const helpId = prop.description ? `${id}-help` : undefined;
+  const errorId = error.length ? `${id}-error` : undefined;
+  const described = [helpId, errorId].filter(Boolean).join(' ') || undefined;
+  const help = prop.description && <small id={helpId}>{prop.description}</small>;
+  const problem = errorId && (
+    <p id={errorId} className="field-error" role="alert">
+      {error.join('; ')}
+    </p>
+  );
+  const text = typeof value === 'string' ? value : '';
+
+  if (control.kind === 'choices') {
+    const picked = Array.isArray(value) ? value : [];
+    const bounds = [
+      prop.minItems !== undefined ? `at least ${prop.minItems}` : '',
+      prop.maxItems !== undefined ? `at most ${prop.maxItems}` : '',
+    ].filter(Boolean);
+    return (
+      <fieldset className={`field choices ${errorId ? 'invalid' : ''}`} aria-describedby={described}>
+        <legend>
+          {label}
+          {bounds.length > 0 && <span className="muted"> (choose {bounds.join(', ')})</span>}
+        </legend>
+        {control.choices.map((choice: Choice) => (
+          <label key={choice.value} className="checkbox">
+            <input
+              type="checkbox"
+              checked={picked.includes(choice.value)}
+              onChange={(e) =>
+                onChange(
+                  e.target.checked
+                    ? control.choices.map((c) => c.value).filter((v) => v === choice.value || picked.includes(v))
+                    : picked.filter((v) => v !== choice.value),
+                )
+              }
+            />{' '}
+            {choice.label}
+          </label>
+        ))}
+        {help}
+        {problem}
+      </fieldset>
+    );
+  }
+  if (control.kind === 'checkbox') {
+    return (
+      <div className={`field ${errorId ? 'invalid' : ''}`}>
+        <label className="checkbox" htmlFor={id}>
+          <input
+            id={id}
+            type="checkbox"
+            checked={value === true}
+            onChange={(e) => onChange(e.target.checked)}
+            aria-describedby={described}
+          />{' '}
+          {label}
+        </label>
+        {help}
+        {problem}
+      </div>
+    );
+  }
+  return (
+    <div className={`field ${errorId ? 'invalid' : ''}`}>
+      <label htmlFor={id}>{label}</label>
+      {control.kind === 'choice' ? (
+        <select id={id} value={text} onChange={(e) => onChange(e.target.value)} aria-invalid={!!errorId} aria-describedby={described}>
+          {(!required || text === '') && <option value="">(choose)</option>}
+          {control.choices.map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+      ) : control.kind === 'number' ? (
+        <input
+          id={id}
+          type="number"
+          inputMode={control.integer ? 'numeric' : 'decimal'}
+          step={control.integer ? 1 : 'any'}
+          min={prop.minimum}
+          max={prop.maximum}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+          aria-invalid={!!errorId}
+          aria-describedby={described}
+        />
+      ) : (
+        <input
+          id={id}
+          type={control.inputType}
+          minLength={prop.minLength}
+          maxLength={prop.maxLength}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+          aria-invalid={!!errorId}
+          aria-describedby={described}
+        />
+      )}
+      {help}
+      {problem}
+    </div>
   );
 }

@@ -54,6 +54,16 @@ export interface JsonSchema {
   maximum?: number;
   anyOf?: JsonSchema[];
   items?: JsonSchema;
+  /** what an MCP question's form (elicitation) also reads: labels, defaults, titled choices, lengths and counts */
+  title?: string;
+  default?: unknown;
+  enumNames?: string[];
+  oneOf?: JsonSchema[];
+  const?: unknown;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
 }
 
 /** GET /v1/meta, as the API declares it */
