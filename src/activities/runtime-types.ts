@@ -60,6 +60,11 @@ export interface ModelStepResult {
    * follows it with followModelStep on `taskQueue`. `message` is then empty; `attempt` is the attempt handed off.
    */
   handedOff?: { taskQueue: string; key: string; attempt: number };
+  /**
+   * The step's window passed its threshold (src/context/window.ts): the workflow folds the conversation's older
+   * messages, through this one, into a summary once the turn has answered (compactConversation).
+   */
+  compactThrough?: string;
 }
 
 /** The activity that follows a handed-off model step, on the worker's own task queue. */
