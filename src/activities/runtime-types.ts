@@ -93,10 +93,18 @@ export interface TitleInput extends ConversationRef {
   answered: string;
 }
 
+export interface CompactInput extends ConversationRef {
+  agent: AgentName;
+  /** the last message the summary folds (a step's compactThrough) */
+  throughMessageId: string;
+}
+
 export interface RuntimeActivities {
   modelStep(input: ModelStepInput): Promise<ModelStepResult>;
   runTool(input: RunToolInput): Promise<unknown>;
   record(input: RecordInput): Promise<void>;
   /** the conversation's title from its first exchange; undefined when it kept its title */
   titleConversation(input: TitleInput): Promise<string | undefined>;
+  /** folds the conversation's messages through `throughMessageId` into a summary, once (src/activities/compaction.ts) */
+  compactConversation(input: CompactInput): Promise<{ written: boolean; skipped?: string }>;
 }

@@ -154,10 +154,12 @@ export function buildWindow({ messages, summary, fixedTokens, budget, readCut = 
     });
     size = sizes();
   }
-  // then the oldest turns are left out, never the current one
+  // then the oldest turns are left out, whole, never the current one
   while (total() > room && first < current) {
-    dropped += sent[first]!.length;
-    first += 1;
+    do {
+      dropped += sent[first]!.length;
+      first += 1;
+    } while (first < current && groups[first]![0]!.role !== 'user');
   }
   // what is left is too large on its own: its largest messages are cut to a share of the room each
   for (let round = 0; round < 4 && total() > room; round += 1) {
