@@ -36,7 +36,11 @@ export function createCompactConversation({ pool, catalog, model, taskModel, con
     // a worker that dies mid-summary stops beating, and the activity runs again elsewhere without waiting out its timeout
     const release = heartbeatOnClock(Context.current());
     try {
-      const budget = contextBudget(model.name, config.MODEL_CONTEXT_TOKENS, catalog.has(agent) ? catalog.agent(agent).contextTokens : undefined);
+      const budget = contextBudget(
+        model.name,
+        config.MODEL_CONTEXT_TOKENS,
+        catalog.has(agent) ? catalog.agent(agent).contextTokens : undefined,
+      );
       const cap = summaryCap(budget);
       const found = await asUser(pool, userId, async (db) => {
         const previous = await latestSummary(db, conversationId);
@@ -61,7 +65,11 @@ export function createCompactConversation({ pool, catalog, model, taskModel, con
       }
       const text = boundSummary(reply.text, cap);
       const written = await asUser(pool, userId, (db) =>
-        insertSummary(db, { conversationId, userId }, { throughMessageId, throughSeq: fold.throughSeq, text, tokens: estimateTokens(text), model: reply.model }),
+        insertSummary(
+          db,
+          { conversationId, userId },
+          { throughMessageId, throughSeq: fold.throughSeq, text, tokens: estimateTokens(text), model: reply.model },
+        ),
       );
       return { written };
     } finally {

@@ -265,7 +265,10 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   }
 
   /** Writes what the workflow handed over and reads the summary and the newest messages, in one round trip. */
-  async function loadWindow({ conversationId, userId, messages, events, agent }: ModelStepInput, commits: StepCommits): Promise<ReadWindow> {
+  async function loadWindow(
+    { conversationId, userId, messages, events, agent }: ModelStepInput,
+    commits: StepCommits,
+  ): Promise<ReadWindow> {
     const limit = rowLimit(budgetOf(agent));
     return writeBatchReadWindow(pool, { conversationId, userId }, { messages, events }, limit, { deferCommit: await commits.defer() });
   }

@@ -168,7 +168,10 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       status: state?.status ?? 'interrupted',
       messages: stored.messages,
       // the transcript is whole; the model reads a summary of it up to throughMessageId (GET .../context-summary)
-      context: { summarized: stored.summary !== undefined, ...(stored.summary ? { throughMessageId: stored.summary.throughMessageId } : {}) },
+      context: {
+        summarized: stored.summary !== undefined,
+        ...(stored.summary ? { throughMessageId: stored.summary.throughMessageId } : {}),
+      },
       // an interrupted run's open items are closed in words when its next message revives it
       pending: state?.pending ?? [],
       usage: { ...stored.usage, cost: { amount: stored.usage.cost, currency: config.BUDGET_CURRENCY } },

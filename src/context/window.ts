@@ -147,7 +147,11 @@ export function buildWindow({ messages, summary, fixedTokens, budget, readCut = 
   // still too much: newer results become stubs too, oldest first, all but the ones the model answers now
   for (let index = 0; index < sent.length - 1 && total() > room; index += 1) {
     sent[index] = sent[index]!.map((message) => {
-      if (message.role !== 'tool' || elided.includes(message.id) || Buffer.byteLength(JSON.stringify(message.result ?? ''), 'utf8') <= STUB_OVER_BYTES)
+      if (
+        message.role !== 'tool' ||
+        elided.includes(message.id) ||
+        Buffer.byteLength(JSON.stringify(message.result ?? ''), 'utf8') <= STUB_OVER_BYTES
+      )
         return message;
       elided.push(message.id);
       return stub(message);

@@ -35,7 +35,12 @@ export function foldLine(message: ChatMessage): string {
  * The prompt: the previous summary and the messages to fold, within `inputTokens` (the newest lines kept when they
  * do not all fit: the previous summary holds the older ones), and the summary's own cap in words.
  */
-export function summaryPrompt(previous: string | undefined, messages: readonly ChatMessage[], capTokens: number, inputTokens: number): string {
+export function summaryPrompt(
+  previous: string | undefined,
+  messages: readonly ChatMessage[],
+  capTokens: number,
+  inputTokens: number,
+): string {
   const lines = messages.map(foldLine);
   let room = inputTokens - estimateTokens(previous ?? '') - 400;
   const kept: string[] = [];
@@ -65,7 +70,10 @@ export function boundSummary(text: string, capTokens: number): string {
   const bytes = capTokens * 4;
   const trimmed = text.trim();
   if (Buffer.byteLength(trimmed, 'utf8') <= bytes) return trimmed;
-  return `${Buffer.from(trimmed, 'utf8').subarray(0, bytes - 40).toString('utf8').replace(/\uFFFD$/, '')}\n[summary cut to its bound]`;
+  return `${Buffer.from(trimmed, 'utf8')
+    .subarray(0, bytes - 40)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '')}\n[summary cut to its bound]`;
 }
 
 const firstSentence = (text: string) => {

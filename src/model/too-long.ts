@@ -3,7 +3,8 @@
 // "prompt is too long". Asking the same again cannot succeed; asking with a smaller window can (model-step.ts).
 import { ModelCallError } from './types.ts';
 
-const TOO_LONG = /exceeds the maximum number of tokens|input token count|context_length_exceeded|maximum context length|prompt is too long/i;
+const TOO_LONG =
+  /exceeds the maximum number of tokens|input token count|context_length_exceeded|maximum context length|prompt is too long/i;
 
 export function isContextTooLong(error: unknown): boolean {
   return error instanceof ModelCallError && error.status === 400 && TOO_LONG.test(error.message);

@@ -47,7 +47,8 @@ export function turnPorts({
   // turn (each with the stack trace the SDK records for it) and one more handler on the root scope.
   let scope: CancellationScope | undefined;
   const steps = modelSteps(activities);
-  const runModelStep = (summary: string, step: Parameters<typeof steps>[1]) => steps(summary, step).then((result) => compaction.note(result));
+  const runModelStep = (summary: string, step: Parameters<typeof steps>[1]) =>
+    steps(summary, step).then((result) => compaction.note(result));
   return {
     settings,
     pending,

@@ -13,7 +13,15 @@ function turn(n: number, calls = 1, kb = 4): ChatMessage[] {
   return [
     { id: `u${n}`, role: 'user', text: `question ${n}` },
     { id: `a${n}`, role: 'assistant', text: '', toolCalls },
-    ...toolCalls.map((call): ChatMessage => ({ id: call.id, role: 'tool', text: 'lookup done', callId: call.id, tool: 'lookup', args: {}, result: big(kb) })),
+    ...toolCalls.map((call): ChatMessage => ({
+      id: call.id,
+      role: 'tool',
+      text: 'lookup done',
+      callId: call.id,
+      tool: 'lookup',
+      args: {},
+      result: big(kb),
+    })),
     { id: `r${n}`, role: 'assistant', text: `answer ${n}` },
   ];
 }
@@ -39,7 +47,12 @@ test('tool results older than the last two turns become stubs with their id', ()
   const window = buildWindow({ messages, fixedTokens: 500, budget: 100_000 });
   assert.deepEqual(window.elided, ['t1.0']);
   const stubbed = window.messages.find((message) => message.id === 't1.0')!;
-  assert.deepEqual(stubbed.result, { elided: true, id: 't1.0', bytes: JSON.stringify(big(4)).length, note: 'call recall with this id to read it' });
+  assert.deepEqual(stubbed.result, {
+    elided: true,
+    id: 't1.0',
+    bytes: JSON.stringify(big(4)).length,
+    note: 'call recall with this id to read it',
+  });
   assert.deepEqual(window.messages.find((message) => message.id === 't3.0')!.result, big(4));
 });
 
@@ -94,7 +107,10 @@ test('the summary goes beside the system prompt and counts toward the window', (
   const window = buildWindow({ messages, summary, fixedTokens: 500, budget: 100_000 });
   const without = buildWindow({ messages, fixedTokens: 500, budget: 100_000 });
   assert.ok(window.tokens > without.tokens);
-  assert.match(withSummary('You are helpful.', summary), /^You are helpful\.\n\n## Earlier in this conversation[^\n]*\nThe person likes stouts\.$/);
+  assert.match(
+    withSummary('You are helpful.', summary),
+    /^You are helpful\.\n\n## Earlier in this conversation[^\n]*\nThe person likes stouts\.$/,
+  );
   assert.equal(withSummary('You are helpful.', undefined), 'You are helpful.');
   assert.ok(messageTokens(messages[0]!) > 0);
 });
