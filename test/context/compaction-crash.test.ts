@@ -4,7 +4,15 @@
 // test server, which holds the summary call while the worker is killed.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type FakeGemini, type FakeReply, type HoldReply, type RecordedRequest, lastContent, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import {
+  type FakeGemini,
+  type FakeReply,
+  type HoldReply,
+  type RecordedRequest,
+  lastContent,
+  reply,
+  startFakeGemini,
+} from '../support/fake-gemini.ts';
 import { type TestApp, startTestApp } from '../support/test-app.ts';
 import { killWorker, startWorkerProcess } from '../support/worker-process.ts';
 
@@ -47,7 +55,11 @@ test('a worker killed during a summary: nothing is lost, and the summary is writ
     await held.reached;
     await killWorker(worker);
     held.release();
-    assert.equal(await count('SELECT count(*) FROM conversation_summaries WHERE conversation_id = $1', [id]), 0, 'the killed attempt wrote nothing');
+    assert.equal(
+      await count('SELECT count(*) FROM conversation_summaries WHERE conversation_id = $1', [id]),
+      0,
+      'the killed attempt wrote nothing',
+    );
     worker = await startWorkerProcess(app, env());
 
     const until = Date.now() + 60_000;
@@ -62,7 +74,11 @@ test('a worker killed during a summary: nothing is lost, and the summary is writ
     const summaryText = (await app.call('GET', `/v1/conversations/${id}/context-summary`)).body.text;
     assert.equal(summaryText, 'Summary: the person told of twelve facts.');
     assert.equal(await count('SELECT count(*) FROM conversation_summaries WHERE conversation_id = $1', [id]), 1, 'written once');
-    assert.equal(await count("SELECT count(*) FROM usage_ledger WHERE conversation_id = $1 AND key LIKE 'summary:%'", [id]), 1, 'charged once');
+    assert.equal(
+      await count("SELECT count(*) FROM usage_ledger WHERE conversation_id = $1 AND key LIKE 'summary:%'", [id]),
+      1,
+      'charged once',
+    );
     const got = await app.call('GET', `/v1/conversations/${id}`);
     assert.equal(got.body.messages.length, 2 * (turns + 1), 'every message is in the transcript');
   } finally {
