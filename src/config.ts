@@ -221,6 +221,11 @@ export const ConfigSchema = z.object({
    * The most a tool's result (an agent's tool or an MCP server's) may be, as JSON bytes, when the model gets it;
    * a larger one is cut with a note that says so. 128 KiB is about 32k tokens: a few per turn fit a 1M-token window.
    */
+  /**
+   * The tokens a model step may send (system prompt, tools, the conversation's summary and its newest messages);
+   * unset: sized for the model (src/model/context-size.ts). Past 75 % of it, older turns are folded into a summary.
+   */
+  MODEL_CONTEXT_TOKENS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(2000, 'must be at least 2000').optional()),
   TOOL_RESULT_MAX_BYTES: z.coerce
     .number()
     .int('must be a whole number')

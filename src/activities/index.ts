@@ -8,6 +8,7 @@ import { createRecord } from './record.ts';
 import { createRunTool, runToolActivity } from './run-tool.ts';
 import type { RuntimeActivities } from './runtime-types.ts';
 import { createTitleConversation } from './title.ts';
+import { createCompactConversation } from './compaction.ts';
 import type { ActivityDeps, Services } from './services.ts';
 
 export type { ActivityDeps, Services } from './services.ts';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
     runTool: runToolActivity(runTool),
     record: createRecord(services),
     titleConversation: createTitleConversation(services),
+    compactConversation: createCompactConversation(services),
   };
   // Each agent's child-workflow activities join here, from the catalog.
   const agents = deps.catalog.servers.map((server) => server.activities?.(services) ?? {});

@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { toolDeclarations } from '../model/declarations.ts';
 import { askStructured, responseSchema } from '../model/structured.ts';
-import type { ChatModel, ModelReply } from '../model/types.ts';
+import type { ChatModel, ModelReply, ToolDeclaration } from '../model/types.ts';
 import type { AgentKernel } from '../shared/agent-kernel.ts';
 import type { AgentName, ChatMessage } from '../shared/messages.ts';
 import { MODEL_CALLS_MAX_BYTES, MODEL_CALLS_MAX_DEPTH, jsonBytes, nestsDeeper } from '../shared/payload-bounds.ts';
@@ -67,14 +67,14 @@ export async function askKernel(
 export async function streamReply(
   tools: readonly ToolSpec[],
   { model, system, transcript, signal }: AskInput,
-  mcpTools: ModelStepInput['mcpTools'],
+  extraTools: readonly ToolDeclaration[] | undefined,
   deltas: DeltaWriter,
   seen: { usage?: ModelReply['usage'] },
 ): Promise<Asked> {
   const reply = await model.generate({
     system,
     messages: transcript,
-    tools: mcpTools?.length ? [...toolDeclarations(tools), ...mcpTools] : toolDeclarations(tools),
+    tools: extraTools?.length ? [...toolDeclarations(tools), ...extraTools] : toolDeclarations(tools),
     onText: (delta) => deltas.push(delta),
     onUsage: (used) => (seen.usage = used),
     signal,

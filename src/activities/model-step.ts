@@ -5,12 +5,17 @@ import { type MeterConfig, budgetSettings, createUsageMeter } from './usage-mete
 import type { LedgerCall, LedgerSettlement } from '../db/usage-ledger.ts';
 import { asModelFailure } from './model-failure.ts';
 import type pg from 'pg';
-import { type WriteOptions, writeBatch, writeBatchReadTranscript } from '../db/batch.ts';
+import { type ReadWindow, type WriteOptions, writeBatch, writeBatchReadWindow } from '../db/batch.ts';
 import { StepCommits } from '../db/commit-durability.ts';
 import { readStepUsage } from '../db/step-usage.ts';
 import { toolDeclarations } from '../model/declarations.ts';
 import { addUsage } from '../shared/usage-sum.ts';
-import { requestTokens, stoppedCallUsage } from '../model/token-estimate.ts';
+import { estimateTokens, requestTokens, stoppedCallUsage } from '../model/token-estimate.ts';
+import { contextBudget } from '../model/context-size.ts';
+import { isContextTooLong } from '../model/too-long.ts';
+import { type ContextWindow, buildWindow, withSummary } from '../context/window.ts';
+import { RUNTIME_TOOLS } from '../shared/runtime-tools.ts';
+import type { ToolDeclaration } from '../model/types.ts';
 import type { ChatModel, ModelReply } from '../model/types.ts';
 import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import { inlineArgs } from '../shared/inline-tools.ts';
@@ -30,7 +35,7 @@ export interface ModelStepDeps {
   pool: pg.Pool;
   model: ChatModel;
   systemPrompt: (agent: AgentName) => Promise<string>;
-  config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'> & MeterConfig;
+  config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'> & Partial<Pick<Config, 'MODEL_CONTEXT_TOKENS'>> & MeterConfig;
   /** the runTool activity's function: exactly once by call id, so a tool run here is never run twice */
   runTool: (input: RunToolInput, options?: WriteOptions) => Promise<unknown>;
   /** how a Stop reaches a step run within its workflow task; without it, only the workflow's cancellation does */
@@ -39,7 +44,21 @@ export interface ModelStepDeps {
   handoffs?: StepHandoffs;
 }
 
-type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context' | 'mcpTools'> & { attempt?: number };
+type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context' | 'mcpTools'> & {
+  attempt?: number;
+  /** the call made again with a smaller window, after the model said the request was too long */
+  shrunk?: boolean;
+};
+
+/** What one call of a step sends: its window of the conversation, and the tools beside the agent's own. */
+interface Sent {
+  window: ContextWindow;
+  system: string;
+  extraTools: readonly ToolDeclaration[];
+}
+
+/** Rows a step reads of a conversation with this token budget: more than can fit it, however small they are. */
+const rowLimit = (budget: number) => Math.ceil(budget / 10) + 50;
 
 /** The id of the n-th model call of a step (n >= 2); distinct from its calls' ids (`<stepId>.<i>`). */
 const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
@@ -48,10 +67,10 @@ const nthStepId = (stepId: string, n: number) => `${stepId}-s${n}`;
  * A chat call in the usage ledger: one per step id and attempt, since a failed attempt settles at what it used
  * (a retry's reservation is its own, and a Stop in the retry wait leaves nothing open).
  */
-const chatCall = ({ conversationId, userId, stepId, attempt = 1 }: Step, model: string): LedgerCall => ({
+const chatCall = ({ conversationId, userId, stepId, attempt = 1, shrunk }: Step, model: string): LedgerCall => ({
   userId,
   conversationId,
-  key: `chat:${conversationId}:${stepId}${attempt > 1 ? `:${attempt}` : ''}`,
+  key: `chat:${conversationId}:${stepId}${attempt > 1 ? `:${attempt}` : ''}${shrunk ? ':shrunk' : ''}`,
   kind: 'chat',
   model,
 });
@@ -67,11 +86,38 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   /** the usage ledger's record of a call's tokens, reserved before it */
   const meterUsage = (step: Step, used: { model: string; usage: ModelReply['usage'] }) => meter.settle(chatCall(step, model.name), used);
   /** what a call of `step` sends, estimated before it is made (only when a budget is set): the part that must fit */
-  const sending = (step: Step, transcript: ChatMessage[]) => async () => {
+  const sending = (step: Step, sent: Sent) => async () => {
     const spec = catalog.agent(step.agent);
-    const tools = spec.kernel ? [] : [...toolDeclarations(spec.tools), ...(step.mcpTools ?? [])];
-    return requestTokens({ system: await systemPrompt(step.agent), transcript, tools });
+    const tools = spec.kernel ? [] : [...toolDeclarations(spec.tools), ...sent.extraTools];
+    return requestTokens({ system: sent.system, transcript: sent.window.messages, tools });
   };
+
+  /** The tokens a step of `agent` may send: the agent's own budget, MODEL_CONTEXT_TOKENS, or the model's default. */
+  const budgetOf = (agent: string) => contextBudget(model.name, config.MODEL_CONTEXT_TOKENS, catalog.agent(agent).contextTokens);
+
+  /**
+   * What the next call sends (src/context/window.ts): the summary beside the system prompt, the newest messages
+   * that fit the budget (divided by `shrink` after the model said a request was too long), and `recall` when
+   * something is shown as a stub or cut.
+   */
+  async function prepare(step: Step, read: ReadWindow, messages: ChatMessage[], shrink: number): Promise<Sent> {
+    const spec = catalog.agent(step.agent);
+    const base = await systemPrompt(step.agent);
+    const tools = spec.kernel ? [] : [...toolDeclarations(spec.tools), ...(step.mcpTools ?? [])];
+    const fixedTokens =
+      estimateTokens(base) +
+      (tools.length ? estimateTokens(JSON.stringify(tools)) : 0) +
+      (step.context ? estimateTokens(JSON.stringify(step.context)) : 0);
+    const window = buildWindow({
+      messages,
+      ...(read.summary ? { summary: read.summary } : {}),
+      fixedTokens,
+      budget: Math.floor(budgetOf(step.agent) / shrink),
+      readCut: read.cut,
+    });
+    const recall = !spec.kernel && (window.elided.length > 0 || window.cut.length > 0) ? toolDeclarations(RUNTIME_TOOLS) : [];
+    return { window, system: withSummary(base, window.summary), extraTools: [...(step.mcpTools ?? []), ...recall] };
+  }
 
   /**
    * A reply for `step`: the one a previous attempt already wrote (its answer lost on the way), or a new one.
@@ -80,13 +126,14 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   async function answer(
     step: Step,
     transcript: ChatMessage[],
+    sent: Sent,
     stop: StepStop,
     commits: StepCommits,
     goesOn: (message: ChatMessage) => boolean,
   ): Promise<{ message: ChatMessage; usage: StepUsage }> {
     const earlier = transcript.find((message) => message.id === step.stepId);
     if (earlier) return { message: earlier, usage: await readStepUsage(pool, step, step.stepId) };
-    const { asked, tail } = await askModel(step, transcript, stop, commits);
+    const { asked, tail } = await askModel(step, sent, stop, commits);
     const tooLarge = oversized(asked);
     if (tooLarge) {
       // the tokens were spent all the same
@@ -102,14 +149,10 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   }
 
   /** Asks the model, streaming deltas; when Stop cancels the step, writes what streamed and throws StepStopped. */
-  async function askModel(
-    step: Step,
-    transcript: ChatMessage[],
-    stop: StepStop,
-    commits: StepCommits,
-  ): Promise<{ asked: Asked; tail: NewEvent[] }> {
+  async function askModel(step: Step, sent: Sent, stop: StepStop, commits: StepCommits): Promise<{ asked: Asked; tail: NewEvent[] }> {
     const spec = catalog.agent(step.agent);
-    const system = await systemPrompt(step.agent);
+    const { system } = sent;
+    const transcript = sent.window.messages;
     const deltas = new DeltaWriter(pool, step, { attempt: stop.attempt, deferCommit: await commits.defer() });
     if (stop.attempt > 1) deltas.restart();
     const ask = { model, agent: step.agent, stepId: step.stepId, system, transcript, signal: stop.signal };
@@ -123,7 +166,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
       if (stop.byUser()) return recordStopped(step, deltas, { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, commits);
       asked = spec.kernel
         ? await askKernel(spec.kernel, ask, step.context, config.MODEL_SCHEMA_ATTEMPTS, seen)
-        : await streamReply(spec.tools, ask, step.mcpTools, deltas, seen);
+        : await streamReply(spec.tools, ask, sent.extraTools, deltas, seen);
       // Some SDKs end a stream quietly when it is aborted (OpenAI's, Anthropic's) where Gemini's throws: the
       // answer is as cut either way, and is recorded as stopped, not as complete.
       if (stop.byUser()) return recordStopped(step, deltas, stoppedUsage(), commits);
@@ -132,6 +175,8 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         // a failed attempt settles at what it used (nothing, when nothing came back): never left open
         const used = seen.usage || deltas.streamed ? stoppedUsage() : { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
         await meterUsage(step, { model: model.name, usage: used }).catch(() => undefined);
+        // asked again with a smaller window, once (runStep): never a turn that fails for good by its size
+        if (!step.shrunk && isContextTooLong(error)) throw new ContextTooLong();
         throw asModelFailure(error);
       }
       return recordStopped(step, deltas, stoppedUsage(), commits);
@@ -219,12 +264,13 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
     return results;
   }
 
-  /** Writes what the workflow handed over and reads the transcript, in one round trip. */
-  async function loadTranscript(
-    { conversationId, userId, messages, events }: ModelStepInput,
+  /** Writes what the workflow handed over and reads the summary and the newest messages, in one round trip. */
+  async function loadWindow(
+    { conversationId, userId, messages, events, agent }: ModelStepInput,
     commits: StepCommits,
-  ): Promise<ChatMessage[]> {
-    return writeBatchReadTranscript(pool, { conversationId, userId }, { messages, events }, { deferCommit: await commits.defer() });
+  ): Promise<ReadWindow> {
+    const limit = rowLimit(budgetOf(agent));
+    return writeBatchReadWindow(pool, { conversationId, userId }, { messages, events }, limit, { deferCommit: await commits.defer() });
   }
 
   return async function modelStep(input: ModelStepInput): Promise<ModelStepResult> {
@@ -237,7 +283,10 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   async function runStep(input: ModelStepInput, context: Context, follow: FollowStop | undefined): Promise<ModelStepResult> {
     // Every path below that completes the activity ends with a durable write or settles: deferred until then.
     const commits = new StepCommits(pool);
-    const transcript = await loadTranscript(input, commits);
+    const read = await loadWindow(input, commits);
+    const transcript = read.messages;
+    let compactThrough: string | undefined;
+    const compaction = () => (compactThrough ? { compactThrough } : {});
     const stop = await stepStop(context, input, stops, follow);
     const before: ChatMessage[] = [];
     const total: StepUsage = { model: '', inputTokens: 0, outputTokens: 0, totalTokens: 0 };
@@ -247,23 +296,43 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         const step: Step = { ...input, stepId: n === 1 ? input.stepId : nthStepId(input.stepId, n), attempt: stop.attempt };
         // Reserved against the budgets in one step per user, or not made: what it sends would pass a budget,
         // with the calls in flight holding their part (a retry whose answer is written already is not a new call).
-        if (!transcript.some((message) => message.id === step.stepId)) {
-          const over = await meter.reserve(chatCall(step, model.name), limits, sending(step, transcript));
-          if (over) {
-            const none: ChatMessage = { id: step.stepId, role: 'assistant', text: '' };
-            await commits.settle();
-            return { message: none, overBudget: over, usage: total, ...(before.length ? { before: forWorkflow(before) } : {}) };
-          }
-        }
         const inlineNext = n <= (input.inline?.extraSteps ?? 0);
         const goesOn = (message: ChatMessage) =>
           inlineNext && !!message.toolCalls?.length && inlineArgs(catalog, input.agent, message.toolCalls) !== undefined;
-        const { message, usage } = await answer(step, transcript, stop, commits, goesOn);
+        let answered: { message: ChatMessage; usage: StepUsage } | undefined;
+        for (const shrink of [1, 2]) {
+          const current: Step = shrink > 1 ? { ...step, shrunk: true } : step;
+          const sent = await prepare(current, read, transcript, shrink);
+          compactThrough = sent.window.compactThrough ?? compactThrough;
+          if (!transcript.some((message) => message.id === step.stepId)) {
+            const over = await meter.reserve(chatCall(current, model.name), limits, sending(current, sent));
+            if (over) {
+              const none: ChatMessage = { id: step.stepId, role: 'assistant', text: '' };
+              await commits.settle();
+              return {
+                message: none,
+                overBudget: over,
+                usage: total,
+                ...(before.length ? { before: forWorkflow(before) } : {}),
+                ...compaction(),
+              };
+            }
+          }
+          try {
+            answered = await answer(current, transcript, sent, stop, commits, goesOn);
+            break;
+          } catch (error) {
+            if (!(error instanceof ContextTooLong)) throw error;
+            // the model counts otherwise than the estimate: half the window now, and the older turns folded after
+            compactThrough = compactThrough ?? lastFoldable(transcript);
+          }
+        }
+        const { message, usage } = answered!;
         Object.assign(total, addUsage(total, usage), { model: usage.model });
         const results = inlineNext ? await runCalls(input, message, commits) : undefined;
         if (!results) {
           await commits.settle();
-          return { message: boundReply(message), usage: total, ...(before.length ? { before: forWorkflow(before) } : {}) };
+          return { message: boundReply(message), usage: total, ...(before.length ? { before: forWorkflow(before) } : {}), ...compaction() };
         }
         before.push(message, ...results);
         transcript.push(message, ...results);
@@ -293,6 +362,19 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
  * transcript holds them whole.
  */
 const forWorkflow = (messages: ChatMessage[]): ChatMessage[] => boundMessages(messages, TURN_RESULT_MAX_BYTES);
+
+/** The model refused the request as longer than its window: asked again once with half the window. */
+class ContextTooLong extends Error {
+  constructor() {
+    super('the request was longer than the model accepts');
+  }
+}
+
+/** Where a fold can end when the window did not say: before the newest user message (the current turn stays whole). */
+function lastFoldable(messages: readonly ChatMessage[]): string | undefined {
+  const at = messages.findLastIndex((message) => message.role === 'user');
+  return at > 0 ? messages[at - 1]!.id : undefined;
+}
 
 /** Thrown inside the step when Stop cancelled it, with the reply cut short (if one was streaming). */
 class StepStopped extends Error {

@@ -8,6 +8,7 @@ import { storableJson } from '../shared/safe-text.ts';
 import { capToolResult } from './tool-result-cap.ts';
 import { resultForWorkflow } from '../shared/payload-bounds.ts';
 import type { ToolImplementation } from './tool-context.ts';
+import { RUNTIME_IMPLEMENTATIONS } from './runtime-tools.ts';
 import type { RunToolInput } from './runtime-types.ts';
 
 export interface RunToolDeps {
@@ -25,7 +26,7 @@ export function createRunTool({ pool, implementations, config, taskModel }: RunT
   /** `options` only from a model step that runs the tool inline and makes its commit durable itself */
   return async function runTool(input: RunToolInput, options: WriteOptions = {}): Promise<unknown> {
     const { conversationId, userId, callId, tool, args } = input;
-    const implementation = implementations[tool];
+    const implementation = implementations[tool] ?? RUNTIME_IMPLEMENTATIONS[tool];
     if (!implementation) throw new Error(`No implementation for tool ${tool}`);
     const ref = { conversationId, userId, callId };
     return withToolCall(

@@ -60,6 +60,11 @@ export interface ModelStepResult {
    * follows it with followModelStep on `taskQueue`. `message` is then empty; `attempt` is the attempt handed off.
    */
   handedOff?: { taskQueue: string; key: string; attempt: number };
+  /**
+   * The step's window passed its threshold (src/context/window.ts): the workflow folds the conversation's older
+   * messages, through this one, into a summary once the turn has answered (compactConversation).
+   */
+  compactThrough?: string;
 }
 
 /** The activity that follows a handed-off model step, on the worker's own task queue. */
@@ -88,10 +93,18 @@ export interface TitleInput extends ConversationRef {
   answered: string;
 }
 
+export interface CompactInput extends ConversationRef {
+  agent: AgentName;
+  /** the last message the summary folds (a step's compactThrough) */
+  throughMessageId: string;
+}
+
 export interface RuntimeActivities {
   modelStep(input: ModelStepInput): Promise<ModelStepResult>;
   runTool(input: RunToolInput): Promise<unknown>;
   record(input: RecordInput): Promise<void>;
   /** the conversation's title from its first exchange; undefined when it kept its title */
   titleConversation(input: TitleInput): Promise<string | undefined>;
+  /** folds the conversation's messages through `throughMessageId` into a summary, once (src/activities/compaction.ts) */
+  compactConversation(input: CompactInput): Promise<{ written: boolean; skipped?: string }>;
 }

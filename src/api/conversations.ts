@@ -12,6 +12,7 @@ import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency
 import { asUser } from '../db/pool.ts';
 import { noteWorkflowOwner } from '../protection/person-keys.ts';
 import { readTranscript } from '../db/transcript.ts';
+import { latestSummary } from '../db/summaries.ts';
 import type { ServerCatalog } from './agent-server.ts';
 import { sessionSettings } from './session-settings.ts';
 import type { CreateBody } from './agent-server.ts';
@@ -155,6 +156,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       messages: await readTranscript(db, row.id),
       usage: await readConversationUsage(db, row.id, config.BUDGET_CURRENCY),
       ledger: await readLedgerTotals(db, row.id, config.BUDGET_CURRENCY),
+      summary: await latestSummary(db, row.id),
     }));
     const budget = hasBudget(config) ? budgetView(config, stored.ledger, state?.budgetRaises ?? 0) : undefined;
     res.json({
@@ -165,6 +167,11 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       createdAt: row.createdAt,
       status: state?.status ?? 'interrupted',
       messages: stored.messages,
+      // the transcript is whole; the model reads a summary of it up to throughMessageId (GET .../context-summary)
+      context: {
+        summarized: stored.summary !== undefined,
+        ...(stored.summary ? { throughMessageId: stored.summary.throughMessageId } : {}),
+      },
       // an interrupted run's open items are closed in words when its next message revives it
       pending: state?.pending ?? [],
       usage: { ...stored.usage, cost: { amount: stored.usage.cost, currency: config.BUDGET_CURRENCY } },
@@ -192,6 +199,14 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       throw error;
     }
   }
+
+  // What the agent's model reads instead of the conversation's older messages (issue 44): its latest summary.
+  router.get('/conversations/:id/context-summary', async (req, res) => {
+    const { principal, row } = await owned(req, res);
+    const summary = await asUser(pool, principal.user, (db) => latestSummary(db, row.id));
+    if (!summary) throw new HttpError(404, 'This conversation has no summary: its model reads all of it.');
+    res.json({ text: summary.text, throughMessageId: summary.throughMessageId, version: summary.version, createdAt: summary.createdAt });
+  });
 
   router.patch('/conversations/:id', async (req, res) => {
     const { principal, row } = await owned(req, res);

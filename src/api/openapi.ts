@@ -13,6 +13,7 @@ import {
   TurnResult,
   conversationList,
   conversationSummary,
+  ContextSummaryView,
   conversationView,
   createConversationBody,
   createdConversation,
@@ -109,6 +110,7 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
         ConversationSummary: schema(conversationSummary(catalog)),
         ConversationList: schema(conversationList(catalog)),
         Conversation: schema(conversationView(catalog)),
+        ContextSummary: schema(ContextSummaryView),
         // the wire's open vocabularies, as this deployment's catalog fills them (the runtime's and its agents')
         PendingKind: { type: 'string', description: "a pending item's kind (PendingItem.kind)", enum: catalog.pendingKinds() },
         EventType: { type: 'string', description: "an event's type (the event stream's `type`)", enum: catalog.eventTypes() },
@@ -207,6 +209,18 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
             'model usage, tool calls and idempotency keys, and closes its event streams (event conversation.deleted). Later calls answer 404.',
           parameters: [idParam],
           responses: { 204: { description: 'Deleted' }, ...errors(401, 403, 404, 503) },
+        },
+      },
+      '/v1/conversations/{id}/context-summary': {
+        get: {
+          operationId: 'getContextSummary',
+          summary: "The summary the agent's model reads instead of the conversation's older messages",
+          description:
+            'A long conversation is sent to the model as a summary of its older turns plus its newest messages (MODEL_CONTEXT_TOKENS); ' +
+            'the transcript (GET /v1/conversations/{id}) stays whole, and its `context` says whether and through which message it is summarized. ' +
+            '404 when the conversation has no summary (the model reads all of it).',
+          parameters: [idParam],
+          responses: { 200: json('The latest summary', 'ContextSummary'), ...errors(401, 403, 404, 503) },
         },
       },
       ...lifecyclePaths(),

@@ -50,6 +50,22 @@ export const ConversationViewStatus = z.enum([...ConversationStatus.options, 'in
 export type ConversationViewStatus = z.infer<typeof ConversationViewStatus>;
 
 /** GET /v1/conversations/:id: the generic view and the fields each agent's kernel view adds. */
+/** Whether the agent's model reads a summary of the conversation's older messages instead of them (issue 44). */
+export const ContextView = z.object({
+  summarized: z.boolean(),
+  /** the last message the summary folds: the model reads the messages after it */
+  throughMessageId: z.string().optional(),
+});
+
+/** GET /v1/conversations/{id}/context-summary: what the model reads of the messages through throughMessageId. */
+export const ContextSummaryView = z.object({
+  text: z.string(),
+  throughMessageId: z.string(),
+  /** 1 for the conversation's first summary, one more for each that folds further */
+  version: z.number().int().min(1),
+  createdAt: z.string(),
+});
+
 export const conversationView = (catalog: ServerCatalog) =>
   z.object({
     id: z.uuid(),
@@ -59,6 +75,8 @@ export const conversationView = (catalog: ServerCatalog) =>
     createdAt: z.string(),
     status: ConversationViewStatus,
     messages: z.array(ChatMessage),
+    /** the transcript above is whole; this says whether the model reads a summary of its older part */
+    context: ContextView,
     pending: z.array(PendingItem),
     usage: UsageView,
     /** spending against the budgets (tokens, money), when one is set */

@@ -7,6 +7,7 @@ import type { ChatMessage, JsonObject, NewEvent } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { type MessageRow, rowToMessage } from './message-row.ts';
 import { DEFER_COMMIT_SQL } from './commit-durability.ts';
+import type { ConversationSummary } from './summaries.ts';
 import { type LedgerSettlement, settleUsageArgs, settleUsageCall } from './usage-ledger.ts';
 
 export interface ConversationKey {
@@ -129,6 +130,52 @@ export async function writeBatchReadTranscript(
   const statement = options.deferCommit ? WRITE_THEN_READ_DEFERRED : WRITE_THEN_READ;
   const { rows } = await db.query<MessageRow>({ ...statement, values: [userId, conversationId, messages, events] });
   return rows.map(rowToMessage);
+}
+
+const WRITE_THEN_WINDOW = {
+  name: 'brigade.write_batch_read_window',
+  text: 'SELECT * FROM brigade_write_batch_read_window($1, $2, $3, $4, $5)',
+};
+const WRITE_THEN_WINDOW_DEFERRED = {
+  name: 'brigade.write_batch_read_window_deferred',
+  text: `SELECT w.* FROM ${DEFER_COMMIT_SQL} AS deferred,
+           brigade_write_batch_read_window($1, $2, $3, $4, $5) WITH ORDINALITY AS w
+         ORDER BY w.ordinality`,
+};
+
+/** What a model step reads of a conversation: its latest summary and the newest messages after it. */
+export interface ReadWindow {
+  summary?: ConversationSummary;
+  /** oldest first: at most `limit` of the messages after the summary */
+  messages: ChatMessage[];
+  /** older messages after the summary were left unread (the limit was reached) */
+  cut: boolean;
+}
+
+/**
+ * Writes the batch, then reads the conversation's latest summary and at most `limit` of the newest messages
+ * after it, in one transaction and one round trip: O(window) rows, not the whole transcript.
+ */
+export async function writeBatchReadWindow(
+  db: pg.Pool | pg.ClientBase,
+  key: ConversationKey,
+  batch: Batch,
+  limit: number,
+  options: WriteOptions = {},
+): Promise<ReadWindow> {
+  const [userId, conversationId, messages, events] = parameters(key, batch);
+  const statement = options.deferCommit ? WRITE_THEN_WINDOW_DEFERRED : WRITE_THEN_WINDOW;
+  const { rows } = await db.query<Omit<MessageRow, 'role'> & { role: MessageRow['role'] | 'summary' }>({
+    ...statement,
+    values: [userId, conversationId, messages, events, limit],
+  });
+  const first = rows[0];
+  const summary =
+    first?.role === 'summary'
+      ? { text: first.text, throughMessageId: first.id, ...(first.args as unknown as { version: number; tokens: number }) }
+      : undefined;
+  const read = (summary ? rows.slice(1) : rows) as MessageRow[];
+  return { ...(summary ? { summary } : {}), messages: read.map(rowToMessage), cut: read.length >= limit };
 }
 
 /** An assistant reply cut short by Stop keeps that mark in its row's `result` column (unused by replies). */

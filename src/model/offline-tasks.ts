@@ -4,12 +4,13 @@
 import { OFFLINE_NAME, type OfflineAgents, type OfflineImage, type OfflineStructured, type OfflineTask } from './offline-types.ts';
 import type { TaskModel } from './task-model.ts';
 import { TITLE_TASK, offlineTitle } from './title-task.ts';
+import { SUMMARY_TASK, offlineSummary } from './summary-task.ts';
 
 export { OFFLINE_NAME, OFFLINE_PREFIX } from './offline-types.ts';
 export type { OfflineAgents, OfflineImage, OfflineStructured, OfflineTask } from './offline-types.ts';
 
 /** tasks of the generic layers, which no agent teaches */
-const GENERIC: Record<string, OfflineTask> = { [TITLE_TASK]: offlineTitle };
+const GENERIC: Record<string, OfflineTask> = { [TITLE_TASK]: offlineTitle, [SUMMARY_TASK]: offlineSummary };
 const taskOf = ({ servers }: OfflineAgents, name: string): OfflineTask | undefined =>
   (Object.hasOwn(GENERIC, name) ? GENERIC[name] : undefined) ??
   servers.find((server) => server.offline?.tasks?.[name])?.offline?.tasks?.[name];

@@ -6,6 +6,7 @@ import type { AgentSpec } from './agent-spec.ts';
 import { RUNTIME_EVENT_TYPES } from './messages.ts';
 import { RUNTIME_PENDING_KINDS, type PendingKindSpec } from './pending-kinds.ts';
 import type { ToolSpec } from './tool-spec.ts';
+import { RUNTIME_TOOLS, runtimeTool } from './runtime-tools.ts';
 
 export interface AgentCatalog {
   /** the agents' specs, in the order the composition root listed them */
@@ -36,6 +37,8 @@ export function createAgentCatalog(specs: readonly AgentSpec[]): AgentCatalog {
   for (const spec of specs) {
     if (byName.has(spec.name)) throw new AgentCatalogError(`Agent "${spec.name}" is listed twice`);
     for (const tool of spec.tools) {
+      if (RUNTIME_TOOLS.some((runtime) => runtime.name === tool.name))
+        throw new AgentCatalogError(`Tool "${tool.name}" of agent "${spec.name}" is the runtime's`);
       const owner = toolOwner.get(tool.name);
       if (owner) throw new AgentCatalogError(`Tool "${tool.name}" of agent "${spec.name}" is agent "${owner}"'s`);
       toolOwner.set(tool.name, spec.name);
@@ -60,7 +63,11 @@ export function createAgentCatalog(specs: readonly AgentSpec[]): AgentCatalog {
       if (!spec) throw new AgentCatalogError(`Unknown agent "${name}"`);
       return spec;
     },
-    findTool: (agent, tool) => byName.get(agent)?.tools.find((spec) => spec.name === tool),
+    // the runtime's tools (recall) are every agent's, found after the agent's own
+    findTool: (agent, tool) => {
+      const spec = byName.get(agent);
+      return spec && (spec.tools.find((own) => own.name === tool) ?? runtimeTool(tool));
+    },
     pendingKind: (kind) => kinds.get(kind),
     pendingKinds: () => [...kinds.keys()],
     eventTypes: () => [...events],

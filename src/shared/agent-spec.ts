@@ -20,6 +20,8 @@ export interface AgentSpec<Name extends string = string> {
   kernel?: AgentKernel;
   /** kinds of pending item it opens besides the runtime's (approval, confirmation), and what they mean */
   pendingKinds?: Readonly<Record<string, PendingKindSpec>>;
+  /** the tokens its model steps may send, over MODEL_CONTEXT_TOKENS (an agent whose context must stay small or may be large) */
+  contextTokens?: number;
   /** the event types it writes besides the runtime's, with their data's schema (the catalog checks none is shared) */
   events?: Readonly<Record<string, z.ZodType>>;
 }

@@ -12,6 +12,7 @@ import type { ChatSessionInput } from '../shared/messages.ts';
 import { WAITING_KEY } from '../shared/search-attributes.ts';
 import { AgentState } from './agent-state.ts';
 import { ChildRuns } from './child-runs.ts';
+import { Compaction } from './compaction.ts';
 import { handleDecisions } from './decision-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { takeOver } from './history.ts';
@@ -66,11 +67,12 @@ async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): P
     logError: (message, attributes) => log.error(message, attributes),
   });
   const children: ChildRuns = new ChildRuns(input, () => loop.turns);
+  const compaction = new Compaction(activities, input);
   const loop = new TurnLoop(
-    turnPorts({ input, tools: agentSpec.tools, findTool: findAny, activities, mcp, children, pending, events, agentState }),
+    turnPorts({ input, tools: agentSpec.tools, findTool: findAny, activities, mcp, children, pending, events, agentState, compaction }),
     carried,
   );
-  const session: Session = { catalog, input, kernel, activities, events, pending, agentState, loop, children };
+  const session: Session = { catalog, input, kernel, activities, events, pending, agentState, loop, children, compaction };
 
   // The handlers in the order they were always set: buffered messages reach them in that order.
   handleMcpQuestions(mcp, { loop, pending, events });

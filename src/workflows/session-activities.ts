@@ -54,6 +54,12 @@ export function sessionActivities(settings: Pick<SessionSettings, 'modelTimeoutM
     bookkeeping: bookkeepingActivities(),
     // naming the conversation is a nicety: a short bounded call whose failure costs only the default title
     titles: proxyActivities<RuntimeActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3, initialInterval: '1s' } }),
+    // a summary: one model call, retried (it is written once whatever the attempt); a dead worker stops beating
+    compaction: proxyActivities<RuntimeActivities>({
+      startToCloseTimeout: '5 minutes',
+      heartbeatTimeout: '10s',
+      retry: { maximumAttempts: 5, initialInterval: '1s', maximumInterval: '30s' },
+    }),
   };
 }
 

@@ -9,6 +9,7 @@ import type { EventLog } from './event-log.ts';
 import type { PendingItems } from './pending-items.ts';
 import type { SessionActivities } from './session-activities.ts';
 import type { TurnLoop } from './turn-loop.ts';
+import type { Compaction } from './compaction.ts';
 
 export interface Session {
   catalog: AgentCatalog;
@@ -20,6 +21,7 @@ export interface Session {
   agentState: AgentState;
   loop: TurnLoop;
   children: ChildRuns;
+  compaction: Compaction;
 }
 
 export function conversationState({ loop, pending, events, kernel, agentState }: Session): ConversationState {

@@ -17,10 +17,10 @@ export function handleTurns(session: Session): void {
       // Only runs started without a title carry autoTitle, so histories recorded before it replay unchanged.
       const first = input.autoTitle === true && loop.turns === 0 && !loop.active;
       const turn = loop.receive(message);
-      // The turn's own promise, handed on: an async handler would add two promises to every turn.
-      if (!first) return turn;
       return turn.then((result) => {
-        if (!result.stopped) void nameConversation(session.activities.titles, input, message.text, result.messages);
+        if (first && !result.stopped) void nameConversation(session.activities.titles, input, message.text, result.messages);
+        // older turns folded after the answer, not before it
+        session.compaction.afterTurn();
         return result;
       });
     },

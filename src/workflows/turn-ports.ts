@@ -14,6 +14,7 @@ import { modelSteps } from './model-steps.ts';
 import type { SessionActivities } from './session-activities.ts';
 import type { ModelRequest, TurnLoopPorts } from './turn-loop.ts';
 import type { ModelStepResult } from '../activities/runtime-types.ts';
+import type { Compaction } from './compaction.ts';
 
 export interface TurnPortsInput {
   input: ChatSessionInput;
@@ -26,6 +27,7 @@ export interface TurnPortsInput {
   pending: PendingItems;
   events: EventLog;
   agentState: AgentState;
+  compaction: Compaction;
 }
 
 export function turnPorts({
@@ -38,12 +40,15 @@ export function turnPorts({
   pending,
   events,
   agentState,
+  compaction,
 }: TurnPortsInput): TurnLoopPorts {
   const { conversationId, userId, agent, settings } = input;
   // One scope serves turn after turn until a Stop cancels it: a scope of its own per turn cost three promises a
   // turn (each with the stack trace the SDK records for it) and one more handler on the root scope.
   let scope: CancellationScope | undefined;
-  const runModelStep = modelSteps(activities);
+  const steps = modelSteps(activities);
+  const runModelStep = (summary: string, step: Parameters<typeof steps>[1]) =>
+    steps(summary, step).then((result) => compaction.note(result));
   return {
     settings,
     pending,
