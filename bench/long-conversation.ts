@@ -68,7 +68,7 @@ const CHECKPOINTS = [...new Set([10, 100, 500, 1000, TURNS].filter((turn) => tur
 
 /** the customer whose orders the lookups list: a row of the bench's own database, with ORDERS orders */
 const BULK_CUSTOMER = '7000001';
-const LOOKUP_TEXT = `Please list every order for customer ${BULK_CUSTOMER}, I need to check them all again.`;
+const lookupText = (turn: number) => `Turn ${turn}: please list every order for customer ${BULK_CUSTOMER}, I need to check them all again.`;
 // A chat turn adds a few hundred bytes each way, as a person and an agent trading sentences do.
 const chatText = (turn: number) =>
   `Turn ${turn}: thanks. One more thing while I have you: the customer says the delivery window they were given ` +
@@ -92,20 +92,30 @@ interface CallSent {
   inputTokens: number;
 }
 
-/** The answer to a request, and what it was sent; the server's usage reports the tokens recorded. */
-function answer(request: RecordedRequest, turn: number, calls: CallSent[]): FakeReply {
+/** The turn being driven: its number, what the person said, and whether it is a lookup. */
+interface Turn {
+  n: number;
+  text: string;
+  lookup: boolean;
+}
+
+/**
+ * The answer to a request, and what it was sent; the server's usage reports the tokens recorded. The turn's own
+ * step ends with what the person just said, or with its lookup's result; any other call (a summary, say) is
+ * counted apart.
+ */
+function answer(request: RecordedRequest, turn: Turn, calls: CallSent[]): FakeReply {
   const text = JSON.stringify(request.body);
   const inputTokens = estimateTokens(text);
   const declared = (request.body.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((d) => d.name));
-  const chat = declared.includes('get_customer_orders');
-  calls.push({ turn, kind: chat ? 'chat' : 'other', bytes: Buffer.byteLength(text), inputTokens });
+  const said = (lastContent(request)?.parts ?? []).map((part) => part.text ?? '').join('');
+  const afterTool = turn.lookup && endsWithToolResults(request);
+  const chat = declared.includes('get_customer_orders') && (said === turn.text || afterTool);
+  calls.push({ turn: turn.n, kind: chat ? 'chat' : 'other', bytes: Buffer.byteLength(text), inputTokens });
   const usage = { promptTokenCount: inputTokens };
   if (!chat) return { kind: 'text', text: 'Summary: a support conversation about evening deliveries and order lists.', usage };
-  if (endsWithToolResults(request)) return { kind: 'text', text: LOOKUP_ANSWER, usage };
-  const said = (lastContent(request)?.parts ?? []).map((part) => part.text ?? '').join('');
-  if (said.includes(`order for customer ${BULK_CUSTOMER}`)) {
-    return { kind: 'calls', calls: [{ name: 'get_customer_orders', args: { customer_id: BULK_CUSTOMER } }], usage };
-  }
+  if (afterTool) return { kind: 'text', text: LOOKUP_ANSWER, usage };
+  if (turn.lookup) return { kind: 'calls', calls: [{ name: 'get_customer_orders', args: { customer_id: BULK_CUSTOMER } }], usage };
   return { kind: 'text', text: ANSWER, usage };
 }
 
@@ -194,11 +204,11 @@ async function main(): Promise<void> {
     const fake = await startFakeGemini();
     stops.push(() => fake.close());
     const calls: CallSent[] = [];
-    let turn = 0;
+    let current: Turn = { n: 0, text: '', lookup: false };
     fake.scriptFn((request) => {
       // only what each call was sent is kept: bodies of a long conversation are megabytes each
       fake.requests.length = 0;
-      return answer(request, turn, calls);
+      return answer(request, current, calls);
     });
     const services = await startServices(() => undefined);
     stops.push(() => services.stop());
@@ -257,13 +267,12 @@ async function main(): Promise<void> {
     let returned = 0;
     let expected = 0;
     const problems: string[] = [];
-    for (turn = 1; turn <= TURNS; turn += 1) {
+    for (let turn = 1; turn <= TURNS; turn += 1) {
       const lookup = turn % LOOKUP_EVERY === 0;
+      current = { n: turn, text: lookup ? lookupText(turn) : chatText(turn), lookup };
       const started = performance.now();
       try {
-        const result = await conversation.handle.executeUpdate(sendMessageUpdate, {
-          args: [{ text: lookup ? LOOKUP_TEXT : chatText(turn) }],
-        });
+        const result = await conversation.handle.executeUpdate(sendMessageUpdate, { args: [{ text: current.text }] });
         latencies.push(performance.now() - started);
         returned += result.messages.length;
         // user, call, tool result, answer; or user, answer
@@ -284,7 +293,7 @@ async function main(): Promise<void> {
         );
       }
     }
-    turn = TURNS + 1;
+    current = { n: TURNS + 1, text: '', lookup: false };
 
     // Temporal's side: each run's history across continue-as-new
     const runs = await runsOf(client, conversation.workflowId, conversation.firstRunId);
