@@ -335,7 +335,7 @@ async function main(): Promise<void> {
     say('What each chat model call was sent (the wire server: request JSON bytes, input tokens it reports), and the turn latency');
     say(
       [
-        '  turn'.padEnd(14),
+        '  turn'.padEnd(16),
         pad('calls', 6),
         pad('input tokens per call', 26),
         pad('bytes per call', 22),
@@ -346,7 +346,7 @@ async function main(): Promise<void> {
     for (const c of checkpoints) {
       say(
         [
-          `  ${c.turn}${c.lookup ? ' (lookup)' : ''}`.padEnd(14),
+          `  ${c.turn}${c.lookup ? ' (lookup)' : ''}`.padEnd(16),
           pad(String(c.calls), 6),
           pad(c.inputTokens.map((n) => fmt(n)).join(' / '), 26),
           pad(c.bytes.map((n) => fmt(n)).join(' / '), 22),

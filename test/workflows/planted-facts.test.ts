@@ -86,6 +86,8 @@ test('facts planted at turns 10 to 110 of a 120-turn conversation reach the mode
   const id = created.body.id as string;
 
   let turn = 0;
+  /** requests that create an explicit context cache: a step that names one is sent its contents too */
+  const caches: RecordedRequest[] = [];
   /** the conversation's steps (not summaries), each with its turn and size */
   const steps: { turn: number; request: RecordedRequest; tokens: number }[] = [];
   fake.scriptFn((request) => {
@@ -113,6 +115,7 @@ test('facts planted at turns 10 to 110 of a 120-turn conversation reach the mode
     if (turn === TURNS) await waitUntilIdle(app, id, 30_000);
     const sent = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: textOf(turn) } });
     assert.equal(sent.status, 200, `turn ${turn}: ${JSON.stringify(sent.body).slice(0, 500)}`);
+    caches.push(...fake.requests.filter((request) => request.path.includes('cachedContents')));
     fake.requests.length = 0;
   }
 
@@ -126,7 +129,8 @@ test('facts planted at turns 10 to 110 of a 120-turn conversation reach the mode
 
   const last = steps.filter((step) => step.turn === TURNS).at(-1)!;
   const lastBody = JSON.stringify(last.request.body);
-  const missing = FACTS.filter((fact) => !lastBody.includes(fact.marker)).map((fact) => `${fact.marker} (turn ${fact.turn})`);
+  const cached = last.request.body.cachedContent ? caches.map((request) => JSON.stringify(request.body)).join('\n') : '';
+  const missing = FACTS.filter((fact) => !`${lastBody}${cached}`.includes(fact.marker)).map((fact) => `${fact.marker} (turn ${fact.turn})`);
   assert.deepEqual(missing, [], 'each planted fact reaches the model at the last turn, in the summary or verbatim');
 
   const largest = steps.reduce((a, b) => (b.tokens > a.tokens ? b : a));
