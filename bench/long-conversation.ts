@@ -362,6 +362,19 @@ async function main(): Promise<void> {
       `  largest call at turn ${lastPoint?.turn} / at turn ${first?.turn}: ${fmt(maxTokens(lastPoint) / maxTokens(first), 2)}x input tokens; ` +
         `p50 ${fmt((lastPoint?.windowP50Ms ?? NaN) / (first?.windowP50Ms ?? NaN), 2)}x`,
     );
+    // Flat once the budget is reached: the last checkpoint against the first one past the budget (turn 100 of 1,000).
+    const pastBudget = checkpoints.find((c) => c.turn >= 100 && c !== lastPoint);
+    const flat = pastBudget
+      ? {
+          from: pastBudget.turn,
+          inputTokens: maxTokens(lastPoint) / maxTokens(pastBudget),
+          p50: (lastPoint?.windowP50Ms ?? NaN) / pastBudget.windowP50Ms,
+        }
+      : undefined;
+    if (flat)
+      say(
+        `  turn ${lastPoint?.turn} / turn ${flat.from} (both past the budget): ${fmt(flat.inputTokens, 2)}x input tokens, p50 ${fmt(flat.p50, 2)}x (flat: about 1x)`,
+      );
     say(
       `  ${chatCalls.length} chat calls (largest ${fmt(Math.max(...chatCalls.map((call) => call.inputTokens)))} input tokens), ` +
         `${other.length} other calls (summaries and the like; ${fmt(other.reduce((sum, call) => sum + call.inputTokens, 0))} input tokens in all), ${titles} title call(s)`,
@@ -394,6 +407,7 @@ async function main(): Promise<void> {
       bench: 'brigade-long-conversation',
       settings: { turns: TURNS, lookupEvery: LOOKUP_EVERY, orders: ORDERS, window: WINDOW, modelContextTokens: Number(CONTEXT_TOKENS) },
       checkpoints,
+      flat: flat ?? null,
       chatCalls: { count: chatCalls.length, maxInputTokens: Math.max(...chatCalls.map((call) => call.inputTokens)) },
       otherCalls: { count: other.length, inputTokens: other.reduce((sum, call) => sum + call.inputTokens, 0) },
       titleCalls: titles,
