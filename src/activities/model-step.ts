@@ -10,7 +10,7 @@ import { StepCommits } from '../db/commit-durability.ts';
 import { readStepUsage } from '../db/step-usage.ts';
 import { toolDeclarations } from '../model/declarations.ts';
 import { addUsage } from '../shared/usage-sum.ts';
-import { estimateTokens, requestTokens, stoppedCallUsage } from '../model/token-estimate.ts';
+import { estimateTokens, requestTokens, stoppedCallUsage, tokenCalibration } from '../model/token-estimate.ts';
 import { contextBudget } from '../model/context-size.ts';
 import { isContextTooLong } from '../model/too-long.ts';
 import { type ContextWindow, buildWindow, withSummary } from '../context/window.ts';
@@ -112,7 +112,8 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
       messages,
       ...(read.summary ? { summary: read.summary } : {}),
       fixedTokens,
-      budget: Math.floor(budgetOf(step.agent) / shrink),
+      // the budget in the estimate's units: what the provider has counted per estimated token so far
+      budget: Math.floor(budgetOf(step.agent) / shrink / tokenCalibration.ratio),
       readCut: read.cut,
     });
     const recall = !spec.kernel && (window.elided.length > 0 || window.cut.length > 0) ? toolDeclarations(RUNTIME_TOOLS) : [];
@@ -141,6 +142,8 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
       await commits.settle();
       throw tooLarge;
     }
+    // the window was sized by an estimate: what the provider counted corrects the next one
+    tokenCalibration.reconcile(sent.window.tokens, asked.reply.usage.inputTokens);
     const message = replyMessage(step.stepId, asked);
     const usage = { model: asked.reply.model, ...asked.reply.usage };
     const settle = meter.settlement(chatCall(step, model.name), { model: asked.reply.model, usage: asked.reply.usage });
