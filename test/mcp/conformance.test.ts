@@ -1,0 +1,69 @@
+// The MCP project's conformance suite (@modelcontextprotocol/conformance, pinned in package.json) run against
+// Brigade's own MCP client: for each client scenario the suite starts its test server and runs
+// test/support/conformance-driver.ts, which starts a Brigade (worker and API on this run's Temporal and
+// PostgreSQL) configured with that server and drives a support conversation that calls the server's tools and
+// answers its questions. The suite then judges what its server saw; this test asserts its verdict.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+
+/**
+ * The client scenarios Brigade passes, each run by `npm test`. The suite has 26 (`npx conformance list`); the 22
+ * `auth/*` ones need the MCP authorization Brigade does not have yet (issue 47, items 1-2) and join this list
+ * when it does.
+ */
+const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
+const DRIVER = fileURLToPath(new URL('../support/conformance-driver.ts', import.meta.url));
+/** the suite kills a client past this; the driver gives up (and says where) 10 s before */
+const CLIENT_TIMEOUT_MS = 60_000;
+
+/** `conformance client` for one scenario: its exit code and everything it printed (the checks go to stderr). */
+function runScenario(scenario: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'client',
+        // the suite splits the command on spaces and appends the server's URL
+        '--command',
+        `${process.execPath} ${DRIVER}`,
+        '--scenario',
+        scenario,
+        '--timeout',
+        String(CLIENT_TIMEOUT_MS),
+      ],
+      {
+        cwd: ROOT,
+        // the driver inherits this, BRIGADE_TEST_* (the run's Temporal and PostgreSQL) included
+        env: { ...process.env, CONFORMANCE_DRIVER_DEADLINE_MS: String(CLIENT_TIMEOUT_MS - 10_000), NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('the MCP conformance suite, client scenarios, against Brigade', () => {
+  for (const scenario of SCENARIOS) {
+    test(scenario, async () => {
+      const { code, output } = await runScenario(scenario);
+      // the suite colours its statuses; strip the escapes so the checks read as text
+      const text = output.replace(/\x1B\[[0-9;]*m/g, '');
+      assert.doesNotMatch(text, /\bFAILURE\b/, text);
+      assert.doesNotMatch(text, /\bWARNING\b/, text);
+      const [, passed, counted] = /Passed: (\d+)\/(\d+)/.exec(text) ?? [];
+      assert.ok(Number(counted) > 0 && passed === counted, `every check passed:\n${text}`);
+      assert.match(text, /OVERALL: PASSED/, text);
+      assert.equal(code, 0, text);
+    });
+  }
+});
