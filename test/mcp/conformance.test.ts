@@ -4,7 +4,7 @@
 // PostgreSQL) configured with that server and drives a support conversation that calls the server's tools and
 // answers its questions. The suite then judges what its server saw; this test asserts its verdict.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 
@@ -14,6 +14,11 @@ import { describe, test } from 'node:test';
  * when it does.
  */
 const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+
+/** By hand, any of the suite's client scenarios: `CONFORMANCE_SCENARIOS=auth/metadata-default,sse-retry` runs those instead. */
+const chosen = process.env.CONFORMANCE_SCENARIOS?.split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
@@ -53,7 +58,22 @@ function runScenario(scenario: string): Promise<{ code: number | null; output: s
 }
 
 describe('the MCP conformance suite, client scenarios, against Brigade', () => {
-  for (const scenario of SCENARIOS) {
+  test("every client scenario of the pinned suite outside auth/ is in the list, and the list names only the suite's", () => {
+    // a newer suite's scenario must be run (or fail here), not be missed; auth/ waits for authorization
+    const listed = execFileSync(process.execPath, [CLI, 'list', '--client'], { cwd: ROOT, encoding: 'utf8' });
+    const all = [...listed.matchAll(/^\s*- (\S+)/gm)].map((match) => match[1]!);
+    assert.deepEqual(
+      all.filter((name) => !name.startsWith('auth/') && !SCENARIOS.includes(name)),
+      [],
+    );
+    assert.deepEqual(
+      SCENARIOS.filter((name) => !all.includes(name)),
+      [],
+      listed,
+    );
+  });
+
+  for (const scenario of chosen?.length ? chosen : SCENARIOS) {
     test(scenario, async () => {
       const { code, output } = await runScenario(scenario);
       // the suite colours its statuses; strip the escapes so the checks read as text

@@ -10,6 +10,12 @@
 // every tool the server offers: the scripted model calls each one, approvals are approved and the server's
 // questions accepted with `{}`, so the client's defaults apply. It exits 0 once the turn has ended; the suite
 // then judges what its server saw.
+//
+// The `auth/*` scenarios run through here too (they fail today: Brigade's client does not authorize). Once it
+// does (issue 47, items 1-2), the step they need goes between opening the conversation and the message: the
+// person connects the server, as the web client's "Connect" does, following the authorization URL Brigade gives
+// (the suite's authorization server answers it with a redirect to Brigade's callback at once, no consent page);
+// MCP_CONFORMANCE_CONTEXT carries the client credentials of the client-credentials scenarios for the config.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
