@@ -95,7 +95,11 @@ describe('the MCP conformance suite, client scenarios, against Brigade', () => {
 
   for (const scenario of chosen?.length ? chosen : SCENARIOS) {
     test(scenario, async () => {
-      const { code, output, driver } = await runScenario(scenario);
+      let { code, output, driver } = await runScenario(scenario);
+      // The suite warns when the reconnection came over 200 ms after the `retry` the server asked for, which a loaded
+      // CI machine's event loop can make (too early, or over twice the retry, is a failure, never run again): once more.
+      if (/Client reconnected slightly late/.test(output) && !/\bFAILURE\b/.test(output))
+        ({ code, output, driver } = await runScenario(scenario));
       // the suite colours its statuses; strip the escapes so the checks read as text
       const text = output.replace(/\x1B\[[0-9;]*m/g, '');
       const why = `${text}\n--- the driver ---\n${driver}`;
