@@ -82,6 +82,8 @@ describe('migrate', () => {
       '043_erasure_fence.sql',
       '044_session_proof.sql',
       '045_reserve_what_is_sent.sql',
+      '046_conversation_summaries.sql',
+      '047_cached_input_tokens.sql',
     ]);
     const files = await migrationFiles({ agents });
     const homes: [string, string][] = [
