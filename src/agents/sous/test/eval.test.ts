@@ -104,7 +104,7 @@ describe('scripted answers through @google/genai: runtime enforcement and grades
 
   test('lastPatchDecision reaches the model in the first request after the decision only', async () => {
     const { requests } = await grade(runNamed('no PatchSet in either turn; lastPatchDecision goes out once'));
-    assert.match(contextPart(requests[0]!), /"lastPatchDecision":\{"patchSetId":"earlier","decision":"rejected"/);
+    assert.match(contextPart(requests[0]!), /"lastPatchDecision":\{"decision":"rejected","patchSetId":"earlier"/);
     assert.doesNotMatch(contextPart(requests[1]!), /lastPatchDecision/);
     assert.doesNotMatch(contentsText(requests[0]!), /lastPatchDecision/, 'never in user text');
     // the broken runtime of the run that must fail really does send it twice: the grader saw it, not a fluke
