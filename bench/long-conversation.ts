@@ -202,6 +202,8 @@ async function main(): Promise<void> {
   try {
     progress('starting PostgreSQL, the Temporal dev server, the workflow bundle and the Gemini-wire server...');
     const fake = await startFakeGemini();
+    // summary requests reach the script: the bench counts them
+    fake.scriptSummaries = true;
     stops.push(() => fake.close());
     const calls: CallSent[] = [];
     let current: Turn = { n: 0, text: '', lookup: false };

@@ -13,6 +13,8 @@ export const summaryCap = (budget: number) => Math.min(SUMMARY_MAX_TOKENS, Math.
 
 /** The prompt's parts are marked so that the offline model finds them. */
 const MARK = { previous: '<previous-summary>', previousEnd: '</previous-summary>', lines: '<messages>', linesEnd: '</messages>' };
+/** in every summary prompt: how a model server (the tests') tells a summary request from a turn's */
+export const SUMMARY_PROMPT_MARK = MARK.previous;
 /** How much of one message the prompt carries: a tool result's gist, a message's words. */
 const LINE_BYTES = { tool: 600, text: 2_000 };
 

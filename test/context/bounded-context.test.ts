@@ -59,6 +59,8 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brigade-context-'));
 
 before(async () => {
   fake = await startFakeGemini();
+  // summary requests reach the script: this test is about them
+  fake.scriptSummaries = true;
   fake.scriptFn(model);
   bulky = await startBulkyHttp();
 });

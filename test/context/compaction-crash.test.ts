@@ -25,6 +25,8 @@ let summaryCalls = 0;
 
 before(async () => {
   fake = await startFakeGemini();
+  // summary requests reach the script: this test is about them
+  fake.scriptSummaries = true;
   fake.scriptFn((request): FakeReply => {
     if (isSummary(request)) return (summaryCalls += 1) === 1 ? held : reply.text('Summary: the person told of twelve facts.');
     const said = (lastContent(request)?.parts ?? []).map((part) => part.text ?? '').join('');

@@ -18,6 +18,7 @@
 import { createRequestLog } from './request-log.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SUMMARY_PROMPT_MARK } from '../../src/model/summary-task.ts';
 import { TITLE_PROMPT_MARK } from '../../src/model/title-task.ts';
 
 export interface FakeCall {
@@ -124,6 +125,13 @@ export interface FakeGemini {
    */
   titleRequests: RecordedRequest[];
   titles: (string | FakeReply)[];
+  /**
+   * Requests for a conversation's summary (src/activities/compaction.ts) come after a turn, whenever a long
+   * conversation passes its window: kept apart like titles and answered "A scripted summary." unless
+   * `scriptSummaries` is set, when they join `requests` and the queue as any request (a test of compaction).
+   */
+  summaryRequests: RecordedRequest[];
+  scriptSummaries: boolean;
   /** resolves once `count` requests have arrived */
   waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /**
@@ -249,6 +257,8 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
   const { requests } = log;
   const titleRequests: RecordedRequest[] = [];
   const titles: (string | FakeReply)[] = [];
+  const summaryRequests: RecordedRequest[] = [];
+  const summaries = { scripted: false };
   const queue: FakeReply[] = [];
   const holds = new Set<HoldReply>();
   let handler: ((request: RecordedRequest) => FakeReply | undefined) | undefined;
@@ -304,6 +314,10 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       titleRequests.push(recorded);
       const next = titles.shift() ?? 'A scripted title';
       return play(typeof next === 'string' ? reply.text(next) : next, recorded, req, res);
+    }
+    if (endpoint && !summaries.scripted && typeof prompt === 'string' && prompt.includes(SUMMARY_PROMPT_MARK)) {
+      summaryRequests.push(recorded);
+      return play(reply.text('A scripted summary.'), recorded, req, res);
     }
     log.add(recorded);
 
@@ -394,6 +408,13 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
     requests,
     titleRequests,
     titles,
+    summaryRequests,
+    get scriptSummaries() {
+      return summaries.scripted;
+    },
+    set scriptSummaries(scripted: boolean) {
+      summaries.scripted = scripted;
+    },
     script(...replies) {
       queue.push(...replies);
     },
@@ -408,6 +429,7 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
       queue.length = 0;
       requests.length = 0;
       titleRequests.length = 0;
+      summaryRequests.length = 0;
       titles.length = 0;
       handler = undefined;
       caches.length = 0;

@@ -52,6 +52,8 @@ let app: TestApp;
 
 before(async () => {
   fake = await startFakeGemini();
+  // summary requests reach the script: this test is about them
+  fake.scriptSummaries = true;
   app = await startTestApp({
     env: {
       GEMINI_API_KEY: 'planted-facts-key',
