@@ -121,6 +121,16 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
   }
 
   /**
+   * The person is told, as the model is by its note, of a message too large for the window on its own: the model
+   * read only its beginning (an event per message, once: its key is the message's).
+   */
+  async function tellOfCuts({ conversationId, userId }: Step, cut: string[], commits: StepCommits): Promise<void> {
+    if (!cut.length) return;
+    const events = cut.map((messageId) => ({ key: `context-cut:${messageId}`, type: 'context.cut', data: { messageId } }));
+    await writeBatch(pool, { conversationId, userId }, { events }, { deferCommit: await commits.defer() });
+  }
+
+  /**
    * A reply for `step`: the one a previous attempt already wrote (its answer lost on the way), or a new one.
    * Its write commits deferred when `goesOn` says the step will write again after it.
    */
@@ -307,6 +317,7 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
           const current: Step = shrink > 1 ? { ...step, shrunk: true } : step;
           const sent = await prepare(current, read, transcript, shrink);
           compactThrough = sent.window.compactThrough ?? compactThrough;
+          await tellOfCuts(current, sent.window.cut, commits);
           if (!transcript.some((message) => message.id === step.stepId)) {
             const over = await meter.reserve(chatCall(current, model.name), limits, sending(current, sent));
             if (over) {

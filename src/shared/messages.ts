@@ -198,6 +198,8 @@ export const RUNTIME_EVENT_TYPES = [
   'signal.rejected',
   /** the conversation's title changed (a rename, or the title made from the first exchange): { title } */
   'title.changed',
+  /** a message too large for the model's context on its own: the model read only its beginning. { messageId } */
+  'context.cut',
 ] as const;
 export const EventType = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be an event type');
 export type EventType = z.infer<typeof EventType>;

@@ -420,10 +420,17 @@ export function ConversationPage({
               ) : (
                 <DraftRow key={mid} draft={transcript.drafts[mid]} />
               );
-              return mid === view.context?.throughMessageId ? (
+              const cut = transcript.cut?.[mid];
+              const folded = mid === view.context?.throughMessageId;
+              return cut || folded ? (
                 <Fragment key={mid}>
                   {row}
-                  <ContextFold conversationId={view.id} throughMessageId={mid} />
+                  {cut && (
+                    <li className="msg context-cut" role="note">
+                      The agent could read only the beginning of the message above: it is too large for what the agent reads at once.
+                    </li>
+                  )}
+                  {folded && <ContextFold conversationId={view.id} throughMessageId={mid} />}
                 </Fragment>
               ) : (
                 row

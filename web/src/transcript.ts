@@ -27,6 +27,8 @@ export interface Transcript {
   progress: Record<string, ProgressStep[]>;
   /** pending items as they opened and closed, shown in place as a record of what was decided */
   items: Record<string, { item: PendingItem; closed?: ClosedInfo }>;
+  /** messages the agent's model could read only the beginning of (too large for its context on their own) */
+  cut?: Record<string, true>;
   lastEventId: number;
 }
 
@@ -86,6 +88,9 @@ export function applyEvent(t: Transcript, event: StreamEvent): Transcript {
       next.order = [...next.order, `pending:${item.id}`];
       break;
     }
+    case 'context.cut':
+      next.cut = { ...next.cut, [String(data.messageId)]: true };
+      break;
     case 'pending.closed': {
       const entry = next.items[String(data.id)];
       if (entry) next.items = { ...next.items, [String(data.id)]: { ...entry, closed: data as ClosedInfo } };
