@@ -242,6 +242,6 @@ export async function fullyInViewAboveComposer(locator: import('playwright-core'
  */
 export async function visibleTranscript(page: Page, { replies = false } = {}): Promise<string> {
   const client = 'ol.transcript .tool-call, ol.transcript .msg.tool, ol.transcript .msg.record, ol.transcript .progress';
-  const parts = await page.locator(replies ? `ol.transcript .msg.assistant > p, ${client}` : client).allInnerTexts();
+  const parts = await page.locator(replies ? `ol.transcript .msg.assistant > .md, ${client}` : client).allInnerTexts();
   return parts.join('\n');
 }

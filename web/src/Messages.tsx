@@ -1,4 +1,5 @@
 import { Cards } from './Cards';
+import { Markdown } from './markdown';
 import { ResultExtras } from './ResultExtras';
 import { pendingKind } from './pendingKinds';
 import { draftText } from './transcript';
@@ -93,7 +94,7 @@ export function MessageRow({
   return (
     <li className="msg assistant" data-message-id={message.id} tabIndex={-1}>
       <span className="visually-hidden">Agent: </span>
-      {message.text && <p>{message.text}</p>}
+      {message.text && <Markdown text={message.text} />}
       {message.stopped && <p className="stopped-line muted">You stopped this answer.</p>}
       {message.toolCalls?.map((call) => {
         const ran = ranArgs?.[call.id];
@@ -118,12 +119,11 @@ export function DraftRow({ draft }: { draft?: Draft }) {
   return (
     <li className="msg assistant streaming" aria-busy="true">
       <span className="visually-hidden">Agent (writing): </span>
-      <p>
-        {draftText(draft)}
+      <Markdown text={draftText(draft)}>
         <span className="caret" aria-hidden="true">
           ▍
         </span>
-      </p>
+      </Markdown>
     </li>
   );
 }

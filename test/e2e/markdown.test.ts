@@ -1,0 +1,117 @@
+// Replies people can read (issue 46, item 5), in real Chromium against a scripted Gemini: a reply's Markdown
+// renders as its elements (a list, a table, a code block), a draft renders while it streams, and a reply's
+// HTML is text that runs nothing, at 1280 and 375 px.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
+import {
+  type Browser,
+  buildWebClient,
+  launchBrowser,
+  pageDoesNotScroll,
+  sendMessage,
+  signInByLink,
+  startConversation,
+  withScreenshot,
+} from './browser.ts';
+
+let app: TestApp;
+let fake: FakeGemini;
+let browser: Browser;
+
+before(async () => {
+  await buildWebClient();
+  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
+  [app, browser] = await Promise.all([
+    startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } }),
+    launchBrowser(),
+  ]);
+});
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+  await fake?.close();
+});
+
+const REPLY = [
+  'Here is what I found:',
+  '',
+  '1. **Ale** is light',
+  '2. *Stout* is dark',
+  '   - roasted',
+  '   - creamy',
+  '',
+  '| Beer | ABV | Notes |',
+  '|------|----:|-------|',
+  '| Ale | 4.5 | a long note that makes this table wider than a phone is, to see that it scrolls in its bubble |',
+  '| Stout | 6.0 | `dark` |',
+  '',
+  '```sql',
+  'SELECT name FROM beers WHERE abv > 5;',
+  '```',
+  '',
+  'A picture: <img src=x onerror="window.__pwned = 1"> and [a trap](javascript:window.__pwned=2) and <script>window.__pwned = 3</script>',
+].join('\n');
+
+for (const width of [1280, 375] as const) {
+  test(`at ${width} px a reply's list, table and code render as such, and its HTML is text that runs nothing`, async (t) => {
+    const { page } = browser;
+    await page.setViewportSize({ width, height: width === 1280 ? 860 : 740 });
+    await withScreenshot(t, import.meta.filename, page, async () => {
+      await signInByLink(page, app.baseUrl, ALICE);
+      await startConversation(page, 'support', `Markdown ${width}`);
+      fake.script(reply.text(REPLY));
+      await sendMessage(page, 'What beers are there?');
+      const answer = page.locator('.msg.assistant:not(.streaming)', { hasText: 'Here is what I found' });
+      await answer.waitFor();
+
+      const items = answer.locator('ol > li');
+      assert.equal(await items.count(), 2);
+      assert.equal(await items.nth(0).locator('strong').innerText(), 'Ale');
+      assert.deepEqual(await items.nth(1).locator('ul > li').allInnerTexts(), ['roasted', 'creamy']);
+      assert.deepEqual(await answer.locator('table th').allInnerTexts(), ['Beer', 'ABV', 'Notes']);
+      assert.deepEqual(
+        await answer
+          .locator('table tbody tr')
+          .first()
+          .locator('td')
+          .allInnerTexts()
+          .then((c) => c.slice(0, 2)),
+        ['Ale', '4.5'],
+      );
+      assert.equal(await answer.locator('table td code').innerText(), 'dark');
+      assert.equal(await answer.locator('pre code').innerText(), 'SELECT name FROM beers WHERE abv > 5;');
+
+      // the HTML is on screen as its text, and nothing of it ran or became an element
+      await answer.getByText('<img src=x onerror="window.__pwned = 1">', { exact: false }).waitFor();
+      await answer.getByText('<script>window.__pwned = 3</script>', { exact: false }).waitFor();
+      assert.equal(await answer.locator('img, script').count(), 0);
+      assert.equal(await answer.locator('a').count(), 0, 'a javascript: link is its words only');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(await page.evaluate(() => (globalThis as any).__pwned), undefined);
+
+      // a wide table scrolls inside the reply; the page itself does not scroll sideways
+      const still = await pageDoesNotScroll(page);
+      assert.ok(still.ok, still.detail);
+    });
+  });
+}
+
+test('a draft renders its Markdown while it streams: a list and an unfinished code block', async (t) => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    await startConversation(page, 'support', 'Streaming Markdown');
+    fake.script(reply.text(['Steps:\n\n- first\n- second\n\n```\nline one', '\nline two', '\n```\nAll done.'], { intervalMs: 1_500 }));
+    await sendMessage(page, 'Show me the steps');
+    const draft = page.locator('.msg.streaming');
+    await draft.locator('ul > li', { hasText: 'second' }).waitFor();
+    await draft.locator('pre code', { hasText: 'line one' }).waitFor();
+    assert.equal(await page.locator('.msg.assistant:not(.streaming)', { hasText: 'All done.' }).count(), 0, 'still streaming');
+    const answer = page.locator('.msg.assistant:not(.streaming)', { hasText: 'All done.' });
+    await answer.waitFor();
+    assert.equal(await answer.locator('pre code').innerText(), 'line one\nline two');
+  });
+});
