@@ -1,6 +1,6 @@
 // Replies people can read (issue 46, item 5), in real Chromium against a scripted Gemini: a reply's Markdown
 // renders as its elements (a list, a table, a code block), a draft renders while it streams, and a reply's
-// HTML is text that runs nothing, at 1280 and 375 px.
+// HTML is text that runs nothing, at 1280 and 375 px. The dark theme's cache chips are readable (4.5:1).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
@@ -113,5 +113,50 @@ test('a draft renders its Markdown while it streams: a list and an unfinished co
     const answer = page.locator('.msg.assistant:not(.streaming)', { hasText: 'All done.' });
     await answer.waitFor();
     assert.equal(await answer.locator('pre code').innerText(), 'line one\nline two');
+  });
+});
+
+/** WCAG's contrast ratio of two computed rgb() colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (rgb: string) => {
+    const [r, g, bl] = rgb
+      .match(/[\d.]+/g)!
+      .slice(0, 3)
+      .map((v) => {
+        const c = Number(v) / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+test('the cache chips (fresh, cached, stale) read at 4.5:1 or more in the light and the dark theme', async (t) => {
+  const { page } = browser;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      // the chip as a result card shows it (ResultExtras.tsx), styled by the page's own stylesheet
+      const colours = await page.evaluate(() => {
+        const doc = (globalThis as any).document;
+        return ['cache_miss', 'cache_hit', 'cache_stale'].map((state) => {
+          const chip = doc.createElement('span');
+          chip.className = `chip cache ${state}`;
+          chip.textContent = state;
+          doc.querySelector('#root').appendChild(chip);
+          const style = (globalThis as any).getComputedStyle(chip);
+          const out = { state, color: style.color as string, background: style.backgroundColor as string };
+          chip.remove();
+          return out;
+        });
+      });
+      for (const { state, color, background } of colours) {
+        const ratio = contrast(color, background);
+        assert.ok(ratio >= 4.5, `${scheme} ${state}: ${color} on ${background} is ${ratio.toFixed(2)}:1`);
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 });
