@@ -70,7 +70,8 @@ function trailingToolMessages(messages: ChatMessage[]): ChatMessage[] {
 
 function help(agents: OfflineAgents, tools: ReadonlySet<string>, said: string): string {
   const phrases = offlinePhrases(agents).filter((phrase) => tools.has(phrase.tool));
-  const intro = `${PREFIX}This is the offline model: no GEMINI_API_KEY is set, so no real model is answering.`;
+  // said to a person: the deployment's state in words, not the name of the setting that changes it
+  const intro = `${PREFIX}This is the offline model: this deployment runs without a model key, so no real model is answering.`;
   if (phrases.length === 0) {
     const echo = said.length > 200 ? `${said.slice(0, 200)}…` : said;
     return echo ? `${intro} You said: "${echo}"` : intro;

@@ -162,7 +162,7 @@ function respond(said: string, seen: Seen): SousAnswer {
   }
 
   return reply(
-    'This is the offline model: no GEMINI_API_KEY is set. It understands "swap butter for olive oil", "add a note: …", "make it for 4", "remove the parmesan", "add a step: …", "add 1 tsp chili flakes", and answers questions with a clarifying reply.',
+    'This is the offline model: this deployment runs without a model key. It understands "swap butter for olive oil", "add a note: …", "make it for 4", "remove the parmesan", "add a step: …", "add 1 tsp chili flakes", and answers questions with a clarifying reply.',
   );
 }
 

@@ -58,6 +58,12 @@ describe('sous offline', () => {
     const avoid = await say(id, 'add 1 tbsp peanut oil');
     assert.match(avoid.messages.at(-1).text, /^.*hard avoids \(peanut\)/);
     assert.deepEqual(avoid.pending, []);
+
+    // what it does not understand gets its phrasings, and the deployment's state in words: no setting's name
+    const other = await say(id, 'hello there');
+    assert.match(other.messages.at(-1).text, /runs without a model key\. It understands/);
+    assert.doesNotMatch(other.messages.at(-1).text, /\b[A-Z]+_[A-Z_]+\b/);
+    assert.deepEqual(other.pending, []);
     const final = await view(id);
     assert.equal(final.recipe.version, 5);
     assert.deepEqual(
