@@ -1,6 +1,7 @@
 // Tool calls and results in a person's words: the agent's home words its own tools (agentHome.ts `tools`),
 // and any other tool gets a generic sentence built from its name and arguments. Raw JSON is never the words.
 import { toolWordsFor } from './agents/registry';
+import { listCount, plural } from './plural';
 
 type Args = Record<string, unknown>;
 
@@ -25,10 +26,6 @@ export function plainValue(value: unknown): string {
       ? value.map(plainValue).join(', ') || '(none)'
       : plural(value.length, 'item');
   return plural(Object.keys(value as object).length, 'detail');
-}
-
-export function plural(count: number, noun: string, many = `${noun}s`): string {
-  return `${count} ${count === 1 ? noun : many}`;
 }
 
 /** "order id 13579, phone 555-123-4567" */
@@ -111,21 +108,13 @@ export function resultSentence(agent: string, tool: string, result: unknown, arg
   return `Done: ${lower}.${summary(result)}`;
 }
 
-/** "3 orders", "1 order", "no orders" from a list field's name; "rows" counted as results. */
-function listCount(count: number, field: string): string {
-  const name = humanName(field).toLowerCase();
-  const many = /s$/.test(name) && !/^(rows?|results?|items?|data)$/.test(name) ? name : 'results';
-  const one = many.endsWith('ies') ? `${many.slice(0, -3)}y` : many.replace(/s$/, '');
-  return count === 0 ? `No ${many}` : plural(count, one, many);
-}
-
 /** A few plain facts from a result the agent's home does not word. */
 function summary(result: unknown): string {
   if (Array.isArray(result)) return ` Found ${plural(result.length, 'result')}.`;
   if (typeof result !== 'object' || result === null) return result === undefined ? '' : ` ${plainValue(result)}.`;
   const entries = Object.entries(result as Args);
   // a list counts as what its field names ("orders"), not as "results"
-  for (const [k, v] of entries) if (Array.isArray(v)) return ` ${listCount(v.length, k)}.`;
+  for (const [k, v] of entries) if (Array.isArray(v)) return ` ${listCount(v.length, humanName(k).toLowerCase())}.`;
   const scalars = entries
     .filter(([k, v]) => (typeof v === 'string' || typeof v === 'number') && !/(^|_)id$|Id$|_at$|At$/.test(k) && String(v).length < 60)
     .slice(0, 3);
