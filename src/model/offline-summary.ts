@@ -6,15 +6,14 @@ import type { OfflineAgents } from './offline-types.ts';
 type Obj = Record<string, unknown>;
 
 export function summariseResult(agents: OfflineAgents, message: ChatMessage): string {
-  const tool = message.tool ?? 'the tool';
   const result = message.result;
   if (isObject(result) && result.status === 'rejected') {
     const reason = text(result.reason) ?? text(result.error) ?? 'no reason given';
     return `Not done: ${reason}`;
   }
-  if (isObject(result) && result.error !== undefined) return `That did not work: ${text(result.error) ?? json(result.error)}`;
-  if (result === undefined) return message.text || `${tool} returned nothing.`;
-  return describe(agents, result, message.tool) ?? `${tool} returned ${json(result)}`;
+  if (isObject(result) && result.error !== undefined) return `That did not work: ${text(result.error) ?? plainReading(result.error)}`;
+  if (result === undefined) return message.text || 'Done, with nothing to report.';
+  return describe(agents, result, message.tool) ?? plainReading(result);
 }
 
 function describe(agents: OfflineAgents, value: unknown, tool?: string): string | undefined {
@@ -22,7 +21,7 @@ function describe(agents: OfflineAgents, value: unknown, tool?: string): string 
   const own = tool ? toolReading(agents, tool)?.(value) : undefined;
   if (own) return own;
   if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.length === 0 ? 'No results.' : `${value.length} results: ${json(value)}`;
+  if (Array.isArray(value)) return value.length === 0 ? 'No results.' : plainReading(value);
   if (isObject(value) && typeof value.message === 'string') return value.message;
   return undefined;
 }
@@ -37,9 +36,57 @@ function text(value: unknown): string | undefined {
   return undefined;
 }
 
-function json(value: unknown): string {
-  const out = JSON.stringify(value) ?? String(value);
-  return out.length > 300 ? `${out.slice(0, 300)}…` : out;
+// A result no agent reads is said in words a person can read: its facts as "Label: value", lists counted and
+// named, ids, SQL and timings left out; never the tool's name or JSON (issue 46, item 5).
+const HIDDEN_KEY = /(^|_)(id|uuid|sql|metadata|ms)$|Id$|_at$|At$|^(status|method)$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function label(key: string): string {
+  const words = key
+    .replace(/[_-]+/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .trim();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : key;
+}
+
+function itemName(item: unknown): string | undefined {
+  if (!isObject(item)) return text(item);
+  return text(item.name) ?? text(item.title) ?? text(item.label);
+}
+
+function listReading(list: unknown[], noun?: string): string {
+  const many = noun ?? 'results';
+  const one = many
+    .replace(/ies$/, 'y')
+    .replace(/(s|x|z|ch|sh)es$/, '$1')
+    .replace(/([^s])s$/, '$1');
+  const count = list.length === 0 ? `no ${many}` : `${list.length} ${list.length === 1 ? one : many}`;
+  const names = list.map(itemName).filter((name): name is string => Boolean(name));
+  const shown = names.slice(0, 5).join(', ');
+  return names.length ? `${count}: ${shown}${names.length > 5 ? ', …' : ''}` : count;
+}
+
+function facts(value: Obj, depth: number, out: string[]): void {
+  for (const [key, v] of Object.entries(value)) {
+    if (out.length >= 8) return;
+    if (HIDDEN_KEY.test(key)) continue;
+    const scalar = text(v);
+    if (scalar !== undefined) {
+      if (scalar.trim() && !UUID.test(scalar)) out.push(`${label(key)}: ${scalar.length > 120 ? `${scalar.slice(0, 119)}…` : scalar}`);
+    } else if (Array.isArray(v)) out.push(listReading(v, label(key).toLowerCase()).replace(/^./, (c) => c.toUpperCase()));
+    else if (isObject(v) && depth < 1) facts(v, depth + 1, out);
+  }
+}
+
+export function plainReading(value: unknown): string {
+  if (Array.isArray(value)) return `${listReading(value).replace(/^./, (c) => c.toUpperCase())}.`;
+  const scalar = text(value);
+  if (scalar !== undefined) return scalar;
+  if (!isObject(value)) return 'Done.';
+  const found: string[] = [];
+  facts(value, 0, found);
+  return found.length ? `${found.join('; ')}.` : 'Done.';
 }
 
 /** The agent's own reading of `tool`'s results (AgentServer.offline.describe), if it has one. */

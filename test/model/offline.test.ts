@@ -165,6 +165,20 @@ describe('offline model: summaries of results', () => {
     assert.match(updated, /^User information updated successfully\. Customer 1213210: John Doe, email new@example.com/);
   });
 
+  test('a result no agent reads is said in words: no tool name, no JSON, no ids, lists counted in good English', async () => {
+    const profile = {
+      client: { client_id: 'c-42', name: 'Quilmes Bar', city: 'Buenos Aires', beers: ['Stout', 'IPA'] },
+      searches: [{ query: 'stout' }],
+      search_metadata: { method: 'client_id', sql: 'SELECT * FROM clients', execution_time_ms: 3 },
+      recipe_id: '0b6a1d56-3f0e-4c1e-9d55-8f6f0f1f2a3b',
+    };
+    const said = (await ask(afterCalls({ tool: 'read_unknown_profile', result: profile }))).text;
+    assert.equal(said, 'Name: Quilmes Bar; City: Buenos Aires; 2 beers: Stout, IPA; 1 search.');
+    const list = (await ask(afterCalls({ tool: 'list_unknown_things', result: [{ id: 'x', name: 'Negroni' }, { name: 'Spritz' }] }))).text;
+    assert.equal(list, '2 results: Negroni, Spritz.');
+    for (const text of [said, list]) assert.doesNotMatch(text, /[{}"]|_unknown_|c-42|0b6a1d56|SELECT/);
+  });
+
   test('several results in one step are each summarised', async () => {
     const reply = await ask(
       afterCalls(
