@@ -6,7 +6,7 @@ import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import { findConversation, insertConversation, listConversations, renameConversation } from '../db/conversations.ts';
+import { findConversation, insertConversation, listByActivity, renameConversation } from '../db/conversations.ts';
 import { writeBatch } from '../db/batch.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
@@ -138,11 +138,18 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
 
   router.get('/conversations', async (req, res) => {
     const principal = principalOf(res);
-    const { cursor, limit } = parseBody(ListQuery, req.query);
-    const rows = await asUser(pool, principal.user, (db) => listConversations(db, limit, cursor));
+    const { cursor, limit, q } = parseBody(ListQuery, req.query);
+    const rows = await asUser(pool, principal.user, (db) => listByActivity(db, { limit, after: cursor, search: q }));
     const page = rows.slice(0, limit);
     res.json({
-      conversations: page.map(({ id, agent, workflowId, title, createdAt }) => ({ id, agent, workflowId, title, createdAt })),
+      conversations: page.map(({ id, agent, workflowId, title, createdAt, lastActivityAt }) => ({
+        id,
+        agent,
+        workflowId,
+        title,
+        createdAt,
+        lastActivityAt,
+      })),
       nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!.position) : null,
     });
   });

@@ -166,7 +166,8 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
         get: {
           operationId: 'listConversations',
           summary:
-            "The caller's conversations, newest first, a page at a time (at most `limit`, default and most 100); `nextCursor` is the next page's `cursor`, null on the last page",
+            "The caller's conversations, the most recently active first (`lastActivityAt`: the newest event or message), a page at a time (at most `limit`, default and most 100); `nextCursor` is the next page's `cursor`, null on the last page. " +
+            "With `q`, only those whose title or one of the caller's own messages contains it",
           parameters: [
             {
               name: 'cursor',
@@ -176,6 +177,14 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
               schema: { type: 'string', maxLength: 200 },
             },
             { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 100 } },
+            {
+              name: 'q',
+              in: 'query',
+              required: false,
+              description:
+                "Search: the conversations whose title or one of the caller's own messages contains this text, in any case; `%`, `_` and `\\` are matched as they are (trimmed, 1 to 100 characters)",
+              schema: { type: 'string', minLength: 1, maxLength: 100 },
+            },
           ],
           responses: {
             200: json('A page of conversations', 'ConversationList'),

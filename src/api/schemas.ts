@@ -85,22 +85,27 @@ export const conversationView = (catalog: ServerCatalog) =>
   });
 
 export const conversationSummary = (catalog: ServerCatalog) =>
-  createdConversation(catalog).extend({ title: z.string(), createdAt: z.string() });
+  createdConversation(catalog).extend({
+    title: z.string(),
+    createdAt: z.string(),
+    /** its newest event or message (its creation when it has none): what the list is ordered by */
+    lastActivityAt: z.string(),
+  });
 
 /**
- * GET /v1/conversations' cursor: where the last page ended (creation time to the microsecond, and id), opaque
+ * GET /v1/conversations' cursor: where the last page ended (last activity to the microsecond, and id), opaque
  * to the client (base64url). It names only the caller's own row, and the list is read as the caller.
  */
-const CursorPosition = z.object({ createdAt: z.iso.datetime({ precision: 6 }), id: z.uuid() });
+const CursorPosition = z.object({ at: z.iso.datetime({ precision: 6 }), id: z.uuid() });
 export const encodeCursor = (position: z.infer<typeof CursorPosition>) =>
-  Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+  Buffer.from(JSON.stringify([position.at, position.id])).toString('base64url');
 const cursor = z
   .string()
   .max(200)
   .transform((text, ctx) => {
     try {
-      const [createdAt, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-      return CursorPosition.parse({ createdAt, id });
+      const [at, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+      return CursorPosition.parse({ at, id });
     } catch {
       ctx.addIssue({ code: 'custom', message: 'not a cursor this API gave (use nextCursor as it came)' });
       return z.NEVER;
@@ -111,6 +116,8 @@ export const ListQuery = z.object({
   cursor: cursor.optional(),
   /** conversations per page */
   limit: z.coerce.number().int().min(1).max(100).default(100),
+  /** only conversations whose title or one of the person's own messages contains this (any case, taken as it is) */
+  q: z.string().trim().min(1, 'q: at least one character that is not a space').max(100).optional(),
 });
 
 export const conversationList = (catalog: ServerCatalog) =>

@@ -49,6 +49,42 @@ export async function listConversations(db: pg.ClientBase, limit: number, after?
   return rows.map(({ exactCreatedAt, ...row }) => ({ ...row, position: { createdAt: exactCreatedAt, id: row.id } }));
 }
 
+/** Where a page of the activity-ordered list ends: the last row's last activity (to the microsecond) and id. */
+export interface ActivityPosition {
+  at: string;
+  id: string;
+}
+
+/** A `LIKE` pattern that finds `text` as it is: its own `%`, `_` and backslash match themselves, not any text. */
+export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The caller's conversations (row-level security), the most recently active first: a conversation's last
+ * activity is its newest event (every message writes one, so a message counts too), or its creation when it has
+ * none. With `search`, only those whose title or one of the person's own messages contains it (any case).
+ * Keyset paged after `after`; one row more than `limit` when there is more. Each conversation's newest event is
+ * one probe of events_conversation_time (036), so the list costs one probe per conversation of the caller's.
+ */
+export async function listByActivity(
+  db: pg.ClientBase,
+  { limit, after, search }: { limit: number; after?: ActivityPosition; search?: string },
+): Promise<(ConversationRow & { lastActivityAt: string; position: ActivityPosition })[]> {
+  const { rows } = await db.query<ConversationRow & { lastActivityAt: string }>(
+    `SELECT id, "userId", agent, client, title, "workflowId", "createdAt",
+            to_char(last_activity AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "lastActivityAt"
+       FROM (SELECT c.id, c.user_id AS "userId", c.agent, c.client, c.title, c.workflow_id AS "workflowId", c.created_at AS "createdAt",
+                    greatest(c.created_at, (SELECT max(e.created_at) FROM events e WHERE e.conversation_id = c.id)) AS last_activity
+               FROM conversations c
+              WHERE $4::text IS NULL
+                 OR c.title ILIKE $4 ESCAPE '\\'
+                 OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.role = 'user' AND m.text ILIKE $4 ESCAPE '\\')) listed
+      WHERE $2::timestamptz IS NULL OR (last_activity, id) < ($2::timestamptz, $3::uuid)
+      ORDER BY last_activity DESC, id DESC LIMIT $1`,
+    [limit + 1, after?.at ?? null, after?.id ?? null, search === undefined ? null : containsPattern(search)],
+  );
+  return rows.map((row) => ({ ...row, position: { at: row.lastActivityAt, id: row.id } }));
+}
+
 export interface EventRow {
   /** the event's place in its conversation (1, 2, 3, …): what clients see as its id */
   id: number;

@@ -117,6 +117,7 @@ test('sign in through the provider, work with the cookie session, make and revok
     await page.getByRole('cell', { name: 'laptop script', exact: true }).waitFor();
     await page.getByRole('cell', { name: 'conversations, export', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Revoke laptop script' }).click();
+    await page.getByRole('dialog', { name: 'Revoke “laptop script”?' }).getByRole('button', { name: 'Revoke', exact: true }).click();
     await page.getByText('You have no API keys.').waitFor();
     assert.equal((await fetch(`${app.baseUrl}/v1/conversations`, { headers: { authorization: `Bearer ${key}` } })).status, 401);
 

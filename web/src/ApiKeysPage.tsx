@@ -1,7 +1,9 @@
 // Personal API keys for scripts (issue 34): the caller's keys without their secrets and with their scopes, a form
-// that makes one (its scopes chosen, issue 42) and shows it once, and a revoke button per key.
-import { useCallback, useEffect, useState } from 'react';
+// that makes one (its scopes chosen, issue 42) and shows it once with a Copy button, and a revoke button per key
+// that asks first (issue 46).
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, api } from './api';
+import { ConfirmDialog } from './ConfirmDialog';
 
 /** What a key may do besides the owner's conversations (every key's): asked for one by one (src/api/key-scopes.ts). */
 const EXTRA_SCOPES = [
@@ -33,6 +35,9 @@ export function ApiKeysPage() {
   const [made, setMade] = useState<{ name: string; key: string }>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [revoking, setRevoking] = useState<ApiKey>();
+  const [revokeBusy, setRevokeBusy] = useState(false);
+  const [revokeError, setRevokeError] = useState<string>();
 
   const load = useCallback(() => {
     api<{ keys: ApiKey[] }>('GET', '/v1/api-keys')
@@ -66,12 +71,16 @@ export function ApiKeysPage() {
   }
 
   async function revoke(key: ApiKey) {
-    setError(undefined);
+    setRevokeBusy(true);
+    setRevokeError(undefined);
     try {
       await api('DELETE', `/v1/api-keys/${encodeURIComponent(key.id)}`);
+      setRevoking(undefined);
       load();
     } catch (e) {
-      setError((e as ApiError).message);
+      setRevokeError((e as ApiError).message);
+    } finally {
+      setRevokeBusy(false);
     }
   }
 
@@ -91,7 +100,7 @@ export function ApiKeysPage() {
       {made && (
         <div role="status" className="banner">
           <p>Your new key “{made.name}”. Copy it now: it is not shown again.</p>
-          <input aria-label="New API key" readOnly value={made.key} onFocus={(e) => e.currentTarget.select()} />
+          <NewKey value={made.key} />
           <button type="button" className="secondary" onClick={() => setMade(undefined)}>
             Done
           </button>
@@ -141,7 +150,15 @@ export function ApiKeysPage() {
                 <td>{when(key.lastUsedAt, 'never')}</td>
                 <td>{when(key.expiresAt, 'never')}</td>
                 <td>
-                  <button type="button" className="secondary" onClick={() => void revoke(key)} aria-label={`Revoke ${key.name}`}>
+                  <button
+                    type="button"
+                    className="secondary"
+                    onClick={() => {
+                      setRevokeError(undefined);
+                      setRevoking(key);
+                    }}
+                    aria-label={`Revoke ${key.name}`}
+                  >
                     Revoke
                   </button>
                 </td>
@@ -150,6 +167,46 @@ export function ApiKeysPage() {
           </tbody>
         </table>
       )}
+      <ConfirmDialog
+        open={!!revoking}
+        heading={`Revoke “${revoking?.name ?? ''}”?`}
+        action="Revoke"
+        busyAction="Revoking…"
+        busy={revokeBusy}
+        error={revokeError}
+        onClose={() => setRevoking(undefined)}
+        onConfirm={() => revoking && void revoke(revoking)}
+      >
+        <p>Scripts that use this key stop working at once. This cannot be undone: a new key would have to be made and put in them.</p>
+      </ConfirmDialog>
     </section>
+  );
+}
+
+/** The new key, shown once, with Copy: to the clipboard when the browser allows it, otherwise selected for Ctrl+C. */
+function NewKey({ value }: { value: string }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState<'copied' | 'selected'>();
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied('copied');
+    } catch {
+      // no clipboard (an insecure origin, a refused permission): the text is selected for the person to copy
+      input.current?.focus();
+      input.current?.select();
+      setCopied('selected');
+    }
+  };
+  return (
+    <div className="new-key">
+      <input ref={input} aria-label="New API key" readOnly value={value} onFocus={(e) => e.currentTarget.select()} />
+      <button type="button" onClick={() => void copy()}>
+        Copy
+      </button>
+      <span role="status" className="copy-status">
+        {copied === 'copied' ? 'Copied' : copied === 'selected' ? 'Selected: press Ctrl+C (⌘C on a Mac) to copy' : ''}
+      </span>
+    </div>
   );
 }

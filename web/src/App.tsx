@@ -15,6 +15,7 @@ import { ApiKeysPage } from './ApiKeysPage';
 import { AGENT_PAGES } from './agents/registry';
 import { ConnectionBanner } from './connection';
 import { ConversationList } from './ConversationList';
+import { DeletionNotice } from './DeletionNotice';
 import { Home } from './Home';
 import { outbox } from './outbox';
 import { ConversationPage } from './ConversationPage';
@@ -34,6 +35,8 @@ export function App() {
   const [drawer, setDrawer] = useState(false);
   // said once on the home page: what just happened elsewhere (a deletion)
   const [notice, setNotice] = useState<string>();
+  // the conversation its Start just made: its page puts the focus in the composer
+  const [started, setStarted] = useState<string>();
   // bumped by each sign-in link: the same token again must still ask who it is, or the page waits forever
   const [signIns, setSignIns] = useState(0);
   const path = usePath();
@@ -212,6 +215,7 @@ export function App() {
         </button>
       </header>
       <ConnectionBanner />
+      <DeletionNotice />
       {error && (
         <div role="alert" className="banner error">
           {error}
@@ -230,9 +234,10 @@ export function App() {
               key={conversationId}
               id={conversationId}
               meta={meta}
+              justStarted={started === conversationId}
               onChanged={() => setListVersion((v) => v + 1)}
-              onDeleted={(title) => {
-                setNotice(`Deleted “${title}”.`);
+              onDeleted={() => {
+                // DeletionNotice says it, with Undo
                 setListVersion((v) => v + 1);
                 navigate('/');
               }}
@@ -243,6 +248,7 @@ export function App() {
               notice={notice}
               onCreated={(id, first) => {
                 if (first) outbox.put(id, first);
+                setStarted(id);
                 setNotice(undefined);
                 setListVersion((v) => v + 1);
                 navigate(`/c/${id}`);

@@ -1,8 +1,11 @@
 // What a person does with a whole conversation: rename it, export it (JSON or Markdown), delete it after a
-// confirmation; and, for operators, its details (the workflow, the Temporal Web UI, usage) out of the way.
+// confirmation that opens on "Keep" and with Undo for a few seconds (deferredDelete.ts); and, for operators,
+// its details (the workflow, the Temporal Web UI, usage) out of the way.
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { ApiError, api, authorizationFor } from './api';
+import { ConfirmDialog } from './ConfirmDialog';
 import { connection } from './connection';
+import { UNDO_MS, deleteLater } from './deferredDelete';
 
 /** "Jane’s refund!" → "janes-refund" */
 const fileName = (title: string) =>
@@ -51,9 +54,8 @@ export function ConversationActions({
   details: ReactNode;
 }) {
   const menu = useRef<HTMLDetailsElement>(null);
-  const dialog = useRef<HTMLDialogElement>(null);
   const [error, setError] = useState<string>();
-  const [deleting, setDeleting] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const close = () => menu.current?.removeAttribute('open');
 
   return (
@@ -97,7 +99,7 @@ export function ConversationActions({
             onClick={() => {
               close();
               setError(undefined);
-              dialog.current?.showModal();
+              setConfirming(true);
             }}
           >
             Delete…
@@ -113,39 +115,23 @@ export function ConversationActions({
           {error}
         </p>
       )}
-      <dialog ref={dialog} className="confirm" aria-labelledby="delete-title">
-        <h2 id="delete-title">Delete “{title}”?</h2>
-        <p>Its messages and decisions are removed for good. Export it first if you want to keep a copy.</p>
-        {error && (
-          <p role="alert" className="field-error">
-            {error}
-          </p>
-        )}
-        <div className="actions">
-          <button
-            type="button"
-            className="danger"
-            disabled={deleting}
-            onClick={async () => {
-              setDeleting(true);
-              try {
-                await api('DELETE', `/v1/conversations/${encodeURIComponent(id)}`);
-                dialog.current?.close();
-                onDeleted();
-              } catch (e) {
-                setError((e as ApiError).message);
-              } finally {
-                setDeleting(false);
-              }
-            }}
-          >
-            {deleting ? 'Deleting…' : 'Delete'}
-          </button>
-          <button type="button" className="secondary" autoFocus onClick={() => dialog.current?.close()}>
-            Keep it
-          </button>
-        </div>
-      </dialog>
+      <ConfirmDialog
+        open={confirming}
+        heading={`Delete “${title}”?`}
+        action="Delete"
+        onClose={() => setConfirming(false)}
+        onConfirm={() => {
+          // sent when the undo window closes: until then nothing is deleted
+          deleteLater(id, title);
+          setConfirming(false);
+          onDeleted();
+        }}
+      >
+        <p>
+          Its messages and decisions are removed for good {UNDO_MS / 1000} seconds after you delete it (you can undo until then). Export it
+          first if you want to keep a copy.
+        </p>
+      </ConfirmDialog>
     </>
   );
 }

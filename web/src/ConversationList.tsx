@@ -1,9 +1,11 @@
-// The person's conversations: searched by title, grouped by the day they started, each with its agent and
-// whether it waits for them.
+// The person's conversations: the most recently active first, grouped by the day of their last activity,
+// searched over titles and the person's own messages (by the server: GET /v1/conversations?q=), each a real
+// link (Ctrl-click opens a new tab) with its agent and whether it waits for them.
 import { useEffect, useMemo, useState } from 'react';
 import { ApiError, api } from './api';
 import { agentLabel } from './agents/registry';
-import { navigate } from './router';
+import { useDeletion } from './deferredDelete';
+import { followLink } from './router';
 import type { ConversationSummary, ConversationView } from './types';
 
 /** "Today", "Yesterday", or the date, in the reader's time zone. */
@@ -26,6 +28,11 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
   const [waiting, setWaiting] = useState<Record<string, boolean>>({});
   const [error, setError] = useState<string>();
   const [query, setQuery] = useState('');
+  // what the server found for the query (after a short pause in the typing), undefined while it looks
+  const [found, setFound] = useState<{ query: string; items: ConversationSummary[] }>();
+  const wanted = query.trim();
+  // a conversation being deleted (Undo still offered) or just deleted is out of the list
+  const deletion = useDeletion();
   // pages after the first (GET /v1/conversations answers a page and nextCursor): the first page is reloaded
   // every 15 s, older pages only when asked for
   const [firstCursor, setFirstCursor] = useState<string | null>(null);
@@ -78,38 +85,49 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
     };
   }, [version]);
 
+  useEffect(() => {
+    if (!wanted) return setFound(undefined);
+    let stop = false;
+    const timer = setTimeout(async () => {
+      try {
+        const page = await api<{ conversations: ConversationSummary[] }>('GET', `/v1/conversations?q=${encodeURIComponent(wanted)}`);
+        if (!stop) setFound({ query: wanted, items: page.conversations });
+      } catch (e) {
+        if (!stop && (e as ApiError).status !== 0) setError((e as ApiError).message);
+      }
+    }, 250);
+    return () => {
+      stop = true;
+      clearTimeout(timer);
+    };
+  }, [wanted, version]);
+
   const groups = useMemo(() => {
-    const wanted = query.trim().toLowerCase();
-    const all = [...(items ?? []), ...older.items.filter((o) => !(items ?? []).some((c) => c.id === o.id))];
-    const shown = all.filter((c) => !wanted || c.title.toLowerCase().includes(wanted));
+    const all = wanted ? (found?.items ?? []) : [...(items ?? []), ...older.items.filter((o) => !(items ?? []).some((c) => c.id === o.id))];
+    const hidden = new Set([deletion.pending?.id, deletion.last?.outcome === 'deleted' ? deletion.last.id : undefined]);
     const byDay = new Map<string, ConversationSummary[]>();
-    for (const c of shown) {
-      const label = dayLabel(c.createdAt);
+    for (const c of all) {
+      if (hidden.has(c.id)) continue;
+      // an older server sends no lastActivityAt: its order (by creation) is kept
+      const label = dayLabel(c.lastActivityAt ?? c.createdAt);
       byDay.set(label, [...(byDay.get(label) ?? []), c]);
     }
     return [...byDay.entries()];
-  }, [items, older, query]);
+  }, [items, older, wanted, found, deletion]);
+  const searching = !!wanted && found?.query !== wanted;
 
   return (
     <>
-      <a
-        className="button new-link"
-        href="/"
-        onClick={(e) => {
-          e.preventDefault();
-          onOpen?.();
-          navigate('/');
-        }}
-      >
+      <a className="button new-link" href="/" onClick={(e) => followLink(e, '/', onOpen)}>
         New conversation
       </a>
       <label htmlFor="search-conversations" className="visually-hidden">
-        Search conversations by title
+        Search conversations
       </label>
       <input
         id="search-conversations"
         type="search"
-        placeholder="Search by title"
+        placeholder="Search titles and your messages"
         value={query}
         onChange={(e) => setQuery(e.target.value)}
       />
@@ -122,9 +140,13 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
         <p className="muted">Loading…</p>
       ) : items.length === 0 ? (
         <p className="muted">No conversations yet.</p>
+      ) : searching && groups.length === 0 ? (
+        <p className="muted" role="status">
+          Searching…
+        </p>
       ) : groups.length === 0 ? (
         <p className="muted" role="status">
-          No conversation has “{query.trim()}” in its title.
+          No conversation has “{wanted}” in its title or your messages.
         </p>
       ) : (
         groups.map(([day, conversations]) => (
@@ -136,11 +158,7 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
                   <a
                     href={`/c/${c.id}`}
                     aria-current={c.id === activeId ? 'page' : undefined}
-                    onClick={(e) => {
-                      e.preventDefault();
-                      onOpen?.();
-                      navigate(`/c/${c.id}`);
-                    }}
+                    onClick={(e) => followLink(e, `/c/${c.id}`, onOpen)}
                   >
                     <span className={`agent-tag agent-${c.agent}`}>{agentLabel(c.agent)}</span>
                     <span className="title">{c.title}</span>
@@ -152,7 +170,7 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
           </section>
         ))
       )}
-      {items && moreCursor && (
+      {items && moreCursor && !wanted && (
         <button type="button" className="secondary" onClick={() => void showOlder()}>
           Show older conversations
         </button>

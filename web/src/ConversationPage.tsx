@@ -39,11 +39,14 @@ export function ConversationPage({
   meta,
   onChanged,
   onDeleted,
+  justStarted,
 }: {
   id: string;
   meta?: Meta;
   onChanged: () => void;
   onDeleted: (title: string) => void;
+  /** opened by its Start: the person writes next, so the composer takes the focus once it is there */
+  justStarted?: boolean;
 }) {
   const [view, setView] = useState<ConversationView>();
   const [transcript, setTranscript] = useState<Transcript>(emptyTranscript);
@@ -108,6 +111,17 @@ export function ConversationPage({
   useEffect(() => drafts.set(id, text), [id, text]);
 
   const composer = useRef<HTMLTextAreaElement>(null);
+  const ready = !!view;
+  useEffect(() => {
+    if (justStarted && ready) composer.current?.focus();
+  }, [justStarted, ready]);
+  // after Rename (saved or not) the focus goes back to the title it replaced, not to the page's body
+  const titleRef = useRef<HTMLHeadingElement>(null);
+  const renamed = useRef(false);
+  useEffect(() => {
+    if (!renaming && renamed.current) titleRef.current?.focus();
+    renamed.current = renaming;
+  }, [renaming]);
   useEffect(
     () =>
       onCompose((composed) => {
@@ -318,7 +332,7 @@ export function ConversationPage({
               }}
             />
           ) : (
-            <h1 id="conversation-title">
+            <h1 id="conversation-title" ref={titleRef} tabIndex={-1}>
               <span className={`agent-tag agent-${view.agent}`}>{agentLabel(view.agent)}</span>{' '}
               <span className="title-text">{view.title}</span>
             </h1>

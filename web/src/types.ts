@@ -21,6 +21,8 @@ export interface ConversationSummary {
   workflowId: string;
   title: string;
   createdAt: string;
+  /** its newest event or message: the list's order (servers before issue 46 leave it out) */
+  lastActivityAt?: string;
   /** newer servers say whether it waits for a person */
   status?: ConversationStatus;
   waiting?: boolean;
