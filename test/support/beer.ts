@@ -23,7 +23,8 @@ export function scriptBeerGemini(fake: FakeGemini): void {
     }
     if (endsWithToolResults(request)) return reply.text('Those are the breweries I found for you.');
     const said = String(lastContent(request)?.parts?.find((part) => typeof part.text === 'string')?.text ?? '');
-    if (/recommend/i.test(said)) return reply.calls({ name: 'recommend_breweries', args: {} });
+    // "... again": the person asks for the breweries already offered, too
+    if (/recommend/i.test(said)) return reply.calls({ name: 'recommend_breweries', args: /\bagain\b/i.test(said) ? { include_earlier: true } : {} });
     return reply.text('How can I help?');
   });
 }

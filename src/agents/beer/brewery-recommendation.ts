@@ -77,7 +77,7 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
     });
   }
   const looked = await profileActivities.beerProfile.executeWithOptions({ summary: `profile of client ${input.client}` }, [
-    { userId: input.userId, client: input.client },
+    { userId: input.userId, client: input.client, conversationId: input.conversationId },
   ]);
   log.push({
     step: 'profile',
@@ -96,7 +96,9 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
   // 2. search, broadening until enough new breweries
   await progress('search', 'started');
   const found: BreweryResult[] = [];
-  const seen = new Set<string>();
+  // what this conversation was offered before counts as seen: no repeats unless the person asks for them
+  const earlier = input.args.include_earlier === true ? [] : (looked.recommendedBefore ?? []);
+  const seen = new Set<string>(earlier);
   const searches: JsonObject[] = [];
   let apiError: SearchResult | undefined;
   for (const query of searchPlan(profile)) {
@@ -132,7 +134,9 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
     return done({
       status: 'NO_NEW_BREWERIES',
       client: clientView,
-      message: `No new breweries found in ${profile.city}, ${profile.state} or elsewhere in the state.`,
+      message: `No new breweries found in ${profile.city}, ${profile.state} or elsewhere in the state${
+        earlier.length ? ` beyond the ${earlier.length} already recommended in this conversation (include_earlier: true offers those again)` : ''
+      }.`,
       searches,
     });
   }

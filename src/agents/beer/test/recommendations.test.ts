@@ -189,6 +189,42 @@ describe('recommendations through the API', () => {
     assert.equal(turn.body.messages.at(-1).role, 'assistant');
   });
 
+  test("never the bar's own brand nor another location of a brewery it buys from", async () => {
+    // CLT-CCW784 is Ballast Point Brewing Company, and buys from Stone Brewing and 10 Barrel Brewing Co
+    const id = await conversation();
+    const item = await recommend(id);
+    const names = item.options.map((o: any) => o.name as string);
+    assert.deepEqual(
+      names.filter((name: string) => /ballast point|^stone brewing|^10 barrel/i.test(name)),
+      [],
+      names.join(', '),
+    );
+    await say(id, 'no');
+  });
+
+  test('a second recommendation in the conversation offers none of the first; asked "again", it may', async () => {
+    const id = await conversation();
+    const first = await recommend(id);
+    await say(id, 'no');
+    const second = await recommend(id);
+    const firstIds = new Set(first.options.map((o: any) => o.id));
+    assert.ok(second.options.length >= 3, JSON.stringify(second.options));
+    assert.deepEqual(
+      second.options.filter((o: any) => firstIds.has(o.id)).map((o: any) => o.name),
+      [],
+      'nothing offered twice',
+    );
+    await say(id, 'no');
+    const turn = await say(id, 'Recommend the same breweries again');
+    assert.equal(turn.body.pending.length, 1, JSON.stringify(turn.body));
+    const again = turn.body.pending[0];
+    assert.ok(
+      again.options.some((o: any) => firstIds.has(o.id)),
+      'asked for the same again, the first ones come back',
+    );
+    await say(id, 'no');
+  });
+
   test('the metrics of a conversation that is not yours are 404', async () => {
     const id = await conversation();
     const other = await call('GET', `/v1/conversations/${id}/metrics`, { token: 'token-bob-plain-000000000000000' });
