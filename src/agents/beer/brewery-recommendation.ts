@@ -2,7 +2,7 @@
 // profile, search (broadening until 3-5 new breweries), presentation, "would you like details?" (a
 // confirmation the conversation shows and times out), and a website summary only when the user picks one.
 // Each step is a progress event; the execution log and metrics are a Query (beerMetricsQuery).
-import { proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   type BeerActivities,
   type BreweryResult,
@@ -135,7 +135,9 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
       status: 'NO_NEW_BREWERIES',
       client: clientView,
       message: `No new breweries found in ${profile.city}, ${profile.state} or elsewhere in the state${
-        earlier.length ? ` beyond the ${earlier.length} already recommended in this conversation (include_earlier: true offers those again)` : ''
+        earlier.length
+          ? ` beyond the ${earlier.length} already recommended in this conversation (include_earlier: true offers those again)`
+          : ''
       }.`,
       searches,
     });
@@ -164,6 +166,12 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
     options,
     details: { presentation, breweries: breweriesCard.breweries as JsonObject[] },
   });
+  // Stop ended the turn: the question was withdrawn (or never shown), the run ends here and says so
+  if (outcome.withdrawn && patched('beer-stopped-run-says-so')) {
+    answer = 'no';
+    await progress('confirmation', 'stopped', 'you pressed Stop');
+    return done({ status: 'stopped', client: clientView, breweries: picks, message: 'The user pressed Stop; nothing was asked.' });
+  }
   const choice = outcome.decision.decision === 'yes' ? findOption(options, outcome.decision.choice ?? options[0]!.id) : undefined;
   answer = outcome.timedOut ? 'timeout' : choice ? 'yes' : 'no';
   await progress('confirmation', 'done', answer);
