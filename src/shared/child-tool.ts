@@ -53,5 +53,7 @@ export const PendingOutcome = z.object({
   timedOut: z.boolean(),
   /** set when the person answered with a chat message instead of a decision */
   supersededBy: z.string().optional(),
+  /** Stop ended the turn that waited on it, or the child asked after its turn was stopped */
+  withdrawn: z.boolean().optional(),
 });
 export type PendingOutcome = z.infer<typeof PendingOutcome>;

@@ -2,7 +2,8 @@
 // child workflow (the recipe save, the brewery recommendation), so a client shows any of them the same way.
 import { z } from 'zod';
 
-export const ProgressState = z.enum(['started', 'done', 'failed', 'skipped']);
+/** stopped: the person pressed Stop, and the run ended there */
+export const ProgressState = z.enum(['started', 'done', 'failed', 'skipped', 'stopped']);
 export type ProgressState = z.infer<typeof ProgressState>;
 
 export const Progress = z.object({

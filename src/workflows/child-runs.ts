@@ -1,5 +1,6 @@
 // Tools that are workflows of their own: started as a child with a readable ID, awaited, their failure handed
-// to the model as the call's result. The conversation knows which children run now: only they may open items in it.
+// to the model as the call's result. The conversation knows which children run now, and for which turn: only
+// they may open items in it, and only while that turn runs.
 import { executeChild, log, setCurrentDetails, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ChildToolInput, ChildToolOutput } from '../shared/child-tool.ts';
 import { describeError } from '../shared/log-safe.ts';
@@ -8,7 +9,8 @@ import type { ToolSpec } from '../shared/tool-spec.ts';
 import { userFacingReason } from './failure-text.ts';
 
 export class ChildRuns {
-  readonly #running = new Set<string>();
+  /** the children running now, each with the turn that started it */
+  readonly #running = new Map<string, number>();
   readonly #input: ChatSessionInput;
   readonly #turns: () => number;
 
@@ -20,6 +22,15 @@ export class ChildRuns {
   /** whether `workflowId` is a child this conversation runs now */
   has(workflowId: string): boolean {
     return this.#running.has(workflowId);
+  }
+
+  /**
+   * Whether `workflowId` runs for a turn that has ended: the turn was stopped and stopped waiting for it, so
+   * nothing it asks may reach the person (a later turn's question would take the next message as its answer).
+   */
+  outlived(workflowId: string): boolean {
+    const turn = this.#running.get(workflowId);
+    return turn !== undefined && turn !== this.#turns();
   }
 
   async run(spec: ToolSpec, call: ToolCall, args: JsonObject): Promise<ChildToolOutput> {
@@ -38,7 +49,7 @@ export class ChildRuns {
       args,
       settings,
     };
-    this.#running.add(workflowId);
+    this.#running.set(workflowId, this.#turns());
     setCurrentDetails(`Turn ${this.#turns()}: ${call.name} runs as child workflow ${workflowId}.`);
     try {
       return await executeChild<(input: ChildToolInput) => Promise<ChildToolOutput>>(runner.workflow, {

@@ -1,12 +1,13 @@
 // Decisions on pending items (the decide Update from the API, the decision Signal from the Web UI and CLI),
 // actions on a stateful agent's own state, and the items child workflows ask this conversation to open.
-import { getExternalWorkflowHandle, log, setHandler, uuid4 } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, log, patched, setHandler, uuid4 } from '@temporalio/workflow';
 import { OpenPendingRequest } from '../shared/child-tool.ts';
 import { agentActionUpdate, decideUpdate, decisionSignal, openPendingSignal, pendingOutcomeSignal } from '../shared/definitions.ts';
 import { boundTurnResult } from '../shared/payload-bounds.ts';
 import { describeError } from '../shared/log-safe.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
-import { itemForChild } from './pending-items.ts';
+import { type ItemOutcome, itemForChild } from './pending-items.ts';
+import { withdrawal } from './stop.ts';
 import { type Session, conversationState } from './session.ts';
 
 export function handleDecisions(session: Session): void {
@@ -79,7 +80,12 @@ export function handleDecisions(session: Session): void {
       }
       const request = parsed.data;
       const item = itemForChild(request, Date.now());
-      void loop.park(item, request.deadlineMs, request.onTimeout).then(async (outcome) => {
+      // A child whose turn was stopped asks no one: withdrawn at once, as Stop withdraws an item already open.
+      const outlived = session.children.outlived(request.owner) && patched('stopped-child-asks-no-one');
+      const asked: Promise<ItemOutcome> = outlived
+        ? Promise.resolve({ decision: withdrawal(item, request.onTimeout), timedOut: false, withdrawn: true })
+        : loop.park(item, request.deadlineMs, request.onTimeout);
+      void asked.then(async (outcome) => {
         try {
           await getExternalWorkflowHandle(request.owner).signal(pendingOutcomeSignal, { requestId: request.requestId, ...outcome });
         } catch (error) {

@@ -101,6 +101,32 @@ test('a brewery chosen within the countdown, then another run left to time out',
   });
 });
 
+test('the breweries show as cards before the question whether to get details (issue 46, item 8)', async (t) => {
+  const { page } = browser;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app!.baseUrl, TOKEN);
+    await startConversation(page, 'beer', 'Cards first', { client: CLIENT });
+    await sendMessage(page, 'Recommend some new breweries for my bar');
+    const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
+    await choice.waitFor({ timeout: 20_000 });
+    const cards = choice.locator('.brewery-cards .brewery-card');
+    assert.equal(await cards.count(), await choice.getByRole('radio').count(), 'a card for each brewery to choose from');
+    const before = await choice.evaluate((article) => {
+      const list = article.querySelector('.brewery-cards');
+      const question = article.querySelector('h2');
+      return !!list && !!question && !!(list.compareDocumentPosition(question) & 4 /* DOCUMENT_POSITION_FOLLOWING */);
+    });
+    assert.ok(before, 'the cards come before the question');
+    const first = await cards.first().innerText();
+    assert.match(first, /San Diego, California/, 'type and city');
+    assert.doesNotMatch(await choice.innerText(), /Unavailable/);
+    assert.ok((await choice.locator('.brewery-card a[href^="http"]').count()) >= 1, 'a website link');
+    assert.ok((await choice.locator('.brewery-card a[href^="tel:"]').count()) >= 1, 'a phone number');
+    await choice.getByRole('button', { name: 'No' }).click();
+    await choice.waitFor({ state: 'detached' });
+  });
+});
+
 test('OpenBreweryDB down: the failure reads as a sentence, and the steps it kept from running show as skipped', async (t) => {
   const { page } = browser;
   breweryDb.failAlways('drop');

@@ -2,7 +2,7 @@
 // history as the database holds it.
 import pg from 'pg';
 import { simplifyBreweryName } from '../../src/agents/beer/names.ts';
-import { type FakeGemini, endsWithToolResults, lastContent, reply } from './fake-gemini.ts';
+import { type FakeGemini, type FakeReply, type RecordedRequest, endsWithToolResults, lastContent, reply } from './fake-gemini.ts';
 
 export const SAN_DIEGO_CLIENT = 'CLT-CCW784';
 
@@ -11,21 +11,26 @@ export const SAN_DIEGO_CLIENT = 'CLT-CCW784';
  * closing sentence. Non-streamed generateContent calls are the grounded summaries.
  */
 export function scriptBeerGemini(fake: FakeGemini): void {
-  fake.scriptFn((request) => {
-    if (!request.stream) {
-      const prompt = String(request.body.contents?.[0]?.parts?.[0]?.text ?? '');
-      const name = /^Name: (.+)$/m.exec(prompt)?.[1] ?? 'the brewery';
-      return reply.grounded(
-        `${name} brews hop-forward ales and runs a busy taproom with weekend tours.`,
-        [`${name} taproom`],
-        [{ uri: 'https://example.com/a' }, { uri: 'https://example.com/b' }],
-      );
-    }
-    if (endsWithToolResults(request)) return reply.text('Those are the breweries I found for you.');
-    const said = String(lastContent(request)?.parts?.find((part) => typeof part.text === 'string')?.text ?? '');
-    if (/recommend/i.test(said)) return reply.calls({ name: 'recommend_breweries', args: {} });
-    return reply.text('How can I help?');
-  });
+  fake.scriptFn(beerScript);
+}
+
+/** The script scriptBeerGemini installs, for a test that answers some requests its own way first. */
+export function beerScript(request: RecordedRequest): FakeReply {
+  if (!request.stream) {
+    const prompt = String(request.body.contents?.[0]?.parts?.[0]?.text ?? '');
+    const name = /^Name: (.+)$/m.exec(prompt)?.[1] ?? 'the brewery';
+    return reply.grounded(
+      `${name} brews hop-forward ales and runs a busy taproom with weekend tours.`,
+      [`${name} taproom`],
+      [{ uri: 'https://example.com/a' }, { uri: 'https://example.com/b' }],
+    );
+  }
+  if (endsWithToolResults(request)) return reply.text('Those are the breweries I found for you.');
+  const said = String(lastContent(request)?.parts?.find((part) => typeof part.text === 'string')?.text ?? '');
+  // "... again": the person asks for the breweries already offered, too
+  if (/recommend/i.test(said))
+    return reply.calls({ name: 'recommend_breweries', args: /\bagain\b/i.test(said) ? { include_earlier: true } : {} });
+  return reply.text('How can I help?');
 }
 
 export const groundingCalls = (fake: FakeGemini) => fake.requests.filter((request) => !request.stream && request.model).length;

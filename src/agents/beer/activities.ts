@@ -7,6 +7,7 @@ import { loadClientProfile } from './profile.ts';
 import { clientOptions, searchBreweries } from './search.ts';
 import { getWebsiteSummary } from './summary.ts';
 import { toClientProfile } from './profile-adapter.ts';
+import { recommendedBefore } from './recommended-before.ts';
 import type { Services } from '../../activities/services.ts';
 import { activityCallKey } from '../../activities/usage-meter.ts';
 
@@ -25,7 +26,9 @@ export function createBeerActivities(services: Services, profileSource: ProfileS
     async beerProfile(input) {
       const started = performance.now();
       const raw = await profileSource(services, input);
-      return { profile: raw ? toClientProfile(raw) : null, ms: elapsed(started) };
+      const profile = raw ? toClientProfile(raw) : null;
+      const earlier = profile && input.conversationId ? await recommendedBefore(services.pool, input.userId, input.conversationId) : [];
+      return { profile, ms: elapsed(started), ...(input.conversationId ? { recommendedBefore: earlier } : {}) };
     },
     async beerSearch(args) {
       const started = performance.now();

@@ -2,7 +2,7 @@
 // profile, search (broadening until 3-5 new breweries), presentation, "would you like details?" (a
 // confirmation the conversation shows and times out), and a website summary only when the user picks one.
 // Each step is a progress event; the execution log and metrics are a Query (beerMetricsQuery).
-import { proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   type BeerActivities,
   type BreweryResult,
@@ -77,7 +77,7 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
     });
   }
   const looked = await profileActivities.beerProfile.executeWithOptions({ summary: `profile of client ${input.client}` }, [
-    { userId: input.userId, client: input.client },
+    { userId: input.userId, client: input.client, conversationId: input.conversationId },
   ]);
   log.push({
     step: 'profile',
@@ -96,7 +96,9 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
   // 2. search, broadening until enough new breweries
   await progress('search', 'started');
   const found: BreweryResult[] = [];
-  const seen = new Set<string>();
+  // what this conversation was offered before counts as seen: no repeats unless the person asks for them
+  const earlier = input.args.include_earlier === true ? [] : (looked.recommendedBefore ?? []);
+  const seen = new Set<string>(earlier);
   const searches: JsonObject[] = [];
   let apiError: SearchResult | undefined;
   for (const query of searchPlan(profile)) {
@@ -132,7 +134,11 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
     return done({
       status: 'NO_NEW_BREWERIES',
       client: clientView,
-      message: `No new breweries found in ${profile.city}, ${profile.state} or elsewhere in the state.`,
+      message: `No new breweries found in ${profile.city}, ${profile.state} or elsewhere in the state${
+        earlier.length
+          ? ` beyond the ${earlier.length} already recommended in this conversation (include_earlier: true offers those again)`
+          : ''
+      }.`,
       searches,
     });
   }
@@ -160,6 +166,12 @@ export async function breweryRecommendation(input: ChildToolInput): Promise<Chil
     options,
     details: { presentation, breweries: breweriesCard.breweries as JsonObject[] },
   });
+  // Stop ended the turn: the question was withdrawn (or never shown), the run ends here and says so
+  if (outcome.withdrawn && patched('beer-stopped-run-says-so')) {
+    answer = 'no';
+    await progress('confirmation', 'stopped', 'you pressed Stop');
+    return done({ status: 'stopped', client: clientView, breweries: picks, message: 'The user pressed Stop; nothing was asked.' });
+  }
   const choice = outcome.decision.decision === 'yes' ? findOption(options, outcome.decision.choice ?? options[0]!.id) : undefined;
   answer = outcome.timedOut ? 'timeout' : choice ? 'yes' : 'no';
   await progress('confirmation', 'done', answer);

@@ -53,7 +53,14 @@ export const WebsiteSummaryArgs = z.object({
 });
 export type WebsiteSummaryArgs = z.infer<typeof WebsiteSummaryArgs>;
 
-export const RecommendArgs = z.object({});
+export const RecommendArgs = z.object({
+  include_earlier: z
+    .boolean()
+    .optional()
+    .describe(
+      'true only when the user asks to see breweries already recommended in this conversation again; left out, those are not offered twice',
+    ),
+});
 
 export const SEARCH_STATUSES = ['success', 'NO_BREWERIES', 'NO_NEW_BREWERIES', 'API_ERROR'] as const;
 export type SearchStatus = (typeof SEARCH_STATUSES)[number];
@@ -272,10 +279,14 @@ export const RECOMMENDATION_ID_PREFIX = 'brewery-recommendation';
 export interface ProfileActivityInput {
   userId: string;
   client: string;
+  /** the conversation whose earlier recommendations to leave out (absent in inputs scheduled before issue 46) */
+  conversationId?: string;
 }
 export interface ProfileActivityResult {
   profile: ClientProfile | null;
   ms: number;
+  /** brewery ids this conversation was already offered (absent in results recorded before issue 46) */
+  recommendedBefore?: string[];
 }
 export interface SearchActivityResult {
   result: SearchResult;

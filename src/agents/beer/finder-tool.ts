@@ -28,7 +28,7 @@ export const websiteSummaryTool = defineTool({
 export const recommendBreweriesTool = defineChildTool({
   name: 'recommend_breweries',
   description:
-    'Run the whole recommendation for the authenticated client: profile, search near it minus its history, present 3 to 5 new breweries, ask the user whether they want details (30 s), and summarise the one they pick. No arguments.',
+    'Run the whole recommendation for the authenticated client: profile, search near it minus its history, present 3 to 5 new breweries, ask the user whether they want details (30 s), and summarise the one they pick. Breweries already recommended in this conversation are not offered again; include_earlier: true only when the user asks for those again.',
   args: RecommendArgs,
   policy: AUTO,
   runner: { kind: 'child', workflow: RECOMMENDATION_WORKFLOW, idPrefix: RECOMMENDATION_ID_PREFIX },

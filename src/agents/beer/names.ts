@@ -29,12 +29,31 @@ export function simplifyBreweryName(name: string): string {
   return simple;
 }
 
-/** Whether `name` is one of `history`, compared by simplified name. */
-export function inHistory(name: string, history: ReadonlySet<string>): boolean {
-  return history.has(simplifyBreweryName(name));
+// What follows a brand in a location's name: "Stone Brewing World Bistro & Gardens- Liberty Station",
+// "Ballast Point Brewing Co / Home Brew Mart", "Karl Strauss Brewing Co - 4S Ranch".
+const LOCATION_SEPARATOR = /\s*(?:\s-|-\s|\s\/|\/\s|\s\||\s@\s)/;
+const BREWING_WORD = /\s(?:brewing|brewery|brewpub|brewhouse|beer|beers)\b/;
+
+/**
+ * The names a brewery goes by, as history filtering compares them: its whole simplified name, the name before
+ * a location ("Ballast Point Brewing Company - Little Italy": "ballast point"), and the brand before its first
+ * brewing word ("Stone Brewing World Bistro": "stone"). So a bar that buys from Stone Brewing, or is Ballast
+ * Point itself, is not offered another of their locations. "Stone Cow Brewery" stays "stone cow".
+ */
+export function brandKeys(name: string): string[] {
+  const whole = simplifyBreweryName(name);
+  const beforeLocation = simplifyBreweryName(name.split(LOCATION_SEPARATOR)[0] ?? name);
+  const at = beforeLocation.search(BREWING_WORD);
+  const brand = at > 0 ? beforeLocation.slice(0, at).trim() : beforeLocation;
+  return [...new Set([whole, beforeLocation, brand].filter(Boolean))];
 }
 
-export const historySet = (history: readonly string[]): Set<string> => new Set(history.map(simplifyBreweryName).filter(Boolean));
+/** Whether `name` is one of `history`, or another location of one of its brands. */
+export function inHistory(name: string, history: ReadonlySet<string>): boolean {
+  return brandKeys(name).some((key) => history.has(key));
+}
+
+export const historySet = (history: readonly string[]): Set<string> => new Set(history.flatMap(brandKeys));
 
 /** USPS codes to the names OpenBreweryDB's by_state takes (DC included). */
 export const US_STATES: Readonly<Record<string, string>> = {

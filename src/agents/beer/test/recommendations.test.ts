@@ -5,8 +5,23 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { simplifyBreweryName } from '../names.ts';
-import { SAN_DIEGO_CLIENT, groundingCalls, historyOf, progressEvents, scriptBeerGemini, untilIdle } from '../../../../test/support/beer.ts';
-import { type FakeGemini, startFakeGemini } from '../../../../test/support/fake-gemini.ts';
+import {
+  SAN_DIEGO_CLIENT,
+  beerScript,
+  groundingCalls,
+  historyOf,
+  progressEvents,
+  scriptBeerGemini,
+  untilIdle,
+} from '../../../../test/support/beer.ts';
+import {
+  type FakeGemini,
+  type RecordedRequest,
+  endsWithToolResults,
+  lastContent,
+  reply,
+  startFakeGemini,
+} from '../../../../test/support/fake-gemini.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../../../../test/support/fake-openbrewerydb.ts';
 import { ERIN_BEER_STAFF, type TestApp, startTestApp } from '../../../../test/support/test-app.ts';
 
@@ -49,6 +64,17 @@ async function conversation(client = SAN_DIEGO_CLIENT): Promise<string> {
 const say = (id: string, text: string) => call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
 const decide = (id: string, body: Record<string, unknown>) => call('POST', `/v1/conversations/${id}/decisions`, { body });
 const toolMessage = (messages: any[]) => messages.find((m) => m.role === 'tool' && m.tool === 'recommend_breweries');
+
+const lastSaid = (request: RecordedRequest) =>
+  String(lastContent(request)?.parts?.find((part) => typeof part.text === 'string')?.text ?? '').trim();
+
+async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not reached in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** Asks for recommendations and returns the confirmation the turn parked on. */
 async function recommend(id: string) {
@@ -187,6 +213,75 @@ describe('recommendations through the API', () => {
     assert.match(tool.result.error, /after 3 attempts/);
     assert.equal(api.requests.length, 3, 'three attempts, then the result');
     assert.equal(turn.body.messages.at(-1).role, 'assistant');
+  });
+
+  test("never the bar's own brand nor another location of a brewery it buys from", async () => {
+    // CLT-CCW784 is Ballast Point Brewing Company, and buys from Stone Brewing and 10 Barrel Brewing Co
+    const id = await conversation();
+    const item = await recommend(id);
+    const names = item.options.map((o: any) => o.name as string);
+    assert.deepEqual(
+      names.filter((name: string) => /ballast point|^stone brewing|^10 barrel/i.test(name)),
+      [],
+      names.join(', '),
+    );
+    await say(id, 'no');
+  });
+
+  test('a second recommendation in the conversation offers none of the first; asked "again", it may', async () => {
+    const id = await conversation();
+    const first = await recommend(id);
+    await say(id, 'no');
+    const second = await recommend(id);
+    const firstIds = new Set(first.options.map((o: any) => o.id));
+    assert.ok(second.options.length >= 3, JSON.stringify(second.options));
+    assert.deepEqual(
+      second.options.filter((o: any) => firstIds.has(o.id)).map((o: any) => o.name),
+      [],
+      'nothing offered twice',
+    );
+    await say(id, 'no');
+    const turn = await say(id, 'Recommend the same breweries again');
+    assert.equal(turn.body.pending.length, 1, JSON.stringify(turn.body));
+    const again = turn.body.pending[0];
+    assert.ok(
+      again.options.some((o: any) => firstIds.has(o.id)),
+      'asked for the same again, the first ones come back',
+    );
+    await say(id, 'no');
+  });
+
+  test('Stop during a recommendation: its question is never asked, the next "no" is a new turn, its progress says stopped', async () => {
+    // the next turn's model answers slowly, so the stopped run reaches its question while that turn runs
+    fake.scriptFn((request) =>
+      request.stream && !endsWithToolResults(request) && /^no$/i.test(lastSaid(request))
+        ? reply.delay(5_000, reply.text('Alright, no recommendations then.'))
+        : beerScript(request),
+    );
+    api.failNext('hang'); // the first search waits out its 2 s timeout, then is asked again
+    const id = await conversation();
+    const turn = say(id, 'Recommend some new breweries for my bar');
+    await until(async () => (await progressEvents(app.adminUrl, id)).some((s) => s.step === 'search' && s.state === 'started'));
+    const stopped = await call('POST', `/v1/conversations/${id}/stop`);
+    assert.ok(stopped.status < 300, JSON.stringify(stopped.body));
+    assert.equal((await turn).body.pending.length, 0);
+
+    const next = await say(id, 'no');
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.deepEqual(next.body.pending, [], 'the stopped run asked nothing');
+    assert.equal(next.body.messages.at(-1).text, 'Alright, no recommendations then.');
+    assert.equal(toolMessage(next.body.messages), undefined, "the stopped run's result stays out of the conversation");
+
+    await until(async () => (await progressEvents(app.adminUrl, id)).some((s) => s.state === 'stopped'));
+    const steps = await progressEvents(app.adminUrl, id);
+    assert.deepEqual(
+      steps.filter((s) => s.state === 'stopped').map((s) => s.step),
+      ['confirmation'],
+    );
+    assert.ok(!steps.some((s) => s.step === 'summary'), 'nothing after the stop');
+    const view = await call('GET', `/v1/conversations/${id}`);
+    assert.deepEqual(view.body.pending, []);
+    assert.ok(!view.body.messages.some((m: any) => m.role === 'tool' && m.tool === 'recommend_breweries' && m.result?.answer));
   });
 
   test('the metrics of a conversation that is not yours are 404', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { SearchBreweriesArgs, searchPlan } from '../definitions.ts';
-import { simplifyBreweryName, stateName } from '../names.ts';
+import { brandKeys, historySet, inHistory, simplifyBreweryName, stateName } from '../names.ts';
 import { listBreweries } from '../openbrewerydb.ts';
 import { searchBreweries } from '../search.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../../../../test/support/fake-openbrewerydb.ts';
@@ -100,13 +100,36 @@ describe('search_breweries_tool', () => {
     const filtered = await search({ city: 'Escondido', state: 'CA', brewery_history: ['Stone Brewing'] });
     assert.equal(filtered.status, 'success');
     const kept = filtered.breweries.map((b) => b.brewery_name);
-    for (const name of filtered.metadata.filtered_names) assert.equal(simplifyBreweryName(name), 'stone');
+    for (const name of filtered.metadata.filtered_names) assert.ok(brandKeys(name).includes('stone'), name);
     assert.ok(filtered.metadata.filtered_out >= 1);
     assert.deepEqual(
       kept,
-      names.filter((n) => simplifyBreweryName(n) !== 'stone'),
+      names.filter((n) => !brandKeys(n).includes('stone')),
       'the API order is kept',
     );
+  });
+
+  test("another location of a brand in the history is filtered too: the bar's own brand, its suppliers' taprooms", async () => {
+    const all = await search({ city: 'San Diego', state: 'CA', per_page: 200 });
+    const names = all.breweries.map((b) => b.brewery_name);
+    // the fixture's locations of two brands, named with a location after the brand
+    assert.ok(names.includes('Ballast Point Brewing Company - Little Italy'), names.join(', '));
+    assert.ok(names.includes('Stone Brewing World Bistro & Gardens- Liberty Station'), names.join(', '));
+    const filtered = await search({
+      city: 'San Diego',
+      state: 'CA',
+      per_page: 200,
+      brewery_history: ['Ballast Point Brewing Company', 'Stone Brewing'],
+    });
+    const kept = filtered.breweries.map((b) => b.brewery_name);
+    assert.deepEqual(
+      kept.filter((n) => /ballast point|^stone brewing/i.test(n)),
+      [],
+      'no location of Ballast Point or Stone Brewing is offered',
+    );
+    assert.ok(filtered.metadata.filtered_names.includes('Ballast Point Brewing Co / Home Brew Mart'));
+    // a brewery whose name only begins like a brand in the history is another brewery
+    assert.equal(inHistory('Stone Cow Brewery', historySet(['Stone Brewing'])), false);
   });
 
   test('NO_BREWERIES and NO_NEW_BREWERIES', async () => {

@@ -1,6 +1,10 @@
 // The breweries the agent recommends, one card each.
 import type { Card } from '../../agentHome';
 
+// what OpenBreweryDB left out reads "Unavailable" in the result: on a card it is left out
+const shown = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() && value !== 'Unavailable' ? value : undefined;
+
 export function BreweryCards({ card }: { card: Card }) {
   const breweries = (card.breweries as Card[]) ?? [];
   return (
@@ -11,12 +15,16 @@ export function BreweryCards({ card }: { card: Card }) {
           <p className="muted">
             {[b.brewery_type ?? b.type, [b.city, b.state ?? b.state_province].filter(Boolean).join(', ')].filter(Boolean).join(' · ')}
           </p>
-          {typeof b.website_url === 'string' && b.website_url && (
-            <a href={b.website_url} target="_blank" rel="noreferrer">
+          {shown(b.website_url) && /^https?:\/\//i.test(String(b.website_url)) && (
+            <a href={String(b.website_url)} target="_blank" rel="noreferrer">
               Website
             </a>
           )}
-          {b.phone != null && <p className="muted">{String(b.phone)}</p>}
+          {shown(b.phone) && (
+            <p className="muted">
+              Phone: <a href={`tel:${String(b.phone).replace(/[^\d+]/g, '')}`}>{String(b.phone)}</a>
+            </p>
+          )}
         </li>
       ))}
     </ul>

@@ -1,6 +1,7 @@
 // A choice among options (breweries) with a deadline: after it the agent goes on without an answer.
 import { useState } from 'react';
-import type { PendingViewProps } from '../../agentHome';
+import type { Card, PendingViewProps } from '../../agentHome';
+import { BreweryCards } from './BreweryCards';
 import { Countdown } from '../../Countdown';
 import { useDecision } from '../../useDecision';
 import { useNow } from '../../util';
@@ -8,12 +9,15 @@ import { useNow } from '../../util';
 export function ConfirmationCard({ item, onDecide }: PendingViewProps) {
   const { busy, error, run } = useDecision(onDecide);
   const options = item.options ?? [];
+  const breweries = Array.isArray(item.details?.breweries) ? (item.details.breweries as Card[]) : [];
   const [choice, setChoice] = useState(options.length === 1 ? options[0]!.id : '');
   const now = useNow(500);
   const expired = item.expiresAt ? Date.parse(item.expiresAt) <= now : false;
   const headingId = `confirm-${item.id}`;
   return (
     <article className="pending-card confirmation" aria-labelledby={headingId}>
+      {/* what there is to choose from comes before the question: type, city, website, phone of each */}
+      {breweries.length > 0 && <BreweryCards card={{ type: 'breweries', breweries }} />}
       <h2 id={headingId}>{item.prompt ?? 'Please confirm'}</h2>
       <Countdown expiresAt={item.expiresAt} label="Answer within" />
       {expired && (
