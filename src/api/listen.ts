@@ -1,10 +1,15 @@
 import http from 'node:http';
 import type { RequestListener } from 'node:http';
 
+/** How long an idle keep-alive connection is kept. */
+const KEEP_ALIVE_MS = 65_000;
+
 /** Starts the HTTP server; a taken or forbidden port becomes one sentence naming the address and the setting. */
 export function listen(app: RequestListener, port: number, host: string): Promise<http.Server> {
   return new Promise((resolve, reject) => {
-    const server = http.createServer(app);
+    // An idle keep-alive connection stays open longer than a client or a load balancer keeps one (undici: 4 s,
+    // AWS ALB: 60 s), so the server never closes it as the client sends on it: that race reset requests (ECONNRESET).
+    const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS, headersTimeout: KEEP_ALIVE_MS + 1_000 }, app);
     const onError = (error: NodeJS.ErrnoException) => {
       const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
       if (error.code === 'EADDRINUSE') reject(new Error(`API could not listen on ${where}: the port is in use; set PORT`));

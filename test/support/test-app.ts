@@ -18,6 +18,7 @@ import { dataConverter, payloadCodec } from '../../src/protection/data-converter
 import type { PayloadCodec } from '@temporalio/common';
 import { clientInterceptors } from '../../src/telemetry/temporal.ts';
 import { freshDatabase, temporalAddress, uniqueTaskQueue, workflowBundlePath } from './harness.ts';
+import { listen } from '../../src/api/listen.ts';
 
 // Activity retries and ignored signals log warnings by design; tests assert on them instead.
 Runtime.install({ logger: new DefaultLogger(process.env.BRIGADE_TEST_DEBUG ? 'DEBUG' : 'ERROR') });
@@ -62,9 +63,8 @@ export async function serveApi(deps: {
     log: () => undefined,
     codec: deps.codec,
   });
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(deps.port ?? 0, '127.0.0.1', () => resolve(listening));
-  });
+  // the server the API runs on in production: its keep-alive and header timeouts too
+  const server: Server = await listen(app, deps.port ?? 0, '127.0.0.1');
   return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
