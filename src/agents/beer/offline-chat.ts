@@ -10,7 +10,7 @@ const PROFILE_RANK = 50;
 
 export const beerOfflineChat: Pick<AgentOffline, 'phrases' | 'rules'> = {
   phrases: [
-    { tool: 'recommend_breweries', examples: ['recommend breweries', 'recommend some new breweries'] },
+    { tool: 'recommend_breweries', examples: ['recommend breweries', 'recommend some new breweries', 'recommend breweries again'] },
     { tool: 'search_breweries_tool', examples: ['find breweries in San Diego, CA', 'find micro breweries in Bend, OR'] },
     { tool: 'get_website_summary_tool', examples: ['summary of Stone Brewing http://www.stonebrew.com'] },
     { tool: 'get_client_profile_tool', examples: ['my profile', 'who am I'] },
@@ -31,7 +31,13 @@ export const beerOfflineChat: Pick<AgentOffline, 'phrases' | 'rules'> = {
     {
       rank: FINDER_RANK,
       tool: 'recommend_breweries',
-      match: (text) => (/\brecommend\b[^.?!]*\bbrewer(?:y|ies)\b|\bbrewery\s+recommendations?\b/i.test(text) ? {} : undefined),
+      // "again": the breweries this conversation was offered before may be offered once more
+      match: (text) =>
+        /\brecommend\b[^.?!]*\bbrewer(?:y|ies)\b|\bbrewery\s+recommendations?\b/i.test(text)
+          ? /\bagain\b/i.test(text)
+            ? { include_earlier: true }
+            : {}
+          : undefined,
     },
     { rank: FINDER_RANK, tool: 'get_website_summary_tool', match: matchSummary },
     { rank: FINDER_RANK, tool: 'search_breweries_tool', match: matchBrewerySearch },

@@ -81,12 +81,13 @@ describe('the beer agent offline, through the API', () => {
     const tool = yes.messages.find((m: any) => m.tool === 'recommend_breweries');
     assert.equal(tool.result.summary.cache_status, 'CACHE_MISS');
 
-    const again = await say(id, 'recommend breweries');
+    // "again": the breweries offered before may come once more (without it, none of them would)
+    const again = await say(id, 'recommend breweries again');
     const cached = await say(id, `yes, ${again.pending[0].options.find((o: any) => o.name === name).name}`);
     assert.equal(cached.messages.find((m: any) => m.tool === 'recommend_breweries').result.summary.cache_status, 'CACHE_HIT');
     assert.match(cached.messages.at(-1).text, /from the cache/);
 
-    await say(id, 'recommend breweries');
+    await say(id, 'recommend breweries again');
     const no = await say(id, 'no');
     assert.match(no.messages.at(-1).text, /No details requested/);
   });
