@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { AgentName } from '../shared/messages.ts';
+import { containsPattern } from '../shared/like-pattern.ts';
 
 export interface ConversationRow {
   id: string;
@@ -55,8 +56,6 @@ export interface ActivityPosition {
   id: string;
 }
 
-/** A `LIKE` pattern that finds `text` as it is: its own `%`, `_` and backslash match themselves, not any text. */
-export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * The caller's conversations (row-level security), the most recently active first: a conversation's last

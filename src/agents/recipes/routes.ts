@@ -12,6 +12,7 @@ import { RecipeType, SAVED_RECIPE_COLUMNS, SavedRecipe } from './recipe.ts';
 import { UNSTORABLE_MESSAGE, isStorableText } from '../../shared/safe-text.ts';
 import { principalOf } from '../../api/auth.ts';
 import { HttpError, parseBody } from '../../api/http-error.ts';
+import { containsPattern } from '../../shared/like-pattern.ts';
 
 const booleanFlag = z.enum(['true', 'false']).transform((value) => value === 'true');
 
@@ -59,9 +60,6 @@ const RecipeId = z.object({ id: z.uuid({ error: 'must be a UUID' }) });
 
 const COLUMNS = SAVED_RECIPE_COLUMNS.join(', ');
 
-/** LIKE's own wildcards in user text match themselves. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 const cursorOf = (row: { position: string; id: string }) => Buffer.from(`${row.position}|${row.id}`, 'utf8').toString('base64url');
 
 // created_at to the microsecond, so that the cursor compares exactly what PostgreSQL stores
@@ -95,7 +93,7 @@ export function recipeRoutes({ pool, config }: { pool: pg.Pool; config: StoreCon
     if (!query.deleted) where.push('NOT is_deleted');
     if (query.type) where.push(`recipe_type = ${param(query.type)}`);
     if (query.q) {
-      const pattern = param(likePattern(query.q));
+      const pattern = param(containsPattern(query.q));
       where.push(
         `(name ILIKE ${pattern} OR EXISTS (SELECT 1 FROM jsonb_array_elements(ingredients) AS ingredient
            WHERE jsonb_typeof(ingredient) = 'object' AND ingredient->>'name' ILIKE ${pattern}))`,
