@@ -1,12 +1,15 @@
 // Turns and what a person asks of them: a message (starts a turn or answers a parked one), Stop, the wake-up
 // to move to the current worker version, and the queries that show the conversation.
-import { setHandler, uuid4 } from '@temporalio/workflow';
+import { patched, setHandler, uuid4 } from '@temporalio/workflow';
 import { agentStateQuery, sendMessageUpdate, stateQuery, stopSignal, stopUpdate, upgradeSignal } from '../shared/definitions.ts';
 import { type ChatMessage, SendMessageInput } from '../shared/messages.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import { nameConversation } from './conversation-title.ts';
 import { fail } from './failure-text.ts';
 import { type Session, conversationState } from './session.ts';
+
+/** The patch under which a stopped first turn names its conversation too. */
+const TITLE_AFTER_STOP = 'title-after-stopped-first-turn';
 
 export function handleTurns(session: Session): void {
   const { input, loop } = session;
@@ -18,7 +21,10 @@ export function handleTurns(session: Session): void {
       const first = input.autoTitle === true && loop.turns === 0 && !loop.active;
       const turn = loop.receive(message);
       return turn.then((result) => {
-        if (first && !result.stopped) void nameConversation(session.activities.titles, input, message.text, result.messages);
+        // A first turn the person stopped is named too, from what they wrote and what streamed before the Stop;
+        // runs that did not (recorded before the patch) stay as they were.
+        if (first && (!result.stopped || patched(TITLE_AFTER_STOP)))
+          void nameConversation(session.activities.titles, input, message.text, result.messages);
         // older turns folded after the answer, not before it
         session.compaction.afterTurn();
         return result;

@@ -233,4 +233,21 @@ describe('titles over the Gemini wire format', () => {
     assert.match(prompt, /where is order 24601\?/);
     assert.match(prompt, /Order 24601 has shipped\./);
   });
+
+  test('a first turn the person stopped is named too, from what they wrote and what streamed', async () => {
+    const { reply } = await import('../support/fake-gemini.ts');
+    const id = await create(app, { agent: 'support' });
+    const words = Array.from({ length: 60 }, (_, i) => `word${i} `);
+    fake.script(reply.text(words, { intervalMs: 100 }));
+    fake.titles.push('Counting words slowly');
+    const asked = fake.titleRequests.length;
+    const turn = say(app, id, 'count slowly for me');
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.equal((await app.call('POST', `/v1/conversations/${id}/stop`)).body.stopped, true);
+    assert.equal((await turn).body.stopped, true);
+    assert.equal(await titleChangedFrom(app, id, 'support conversation'), 'Counting words slowly');
+    const prompt = fake.titleRequests[asked]!.body.contents![0]!.parts![0]!.text as string;
+    assert.match(prompt, /count slowly for me/);
+    assert.match(prompt, /word0 word1 /);
+  });
 });
