@@ -84,6 +84,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       : await workflowBundleCode({ catalog })
     : undefined;
   const workerDeployment = deploymentOptions(config, () => code!);
+  // one codec for both workers of the process: one cache of data keys, one set of its connections
+  const converter = dataConverter(config, pool);
   const prebuilt = bundlePath !== undefined || code !== undefined;
   const worker = await Worker.create({
     connection,
@@ -97,7 +99,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     ...(workerDeployment ? { workerDeploymentOptions: workerDeployment } : {}),
     activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
     // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way
-    dataConverter: dataConverter(config, pool),
+    dataConverter: converter,
     // A model step holds its workflow task's slot while it runs (a local activity within the task): the SDK's 40
     // would let a worker run 40 turns at once, fewer than the 100 model activities it ran before.
     maxConcurrentWorkflowTaskExecutions: CONCURRENT_TURNS,
@@ -115,7 +117,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: handoffs.taskQueue,
     activities: { followModelStep: handoffs.follow },
-    dataConverter: dataConverter(config, pool),
+    dataConverter: converter,
     maxConcurrentActivityTaskExecutions: CONCURRENT_TURNS,
     maxHeartbeatThrottleInterval: STOP_HEARTBEAT_MS,
     // few steps outrun their task: one poll at a time is enough, and costs the server least
