@@ -4,7 +4,7 @@ import { ResultExtras } from './ResultExtras';
 import { pendingKind } from './pendingKinds';
 import { draftText } from './transcript';
 import type { ClosedInfo, Draft } from './transcript';
-import { callSentence, changedArgs, resultKind, resultSentence, stoppedSentence } from './toolWords';
+import { callSentence, changedArgs, resultKind, resultSentence, resultView, stoppedSentence } from './toolWords';
 import type { ChatMessage, PendingItem } from './types';
 
 type Args = Record<string, unknown>;
@@ -71,13 +71,15 @@ export function MessageRow({
         </li>
       );
     }
+    // the agent's view of the result replaces the raw details: a person reads a card, not JSON
+    const view = resultView(agent, tool, message.result, args);
     return (
       <li className={`msg tool ${kind}`} data-message-id={message.id} tabIndex={-1}>
         <p className="tool-line">
           <span aria-hidden="true">{kind === 'ok' ? '✓' : kind === 'declined' ? '✕' : '!'}</span>{' '}
           {resultSentence(agent, tool, message.result, args)}
         </p>
-        <Raw label="Details" value={message.result} />
+        {view === undefined ? <Raw label="Details" value={message.result} /> : view}
         {!message.cards?.length && <ResultExtras result={message.result} linkable={linkable?.(tool) ?? false} />}
         {message.cards && <Cards cards={message.cards} />}
       </li>

@@ -1,7 +1,7 @@
 // What an agent's home (web/src/agents/<agent>/) may give the web client. Generic code asks the registry
 // (agents/registry.ts) for these by agent name, pending kind or card type, and renders something generic
 // when no home gives one; so the client never tests an agent's name or guesses another agent's shapes.
-import type { ComponentType } from 'react';
+import type { ComponentType, ReactNode } from 'react';
 import type { ConversationView, JsonSchema, PendingItem, PendingKind } from './types';
 
 /** Generative UI on a message, told apart by its `type`. */
@@ -61,6 +61,12 @@ export interface ToolWords {
   call?: (args: Record<string, unknown>) => string;
   /** what came back, as a short sentence; undefined leaves it to the generic words */
   result?: (result: any, args: Record<string, unknown>) => string | undefined;
+  /**
+   * what came back, laid out to read (a card, a table), shown under the sentence in place of the raw details;
+   * undefined leaves the raw details, null says the sentence is all there is. Only a result that is not an
+   * error reaches it.
+   */
+  view?: (result: any, args: Record<string, unknown>) => ReactNode | undefined;
 }
 
 export interface AgentHome {

@@ -1,5 +1,6 @@
 // Tool calls and results in a person's words: the agent's home words its own tools (agentHome.ts `tools`),
 // and any other tool gets a generic sentence built from its name and arguments. Raw JSON is never the words.
+import type { ReactNode } from 'react';
 import { toolWordsFor } from './agents/registry';
 import { listCount, plural } from './plural';
 
@@ -106,6 +107,13 @@ export function resultSentence(agent: string, tool: string, result: unknown, arg
   const own = typeof result === 'object' && result !== null && words ? words(result, args) : undefined;
   if (own) return own;
   return `Done: ${lower}.${summary(result)}`;
+}
+
+/** The agent's own view of a result that is not an error; undefined when its home declares none. */
+export function resultView(agent: string, tool: string, result: unknown, args: Args): ReactNode | undefined {
+  const view = toolWordsFor(agent, tool)?.view;
+  if (!view || resultKind(result) !== 'ok' || result === null || result === undefined) return undefined;
+  return view(result, args);
 }
 
 /** A few plain facts from a result the agent's home does not word. */

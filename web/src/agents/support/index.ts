@@ -1,5 +1,7 @@
-// Support: its tools' approvals are the generic approval card; it adds its tools in words and what to ask first.
+// Support: its tools' approvals are the generic approval card; it adds its tools in words, views of its lookups'
+// results (views.tsx) and what to ask first.
 import type { AgentHome } from '../../agentHome';
+import { customerView, orderView, ordersView } from './views';
 
 type Args = Record<string, unknown>;
 const s = (v: unknown) => String(v ?? '');
@@ -22,6 +24,7 @@ export const support: AgentHome = {
     get_user: {
       call: (a) => `Look up the customer with username ${s(a.value)}`,
       result: (r) => (r.id ? `Found ${customer(r)}.` : undefined),
+      view: customerView,
     },
     get_user_info: {
       call: (a) => `Look up the customer with ${s(a.key)} ${s(a.value)}`,
@@ -32,17 +35,22 @@ export const support: AgentHome = {
         const orders = Array.isArray(r.orders) ? r.orders.length : undefined;
         return `Found ${customer(who)}${orders === undefined ? '' : `, with ${orders === 0 ? 'no orders' : orders === 1 ? '1 order' : `${orders} orders`}`}.`;
       },
+      view: customerView,
     },
-    get_order_by_id: { call: (a) => `Look up order ${s(a.order_id)}`, result: (r) => (r.id ? `${order(r)}.` : undefined) },
+    get_order_by_id: {
+      call: (a) => `Look up order ${s(a.order_id)}`,
+      result: (r) => (r.id ? `${order(r)}.` : undefined),
+      view: orderView,
+    },
     get_customer_orders: {
       call: (a) => `List the orders of customer ${s(a.customer_id)}`,
       result: (r) => {
         const orders = Array.isArray(r) ? (r as Args[]) : Array.isArray(r.orders) ? (r.orders as Args[]) : undefined;
         if (!orders) return undefined;
-        return orders.length === 0
-          ? 'No orders.'
-          : `${orders.length === 1 ? '1 order' : `${orders.length} orders`}: ${orders.map((o) => `${s(o.id)} (${s(o.product)}, ${s(o.status).toLowerCase()})`).join('; ')}.`;
+        // the orders themselves are in the table under it (views.tsx): the sentence counts them
+        return orders.length === 0 ? 'No orders.' : `${orders.length === 1 ? '1 order' : `${orders.length} orders`}.`;
       },
+      view: ordersView,
     },
     cancel_order: {
       call: (a) => `Cancel order ${s(a.order_id)}`,
