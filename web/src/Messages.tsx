@@ -165,7 +165,7 @@ export function PendingRecord({
   else if (!closed && deciding) outcome = `${DECIDED[deciding] ?? 'You decided'}: ${about}. Working on it…`;
   else if (!closed) outcome = `Waiting for you: ${about}.`;
   else if (closed.closedAs === 'expired' || closed.timedOut) outcome = `No answer in time, so this ${what} ran out: ${about}.`;
-  else if (closed.closedAs === 'superseded') outcome = `Answered by your message instead: ${about}${reason ? ` (${reason})` : ''}.`;
+  else if (closed.closedAs === 'superseded') outcome = `Declined with your message: ${about}${reason ? ` (${reason})` : ''}.`;
   else {
     const option = closed.choice ? (item.options?.find((o) => o.id === closed.choice)?.name ?? closed.choice) : undefined;
     outcome = `${DECIDED[closed.decision ?? ''] ?? 'You decided'}: ${option ?? about}${reason ? ` (${reason})` : ''}.`;
