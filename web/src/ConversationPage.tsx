@@ -418,7 +418,14 @@ export function ConversationPage({
               if (mid.startsWith('pending:')) {
                 const entry = transcript.items[mid.slice(8)];
                 return entry ? (
-                  <PendingRecord key={mid} item={entry.item} closed={entry.closed} agent={view.agent} deciding={deciding[entry.item.id]} />
+                  <PendingRecord
+                    key={mid}
+                    item={entry.item}
+                    closed={entry.closed}
+                    agent={view.agent}
+                    deciding={deciding[entry.item.id]}
+                    ran={ranArgs[entry.item.callId]}
+                  />
                 ) : null;
               }
               const message = transcript.messages[mid];
