@@ -183,6 +183,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       pending: state?.pending ?? [],
       usage: { ...stored.usage, cost: { amount: stored.usage.cost, currency: config.BUDGET_CURRENCY } },
       ...(budget ? { budget } : {}),
+      ...(state?.held ? { held: state.held } : {}),
       // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
       ...(state?.agentState ?? {}),
     });

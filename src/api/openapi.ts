@@ -45,7 +45,7 @@ const errors = (...codes: number[]) =>
           401: 'No or bad bearer token',
           403: 'The token lacks the role the agent needs',
           404: 'Not found, or not yours',
-          409: 'Not pending any more, or a turn is running',
+          409: 'Not pending any more, or a turn is running, or (a message without `pending`) the turn waits for a decision: the sentence names the open items and `fields` lists them (field: the item id, message: its kind and tool)',
           410: 'The conversation was deleted while this turn ran, or its workflow ended and it could not be revived from PostgreSQL (a sentence says which); a transcript that is left can still be read and exported',
           413: 'The body is larger than 256 KB (after decompression)',
           415: 'The body is not JSON (Content-Type: application/json), not UTF-8, or compressed other than gzip, deflate or br',
@@ -244,7 +244,11 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
             'The answer is bounded (about 1 MB whatever the turn did): a tool result over 16 KB comes as a stand-in ' +
             '{elided: true, bytes, preview, error?}, and a message shortened so is marked elided: true; GET /v1/conversations/{id} ' +
             'and the event stream have every message whole. What a tool returns to the model is capped by TOOL_RESULT_MAX_BYTES; ' +
-            'a cut result carries truncated: {bytes, maxBytes} and a note, in the transcript as the model saw it.',
+            'a cut result carries truncated: {bytes, maxBytes} and a note, in the transcript as the model saw it. ' +
+            'While the turn waits for a person (an approval, a question, a budget item), a message must say what it does with them in `pending`: ' +
+            '`decline` makes its text the reason that declines every open item of the turn and every call of the same reply that would ask next ' +
+            '(the answer lists them in `declined`); `keep` holds it in the conversation (durably) and sends it as the next turn once this one ends ' +
+            '(the answer carries it as `held`, at once; a second one is refused with 409). Without `pending` the answer is 409, naming the items.',
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Message' } } } },
           responses: {

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { isStorableText, plainName, UNSTORABLE_MESSAGE } from '../shared/safe-text.ts';
 import type { CreateBody, ServerCatalog } from './agent-server.ts';
-import { ChatMessage, ConversationStatus, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
+import { ChatMessage, ConversationStatus, HeldMessage, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
 import { BudgetView, UsageView } from './budget-view.ts';
 
 export { DecisionInput as DecisionBody, SendMessageInput as MessageBody } from '../shared/messages.ts';
@@ -81,6 +81,8 @@ export const conversationView = (catalog: ServerCatalog) =>
     usage: UsageView,
     /** spending against the budgets (tokens, money), when one is set */
     budget: BudgetView.optional(),
+    /** a message sent with `pending: "keep"`: sent as the next turn once the running one ends */
+    held: HeldMessage.optional(),
     ...Object.assign({}, ...catalog.servers.map((server) => server.view?.shape ?? {})),
   });
 

@@ -6,6 +6,8 @@ export const FAILURE_STATUS = {
   NotFound: 404,
   TurnRunning: 409,
   NotPending: 409,
+  /** a message without `pending` while the turn waits for a person: it names the open items */
+  PendingOpen: 409,
   /** an agent action that conflicts with the state as it is now */
   Conflict: 409,
   DecisionMismatch: 422,

@@ -82,8 +82,29 @@ export const SendMessageInput = z.object({
     .min(1, 'must not be empty')
     .max(20_000, 'must be at most 20000 characters')
     .refine(isStorableText, UNSTORABLE_MESSAGE),
+  /**
+   * What the message does while an item of the turn waits for a person: `decline` makes it the reason that
+   * declines every one of them (and the reply's calls that would ask next), `keep` holds it and sends it as
+   * the next turn once this one ends. Without it such a message is refused (409), so nothing is decided by
+   * accident.
+   */
+  pending: z.enum(['decline', 'keep']).optional(),
 });
 export type SendMessageInput = z.infer<typeof SendMessageInput>;
+
+/** An item (or a call that would have asked next) that a message sent with `pending: "decline"` declined. */
+export const DeclinedItem = z.object({
+  kind: z.string(),
+  tool: z.string(),
+  callId: z.string(),
+  /** the item's id; absent for a call of the same reply that was declined before it opened an item */
+  pendingId: z.string().optional(),
+});
+export type DeclinedItem = z.infer<typeof DeclinedItem>;
+
+/** A message sent with `pending: "keep"`: held by the conversation, sent as the next turn once this one ends. */
+export const HeldMessage = z.object({ id: z.string(), text: z.string() });
+export type HeldMessage = z.infer<typeof HeldMessage>;
 
 export const DecisionInput = z.object({
   // pending ids are UUIDs; the bound keeps an error that repeats one short
@@ -100,6 +121,10 @@ export const TurnResult = z.object({
   pending: z.array(PendingItem),
   /** the turn ended because someone pressed Stop (POST /stop or the stop signal) */
   stopped: z.boolean().optional(),
+  /** `pending: "decline"`: what the message declined, in order */
+  declined: z.array(DeclinedItem).optional(),
+  /** `pending: "keep"`: the message held until the turn ends */
+  held: HeldMessage.optional(),
 });
 export type TurnResult = z.infer<typeof TurnResult>;
 
@@ -124,6 +149,8 @@ export const ConversationState = z.object({
   agentState: JsonObject.optional(),
   /** approved budget items so far: each raised the conversation's token budget by one budget's worth */
   budgetRaises: z.number().int().optional(),
+  /** a message sent with `pending: "keep"`, waiting for the turn to end */
+  held: HeldMessage.optional(),
 });
 export type ConversationState = z.infer<typeof ConversationState>;
 

@@ -167,7 +167,7 @@ export function boundMessages(messages: ChatMessage[], maxBytes: number, spentBe
 
 /** An Update's response within Temporal's limit whatever the turn did (Temporal ends a workflow whose response is over 2 MB). */
 export function boundTurnResult(result: TurnResult, maxBytes = TURN_RESULT_MAX_BYTES): TurnResult {
-  const messages = boundMessages(result.messages, maxBytes, jsonBytes(result.pending));
+  const messages = boundMessages(result.messages, maxBytes, jsonBytes([result.pending, result.declined ?? []]));
   return messages === result.messages ? result : { ...result, messages };
 }
 

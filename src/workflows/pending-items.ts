@@ -59,6 +59,22 @@ export function itemForChild(request: OpenPendingRequest, now: number): PendingI
   };
 }
 
+/** The decisions that refuse an item, most usual first. */
+const REFUSALS: readonly DecisionName[] = ['reject', 'no', 'decline', 'cancel'];
+
+/** The decision with which an item is refused, if it has one. */
+export const refusalOf = (item: PendingItem): DecisionName | undefined => REFUSALS.find((name) => item.decisions.includes(name));
+
+/** An open item as a 409 names it, and the sentence that names them all (what the person would decide). */
+export function openItemsSentence(items: readonly PendingItem[]): string {
+  const named = items.map((item) => `${item.kind === 'approval' ? 'an approval of' : `a ${item.kind} from`} ${item.tool} (${item.id})`);
+  const list = named.length > 1 ? `${named.slice(0, -1).join(', ')} and ${named.at(-1)}` : named[0];
+  return (
+    `This turn waits for your decision on ${list}. Send the message with "pending": "decline" to decline ` +
+    `${items.length > 1 ? 'them all' : 'it'} with the message as your reason, or "pending": "keep" to send it once the turn ends.`
+  );
+}
+
 export class PendingItems {
   readonly #open = new Map<string, OpenItem>();
   readonly #closed: Map<string, ClosedReason>;
@@ -214,6 +230,26 @@ export class PendingItems {
       entry.decision = answer;
       entry.supersededBy = message.id;
     }
+  }
+
+  /**
+   * A user message sent with `pending: "decline"`: the reason that refuses every undecided item of the turn,
+   * whatever its kind would make of the words (a "yes" typed to beer's question declines it too). The
+   * refusal is the first of the item's decisions that refuses. Returns the items it declined.
+   */
+  declineWith(message: ChatMessage): OpenItem[] {
+    const declined: OpenItem[] = [];
+    for (const entry of this.undecided()) {
+      if (this.#kind(entry.item).scope !== 'turn') continue;
+      const refusal = refusalOf(entry.item);
+      entry.decision = refusal
+        ? { pendingId: entry.item.id, decision: refusal, reason: message.text }
+        : this.#kind(entry.item).fromMessage(entry.item, message.text);
+      if (!entry.decision) continue;
+      entry.supersededBy = message.id;
+      declined.push(entry);
+    }
+    return declined;
   }
 
   /**

@@ -12,7 +12,8 @@ type ChatSession = (input: ChatSessionInput) => Promise<void>;
 export async function continueWhenDue({ input, loop, events, pending, kernel, agentState }: Session): Promise<void> {
   await condition(() =>
     mayContinueAsNew({
-      turnActive: loop.active,
+      // a held message is the next turn's: the run goes on to it (absent in runs recorded before it)
+      turnActive: loop.active || loop.held !== undefined,
       allHandlersFinished,
       suggested: () => workflowInfo().continueAsNewSuggested,
       turnsThisRun: loop.turnsThisRun,

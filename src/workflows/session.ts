@@ -33,5 +33,6 @@ export function conversationState({ loop, pending, events, kernel, agentState }:
     rejectedSignals: events.rejectedSignals,
     ...(kernel ? { agentState: agentState.view() } : {}),
     ...(loop.budgetRaises ? { budgetRaises: loop.budgetRaises } : {}),
+    ...(loop.held ? { held: loop.held } : {}),
   };
 }

@@ -6,6 +6,7 @@ import { type ChatMessage, SendMessageInput } from '../shared/messages.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import { nameConversation } from './conversation-title.ts';
 import { fail } from './failure-text.ts';
+import { openItemsSentence } from './pending-items.ts';
 import { type Session, conversationState } from './session.ts';
 
 /** The patch under which a stopped first turn names its conversation too. */
@@ -15,8 +16,15 @@ export function handleTurns(session: Session): void {
   const { input, loop } = session;
   setHandler(
     sendMessageUpdate,
-    ({ text }) => {
+    ({ text, pending }) => {
       const message: ChatMessage = { id: uuid4(), role: 'user', text: text.trim() };
+      // Only messages that say what to do with open items carry `pending`: runs recorded before it (a
+      // message that answered the first item) replay as they went.
+      if (pending === 'keep' && loop.active) {
+        const held = loop.hold(message);
+        return Promise.resolve({ messages: [], pending: session.pending.items(), held });
+      }
+      if (pending === 'decline' && loop.parked) return loop.decline(message);
       // Only runs started without a title carry autoTitle, so histories recorded before it replay unchanged.
       const first = input.autoTitle === true && loop.turns === 0 && !loop.active;
       const turn = loop.receive(message);
@@ -34,9 +42,22 @@ export function handleTurns(session: Session): void {
       validator: (raw) => {
         const parsed = SendMessageInput.safeParse(raw);
         if (!parsed.success) throw fail('BadInput', `Invalid message: ${describeIssues(parsed.error)}`);
+        const { pending } = parsed.data;
+        if (pending === 'keep' && loop.held)
+          throw fail('Conflict', 'A message is already held for when this turn ends; send this one after it.');
+        if (pending === 'keep' && loop.active) return;
         if (loop.active && !loop.parked) throw fail('TurnRunning', 'A turn is already running; send the message when it ends.');
+        // A message never decides an item by accident: the sender says whether it declines them or waits.
+        const open = session.pending.items().filter((item) => session.catalog.pendingKind(item.kind)?.scope === 'turn');
+        if (loop.parked && !pending)
+          throw fail(
+            'PendingOpen',
+            openItemsSentence(open),
+            open.map((item) => ({ field: item.id, message: `${item.kind} of ${item.tool}` })),
+          );
       },
-      description: 'A user message: {"text": "..."}; answers with the turn\'s new messages once it ends or waits for a person.',
+      description:
+        'A user message: {"text": "...", "pending"?: "decline" | "keep"}; answers with the turn\'s new messages once it ends or waits for a person. While the turn waits for a person, "pending" is needed: "decline" declines every open item (and the reply\'s calls that would ask next) with the text as the reason, "keep" holds the text and sends it as the next turn once this one ends.',
     },
   );
 }

@@ -12,6 +12,8 @@ import type {
   ChatMessage,
   ConversationStatus,
   DecisionName,
+  DeclinedItem,
+  HeldMessage,
   JsonObject,
   NewEvent,
   PendingItem,
@@ -103,6 +105,10 @@ export class TurnLoop {
   /** who waits for the next boundary (waitForBoundary) */
   #atBoundary: (() => void)[] = [];
   #turnStartedAt = 0;
+  /** what the last declining message declined, for its answer */
+  #declined: DeclinedItem[] = [];
+  /** a message sent with `pending: "keep"`: the next turn, once this one ends */
+  #held: ChatMessage | undefined;
   readonly #rules: TurnRules;
   readonly #p: TurnLoopPorts;
 
@@ -220,6 +226,45 @@ export class TurnLoop {
   }
 
   /**
+   * A message sent with `pending: "decline"` while the turn is parked: the reason that declines every item
+   * the turn waits on and every call of the reply that would ask next. Resolves at the next boundary with
+   * what the turn did and what was declined.
+   */
+  decline(message: ChatMessage): Promise<TurnResult> {
+    const logStart = this.#state.log.length;
+    this.#declined = [];
+    void this.#dispatch({ type: 'message', message, decline: true });
+    return this.waitForBoundary(logStart).then((result) => ({ ...result, declined: this.#declined }));
+  }
+
+  /** the message held for the next turn, if any */
+  get held(): HeldMessage | undefined {
+    return this.#held && { id: this.#held.id, text: this.#held.text };
+  }
+
+  /**
+   * A message sent with `pending: "keep"` while a turn runs or waits: held in the workflow (so it outlives a
+   * worker: the update that brought it is in the history) and sent as the next turn once this one ends,
+   * however it ends. The run does not continue as new while a message is held.
+   */
+  hold(message: ChatMessage): HeldMessage {
+    this.#held = message;
+    void this.#sendHeld();
+    return { id: message.id, text: message.text };
+  }
+
+  async #sendHeld(): Promise<void> {
+    while (this.#held) {
+      await this.waitForEnd();
+      // a message that came in the same moment may have started a turn first: then the held one waits for it
+      if (this.active) continue;
+      const message = this.#held;
+      this.#held = undefined;
+      void this.receive(message);
+    }
+  }
+
+  /**
    * Opens a turn-scoped item and waits for a decision, a message that answers it, or the deadline. The turn
    * parks meanwhile: the handler that waits on the turn returns with the item.
    */
@@ -328,7 +373,13 @@ export class TurnLoop {
         this.#p.logError(command.message, { reason: command.reason });
         return undefined;
       case 'answer-items':
-        pending.answerWith(command.message);
+        if (!command.decline) pending.answerWith(command.message);
+        else
+          for (const { item } of pending.declineWith(command.message))
+            this.#declined.push({ kind: item.kind, tool: item.tool, callId: item.callId, pendingId: item.id });
+        return undefined;
+      case 'declined-call':
+        this.#declined.push({ kind: 'approval', tool: command.call.name, callId: command.call.id });
         return undefined;
       case 'close-turn-items':
         pending.closeTurnItems();

@@ -51,6 +51,11 @@ export interface TurnBooks {
   unanswered: readonly ToolCall[];
   /** a user message that came while the turn was parked: it enters the transcript after the tool results */
   interjection?: ChatMessage;
+  /**
+   * a message sent with `pending: "decline"`: it declined the items open when it came, and declines the
+   * reply's calls that would ask a person next, so that one message refuses them all (not the first only)
+   */
+  declining?: ChatMessage;
   /** Stop was asked for */
   stopping: boolean;
 }
@@ -95,8 +100,8 @@ export type TurnPhase = TurnState['kind'];
 export type CallRunner = 'activity' | 'mcp' | 'child';
 
 export type TurnEvent =
-  /** a user message: starts a turn, or answers the parked one's items */
-  | { type: 'message'; message: ChatMessage }
+  /** a user message: starts a turn, or answers the parked one's items (declines them all with `decline`) */
+  | { type: 'message'; message: ChatMessage; decline?: boolean }
   | { type: 'model-answered'; reply: ChatMessage; before: ChatMessage[]; usage: Omit<Usage, 'calls'> }
   /** the step found a budget spent before its (next) model call, which it did not make */
   | { type: 'over-budget'; over: BudgetExceeded; before: ChatMessage[]; usage: Omit<Usage, 'calls'> }
@@ -142,7 +147,9 @@ export type TurnCommand =
   | { type: 'cancel' }
   | { type: 'log-error'; message: string; reason: string }
   /** a message answers the turn's open items the way their kinds say (pending.answerWith) */
-  | { type: 'answer-items'; message: ChatMessage }
+  | { type: 'answer-items'; message: ChatMessage; decline?: boolean }
+  /** a call of the reply that the declining message refused before it asked anyone */
+  | { type: 'declined-call'; call: ToolCall }
   | { type: 'close-turn-items' }
   /** → model-answered | over-budget | model-failed */
   | { type: 'call-model'; step: number; summary: string; extraSteps: number; budget?: BudgetAllowance }
@@ -202,8 +209,11 @@ export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): 
   switch (event.type) {
     case 'message':
       return {
-        state: { ...withLog(state, event.message), turn: { ...state.turn, interjection: event.message } },
-        commands: [{ type: 'answer-items', message: event.message }],
+        state: {
+          ...withLog(state, event.message),
+          turn: { ...state.turn, interjection: event.message, ...(event.decline ? { declining: event.message } : {}) },
+        },
+        commands: [{ type: 'answer-items', message: event.message, ...(event.decline ? { decline: true } : {}) }],
       };
     case 'stop':
       if (state.turn.stopping) return stay(state);
@@ -373,7 +383,8 @@ function nextCall(state: Active & Calls, rules: TurnRules): Step {
   for (;;) {
     const { calls, next } = current;
     if (next >= calls.length) {
-      let after: Active = current;
+      // the declining message was about this reply's calls: the model's next ones are asked again
+      let after: Active = current.turn.declining ? withTurn(current, { declining: undefined }) : current;
       if (after.turn.interjection) {
         commands.push({ type: 'record-messages', messages: [after.turn.interjection] });
         after = withTurn(after, { interjection: undefined });
@@ -404,6 +415,16 @@ function nextCall(state: Active & Calls, rules: TurnRules): Step {
         const end = stopped(current);
         return { state: end.state, commands: [...commands, ...end.commands] };
       }
+      continue;
+    }
+    if (spec.policy.approval && current.turn.declining) {
+      const why = current.turn.declining.text.trim();
+      const refused = answer(current, call, args, {
+        status: 'rejected',
+        error: `Not run: the user declined it with a message instead of approving: "${why}"`,
+      });
+      commands.push(...refused.commands, { type: 'declined-call', call });
+      current = { ...refused.state, next: next + 1 };
       continue;
     }
     if (spec.policy.approval) {

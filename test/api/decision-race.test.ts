@@ -33,7 +33,7 @@ test('a decision racing a message: one wins, the other is told what really happe
 
     const [decision, message] = await Promise.all([
       app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: item.id, decision: 'approve' } }),
-      app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: `round ${round}: never mind` } }),
+      app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: `round ${round}: never mind`, pending: 'decline' } }),
     ]);
     const view = await app.call('GET', `/v1/conversations/${id}`);
     const messages: Message[] = view.body.messages;

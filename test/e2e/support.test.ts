@@ -110,7 +110,13 @@ describe('support in the web client', () => {
       const call = page.locator('.tool-call', { hasText: 'Change the contact details' }).last();
       assert.match(await call.innerText(), /customer 1213210: phone 555-987-6543/);
       assert.match(await call.locator('.changed').innerText(), /You changed phone: 555-123-4567\s*→?\s*(to)?\s*555-987-6543/);
-      await page.locator('.msg.record', { hasText: 'You approved with changes' }).waitFor();
+      // the record says what was approved: the phone saved, and what it changed from (it named the old one)
+      const record = page.locator('.msg.record', { hasText: 'You approved with changes' });
+      await record.waitFor();
+      await page.waitForFunction(() =>
+        /phone 555-987-6543/.test((globalThis as any).document.querySelector('.msg.record.closed')?.textContent ?? ''),
+      );
+      assert.match(await record.innerText(), /customer 1213210: phone 555-987-6543 \(changed: phone 555-123-4567 → 555-987-6543\)/);
       assert.equal(await customerPhone('1213210'), '555-987-6543');
       // the decision's result has the focus, not the page body
       assert.notEqual(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName), 'BODY');

@@ -40,6 +40,8 @@ export interface FakeOpenBreweryDb {
   requests: { path: string; query: Record<string, string> }[];
   failNext(...failures: Failure[]): void;
   failAlways(failure: Failure | undefined): void;
+  /** answers each request this long after it came (0: at once), as a slow network would */
+  delayAll(ms: number): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -57,8 +59,13 @@ export async function startFakeOpenBreweryDb(): Promise<FakeOpenBreweryDb> {
   const requests: FakeOpenBreweryDb['requests'] = [];
   const queue: Failure[] = [];
   let always: Failure | undefined;
+  let delayMs = 0;
 
   const server = http.createServer((req, res) => {
+    if (delayMs) setTimeout(() => answer(req, res), delayMs);
+    else answer(req, res);
+  });
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://fake-openbrewerydb');
     const query = Object.fromEntries(url.searchParams);
     requests.push({ path: url.pathname, query });
@@ -77,7 +84,7 @@ export async function startFakeOpenBreweryDb(): Promise<FakeOpenBreweryDb> {
         (!query.by_type || b.brewery_type === query.by_type.toLowerCase()),
     );
     send(res, 200, matches.slice((page - 1) * perPage, page * perPage));
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -86,10 +93,12 @@ export async function startFakeOpenBreweryDb(): Promise<FakeOpenBreweryDb> {
     requests,
     failNext: (...failures) => void queue.push(...failures),
     failAlways: (failure) => void (always = failure),
+    delayAll: (ms) => void (delayMs = ms),
     reset() {
       requests.length = 0;
       queue.length = 0;
       always = undefined;
+      delayMs = 0;
     },
     async close() {
       server.closeAllConnections();

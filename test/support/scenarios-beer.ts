@@ -28,14 +28,15 @@ export const beerScenarios: Scenario[] = [
       try {
         const created = await call('POST', '/v1/conversations', { body: { agent: 'beer', client: SAN_DIEGO_CLIENT, title: 'replay' } });
         const id = created.body.id as string;
-        const say = async (text: string) => (await call('POST', `/v1/conversations/${id}/messages`, { body: { text } })).body;
+        const say = async (text: string, pending?: 'decline') =>
+          (await call('POST', `/v1/conversations/${id}/messages`, { body: { text, ...(pending ? { pending } : {}) } })).body;
         const first = await say('recommend breweries');
         const yes = await call('POST', `/v1/conversations/${id}/decisions`, {
           body: { pendingId: first.pending[0].id, decision: 'yes', choice: first.pending[0].options[0].id },
         });
         assert.equal(yes.status, 200, JSON.stringify(yes.body));
         await say('recommend breweries');
-        await say('no');
+        await say('no', 'decline');
         await say('recommend breweries');
         const view = await untilIdle(call, id, 20_000);
         const runs = view.messages.filter((m: any) => m.tool === 'recommend_breweries').map((m: any) => m.result);

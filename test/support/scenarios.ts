@@ -51,8 +51,8 @@ async function open(app: TestApp): Promise<string> {
   return created.body.id;
 }
 
-const say = async (app: TestApp, id: string, text: string) => {
-  const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
+const say = async (app: TestApp, id: string, text: string, pending?: 'decline' | 'keep') => {
+  const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text, ...(pending ? { pending } : {}) } });
   assert.equal(turn.status, 200, JSON.stringify(turn.body));
   return turn.body;
 };
@@ -102,7 +102,7 @@ export const scenarios: Scenario[] = [
     async run(app) {
       const id = await open(app);
       const cancel = await say(app, id, 'cancel order 61984');
-      await say(app, id, 'actually, status of order 61984');
+      await say(app, id, 'actually, status of order 61984', 'decline');
       const next = await say(app, id, 'cancel order 58243');
       const handle = app.client.workflow.getHandle(`conversation-${id}`);
       await handle.signal(decisionSignal, { pendingId: 'nope', decision: 'approve' });

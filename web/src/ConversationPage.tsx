@@ -172,7 +172,7 @@ export function ConversationPage({
   }, [transcript.order, transcript.messages]);
 
   const send = useCallback(
-    async (message: string) => {
+    async (message: string, pending?: 'decline' | 'keep') => {
       setSending(true);
       setError(undefined);
       follow.stickNow();
@@ -180,7 +180,7 @@ export function ConversationPage({
         const result = await api<TurnResult>(
           'POST',
           `/v1/conversations/${id}/messages`,
-          { text: message },
+          { text: message, ...(pending ? { pending } : {}) },
           { idempotencyKey: newIdempotencyKey() },
         );
         setTranscript((t) => addMessages(t, result.messages));
@@ -202,8 +202,9 @@ export function ConversationPage({
     [id, onChanged, refresh],
   );
 
-  // A message written while a turn runs is held and sent when the turn ends; if the turn ended on an item
-  // that a message would answer (an approval it would refuse), the person decides when to send it.
+  // A message written while a turn runs is held and sent when the turn ends; if the turn waits on an item,
+  // the person says what the message does: decline the items with it as the reason, or wait for the decision
+  // (then the conversation holds it, and sends it once the turn ends).
   const heldBlocked = !!view?.pending.some((p) => pendingKind(p.kind).answeredByMessage !== false);
   useEffect(() => {
     if (held && !running && view && !heldBlocked) {
@@ -417,7 +418,14 @@ export function ConversationPage({
               if (mid.startsWith('pending:')) {
                 const entry = transcript.items[mid.slice(8)];
                 return entry ? (
-                  <PendingRecord key={mid} item={entry.item} closed={entry.closed} agent={view.agent} deciding={deciding[entry.item.id]} />
+                  <PendingRecord
+                    key={mid}
+                    item={entry.item}
+                    closed={entry.closed}
+                    agent={view.agent}
+                    deciding={deciding[entry.item.id]}
+                    ran={ranArgs[entry.item.callId]}
+                  />
                 ) : null;
               }
               const message = transcript.messages[mid];
@@ -475,21 +483,46 @@ export function ConversationPage({
             {error}
           </p>
         )}
+        {view.held && (
+          <p className="held held-server" role="status">
+            Sent once you have decided: “{view.held.text}”
+          </p>
+        )}
         {held && (
-          <p className="held" role="status">
-            {running || !heldBlocked ? 'Held until the answer is done' : 'Held: sending it now would answer the item above'}: “{held}”{' '}
+          <div className="held" role="status">
+            <span>
+              {running || !heldBlocked
+                ? 'Held until the answer is done'
+                : `Held: the ${view.pending.length > 1 ? 'items above wait' : 'item above waits'} for your decision`}
+              : “{held}”
+            </span>{' '}
             {!running && heldBlocked && (
-              <button
-                type="button"
-                className="link"
-                onClick={() => {
-                  const message = held;
-                  setHeld(undefined);
-                  send(message);
-                }}
-              >
-                send now
-              </button>
+              <span className="held-choice">
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => {
+                    const message = held;
+                    setHeld(undefined);
+                    send(message, 'decline');
+                  }}
+                >
+                  Send as my answer: decline
+                </button>{' '}
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={!!view.held}
+                  title={view.held ? 'Another message is already waiting for your decision' : undefined}
+                  onClick={() => {
+                    const message = held;
+                    setHeld(undefined);
+                    send(message, 'keep');
+                  }}
+                >
+                  Send after I decide
+                </button>
+              </span>
             )}{' '}
             <button
               type="button"
@@ -501,7 +534,7 @@ export function ConversationPage({
             >
               edit
             </button>
-          </p>
+          </div>
         )}
         <form
           ref={follow.composerRef}
@@ -511,7 +544,8 @@ export function ConversationPage({
             const message = text.trim();
             if (!message) return;
             setText('');
-            if (running) setHeld(held ? `${held}\n${message}` : message);
+            // while an item waits, the message is held too: the person chooses what it does (the bar above)
+            if (running || heldBlocked) setHeld(held ? `${held}\n${message}` : message);
             else send(message);
           }}
         >
@@ -529,7 +563,7 @@ export function ConversationPage({
             value={text}
             rows={2}
             placeholder={
-              view.pending.some((p) => p.kind === 'approval') ? 'A message declines the approval above, as your reason' : 'Write a message'
+              heldBlocked ? 'Write a message: then choose whether it declines the item above or waits for your decision' : 'Write a message'
             }
             onChange={(e) => setText(e.target.value)}
             onKeyDown={(e) => {

@@ -139,6 +139,9 @@ const DECIDED: Record<string, string> = {
   no: 'You said no',
 };
 
+const plainValue = (value: unknown): string =>
+  value === undefined || value === null ? 'nothing' : typeof value === 'string' ? value : JSON.stringify(value);
+
 /**
  * A pending item in the place it opened: what it asked, and once closed, how it ended and why. `deciding`: the
  * decision this page sent, while the turn it resumed still runs (the item closes when its tool is done).
@@ -148,14 +151,18 @@ export function PendingRecord({
   closed,
   agent,
   deciding,
+  ran,
 }: {
   item: PendingItem;
   closed?: ClosedInfo;
   agent: string;
   deciding?: string;
+  /** the arguments the call ran with (its tool message's): an approval with changes is recorded as it ran */
+  ran?: Record<string, unknown>;
 }) {
   const what = pendingKind(item.kind).label.toLowerCase();
-  const sentence = item.kind === 'approval' ? callSentence(agent, item.tool, item.args) : '';
+  const edited = closed?.decision === 'edit' && ran ? ran : undefined;
+  const sentence = item.kind === 'approval' ? callSentence(agent, item.tool, edited ?? item.args) : '';
   const prompt = item.prompt?.replace(/[.?!]+$/, '');
   const about = sentence ? `${sentence[0]!.toLowerCase()}${sentence.slice(1)}` : `the ${what}${prompt ? ` (“${prompt}”)` : ''}`;
   let outcome: string;
@@ -165,10 +172,16 @@ export function PendingRecord({
   else if (!closed && deciding) outcome = `${DECIDED[deciding] ?? 'You decided'}: ${about}. Working on it…`;
   else if (!closed) outcome = `Waiting for you: ${about}.`;
   else if (closed.closedAs === 'expired' || closed.timedOut) outcome = `No answer in time, so this ${what} ran out: ${about}.`;
-  else if (closed.closedAs === 'superseded') outcome = `Answered by your message instead: ${about}${reason ? ` (${reason})` : ''}.`;
+  else if (closed.closedAs === 'superseded') outcome = `Declined with your message: ${about}${reason ? ` (${reason})` : ''}.`;
   else {
     const option = closed.choice ? (item.options?.find((o) => o.id === closed.choice)?.name ?? closed.choice) : undefined;
-    outcome = `${DECIDED[closed.decision ?? ''] ?? 'You decided'}: ${option ?? about}${reason ? ` (${reason})` : ''}.`;
+    // what the person changed, old → new, so the record says what was approved and not what was asked
+    const changes = edited
+      ? Object.keys(edited)
+          .filter((key) => JSON.stringify(edited[key]) !== JSON.stringify(item.args[key]))
+          .map((key) => `${key.replace(/_/g, ' ')} ${plainValue(item.args[key])} → ${plainValue(edited[key])}`)
+      : [];
+    outcome = `${DECIDED[closed.decision ?? ''] ?? 'You decided'}: ${option ?? about}${changes.length ? ` (changed: ${changes.join('; ')})` : ''}${reason ? ` (${reason})` : ''}.`;
   }
   return (
     <li

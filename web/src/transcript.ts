@@ -30,6 +30,11 @@ export interface Transcript {
   /** messages the agent's model could read only the beginning of (too large for its context on their own) */
   cut?: Record<string, true>;
   lastEventId: number;
+  /**
+   * the message the event stream last placed: an item or a progress card that opens next goes right after it
+   * (and after the rows placed there before it), wherever the GET view's messages put the rest
+   */
+  anchor?: string;
 }
 
 export interface Draft {
@@ -72,9 +77,11 @@ export function applyEvent(t: Transcript, event: StreamEvent): Transcript {
   switch (event.type) {
     case 'message':
       next = addMessages(next, [data as ChatMessage]);
+      next.anchor = String((data as ChatMessage).id);
       break;
     case 'message.delta': {
       const id = String(data.messageId);
+      if (!live) next.anchor = id;
       if (next.messages[id]) break;
       const draft = mergeDelta(next.drafts[id], data);
       if (draft === next.drafts[id]) break;
@@ -84,8 +91,9 @@ export function applyEvent(t: Transcript, event: StreamEvent): Transcript {
     }
     case 'pending.opened': {
       const item = data as PendingItem;
+      if (next.items[item.id]) break;
       next.items = { ...next.items, [item.id]: { item } };
-      next.order = [...next.order, `pending:${item.id}`];
+      next.order = placed(next.order, next.anchor, `pending:${item.id}`);
       break;
     }
     case 'context.cut':
@@ -99,13 +107,27 @@ export function applyEvent(t: Transcript, event: StreamEvent): Transcript {
     case 'progress': {
       const step = data as ProgressStep;
       const key = String(step.workflowId ?? 'pipeline');
-      if (!next.progress[key]) next.order = [...next.order, `progress:${key}`];
+      if (!next.progress[key]) next.order = placed(next.order, next.anchor, `progress:${key}`);
       const steps = (next.progress[key] ?? []).filter((s) => s.index !== step.index);
       next.progress = { ...next.progress, [key]: [...steps, step].sort((a, b) => a.index - b.index) };
       break;
     }
   }
   return live && next.drafts === t.drafts ? t : next;
+}
+
+const isRecord = (key: string) => key.startsWith('pending:') || key.startsWith('progress:');
+
+/**
+ * The order with `key` where the events put it: after `anchor` (the message the stream placed last) and the
+ * records placed after it already. The page loads the transcript (GET) and replays the events at once, in
+ * either order: appending a record would put it after every message the GET had brought, at the end.
+ */
+function placed(order: string[], anchor: string | undefined, key: string): string[] {
+  let at = anchor === undefined ? 0 : order.indexOf(anchor) + 1;
+  if (anchor !== undefined && at === 0) at = order.length;
+  while (at < order.length && isRecord(order[at]!)) at += 1;
+  return [...order.slice(0, at), key, ...order.slice(at)];
 }
 
 /**

@@ -40,6 +40,8 @@ export interface ConversationView extends Omit<ConversationSummary, 'status'> {
   budget?: BudgetView;
   /** whether the agent's model reads a summary of the messages through `throughMessageId` instead of them */
   context?: { summarized: boolean; throughMessageId?: string };
+  /** a message the conversation holds (sent with pending "keep"): the next turn once this one ends */
+  held?: { id: string; text: string };
   /** a stateful agent's view of its state, beside the fields above; only that agent's home reads them */
   [extra: string]: unknown;
 }

@@ -61,7 +61,8 @@ async function conversation(client = SAN_DIEGO_CLIENT): Promise<string> {
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body.id;
 }
-const say = (id: string, text: string) => call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
+const say = (id: string, text: string, pending?: 'decline') =>
+  call('POST', `/v1/conversations/${id}/messages`, { body: { text, ...(pending ? { pending } : {}) } });
 const decide = (id: string, body: Record<string, unknown>) => call('POST', `/v1/conversations/${id}/decisions`, { body });
 const toolMessage = (messages: any[]) => messages.find((m) => m.role === 'tool' && m.tool === 'recommend_breweries');
 
@@ -130,11 +131,12 @@ describe('recommendations through the API', () => {
     assert.match(tool.result.workflow_id, /^brewery-recommendation-/);
   });
 
-  test('a second run, answered "yes, <name>" by chat message, is served from the cache', async () => {
+  test('a second run, answered yes with the brewery named, is served from the cache', async () => {
     const id = await conversation();
     const item = await recommend(id);
     assert.ok(item.options.some((o: any) => o.name === chosenName));
-    const answered = await say(id, `yes, ${chosenName}`);
+    // a chat message no longer answers the question (issue 46, item 3): a "yes" names the brewery by name
+    const answered = await decide(id, { pendingId: item.id, decision: 'yes', choice: chosenName });
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
     const tool = toolMessage(answered.body.messages);
     assert.equal(tool.result.summary.cache_status, 'CACHE_HIT');
@@ -161,7 +163,7 @@ describe('recommendations through the API', () => {
   test('"no" ends it with no grounding call; a late answer is 409', async () => {
     const id = await conversation();
     const item = await recommend(id);
-    const answered = await say(id, 'no thanks');
+    const answered = await say(id, 'no thanks', 'decline');
     const tool = toolMessage(answered.body.messages);
     assert.equal(tool.result.answer, 'no');
     assert.equal(tool.result.summary, undefined);
@@ -225,13 +227,13 @@ describe('recommendations through the API', () => {
       [],
       names.join(', '),
     );
-    await say(id, 'no');
+    await say(id, 'no', 'decline');
   });
 
   test('a second recommendation in the conversation offers none of the first; asked "again", it may', async () => {
     const id = await conversation();
     const first = await recommend(id);
-    await say(id, 'no');
+    await say(id, 'no', 'decline');
     const second = await recommend(id);
     const firstIds = new Set(first.options.map((o: any) => o.id));
     assert.ok(second.options.length >= 3, JSON.stringify(second.options));
@@ -240,7 +242,7 @@ describe('recommendations through the API', () => {
       [],
       'nothing offered twice',
     );
-    await say(id, 'no');
+    await say(id, 'no', 'decline');
     const turn = await say(id, 'Recommend the same breweries again');
     assert.equal(turn.body.pending.length, 1, JSON.stringify(turn.body));
     const again = turn.body.pending[0];
@@ -248,7 +250,7 @@ describe('recommendations through the API', () => {
       again.options.some((o: any) => firstIds.has(o.id)),
       'asked for the same again, the first ones come back',
     );
-    await say(id, 'no');
+    await say(id, 'no', 'decline');
   });
 
   test('Stop during a recommendation: its question is never asked, the next "no" is a new turn, its progress says stopped', async () => {
