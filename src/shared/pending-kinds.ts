@@ -16,6 +16,11 @@ export interface PendingKindSpec {
   /** how a chat message sent while the item is open answers it; undefined leaves it open */
   fromMessage(item: PendingItem, text: string): DecisionInput | undefined;
   /**
+   * whether a message sent without `pending` reads as an answer to the item (beer's "yes, Stone Brewing", its
+   * contract's way to answer); any other message while the item is open is refused until it says what to do
+   */
+  answeredBy?(item: PendingItem, text: string): boolean;
+  /**
    * what the decision needs besides being one of the item's `decisions`: a message, or one with the fields it
    * names (the API's 422 lists them), or undefined when fine
    */
@@ -60,6 +65,7 @@ export const RUNTIME_PENDING_KINDS: Readonly<Record<string, PendingKindSpec>> = 
       if (YES.test(text)) return { pendingId: item.id, decision: 'yes', ...(options[0] ? { choice: options[0].id } : {}) };
       return { pendingId: item.id, decision: 'no', reason: text };
     },
+    answeredBy: (item, text) => NO.test(text) || YES.test(text) || findOption(item.options ?? [], text) !== undefined,
     check(item, decision) {
       const options = item.options ?? [];
       if (decision.decision !== 'yes' || options.length === 0) return undefined;

@@ -47,9 +47,11 @@ export function handleTurns(session: Session): void {
           throw fail('Conflict', 'A message is already held for when this turn ends; send this one after it.');
         if (pending === 'keep' && loop.active) return;
         if (loop.active && !loop.parked) throw fail('TurnRunning', 'A turn is already running; send the message when it ends.');
-        // A message never decides an item by accident: the sender says whether it declines them or waits.
+        // A message never decides an item by accident: one that reads as an answer to every open item (beer's
+        // "yes, <name>", its contract's answer) answers them; any other must say whether it declines them or waits.
         const open = session.pending.items().filter((item) => session.catalog.pendingKind(item.kind)?.scope === 'turn');
-        if (loop.parked && !pending)
+        const answered = open.every((item) => session.catalog.pendingKind(item.kind)?.answeredBy?.(item, parsed.data.text) === true);
+        if (loop.parked && !pending && !answered)
           throw fail(
             'PendingOpen',
             openItemsSentence(open),

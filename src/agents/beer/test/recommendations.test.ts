@@ -61,8 +61,7 @@ async function conversation(client = SAN_DIEGO_CLIENT): Promise<string> {
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body.id;
 }
-const say = (id: string, text: string, pending?: 'decline') =>
-  call('POST', `/v1/conversations/${id}/messages`, { body: { text, ...(pending ? { pending } : {}) } });
+const say = (id: string, text: string) => call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
 const decide = (id: string, body: Record<string, unknown>) => call('POST', `/v1/conversations/${id}/decisions`, { body });
 const toolMessage = (messages: any[]) => messages.find((m) => m.role === 'tool' && m.tool === 'recommend_breweries');
 
@@ -131,12 +130,11 @@ describe('recommendations through the API', () => {
     assert.match(tool.result.workflow_id, /^brewery-recommendation-/);
   });
 
-  test('a second run, answered yes with the brewery named, is served from the cache', async () => {
+  test('a second run, answered "yes, <name>" by chat message, is served from the cache', async () => {
     const id = await conversation();
     const item = await recommend(id);
     assert.ok(item.options.some((o: any) => o.name === chosenName));
-    // a chat message no longer answers the question (issue 46, item 3): a "yes" names the brewery by name
-    const answered = await decide(id, { pendingId: item.id, decision: 'yes', choice: chosenName });
+    const answered = await say(id, `yes, ${chosenName}`);
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
     const tool = toolMessage(answered.body.messages);
     assert.equal(tool.result.summary.cache_status, 'CACHE_HIT');
@@ -160,10 +158,26 @@ describe('recommendations through the API', () => {
     assert.ok(run.tools.search_breweries.calls >= 1);
   });
 
+  test('a message that is no answer to the question is refused (409) and decides nothing; "no" then answers', async () => {
+    const id = await conversation();
+    const item = await recommend(id);
+    const aside = await say(id, 'What time is it in San Diego?');
+    assert.equal(aside.status, 409, JSON.stringify(aside.body));
+    assert.match(aside.body.error, /"pending"/);
+    const view = await call('GET', `/v1/conversations/${id}`);
+    assert.deepEqual(
+      view.body.pending.map((p: any) => p.id),
+      [item.id],
+      'the question is still open',
+    );
+    const answered = await say(id, 'no');
+    assert.equal(toolMessage(answered.body.messages).result.answer, 'no');
+  });
+
   test('"no" ends it with no grounding call; a late answer is 409', async () => {
     const id = await conversation();
     const item = await recommend(id);
-    const answered = await say(id, 'no thanks', 'decline');
+    const answered = await say(id, 'no thanks');
     const tool = toolMessage(answered.body.messages);
     assert.equal(tool.result.answer, 'no');
     assert.equal(tool.result.summary, undefined);
@@ -227,13 +241,13 @@ describe('recommendations through the API', () => {
       [],
       names.join(', '),
     );
-    await say(id, 'no', 'decline');
+    await say(id, 'no');
   });
 
   test('a second recommendation in the conversation offers none of the first; asked "again", it may', async () => {
     const id = await conversation();
     const first = await recommend(id);
-    await say(id, 'no', 'decline');
+    await say(id, 'no');
     const second = await recommend(id);
     const firstIds = new Set(first.options.map((o: any) => o.id));
     assert.ok(second.options.length >= 3, JSON.stringify(second.options));
@@ -242,7 +256,7 @@ describe('recommendations through the API', () => {
       [],
       'nothing offered twice',
     );
-    await say(id, 'no', 'decline');
+    await say(id, 'no');
     const turn = await say(id, 'Recommend the same breweries again');
     assert.equal(turn.body.pending.length, 1, JSON.stringify(turn.body));
     const again = turn.body.pending[0];
@@ -250,7 +264,7 @@ describe('recommendations through the API', () => {
       again.options.some((o: any) => firstIds.has(o.id)),
       'asked for the same again, the first ones come back',
     );
-    await say(id, 'no', 'decline');
+    await say(id, 'no');
   });
 
   test('Stop during a recommendation: its question is never asked, the next "no" is a new turn, its progress says stopped', async () => {
