@@ -3,6 +3,7 @@ import { selectTaskModel } from '../model/select.ts';
 import type { McpConnections } from '../mcp/connections.ts';
 import { createMcpActivities } from './mcp.ts';
 import { createModelStep } from './model-step.ts';
+import { createPreviewCalls } from './approval-preview.ts';
 import { createUsageMeter, meteredTaskModel } from './usage-meter.ts';
 import { createRecord } from './record.ts';
 import { createRunTool, runToolActivity } from './run-tool.ts';
@@ -20,7 +21,7 @@ export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
   const services: Services = { ...deps, config, taskModel };
   const runTool = createRunTool(services);
   const runtime: RuntimeActivities = {
-    modelStep: createModelStep({ ...services, runTool }),
+    modelStep: createModelStep({ ...services, runTool, previewCalls: createPreviewCalls(services) }),
     runTool: runToolActivity(runTool),
     record: createRecord(services),
     titleConversation: createTitleConversation(services),

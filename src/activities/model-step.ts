@@ -24,6 +24,7 @@ import { toolMessage } from '../shared/tool-message.ts';
 import { TURN_RESULT_MAX_BYTES, boundMessages, boundReply } from '../shared/payload-bounds.ts';
 import type { ModelStepInput, ModelStepResult, RunToolInput, StepUsage } from './runtime-types.ts';
 import { DeltaWriter } from './delta-writer.ts';
+import type { PreviewCalls } from './approval-preview.ts';
 import type { Config } from '../config.ts';
 import { type Asked, askKernel, oversized, replyMessage, streamReply } from './model-reply.ts';
 import type { StopNotices } from './stop-notices.ts';
@@ -38,6 +39,8 @@ export interface ModelStepDeps {
   config: Pick<Config, 'MODEL_SCHEMA_ATTEMPTS'> & Partial<Pick<Config, 'MODEL_CONTEXT_TOKENS'>> & MeterConfig;
   /** the runTool activity's function: exactly once by call id, so a tool run here is never run twice */
   runTool: (input: RunToolInput, options?: WriteOptions) => Promise<unknown>;
+  /** the previews of the calls of a reply that will ask a person (approval-preview.ts); without it, none */
+  previewCalls?: PreviewCalls;
   /** how a Stop reaches a step run within its workflow task; without it, only the workflow's cancellation does */
   stops?: StopNotices;
   /** where a step that outruns its workflow task goes on (step-handoff.ts); without it, it runs to its end in the task */
@@ -81,7 +84,7 @@ const chatCall = ({ conversationId, userId, stepId, attempt = 1, shrunk }: Step,
  * With `inline`, a reply whose tool calls all need no workflow has them run here, and the model is asked
  * again with their results, so a lookup turn costs one model step instead of two plus a tool's.
  */
-export function createModelStep({ catalog, pool, model, systemPrompt, config, runTool, stops, handoffs }: ModelStepDeps) {
+export function createModelStep({ catalog, pool, model, systemPrompt, config, runTool, previewCalls, stops, handoffs }: ModelStepDeps) {
   const meter = createUsageMeter(pool, config);
   /** the usage ledger's record of a call's tokens, reserved before it */
   const meterUsage = (step: Step, used: { model: string; usage: ModelReply['usage'] }) => meter.settle(chatCall(step, model.name), used);
@@ -346,7 +349,15 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
         const results = inlineNext ? await runCalls(input, message, commits) : undefined;
         if (!results) {
           await commits.settle();
-          return { message: boundReply(message), usage: total, ...(before.length ? { before: forWorkflow(before) } : {}), ...compaction() };
+          // what an approval of this reply would touch, looked up now: the workflow opens the items next
+          const previews = message.toolCalls?.length && previewCalls ? await previewCalls(input, message.toolCalls) : undefined;
+          return {
+            message: boundReply(message),
+            usage: total,
+            ...(before.length ? { before: forWorkflow(before) } : {}),
+            ...(previews ? { previews } : {}),
+            ...compaction(),
+          };
         }
         before.push(message, ...results);
         transcript.push(message, ...results);

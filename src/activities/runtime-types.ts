@@ -60,6 +60,8 @@ export interface ModelStepResult {
    * follows it with followModelStep on `taskQueue`. `message` is then empty; `attempt` is the attempt handed off.
    */
   handedOff?: { taskQueue: string; key: string; attempt: number };
+  /** the previews of the reply's calls that will ask a person, by call id (PendingItem.preview) */
+  previews?: Record<string, JsonObject>;
   /**
    * The step's window passed its threshold (src/context/window.ts): the workflow folds the conversation's older
    * messages, through this one, into a summary once the turn has answered (compactConversation).

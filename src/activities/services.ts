@@ -10,11 +10,14 @@ import type { ChatModel } from '../model/types.ts';
 import type { AgentName } from '../shared/messages.ts';
 import type { StopNotices } from './stop-notices.ts';
 import type { StepHandoffs } from './step-handoff.ts';
-import type { ToolImplementation } from './tool-context.ts';
+import type { ApprovalPreview, ToolImplementation } from './tool-context.ts';
 
 /** What activities read of the catalog; named here, not as ServerCatalog, whose AgentServer takes Services. */
 export interface ActivityCatalog extends AgentCatalog, AgentSettings, OfflineAgents {
-  readonly servers: readonly (OfflineAgents['servers'][number] & { activities?(services: Services): object })[];
+  readonly servers: readonly (OfflineAgents['servers'][number] & {
+    activities?(services: Services): object;
+    previews?: Readonly<Record<string, ApprovalPreview>>;
+  })[];
 }
 
 export interface ActivityDeps {

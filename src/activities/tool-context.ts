@@ -25,6 +25,19 @@ export interface ToolContext {
  */
 export type ToolImplementation = (args: any, context: ToolContext) => Promise<unknown>;
 
+/** What a preview lookup gets: a read-only transaction acting for the conversation's user. */
+export interface PreviewContext {
+  db: pg.ClientBase;
+  userId: string;
+  conversationId: string;
+}
+
+/**
+ * A tool's approval preview: what the call would touch, looked up read-only before its approval opens
+ * (PendingItem.preview); undefined when there is nothing to show (the order does not exist).
+ */
+export type ApprovalPreview = (args: any, context: PreviewContext) => Promise<Record<string, unknown> | undefined>;
+
 /**
  * What an agent's home must implement for its tool list: one function per tool that runs as an activity,
  * named as the tool and taking the arguments its schema infers. A missing tool, an extra one or another

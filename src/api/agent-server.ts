@@ -7,7 +7,7 @@ import type { Router } from 'express';
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Services } from '../activities/services.ts';
-import type { ToolImplementation } from '../activities/tool-context.ts';
+import type { ApprovalPreview, ToolImplementation } from '../activities/tool-context.ts';
 import type { Principal } from './auth.ts';
 import type { Config } from '../config.ts';
 import type { AgentOffline } from '../model/offline-types.ts';
@@ -50,6 +50,11 @@ export interface AgentServer<Name extends string = string> {
   migrations?: URL;
   /** its tools' implementations, by tool name (typed from its tool list: ToolImplementations) */
   implementations?: Readonly<Record<string, ToolImplementation>>;
+  /**
+   * read-only lookups of what an approval would touch, by tool name (a tool that needs approval): run by the
+   * model step before the item opens, shown with it as PendingItem.preview
+   */
+  previews?: Readonly<Record<string, ApprovalPreview>>;
   /** its child workflows' activities (the names are part of recorded histories: never rename one) */
   activities?(services: Services): object;
   /** its routes, mounted under /v1 after the generic ones */

@@ -72,6 +72,15 @@ export const PendingItem = z.object({
   options: z.array(PendingOption).optional(),
   /** kind-specific detail a client renders (a patchset's review) */
   details: JsonObject.optional(),
+  /**
+   * approval: what the call would touch, as its tool's own read-only lookup found it just before the item
+   * opened (support's cancel_order: the order; update_user_contact: the current contact details), so a person
+   * decides on the thing and not on an id. Bounded (APPROVAL_PREVIEW_MAX_BYTES); absent when the tool has no
+   * lookup or it found nothing.
+   */
+  preview: JsonObject.describe(
+    'approval: what the call would touch, looked up read-only as the item opened (support: the order a cancel cancels, the contact details an update replaces); at most 4 KiB',
+  ).optional(),
 });
 export type PendingItem = z.infer<typeof PendingItem>;
 

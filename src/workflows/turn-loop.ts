@@ -109,6 +109,8 @@ export class TurnLoop {
   #declined: DeclinedItem[] = [];
   /** a message sent with `pending: "keep"`: the next turn, once this one ends */
   #held: ChatMessage | undefined;
+  /** what the last model step found each of its reply's approvals would touch, by call id (PendingItem.preview) */
+  #previews: Record<string, JsonObject> = {};
   readonly #rules: TurnRules;
   readonly #p: TurnLoopPorts;
 
@@ -413,6 +415,7 @@ export class TurnLoop {
           decisions: command.decisions,
           expiresAt: new Date(this.#now() + deadlineMs).toISOString(),
           ...(command.details ? { details: command.details } : {}),
+          ...(this.#previews[call.id] ? { preview: this.#previews[call.id] } : {}),
         };
         return this.park(item, deadlineMs, command.onTimeout).then((outcome) => ({ type: 'approval-decided', outcome }));
       }
@@ -459,12 +462,14 @@ export class TurnLoop {
       work = Promise.reject(error);
     }
     return work.then(
-      ({ message, before = [], usage, overBudget, interrupted }): TurnEvent | Promise<TurnEvent> =>
-        interrupted
+      ({ message, before = [], usage, overBudget, interrupted, previews = {} }): TurnEvent | Promise<TurnEvent> => {
+        this.#previews = previews;
+        return interrupted
           ? this.#interrupted(interrupted, unsaved)
           : overBudget
             ? { type: 'over-budget', over: overBudget, before, usage }
-            : { type: 'model-answered', reply: message, before, usage },
+            : { type: 'model-answered', reply: message, before, usage };
+      },
       (error: unknown): TurnEvent => {
         const stopped = stoppedStepOf(error);
         return {

@@ -7,7 +7,7 @@ import { Countdown } from './Countdown';
 import { mcpServerOf } from './McpQuestion';
 import type { JsonSchema } from './types';
 import { useDecision } from './useDecision';
-import { callSentence, humanName, plainError, plainValue } from './toolWords';
+import { approvalView, callSentence, humanName, plainError, plainValue } from './toolWords';
 
 export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: PendingViewProps) {
   // An MCP tool is not in the API's list of the agent's tools: its item carries its parameters.
@@ -29,6 +29,8 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
   const properties = schema?.properties ?? Object.fromEntries(Object.keys(item.args).map((k) => [k, { type: 'string' } as JsonSchema]));
   const formLevel = fieldErrors.filter((f) => !(f.field in properties));
   const headingId = `approval-${item.id}`;
+  // what the call touches, in the agent's layout (the order, current → new, the recipe): in place of the arguments
+  const touches = mcp ? undefined : approvalView(agent, item.tool, item.args, item.preview);
 
   if (approved) {
     return (
@@ -54,14 +56,16 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
         <h2 id={headingId}>Approve: {callSentence(agent, item.tool, item.args)}?</h2>
       )}
       {item.prompt && <p>{item.prompt}</p>}
-      <dl className="args">
-        {Object.entries(item.args).map(([k, v]) => (
-          <div key={k}>
-            <dt>{humanName(k)}</dt>
-            <dd>{plainValue(v)}</dd>
-          </div>
-        ))}
-      </dl>
+      {touches ?? (
+        <dl className="args">
+          {Object.entries(item.args).map(([k, v]) => (
+            <div key={k}>
+              <dt>{humanName(k)}</dt>
+              <dd>{plainValue(v)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
       <Countdown expiresAt={item.expiresAt} label="Decide within" />
       {error && (fieldErrors.length === 0 || error.status !== 422) && (
         <p role="alert" className="banner error">

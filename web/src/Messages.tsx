@@ -4,7 +4,7 @@ import { ResultExtras } from './ResultExtras';
 import { pendingKind } from './pendingKinds';
 import { draftText } from './transcript';
 import type { ClosedInfo, Draft } from './transcript';
-import { callSentence, changedArgs, resultKind, resultSentence, resultView, stoppedSentence } from './toolWords';
+import { approvedWords, callSentence, changedArgs, resultKind, resultSentence, resultView, stoppedSentence } from './toolWords';
 import type { ChatMessage, PendingItem } from './types';
 
 type Args = Record<string, unknown>;
@@ -181,7 +181,12 @@ export function PendingRecord({
           .filter((key) => JSON.stringify(edited[key]) !== JSON.stringify(item.args[key]))
           .map((key) => `${key.replace(/_/g, ' ')} ${plainValue(item.args[key])} → ${plainValue(edited[key])}`)
       : [];
-    outcome = `${DECIDED[closed.decision ?? ''] ?? 'You decided'}: ${option ?? about}${changes.length ? ` (changed: ${changes.join('; ')})` : ''}${reason ? ` (${reason})` : ''}.`;
+    // and what it touched, in the agent's words (the order, current → new as it ran, the recipe saved)
+    const touched =
+      item.kind === 'approval' && (closed.decision === 'approve' || closed.decision === 'edit')
+        ? approvedWords(agent, item.tool, edited ?? item.args, item.preview)
+        : undefined;
+    outcome = `${DECIDED[closed.decision ?? ''] ?? 'You decided'}: ${option ?? about}${changes.length ? ` (changed: ${changes.join('; ')})` : ''}${reason ? ` (${reason})` : ''}.${touched ? ` ${touched}.` : ''}`;
   }
   return (
     <li

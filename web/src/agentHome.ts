@@ -67,6 +67,14 @@ export interface ToolWords {
    * error reaches it.
    */
   view?: (result: any, args: Record<string, unknown>) => ReactNode | undefined;
+  /**
+   * what an approval of the call touches, laid out to read (the order a cancel cancels, current → new values,
+   * the recipe as it will be saved), from its arguments and the item's `preview`; shown in the approval card in
+   * place of the arguments. undefined leaves the arguments.
+   */
+  approval?: (args: Record<string, unknown>, preview: Record<string, unknown> | undefined) => ReactNode | undefined;
+  /** the same in a few words, for the record of the decision ("Smartphone Case × 2, $19.99, was Processing") */
+  approved?: (args: Record<string, unknown>, preview: Record<string, unknown> | undefined) => string | undefined;
 }
 
 export interface AgentHome {

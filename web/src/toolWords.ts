@@ -43,6 +43,16 @@ export function callSentence(agent: string, tool: string, args: Args): string {
   return text ? `${humanName(tool)}: ${text}` : humanName(tool);
 }
 
+/** What an approval of the call touches, laid out by the tool's agent (ToolWords.approval); undefined: none. */
+export function approvalView(agent: string, tool: string, args: Args, preview: Args | undefined): ReactNode | undefined {
+  return toolWordsFor(agent, tool)?.approval?.(args, preview);
+}
+
+/** The same in a few words, for the record of the decision (ToolWords.approved); undefined: none. */
+export function approvedWords(agent: string, tool: string, args: Args, preview: Args | undefined): string | undefined {
+  return toolWordsFor(agent, tool)?.approved?.(args, preview);
+}
+
 /** The arguments a person changed before approving: [field, old, new]. */
 export function changedArgs(before: Args | undefined, after: Args | undefined): [string, string, string][] {
   if (!before || !after) return [];

@@ -10,6 +10,7 @@ import { recipeImageFiles, recipeImagePaths } from './public-images.ts';
 import { RecipeCardMessage, SavedRecipe } from './recipe.ts';
 import { RecipeList, recipePaths, recipeRoutes } from './routes.ts';
 import { SaveProgress, SaveRecipeResult } from './save-pipeline.ts';
+import { recipesPreviews } from './save-preview.ts';
 
 export const recipesServer = defineAgentServer({
   name: 'recipes',
@@ -21,6 +22,7 @@ export const recipesServer = defineAgentServer({
   },
   migrations: new URL('./migrations/', import.meta.url),
   implementations: recipesImplementations,
+  previews: recipesPreviews,
   activities: (services) => createRecipeActivities(services),
   routes: ({ pool, config }) => recipeRoutes({ pool, config }),
   publicFiles: recipeImageFiles,

@@ -2,6 +2,7 @@
 import type { AgentHome } from '../../agentHome';
 import { RecipeCard } from './RecipeCard';
 import { RecipesPage } from './RecipesPage';
+import { saveApproval, saveApproved } from './approvals';
 
 /** "Old Fashioned cocktail. Ingredients: …" → "Old Fashioned cocktail" */
 const recipeName = (raw: string): string => {
@@ -33,6 +34,8 @@ export const recipes: AgentHome = {
       call: (a) => `Save the recipe “${recipeName(String(a.raw_recipe_data ?? ''))}” to My recipes`,
       result: (r: Record<string, unknown>) =>
         r.status === 'saved' ? `Saved “${String(r.recipe_name ?? 'the recipe')}” to My recipes.` : undefined,
+      approval: saveApproval,
+      approved: saveApproved,
     },
     execute_recipe_sql: {
       call: (a) =>

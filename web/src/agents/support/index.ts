@@ -1,7 +1,8 @@
 // Support: its tools' approvals are the generic approval card; it adds its tools in words, views of its lookups'
-// results (views.tsx) and what to ask first.
+// results (views.tsx), what its approvals touch (approvals.tsx) and what to ask first.
 import type { AgentHome } from '../../agentHome';
 import { customerView, orderView, ordersView } from './views';
+import { cancelApproval, cancelApproved, contactApproval, contactApproved } from './approvals';
 
 type Args = Record<string, unknown>;
 const s = (v: unknown) => String(v ?? '');
@@ -55,11 +56,15 @@ export const support: AgentHome = {
     cancel_order: {
       call: (a) => `Cancel order ${s(a.order_id)}`,
       result: (r, a) => (r.status === 'Cancelled' ? `Order ${s(a.order_id)} is cancelled.` : undefined),
+      approval: cancelApproval,
+      approved: cancelApproved,
     },
     update_user_contact: {
       call: (a) =>
         `Change the contact details of customer ${s(a.user_id)}: ${[a.email ? `email ${s(a.email)}` : '', a.phone ? `phone ${s(a.phone)}` : ''].filter(Boolean).join(', ')}`,
       result: (r) => (r.id ? `Contact details saved: ${customer(r)}.` : undefined),
+      approval: contactApproval,
+      approved: contactApproved,
     },
   },
 };
