@@ -1,0 +1,73 @@
+// Agents on a schedule in the web client (issue 48), at 1280 and 375 px, clicking as a person would: a schedule
+// made on the Schedules page runs every 10 s, its last run links to the conversation it made (which waits on an
+// approval), Pause and Resume follow, Delete asks first (Enter keeps), and a bad interval is refused in words.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
+import { type Browser, buildWebClient, launchBrowser, signInByLink, withScreenshot } from './browser.ts';
+
+let app: TestApp;
+let browser: Browser;
+
+before(async () => {
+  await buildWebClient();
+  [app, browser] = await Promise.all([startTestApp({ env: { SCHEDULE_MIN_INTERVAL: '10s' } }), launchBrowser()]);
+});
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+for (const width of [1280, 375] as const) {
+  test(`at ${width} px: make a schedule, follow its run to its conversation, pause, resume and delete it`, async (t) => {
+    const { page } = browser;
+    await page.setViewportSize({ width, height: width === 1280 ? 860 : 740 });
+    await withScreenshot(t, import.meta.filename, page, async () => {
+      await signInByLink(page, app.baseUrl, ALICE);
+      await page.getByRole('link', { name: 'Schedules' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Schedules' }).waitFor();
+      await page.getByText('You have no schedules.').waitFor();
+
+      await page.getByLabel('Agent').selectOption('support');
+      await page.getByLabel('Message').fill('cancel order 13579');
+      await page.getByLabel(/^Every/).fill('5s');
+      await page.getByRole('button', { name: 'Make a schedule' }).click();
+      await page.getByRole('alert').getByText('every: must be at least 10s').waitFor();
+
+      await page.getByLabel(/^Every/).fill('10s');
+      await page.getByRole('button', { name: 'Make a schedule' }).click();
+      const card = page.getByRole('list', { name: 'Your schedules' }).getByRole('listitem');
+      await card.getByText('every 10s').waitFor();
+      assert.equal(await card.locator('.schedule-text').innerText(), 'cancel order 13579');
+      assert.notEqual(await card.locator('dd').first().innerText(), '—', 'the next run is shown');
+      assert.ok((await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)) <= width, 'no sideways scroll');
+
+      // the list follows the runs by itself: a run within 10 s, read again within 5 s
+      const link = card.getByRole('link', { name: 'its conversation' });
+      await link.waitFor({ timeout: 40_000 });
+      assert.match(await card.locator('dd').nth(1).innerText(), /^Sent /);
+      await link.click();
+      await page.waitForURL(/\/c\/[0-9a-f-]{36}$/);
+      await page.getByRole('button', { name: 'Approve' }).waitFor({ timeout: 30_000 });
+
+      await page.getByRole('link', { name: 'Schedules' }).click();
+      await card.getByRole('button', { name: 'Pause' }).click();
+      await card.getByText('Paused', { exact: true }).waitFor();
+      assert.equal(await card.locator('dd').first().innerText(), '—', 'no next run while paused');
+      await card.getByRole('button', { name: 'Resume' }).click();
+      await card.getByRole('button', { name: 'Pause' }).waitFor();
+      assert.equal(await card.getByText('Paused', { exact: true }).count(), 0);
+
+      await card.getByRole('button', { name: 'Delete' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete this schedule?' });
+      await dialog.waitFor();
+      await page.keyboard.press('Enter');
+      await dialog.waitFor({ state: 'hidden' });
+      assert.equal(await card.count(), 1, 'Enter kept it');
+      await card.getByRole('button', { name: 'Delete' }).click();
+      await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page.getByText('You have no schedules.').waitFor();
+      assert.deepEqual((await app.call('GET', '/v1/schedules')).body.schedules, []);
+    });
+  });
+}
