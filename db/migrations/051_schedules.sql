@@ -25,6 +25,8 @@ CREATE INDEX schedules_owner ON schedules (user_id, created_at);
 ALTER TABLE schedules ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own_rows ON schedules USING (user_id = brigade_current_user()) WITH CHECK (user_id = brigade_current_user());
 GRANT SELECT, INSERT, UPDATE, DELETE ON schedules TO brigade_app;
+-- a schedule made while its owner's erasure runs is refused, like a new conversation (043_erasure_fence.sql)
+CREATE TRIGGER erasure_fence BEFORE INSERT ON schedules FOR EACH ROW EXECUTE FUNCTION brigade_fence_request();
 
 -- A run of schedule p_id, from the worker, which does not know whose it is: the schedule and its owner's standing
 -- as a personal API key would see it (042_api_key_standing_and_scopes.sql): their recorded roles and client, and

@@ -75,6 +75,15 @@ export async function deleteSchedule(db: pg.ClientBase, id: string): Promise<boo
   return ((await db.query('DELETE FROM schedules WHERE id = $1', [id])).rowCount ?? 0) > 0;
 }
 
+/**
+ * Whether the schedule is still there, holding it until the transaction ends: a run that makes a conversation
+ * does so under this lock, so a delete (the person's, an erasure's) comes either before (the run makes nothing)
+ * or after (and an erasure then erases that conversation too).
+ */
+export async function holdSchedule(db: pg.ClientBase, id: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM schedules WHERE id = $1 FOR SHARE', [id])).rowCount === 1;
+}
+
 /** A run's outcome; with `pausedReason`, the schedule paused itself for it. */
 export async function recordRun(db: pg.ClientBase, id: string, lastRun: LastRun, pausedReason?: string): Promise<void> {
   await db.query(

@@ -18,7 +18,7 @@ import { countRequest } from '../api/user-limits.ts';
 import type { Config } from '../config.ts';
 import { findConversation } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';
-import { recordRun, scheduleForRun } from '../db/schedules.ts';
+import { holdSchedule, recordRun, scheduleForRun } from '../db/schedules.ts';
 import { chatSessionWorkflowId, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
 import type { LastRun, RunScheduleInput, ScheduleActivities } from '../shared/schedules.ts';
 import { describeError } from '../shared/log-safe.ts';
@@ -72,7 +72,7 @@ export async function runSchedule(deps: ScheduleRunDeps, input: RunScheduleInput
     ownerMay(() => access.requireAgentRole(principal, schedule.agent));
     const conversationId = schedule.conversationId
       ? await intoConversation(deps, access, principal, schedule.conversationId, schedule.text, input.runKey)
-      : await intoNewConversation(deps, principal, schedule.agent, input.newConversationId, schedule.text, input.runKey);
+      : await intoNewConversation(deps, input.scheduleId, principal, schedule.agent, input.newConversationId, schedule.text, input.runKey);
     run = { at, outcome: 'sent', conversationId };
   } catch (error) {
     if (!(error instanceof NotSent)) {
@@ -109,6 +109,7 @@ async function withinLimits(pool: pg.Pool, user: string, kind: 'conversations' |
 
 async function intoNewConversation(
   deps: ScheduleRunDeps,
+  scheduleId: string,
   principal: Principal,
   agent: string,
   id: string,
@@ -129,8 +130,9 @@ async function intoNewConversation(
       if (error instanceof HttpError && error.status < 500) throw new NotSent('paused', `Paused: ${error.message}.`);
       throw error;
     }
-    await asUser(pool, principal.user, (db) =>
-      startConversation(deps, db, {
+    await asUser(pool, principal.user, async (db) => {
+      if (!(await holdSchedule(db, scheduleId))) throw new NotSent('skipped', 'The schedule was deleted.');
+      await startConversation(deps, db, {
         id,
         userId: principal.user,
         agent,
@@ -140,8 +142,8 @@ async function intoNewConversation(
         // a retried activity whose first attempt's start went through but whose commit did not
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
         return chatSessionWorkflowId(id);
-      }),
-    );
+      });
+    });
   }
   await send(deps, principal.user, id, text, runKey);
   return id;
