@@ -134,6 +134,44 @@ export function SchedulesPage() {
           {error}
         </p>
       )}
+      {schedules && schedules.length === 0 && <p>You have no schedules.</p>}
+      {schedules && schedules.length > 0 && (
+        <ul className="schedule-list" aria-label="Your schedules">
+          {schedules.map((schedule) => (
+            <li key={schedule.id} className="schedule">
+              <div className="schedule-head">
+                <strong>{schedule.agent}</strong>
+                <span className="schedule-spec">{schedule.every ? `every ${schedule.every}` : `cron ${schedule.cron} (UTC)`}</span>
+                {schedule.paused && <span className="chip">Paused</span>}
+              </div>
+              <p className="schedule-text">{schedule.text}</p>
+              {schedule.pausedReason && <p className="schedule-reason">{schedule.pausedReason}</p>}
+              <dl>
+                <dt>Next run</dt>
+                <dd>{schedule.nextRunAt ? when(schedule.nextRunAt) : '—'}</dd>
+                <dt>Last run</dt>
+                <dd>{schedule.lastRun ? <LastRunText run={schedule.lastRun} /> : 'not yet'}</dd>
+              </dl>
+              <div className="actions">
+                <button type="button" className="secondary" onClick={() => void setPaused(schedule, !schedule.paused)}>
+                  {schedule.paused ? 'Resume' : 'Pause'}
+                </button>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => {
+                    setDeleteError(undefined);
+                    setDeleting(schedule);
+                  }}
+                >
+                  Delete
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      <h2>Make a schedule</h2>
       <form onSubmit={create} aria-label="Make a schedule">
         <label htmlFor="schedule-agent">Agent</label>
         <select id="schedule-agent" value={agent} onChange={(e) => setAgent(e.target.value)}>
@@ -176,43 +214,6 @@ export function SchedulesPage() {
           Make a schedule
         </button>
       </form>
-      {schedules && schedules.length === 0 && <p>You have no schedules.</p>}
-      {schedules && schedules.length > 0 && (
-        <ul className="schedule-list" aria-label="Your schedules">
-          {schedules.map((schedule) => (
-            <li key={schedule.id} className="schedule">
-              <div className="schedule-head">
-                <strong>{schedule.agent}</strong>
-                <span className="schedule-spec">{schedule.every ? `every ${schedule.every}` : `cron ${schedule.cron} (UTC)`}</span>
-                {schedule.paused && <span className="chip">Paused</span>}
-              </div>
-              <p className="schedule-text">{schedule.text}</p>
-              {schedule.pausedReason && <p className="schedule-reason">{schedule.pausedReason}</p>}
-              <dl>
-                <dt>Next run</dt>
-                <dd>{schedule.nextRunAt ? when(schedule.nextRunAt) : '—'}</dd>
-                <dt>Last run</dt>
-                <dd>{schedule.lastRun ? <LastRunText run={schedule.lastRun} /> : 'not yet'}</dd>
-              </dl>
-              <div className="actions">
-                <button type="button" className="secondary" onClick={() => void setPaused(schedule, !schedule.paused)}>
-                  {schedule.paused ? 'Resume' : 'Pause'}
-                </button>
-                <button
-                  type="button"
-                  className="secondary"
-                  onClick={() => {
-                    setDeleteError(undefined);
-                    setDeleting(schedule);
-                  }}
-                >
-                  Delete
-                </button>
-              </div>
-            </li>
-          ))}
-        </ul>
-      )}
       <ConfirmDialog
         open={!!deleting}
         heading="Delete this schedule?"
