@@ -2,8 +2,10 @@
 // model: a schedule every 10 s makes turns that run and park on an approval; a run into a conversation with an
 // open item is skipped, never a decision; pause, resume and delete reach the Temporal Schedule; a disabled owner's
 // schedule, or one whose owner lost the agent's role, pauses itself and says why; another user's is a 404; bad
-// specs are 400s in a sentence; an erasure deletes the person's schedules.
+// specs are 400s in a sentence; an erasure deletes the person's schedules; the text reaches Temporal sealed.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import proto from '@temporalio/proto';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { after, before, describe, test } from 'node:test';
 import { temporalScheduleId } from '../../src/shared/schedules.ts';
@@ -248,5 +250,49 @@ describe('schedules', () => {
     assert.equal(erased.status, 204, JSON.stringify(erased.body));
     await assert.rejects(describeTemporal(made.body.id), ScheduleNotFoundError);
     assert.equal((await app.adminQuery('SELECT count(*)::int AS n FROM schedules WHERE id = $1', [made.body.id]))[0].n, 0);
+  });
+});
+
+describe('schedules with payload encryption', () => {
+  const SECRET = 'zebra-crossing-4417';
+  let sealed: TestApp;
+  before(async () => {
+    sealed = await startTestApp({
+      env: { PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: randomBytes(32).toString('base64') }), PAYLOAD_ENCRYPTION_KEY_ID: 'k1' },
+    });
+  });
+  after(async () => {
+    await sealed?.stop();
+  });
+
+  /** The history as Temporal stores it, without any codec, as bytes. */
+  const rawHistory = async (workflowId: string) => {
+    const { history } = await sealed.client.workflowService.getWorkflowExecutionHistory({
+      namespace: sealed.config.TEMPORAL_NAMESPACE,
+      execution: { workflowId },
+    });
+    return Buffer.from(proto.temporal.api.history.v1.History.encode(history!).finish());
+  };
+
+  test("a run's text reaches Temporal sealed: not in the Schedule, the run's history or the conversation's", async () => {
+    const made = await sealed.call('POST', '/v1/schedules', { body: { agent: 'support', text: `hello ${SECRET}`, every: '10s' } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const handle = sealed.client.schedule.getHandle(temporalScheduleId(made.body.id));
+    const ran = await until(
+      async () => (await sealed.call('GET', '/v1/schedules')).body.schedules[0],
+      (schedule) => schedule.lastRun?.outcome === 'sent',
+      'a run',
+    );
+    const conversation = await until(
+      () => sealed.call('GET', `/v1/conversations/${ran.lastRun.conversationId}`),
+      (view) => view.body.messages?.some((message: { text?: string }) => message.text === `hello ${SECRET}`),
+      'the message in the conversation, in plain words through the API',
+    );
+    const described = await handle.describe();
+    await handle.delete();
+    assert.ok(!JSON.stringify(described.raw).includes(SECRET), 'the Temporal Schedule holds the id only');
+    const runId = described.info.recentActions[0]!.action.workflow.workflowId;
+    assert.ok(!(await rawHistory(runId)).includes(SECRET), "the run's history");
+    assert.ok(!(await rawHistory(conversation.body.workflowId)).includes(SECRET), "the conversation's history");
   });
 });
