@@ -8,7 +8,7 @@ import type { Config } from '../src/config.ts';
 import { McpConnections } from '../src/mcp/connections.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
 import { createRetentionActivities } from '../src/protection/retention.ts';
-import { createScheduleActivities } from '../src/schedules/run-schedule.ts';
+import { createScheduleActivities } from '../src/api/schedule-runs.ts';
 import type { Client } from '@temporalio/client';
 import { loadMcpConfig } from '../src/mcp/config.ts';
 import { systemPrompts } from '../src/model/prompts.ts';

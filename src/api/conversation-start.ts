@@ -1,6 +1,6 @@
 // A new conversation: its row and its workflow, started inside the caller's transaction (the row's), so a failed
 // start rolls the row back. One path for POST /v1/conversations and a schedule's run into a new conversation
-// (src/schedules/run-schedule.ts), so both start the same input, search attributes and memo.
+// (schedule-runs.ts), so both start the same input, search attributes and memo.
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { Config } from '../config.ts';

@@ -1,7 +1,7 @@
 // Agents on a schedule (issue 48): POST/GET/PATCH/DELETE /v1/schedules. A schedule sends the same text to an
 // agent every so often (`every`, a duration) or at a cron expression's times (UTC), into a new conversation per run
 // or into one of the person's conversations. Its row (src/db/schedules.ts) says what and whose; its Temporal
-// Schedule (src/schedules/temporal-schedule.ts) says when, and starts each run (src/schedules/run-schedule.ts).
+// Schedule (src/schedules/temporal-schedule.ts) says when, and starts each run (src/api/schedule-runs.ts).
 // Another user's schedule is a 404 like a missing one (row-level security).
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';

@@ -1,5 +1,5 @@
 // Agents on a schedule (issue 48): what the scheduled run's workflow (src/workflows/scheduled-run.ts) and its
-// activity (src/schedules/run-schedule.ts) say to each other, and what a run leaves in its schedule's lastRun.
+// activity (src/api/schedule-runs.ts) say to each other, and what a run leaves in its schedule's lastRun.
 // Types and schemas only: the workflow bundle imports no I/O.
 import { z } from 'zod';
 

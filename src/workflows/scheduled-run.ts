@@ -1,5 +1,5 @@
 // One run of a person's schedule (issue 48), started by its Temporal Schedule: one activity that sends the
-// schedule's text into a conversation (src/schedules/run-schedule.ts). A workflow of its own so each run is
+// schedule's text into a conversation (src/api/schedule-runs.ts). A workflow of its own so each run is
 // visible in the Web UI and the Schedule's overlap policy (skip) sees it; the ids it hands the activity come
 // from here, so that a retried activity sends once and makes one conversation.
 import { proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';

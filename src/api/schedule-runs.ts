@@ -1,20 +1,21 @@
-// One run of a person's schedule (issue 48), the activity of the scheduledRun workflow: it acts for the owner as
-// their personal API key would (brigade_schedule_for_run: disabled, gone from API_TOKENS, not seen for too long;
-// their recorded roles and client; their per-minute limits), and sends the text either into a new conversation
-// or into the given one, never deciding anything there: a conversation with an open item or a running turn is
-// skipped, and the skip is the schedule's lastRun. The message is sent once it is accepted: a turn that parks
-// on an approval waits for the person like any other. An owner who may no longer act pauses the schedule, with
-// the reason in its lastRun and GET /v1/schedules.
+// One run of a person's schedule (issue 48), the activity of the scheduledRun workflow. In the API's layer because
+// a run is a request of the owner's made without them: it starts a conversation and sends a turn as the API does
+// (conversation-start.ts, the access rule, the per-minute limits). It acts for the owner as their personal API key
+// would (brigade_schedule_for_run: disabled, gone from API_TOKENS, not seen for too long; their recorded roles and
+// client), and sends the text into a new conversation or into the given one, never deciding anything there: a
+// conversation with an open item or a running turn is skipped, and the skip is the schedule's lastRun. The message
+// is sent once it is accepted: a turn that parks on an approval waits for the person like any other. An owner who
+// may no longer act pauses the schedule, with the reason in its lastRun and GET /v1/schedules.
 import { log } from '@temporalio/activity';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
-import type { ServerCatalog } from '../api/agent-server.ts';
-import type { Principal } from '../api/auth-types.ts';
-import { conversationAccess } from '../api/conversation-access.ts';
-import { startConversation } from '../api/conversation-start.ts';
-import { HttpError } from '../api/http-error.ts';
-import { countRequest } from '../api/user-limits.ts';
+import type { ServerCatalog } from './agent-server.ts';
+import type { Principal } from './auth-types.ts';
+import { conversationAccess } from './conversation-access.ts';
+import { startConversation } from './conversation-start.ts';
+import { HttpError } from './http-error.ts';
+import { countRequest } from './user-limits.ts';
 import type { Config } from '../config.ts';
 import { findConversation } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';
@@ -23,7 +24,7 @@ import { chatSessionWorkflowId, sendMessageUpdate, stateQuery } from '../shared/
 import type { LastRun, RunScheduleInput, ScheduleActivities } from '../shared/schedules.ts';
 import { describeError } from '../shared/log-safe.ts';
 import type { ChatSession } from '../workflows/chat-session.ts';
-import { deleteTemporalSchedule, pauseTemporalSchedule } from './temporal-schedule.ts';
+import { deleteTemporalSchedule, pauseTemporalSchedule } from '../schedules/temporal-schedule.ts';
 
 export interface ScheduleRunDeps {
   catalog: ServerCatalog;
