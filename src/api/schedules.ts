@@ -68,9 +68,15 @@ const oneOf = (body: { every?: unknown; cron?: unknown }, ctx: z.RefinementCtx, 
     ctx.addIssue({ code: 'custom', path: ['every'], message: 'give every (a duration such as 15m) or cron' });
 };
 
+/** The longest interval: a year and a day, so a yearly schedule fits and a number too large for the row does not. */
+const LONGEST_MS = 366 * 86_400_000;
+
 const atLeast = (config: Pick<Config, 'SCHEDULE_MIN_INTERVAL'>) => (body: { every?: number }, ctx: z.RefinementCtx) => {
-  if (body.every !== undefined && body.every < config.SCHEDULE_MIN_INTERVAL)
+  if (body.every === undefined) return;
+  if (body.every < config.SCHEDULE_MIN_INTERVAL)
     ctx.addIssue({ code: 'custom', path: ['every'], message: `must be at least ${durationText(config.SCHEDULE_MIN_INTERVAL)}` });
+  else if (body.every > LONGEST_MS || !Number.isInteger(body.every))
+    ctx.addIssue({ code: 'custom', path: ['every'], message: `must be a whole number of milliseconds up to ${durationText(LONGEST_MS)}` });
 };
 
 export const createScheduleBody = (catalog: Pick<ServerCatalog, 'names'>, config: Pick<Config, 'SCHEDULE_MIN_INTERVAL'>) =>

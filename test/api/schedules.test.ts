@@ -209,6 +209,7 @@ describe('schedules', () => {
     };
     await refused({ agent: 'support', text: 'hi', every: '5s' }, /every: must be at least 10s/);
     await refused({ agent: 'support', text: 'hi', every: 'often' }, /every: must be a duration/);
+    await refused({ agent: 'support', text: 'hi', every: 1e30 }, /every: must be a whole number of milliseconds up to 366d/);
     await refused({ agent: 'support', text: 'hi', every: '1h', cron: '0 9 * * *' }, /either every or cron, not both/);
     await refused({ agent: 'support', text: 'hi' }, /give every/);
     await refused({ agent: 'support', text: 'hi', cron: 'every monday' }, /cron: is not a cron expression/);
