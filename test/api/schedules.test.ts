@@ -213,6 +213,7 @@ describe('schedules', () => {
     await refused({ agent: 'support', text: 'hi', every: '1h', cron: '0 9 * * *' }, /either every or cron, not both/);
     await refused({ agent: 'support', text: 'hi' }, /give every/);
     await refused({ agent: 'support', text: 'hi', cron: 'every monday' }, /cron: is not a cron expression/);
+    await refused({ agent: 'support', text: 'hi', cron: '@every 5s' }, /cron: runs 5s apart; they must be at least 10s apart/);
     await refused({ agent: 'support', text: '', every: '1h' }, /text: must not be empty/);
     await refused({ agent: 'nobody', text: 'hi', every: '1h' }, /agent/);
     await refused(
@@ -221,6 +222,15 @@ describe('schedules', () => {
     );
     const other = await app.call('POST', '/v1/conversations', { body: { agent: 'recipes' } });
     await refused({ agent: 'support', text: 'hi', every: '1h', conversationId: other.body.id }, /recipes agent's, not the support agent's/);
+    const kept = await app.call('POST', '/v1/schedules', { body: { agent: 'support', text: 'hi', every: '1h' } });
+    for (const cron of ['nope', '@every 5s']) {
+      const refusedPatch = await app.call('PATCH', `/v1/schedules/${kept.body.id}`, { body: { cron } });
+      assert.equal(refusedPatch.status, 400, JSON.stringify(refusedPatch.body));
+      assert.match(refusedPatch.body.error, /^cron: /);
+    }
+    assert.equal((await scheduleOf(ALICE, kept.body.id)).every, '1h', 'a refused change leaves the schedule as it was');
+    assert.equal((await describeTemporal(kept.body.id)).spec.intervals?.[0]?.every, 3_600_000, 'and its Temporal Schedule');
+    assert.equal((await app.call('DELETE', `/v1/schedules/${kept.body.id}`)).status, 204);
     const patched = await app.call('PATCH', `/v1/schedules/00000000-0000-4000-8000-000000000000`, { body: { every: '1s' } });
     assert.equal(patched.status, 400);
     assert.match(patched.body.error, /every: must be at least 10s/);
