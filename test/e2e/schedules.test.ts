@@ -1,17 +1,24 @@
 // Agents on a schedule in the web client (issue 48), at 1280 and 375 px, clicking as a person would: a schedule
 // made on the Schedules page runs every 10 s, its last run links to the conversation it made (which waits on an
-// approval), Pause and Resume follow, Delete asks first (Enter keeps), and a bad interval is refused in words.
+// approval), Pause and Resume follow, Delete asks first (Enter keeps), a bad interval is refused in words, and a
+// schedule that paused itself says why until it is resumed.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { temporalScheduleId } from '../../src/shared/schedules.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
 import { type Browser, buildWebClient, launchBrowser, signInByLink, withScreenshot } from './browser.ts';
+
+const WENDY = 'token-wendy-support-schedules-000';
 
 let app: TestApp;
 let browser: Browser;
 
 before(async () => {
   await buildWebClient();
-  [app, browser] = await Promise.all([startTestApp({ env: { SCHEDULE_MIN_INTERVAL: '10s' } }), launchBrowser()]);
+  [app, browser] = await Promise.all([
+    startTestApp({ env: { SCHEDULE_MIN_INTERVAL: '10s' }, tokens: { [WENDY]: { user: 'wendy-schedules', roles: ['support'] } } }),
+    launchBrowser(),
+  ]);
 });
 after(async () => {
   await browser?.close();
@@ -71,3 +78,34 @@ for (const width of [1280, 375] as const) {
     });
   });
 }
+
+test('a schedule that paused itself shows why, and Resume starts it again', async (t) => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    const made = await app.call('POST', '/v1/schedules', {
+      token: WENDY,
+      body: { agent: 'support', text: 'cancel order 13579', every: '10s' },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    // the role goes from her record, as when a provider stops granting it; her next run pauses the schedule
+    await app.adminQuery("UPDATE users SET roles = '{}' WHERE user_id = 'wendy-schedules'");
+    for (let i = 0; i < 90; i++) {
+      const [row] = await app.adminQuery('SELECT paused FROM schedules WHERE id = $1', [made.body.id]);
+      if (row.paused) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    // signing in records her token's roles again, the support role among them
+    await signInByLink(page, app.baseUrl, WENDY);
+    await page.getByRole('link', { name: 'Schedules' }).click();
+    const card = page.getByRole('list', { name: 'Your schedules' }).getByRole('listitem');
+    await card.getByText('Paused', { exact: true }).waitFor();
+    await card.getByText('Paused: Only users with the "support" role may use the support agent.').waitFor();
+    await card.getByRole('button', { name: 'Resume' }).click();
+    await card.getByRole('button', { name: 'Pause' }).waitFor();
+    assert.equal(await card.getByText(/^Paused: Only users/).count(), 0, 'the reason goes with the pause');
+    const described = await app.client.schedule.getHandle(temporalScheduleId(made.body.id)).describe();
+    assert.equal(described.state.paused, false);
+    assert.equal((await app.call('DELETE', `/v1/schedules/${made.body.id}`, { token: WENDY })).status, 204);
+  });
+});
