@@ -109,3 +109,26 @@ test('a schedule that paused itself shows why, and Resume starts it again', asyn
     assert.equal((await app.call('DELETE', `/v1/schedules/${made.body.id}`, { token: WENDY })).status, 204);
   });
 });
+
+test('a schedule into one of your conversations: a run that finds an open item there shows it was skipped, and why', async (t) => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    const conversation = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'Order desk' } });
+    const parked = await app.call('POST', `/v1/conversations/${conversation.body.id}/messages`, { body: { text: 'cancel order 13579' } });
+    assert.equal(parked.body.pending.length, 1, JSON.stringify(parked.body));
+    await signInByLink(page, app.baseUrl, ALICE);
+    await page.getByRole('link', { name: 'Schedules' }).click();
+    await page.getByLabel('Agent').selectOption('support');
+    await page.getByLabel('Message').fill('any news?');
+    await page.getByLabel(/^Every/).fill('10s');
+    await page.getByLabel('Into').selectOption({ label: 'Order desk' });
+    await page.getByRole('button', { name: 'Make a schedule' }).click();
+    const card = page.getByRole('list', { name: 'Your schedules' }).getByRole('listitem').filter({ hasText: 'any news?' });
+    await card.getByText(/^Skipped /).waitFor({ timeout: 40_000 });
+    await card.getByText('Skipped: the conversation has an open item waiting for you.', { exact: false }).waitFor();
+    assert.equal(await card.getByRole('link', { name: 'its conversation' }).getAttribute('href'), `/c/${conversation.body.id}`);
+    const schedules = (await app.call('GET', '/v1/schedules')).body.schedules;
+    for (const schedule of schedules) assert.equal((await app.call('DELETE', `/v1/schedules/${schedule.id}`)).status, 204);
+  });
+});

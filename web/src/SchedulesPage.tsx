@@ -174,7 +174,15 @@ export function SchedulesPage() {
       <h2>Make a schedule</h2>
       <form onSubmit={create} aria-label="Make a schedule">
         <label htmlFor="schedule-agent">Agent</label>
-        <select id="schedule-agent" value={agent} onChange={(e) => setAgent(e.target.value)}>
+        <select
+          id="schedule-agent"
+          value={agent}
+          onChange={(e) => {
+            setAgent(e.target.value);
+            // a conversation is of one agent: the choice goes with it
+            setInto('');
+          }}
+        >
           {agents.map((name) => (
             <option key={name} value={name}>
               {name}
