@@ -6,7 +6,7 @@
 // conversation with an open item or a running turn is skipped, and the skip is the schedule's lastRun. The message
 // is sent once it is accepted: a turn that parks on an approval waits for the person like any other. An owner who
 // may no longer act pauses the schedule, with the reason in its lastRun and GET /v1/schedules.
-import { log } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
@@ -21,7 +21,7 @@ import { findConversation } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';
 import { holdSchedule, recordRun, scheduleForRun } from '../db/schedules.ts';
 import { chatSessionWorkflowId, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
-import type { LastRun, RunScheduleInput, ScheduleActivities } from '../shared/schedules.ts';
+import { type LastRun, RUN_ATTEMPTS, type RunScheduleInput, type ScheduleActivities } from '../shared/schedules.ts';
 import { describeError } from '../shared/log-safe.ts';
 import type { ChatSession } from '../workflows/chat-session.ts';
 import { deleteTemporalSchedule, pauseTemporalSchedule } from '../schedules/temporal-schedule.ts';
@@ -43,6 +43,17 @@ class NotSent extends Error {
     super(reason);
     this.outcome = outcome;
     this.conversationId = conversationId;
+  }
+}
+
+const FAILED = 'Failed: the message could not be sent (Brigade or Temporal was not answering); the next run tries again.';
+
+/** This activity's attempt, or the first outside an activity (a direct call). */
+function attempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
   }
 }
 
@@ -79,10 +90,17 @@ export async function runSchedule(deps: ScheduleRunDeps, input: RunScheduleInput
     if (!(error instanceof NotSent)) {
       // the reason a person reads is ours; what went wrong is in the worker's log by its kind, never its words
       log.warn('A scheduled run failed', { scheduleId: input.scheduleId, error: describeError(error) });
-      throw error;
+      if (attempt() < RUN_ATTEMPTS) throw error;
+      run = { at, outcome: 'failed', reason: FAILED };
+    } else {
+      run = {
+        at,
+        outcome: error.outcome,
+        ...(error.conversationId ? { conversationId: error.conversationId } : {}),
+        reason: error.message,
+      };
+      if (error.outcome === 'paused') await pauseTemporalSchedule(client, input.scheduleId, true, error.message);
     }
-    run = { at, outcome: error.outcome, ...(error.conversationId ? { conversationId: error.conversationId } : {}), reason: error.message };
-    if (error.outcome === 'paused') await pauseTemporalSchedule(client, input.scheduleId, true, error.message);
   }
   await asUser(pool, schedule.userId, (db) => recordRun(db, input.scheduleId, run, run.outcome === 'paused' ? run.reason : undefined));
   return run;

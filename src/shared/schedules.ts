@@ -36,6 +36,9 @@ export const LastRun = z.object({
 });
 export type LastRun = z.infer<typeof LastRun>;
 
+/** How many times a run's activity is tried: the last attempt records a failure in lastRun rather than failing. */
+export const RUN_ATTEMPTS = 3;
+
 export interface ScheduleActivities {
   runSchedule(input: RunScheduleInput): Promise<LastRun>;
 }

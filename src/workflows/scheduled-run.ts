@@ -3,11 +3,11 @@
 // visible in the Web UI and the Schedule's overlap policy (skip) sees it; the ids it hands the activity come
 // from here, so that a retried activity sends once and makes one conversation.
 import { proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { LastRun, ScheduleActivities, ScheduledRunInput } from '../shared/schedules.ts';
+import { type LastRun, RUN_ATTEMPTS, type ScheduleActivities, type ScheduledRunInput } from '../shared/schedules.ts';
 
 const { runSchedule } = proxyActivities<ScheduleActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { maximumAttempts: 3, initialInterval: '5s' },
+  retry: { maximumAttempts: RUN_ATTEMPTS, initialInterval: '5s' },
 });
 
 export async function scheduledRun({ scheduleId }: ScheduledRunInput): Promise<LastRun> {

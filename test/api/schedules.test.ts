@@ -14,6 +14,7 @@ import { ALICE, BOB, type TestApp, startTestApp } from '../support/test-app.ts';
 const DORA = 'token-dora-support-schedules-0000';
 const EVE = 'token-eve-support-schedules-00000';
 const FAY = 'token-fay-support-schedules-00000';
+const GIL = 'token-gil-support-schedules-00000';
 
 let app: TestApp;
 
@@ -24,6 +25,7 @@ before(async () => {
       [DORA]: { user: 'dora-schedules', roles: ['support'] },
       [EVE]: { user: 'eve-schedules', roles: ['support'] },
       [FAY]: { user: 'fay-schedules', roles: ['support'] },
+      [GIL]: { user: 'gil-schedules', roles: ['support'] },
     },
   });
 });
@@ -252,6 +254,25 @@ describe('schedules', () => {
     assert.equal(over.status, 409, JSON.stringify(over.body));
     assert.match(over.body.error, /the most one person may have/);
     for (const id of ids) assert.equal((await app.call('DELETE', `/v1/schedules/${id}`)).status, 204);
+  });
+
+  test('a run that cannot send, after its retries, records a failure in words and the schedule stays on', async () => {
+    const made = await app.call('POST', '/v1/schedules', { token: GIL, body: { agent: 'support', text: 'hello', every: '10s' } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    // an erasure of Gil that stopped halfway: the database refuses every new row of his (043_erasure_fence.sql)
+    await app.adminQuery("INSERT INTO erased_users (user_digest, fenced_at) VALUES (brigade_user_digest('gil-schedules'), now())");
+    const failed = await until(
+      async () => (await app.adminQuery('SELECT paused, last_run FROM schedules WHERE id = $1', [made.body.id]))[0],
+      (row) => row.last_run !== null,
+      'a failed run',
+      60_000,
+    );
+    assert.equal(failed.last_run.outcome, 'failed', JSON.stringify(failed.last_run));
+    assert.match(failed.last_run.reason, /could not be sent .*the next run tries again/);
+    assert.equal(failed.paused, false);
+    assert.equal((await describeTemporal(made.body.id)).state.paused, false);
+    await app.adminQuery("DELETE FROM erased_users WHERE user_digest = brigade_user_digest('gil-schedules')");
+    assert.equal((await app.call('DELETE', `/v1/schedules/${made.body.id}`, { token: GIL })).status, 204);
   });
 
   test("an erasure deletes the person's schedules, rows and Temporal Schedules", async () => {
