@@ -25,7 +25,7 @@ import {
   type When,
   createTemporalSchedule,
   deleteTemporalSchedule,
-  nextRunTimes,
+  scheduleState,
   pauseTemporalSchedule,
   shortestGapMs,
   updateTemporalSchedule,
@@ -117,7 +117,7 @@ export const ScheduleView = z.object({
     .string()
     .nullable()
     .describe(
-      "why it paused itself (its owner disabled, gone, or without the agent's role; its conversation deleted); null when not, or paused by the person",
+      "why it paused itself (its owner disabled, gone, or without the agent's role; its conversation deleted); or that it was paused in Temporal itself; null when not paused, or paused by the person",
     ),
   nextRunAt: z.string().nullable().describe('the next run, ISO 8601; null while paused'),
   lastRun: LastRun.nullable().describe('the latest run: sent (with its conversation), skipped, paused or failed, with the reason'),
@@ -141,7 +141,9 @@ export function scheduleRoutes({ catalog, access, config, client, pool }: Schedu
   const PatchBody = patchScheduleBody(config);
 
   const view = async (row: ScheduleRow) => {
-    const next = row.paused ? [] : await nextRunTimes(client, row.id);
+    const temporal = row.paused ? { paused: true, next: [] } : await scheduleState(client, row.id);
+    // paused in Temporal itself (an operator in the Web UI): the list says so rather than showing no next run
+    const pausedThere = !row.paused && temporal.paused;
     return {
       id: row.id,
       agent: row.agent,
@@ -149,9 +151,9 @@ export function scheduleRoutes({ catalog, access, config, client, pool }: Schedu
       every: row.everyMs === null ? null : durationText(row.everyMs),
       cron: row.cron,
       conversationId: row.conversationId,
-      paused: row.paused,
-      pausedReason: row.pausedReason,
-      nextRunAt: next[0]?.toISOString() ?? null,
+      paused: row.paused || temporal.paused,
+      pausedReason: pausedThere ? 'Paused in Temporal (by an operator).' : row.pausedReason,
+      nextRunAt: temporal.next[0]?.toISOString() ?? null,
       lastRun: row.lastRun,
       createdAt: row.createdAt.toISOString(),
     };
@@ -160,7 +162,7 @@ export function scheduleRoutes({ catalog, access, config, client, pool }: Schedu
   /** A cron whose runs come closer together than the minimum is refused once Temporal has said when they come. */
   const refuseFrequentCron = async (id: string, when: When) => {
     if (when.cron === undefined) return;
-    const gap = shortestGapMs(await nextRunTimes(client, id));
+    const gap = shortestGapMs((await scheduleState(client, id)).next);
     if (gap !== undefined && gap < config.SCHEDULE_MIN_INTERVAL)
       throw new HttpError(
         400,
@@ -252,7 +254,8 @@ export function scheduleRoutes({ catalog, access, config, client, pool }: Schedu
           throw error;
         });
       }
-      if (body.paused !== undefined && body.paused !== before.paused)
+      // always, not only when the row changes: a Schedule paused in Temporal itself is resumed by the owner too
+      if (body.paused !== undefined)
         await pauseTemporalSchedule(client, id, body.paused, body.paused ? 'paused by its owner' : 'resumed by its owner');
       return after;
     });

@@ -63,13 +63,15 @@ export async function deleteTemporalSchedule(client: Client, id: string): Promis
   }
 }
 
-/** The times of its next runs (none when paused or gone), as Temporal computes them. */
-export async function nextRunTimes(client: Client, id: string): Promise<Date[]> {
+/** Where Temporal has it: paused (and its note), and the times of its next runs (none when paused or gone). */
+export async function scheduleState(client: Client, id: string): Promise<{ paused: boolean; note?: string; next: Date[] }> {
   try {
-    const described = await client.schedule.getHandle(temporalScheduleId(id)).describe();
-    return described.state.paused ? [] : described.info.nextActionTimes;
+    const { state, info } = await client.schedule.getHandle(temporalScheduleId(id)).describe();
+    return state.paused
+      ? { paused: true, ...(state.note ? { note: state.note } : {}), next: [] }
+      : { paused: false, next: info.nextActionTimes };
   } catch (error) {
-    if (error instanceof ScheduleNotFoundError) return [];
+    if (error instanceof ScheduleNotFoundError) return { paused: false, next: [] };
     throw error;
   }
 }

@@ -145,6 +145,14 @@ describe('schedules', () => {
     const described = await describeTemporal(made.body.id);
     assert.equal(described.state.paused, false);
     assert.equal(described.spec.intervals?.[0]?.every, 3_600_000);
+    // paused in Temporal itself (an operator in the Web UI): the list says so, and the owner's resume resumes it
+    await app.client.schedule.getHandle(temporalScheduleId(made.body.id)).pause('operator');
+    const there = await scheduleOf(ALICE, made.body.id);
+    assert.equal(there.paused, true);
+    assert.match(there.pausedReason, /Paused in Temporal/);
+    assert.equal(there.nextRunAt, null);
+    assert.equal((await app.call('PATCH', `/v1/schedules/${made.body.id}`, { body: { paused: false } })).body.paused, false);
+    assert.equal((await describeTemporal(made.body.id)).state.paused, false);
     assert.equal((await app.call('DELETE', `/v1/schedules/${made.body.id}`)).status, 204);
     await assert.rejects(describeTemporal(made.body.id), ScheduleNotFoundError);
     assert.equal(await scheduleOf(ALICE, made.body.id), undefined);
