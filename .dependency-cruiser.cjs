@@ -67,8 +67,8 @@ module.exports = {
       name: 'services-below-the-runtime',
       severity: 'error',
       comment:
-        'The services (db, sql, model, mcp, protection, storage, telemetry, config) sit under the API, the workflows and the activities, never above them.',
-      from: { path: '^src/((db|sql|model|mcp|protection|storage|telemetry)/|config[.]ts$|worker-deployment[.]ts$)' },
+        'The services (db, sql, model, mcp, protection, schedules, storage, telemetry, config) sit under the API, the workflows and the activities, never above them.',
+      from: { path: '^src/((db|sql|model|mcp|protection|schedules|storage|telemetry)/|config[.]ts$|worker-deployment[.]ts$)' },
       to: { path: '^src/(api|workflows|activities|agents)/' },
     },
     {

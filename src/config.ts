@@ -292,6 +292,10 @@ export const ConfigSchema = z.object({
   RETENTION_USAGE: duration.optional(),
   /** how often the retention sweep runs (a Temporal Schedule) */
   RETENTION_SWEEP_EVERY: duration.default(3600_000),
+  /** the shortest interval between a schedule's runs (POST /v1/schedules); a cron that fires more often is refused too */
+  SCHEDULE_MIN_INTERVAL: duration.default(10_000),
+  /** how many schedules one person may have */
+  SCHEDULE_MAX_PER_USER: z.coerce.number().int().min(1).default(20),
   /**
    * After an erasure, rewrite (VACUUM FULL) the tables that held the person's rows, so their dead tuples leave the
    * table files: each table is locked (ACCESS EXCLUSIVE) while it is copied. `off` leaves that to autovacuum and

@@ -44,6 +44,7 @@ export function workflowEntrySource(catalog: BundleCatalog, variant?: string): s
     `const workflows = ${variant ? 'variant(defineWorkflows(catalog))' : 'defineWorkflows(catalog)'};`,
     'export const chatSession = workflows.chatSession;',
     'export const retentionSweep = workflows.retentionSweep;',
+    'export const scheduledRun = workflows.scheduledRun;',
     ...childWorkflows,
     '',
   ].join('\n');

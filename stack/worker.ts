@@ -8,6 +8,7 @@ import type { Config } from '../src/config.ts';
 import { McpConnections } from '../src/mcp/connections.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
 import { createRetentionActivities } from '../src/protection/retention.ts';
+import { createScheduleActivities } from '../src/api/schedule-runs.ts';
 import type { Client } from '@temporalio/client';
 import { loadMcpConfig } from '../src/mcp/config.ts';
 import { systemPrompts } from '../src/model/prompts.ts';
@@ -44,7 +45,7 @@ export interface WorkerOptions {
   /** defaults to the model the config selects */
   model?: ChatModel;
   taskQueue?: string;
-  /** for the retention sweep's activity, which deletes Temporal executions; without it the worker runs no sweep */
+  /** for the retention sweep's activity (deletes Temporal executions) and the schedules' runs; without it the worker runs neither */
   client?: Client;
 }
 
@@ -97,7 +98,14 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
         ? { workflowBundle: { codePath: bundlePath } }
         : { workflowsPath: await writeWorkflowEntry(catalog), bundlerOptions: BUNDLER_OPTIONS }),
     ...(workerDeployment ? { workerDeploymentOptions: workerDeployment } : {}),
-    activities: options.client ? { ...activities, ...createRetentionActivities({ config, pool, client: options.client }) } : activities,
+    // the retention sweep and the people's schedules (issue 48) call Temporal themselves: only with a client
+    activities: options.client
+      ? {
+          ...activities,
+          ...createRetentionActivities({ config, pool, client: options.client }),
+          ...createScheduleActivities({ catalog, config, pool, client: options.client }),
+        }
+      : activities,
     // payloads sealed before they reach Temporal (src/protection/); the bundle is the same either way
     dataConverter: converter,
     // A model step holds its workflow task's slot while it runs (a local activity within the task): the SDK's 40

@@ -28,6 +28,7 @@ import { WebSessions, webSignInRoutes } from './web-sign-in.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
 import { personalDataRoutes } from './personal-data-routes.ts';
+import { scheduleRoutes } from './schedules.ts';
 import { describeError } from '../shared/log-safe.ts';
 import { refusalLimits, userRequestLimits } from './request-limits.ts';
 
@@ -105,6 +106,7 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
     conversationRoutes({ catalog, access, config, client, pool, notifier: new EventNotifier(pool), log: logLine }),
     lifecycleRoutes({ access, config, client, pool, log: logLine }),
     personalDataRoutes({ catalog, config, client, pool, log: logLine }),
+    scheduleRoutes({ catalog, access, config, client, pool }),
     // each agent's own routes, in the catalog's order, under the same access rule
     ...catalog.servers.flatMap((server) => (server.routes ? [server.routes({ config, client, pool, access })] : [])),
   );

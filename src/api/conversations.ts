@@ -6,21 +6,17 @@ import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import { findConversation, insertConversation, listByActivity, renameConversation } from '../db/conversations.ts';
+import { findConversation, listByActivity, renameConversation } from '../db/conversations.ts';
 import { writeBatch } from '../db/batch.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
-import { noteWorkflowOwner } from '../protection/person-keys.ts';
 import { readTranscript } from '../db/transcript.ts';
 import { latestSummary } from '../db/summaries.ts';
 import type { ServerCatalog } from './agent-server.ts';
-import { sessionSettings } from './session-settings.ts';
+import { startConversation } from './conversation-start.ts';
 import type { CreateBody } from './agent-server.ts';
-import { CHAT_SESSION_TASK_TIMEOUT, chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
-import type { ChatSessionInput } from '../shared/messages.ts';
+import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
 import { storableJson } from '../shared/safe-text.ts';
-import { AGENT_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
-import { userSearchAttributes } from '../protection/user-digest.ts';
 import type { ChatSession } from '../workflows/chat-session.ts';
 import { principalOf } from './auth.ts';
 import type { ConversationAccess } from './conversation-access.ts';
@@ -33,7 +29,6 @@ import { DecisionBody, ListQuery, MessageBody, RenameBody, createConversationBod
 import { budgetView, hasBudget } from './budget-view.ts';
 import { approverDecision, refuseSelfApproval } from './budget-approval.ts';
 import { readConversationUsage, readLedgerTotals } from '../db/usage-ledger.ts';
-import { mcpInput } from '../mcp/config.ts';
 import { noteConversation } from './metrics.ts';
 import { countRequest, openStreamLease } from './user-limits.ts';
 import { runHealth, withRevival } from './revival.ts';
@@ -73,24 +68,9 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
     const key = idempotencyKey(req);
     const id = randomUUID();
     const workflowId = chatSessionWorkflowId(id);
-    const title = body.title ?? `${body.agent} conversation`;
     const clientName = principal.client ?? bodyClient;
     const init = await server?.create?.init?.(context);
-    const input: ChatSessionInput = {
-      conversationId: id,
-      userId: principal.user,
-      agent: body.agent,
-      title,
-      // no title given: the first exchange makes one
-      ...(body.title === undefined ? { autoTitle: true } : {}),
-      client: clientName,
-      settings: sessionSettings(config, catalog),
-      ...mcpInput(config.BRIGADE_MCP_CONFIG, catalog, body.agent),
-      ...(init ? { init } : {}),
-    };
     const created = { id, agent: body.agent, workflowId };
-    // the row commits after the start: the codec learns the owner here, to seal the start under their data key
-    noteWorkflowOwner(workflowId, principal.user);
     noteConversation(res, { conversationId: id, agent: body.agent, userId: principal.user });
     // Start inside the row's transaction: a failed start rolls the row back (and the key's claim with it),
     // and the workflow writes nothing before the first message, by which time the row has committed.
@@ -110,22 +90,14 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
           return first;
         }
       }
-      await insertConversation(db, { id, userId: principal.user, agent: body.agent, client: clientName ?? null, title, workflowId });
-      await withinDeadline(client, () =>
-        client.workflow.start<ChatSession>('chatSession', {
-          workflowId,
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [input],
-          workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT,
-          typedSearchAttributes: [
-            { key: AGENT_KEY, value: body.agent },
-            ...userSearchAttributes(principal.user),
-            { key: WAITING_KEY, value: false },
-          ],
-          memo: { title },
-          staticSummary: `${body.agent}: ${title}`,
-        }),
-      );
+      await startConversation({ catalog, config, client }, db, {
+        id,
+        userId: principal.user,
+        agent: body.agent,
+        ...(body.title === undefined ? {} : { title: body.title }),
+        ...(clientName ? { client: clientName } : {}),
+        ...(init ? { init } : {}),
+      });
       return undefined;
     });
     if (earlier) {

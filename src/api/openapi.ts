@@ -4,6 +4,7 @@ import type { OpenApiHelpers, ServerCatalog } from './agent-server.ts';
 import { metaBody } from './meta.ts';
 import { BudgetApproval } from './budget-approval.ts';
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey } from './api-keys.ts';
+import { ScheduleList, ScheduleView, createScheduleBody, patchScheduleBody } from './schedules.ts';
 import {
   DecisionBody,
   ErrorBody,
@@ -235,6 +236,7 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
       ...lifecyclePaths(),
       ...protectionPaths(),
       ...signInPaths(),
+      ...schedulePaths(catalog),
       '/v1/conversations/{id}/messages': {
         post: {
           operationId: 'sendMessage',
@@ -331,6 +333,54 @@ const helpers: OpenApiHelpers = { json, errors, idParam, schema };
 /** Each agent's paths, in the catalog's order. */
 function agentPaths(catalog: ServerCatalog): Record<string, unknown> {
   return Object.assign({}, ...catalog.servers.map((server) => server.openapi?.paths?.(helpers) ?? {}));
+}
+
+/** Agents on a schedule (issue 48). */
+function schedulePaths(catalog: ServerCatalog): Record<string, unknown> {
+  // the bodies' shapes; the minimum interval is a setting (SCHEDULE_MIN_INTERVAL), checked per deployment
+  const shapes = { SCHEDULE_MIN_INTERVAL: 0 };
+  const scheduleId = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+  const one = { 'application/json': { schema: schema(ScheduleView) } };
+  return {
+    '/v1/schedules': {
+      post: {
+        operationId: 'createSchedule',
+        summary:
+          'Make a schedule: the text is sent to the agent as the caller every so often (every: a duration, at least SCHEDULE_MIN_INTERVAL) or at a ' +
+          "cron expression's times (UTC; runs closer together than SCHEDULE_MIN_INTERVAL are refused), into a new conversation per run or into " +
+          "conversationId (one of the caller's, of that agent). Each is a Temporal Schedule; a run still going when the next is due is skipped. A run " +
+          'acts as a personal API key of its owner would: an owner disabled, gone from API_TOKENS, not seen for AUTH_API_KEY_OWNER_UNSEEN or without ' +
+          "the agent's role pauses the schedule (pausedReason says why). A run into a conversation with an open item or a running turn is skipped " +
+          '(lastRun says so), never a decision; a turn that parks on an approval waits for the person. 409 past SCHEDULE_MAX_PER_USER.',
+        requestBody: { required: true, content: { 'application/json': { schema: schema(createScheduleBody(catalog, shapes), 'input') } } },
+        responses: { 201: { description: 'The schedule', content: one }, ...errors(400, 401, 403, 409, 503) },
+      },
+      get: {
+        operationId: 'listSchedules',
+        summary: "The caller's schedules, oldest first, each with its next run and its latest run (and that run's conversation)",
+        responses: {
+          200: { description: 'Schedules', content: { 'application/json': { schema: schema(ScheduleList) } } },
+          ...errors(401, 503),
+        },
+      },
+    },
+    '/v1/schedules/{id}': {
+      patch: {
+        operationId: 'updateSchedule',
+        summary:
+          "Pause or resume a schedule (resuming checks the agent's role again and clears pausedReason), or give it a new every or cron. Another user's is 404.",
+        parameters: [scheduleId],
+        requestBody: { required: true, content: { 'application/json': { schema: schema(patchScheduleBody(shapes), 'input') } } },
+        responses: { 200: { description: 'The schedule', content: one }, ...errors(400, 401, 403, 404, 503) },
+      },
+      delete: {
+        operationId: 'deleteSchedule',
+        summary: "Delete a schedule and its Temporal Schedule; the conversations its runs made stay. Another user's is 404.",
+        parameters: [scheduleId],
+        responses: { 204: { description: 'Deleted' }, ...errors(401, 404, 503) },
+      },
+    },
+  };
 }
 
 /** Personal API keys and the web client's sign-in through the server (issue 34). */

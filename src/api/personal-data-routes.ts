@@ -20,6 +20,7 @@ import {
 } from '../protection/personal-data.ts';
 import { dataKeyKind, tableFilesKind } from '../protection/crypto-shredding.ts';
 import { deleteExecutionsOfUser } from '../protection/temporal-executions.ts';
+import { schedulesKind } from '../schedules/personal-data.ts';
 import { createObjectStore } from '../storage/index.ts';
 import { principalOf } from './auth.ts';
 import { OPERATOR_ROLE } from './codec-server.ts';
@@ -98,6 +99,7 @@ const signIn: PersonalDataKind = {
 export function personalDataKinds(catalog: Pick<ServerCatalog, 'servers'>): PersonalDataKind[] {
   return [
     dataKeyKind,
+    schedulesKind,
     conversations,
     usage,
     ...catalog.servers.flatMap((server) => server.personalData ?? []),
@@ -111,7 +113,7 @@ export const PersonalExport = z
   .object({ user: z.string(), exportedAt: z.string() })
   .catchall(z.unknown())
   .describe(
-    "everything Brigade holds of the user: conversations (as GET /v1/conversations/{id}/export), usage, each agent's kinds (savedRecipes)",
+    "everything Brigade holds of the user: conversations (as GET /v1/conversations/{id}/export), usage, schedules, each agent's kinds (savedRecipes)",
   );
 
 export const ErasureReport = z.object({ user: z.string(), erased: z.record(z.string(), z.number()) });

@@ -16,6 +16,7 @@ import { mcpScenarios } from '../support/scenarios-mcp.ts';
 import { sousScenarios } from '../support/scenarios-sous.ts';
 import { type TestApp, startTestApp } from '../support/test-app.ts';
 import { builtInCatalog } from '../../src/agents/catalog.ts';
+import { temporalScheduleId } from '../../src/shared/schedules.ts';
 
 // Encoded protobuf rather than JSON: the SDK's historyToJSON trips over its own duplicated protobufjs copies.
 const { History } = proto.temporal.api.history.v1;
@@ -82,6 +83,29 @@ describe('fresh histories replay', () => {
       }
     });
   }
+});
+
+// A schedule's run (issue 48): the scheduledRun workflow a Temporal Schedule starts, recorded like a conversation.
+describe('a scheduled run replays', () => {
+  const name = 'scheduled-run';
+  test(name, { skip: process.env.SCENARIO !== undefined && process.env.SCENARIO !== name }, async () => {
+    const made = await app.call('POST', '/v1/schedules', { body: { agent: 'support', text: 'cancel order 13579', every: '10s' } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const schedule = app.client.schedule.getHandle(temporalScheduleId(made.body.id));
+    let workflowId: string | undefined;
+    for (const deadline = Date.now() + 45_000; !workflowId && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      workflowId = (await schedule.describe()).info.recentActions[0]?.action.workflow.workflowId;
+    }
+    assert.ok(workflowId, 'the schedule started a run');
+    await schedule.delete();
+    const handle = app.client.workflow.getHandle(workflowId);
+    const lastRun = await handle.result();
+    assert.equal(lastRun.outcome, 'sent', JSON.stringify(lastRun));
+    const history = await handle.fetchHistory();
+    await replay(workflowId, history);
+    if (recording) await fs.writeFile(path.join(HISTORIES, `${name}.binpb`), History.encode(history).finish());
+  });
 });
 
 describe('saved histories replay', () => {

@@ -12,6 +12,7 @@ import {
   tokenStore,
 } from './api';
 import { ApiKeysPage } from './ApiKeysPage';
+import { SchedulesPage } from './SchedulesPage';
 import { AGENT_PAGES } from './agents/registry';
 import { ConnectionBanner } from './connection';
 import { ConversationList } from './ConversationList';
@@ -144,7 +145,12 @@ export function App() {
   }
 
   const conversationId = /^\/c\/([^/]+)/.exec(path)?.[1];
-  const page = path === '/api-keys' ? { path, navLabel: 'API keys', Page: ApiKeysPage } : AGENT_PAGES.find((p) => p.path === path);
+  const page =
+    path === '/api-keys'
+      ? { path, navLabel: 'API keys', Page: ApiKeysPage }
+      : path === '/schedules'
+        ? { path, navLabel: 'Schedules', Page: SchedulesPage }
+        : AGENT_PAGES.find((p) => p.path === path);
   const go = (to: string) => {
     setDrawer(false);
     navigate(to);
@@ -189,6 +195,16 @@ export function App() {
               {p.navLabel}
             </a>
           ))}
+          <a
+            href="/schedules"
+            aria-current={path === '/schedules' ? 'page' : undefined}
+            onClick={(e) => {
+              e.preventDefault();
+              go('/schedules');
+            }}
+          >
+            Schedules
+          </a>
           <a
             href="/api-keys"
             aria-current={path === '/api-keys' ? 'page' : undefined}
