@@ -84,6 +84,7 @@ describe('migrate', () => {
       '045_reserve_what_is_sent.sql',
       '046_conversation_summaries.sql',
       '047_cached_input_tokens.sql',
+      '048_conversation_tree.sql',
     ]);
     const files = await migrationFiles({ agents });
     const homes: [string, string][] = [
