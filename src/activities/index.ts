@@ -5,6 +5,7 @@ import { createMcpActivities } from './mcp.ts';
 import { createModelStep } from './model-step.ts';
 import { createUsageMeter, meteredTaskModel } from './usage-meter.ts';
 import { createRecord } from './record.ts';
+import { createMoveLeaf } from './branch.ts';
 import { createRunTool, runToolActivity } from './run-tool.ts';
 import type { RuntimeActivities } from './runtime-types.ts';
 import { createTitleConversation } from './title.ts';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
     modelStep: createModelStep({ ...services, runTool }),
     runTool: runToolActivity(runTool),
     record: createRecord(services),
+    moveLeaf: createMoveLeaf(services),
     titleConversation: createTitleConversation(services),
     compactConversation: createCompactConversation(services),
   };

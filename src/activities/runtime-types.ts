@@ -85,6 +85,16 @@ export interface RecordInput extends ConversationRef {
   events: NewEvent[];
 }
 
+export interface MoveLeafInput extends ConversationRef {
+  /** where the leaf goes (null: the root, before a first message) */
+  messageId: string | null;
+  /** to the newest message under messageId (a branch switch) rather than messageId itself */
+  descend: boolean;
+  reason: 'edit' | 'regenerate' | 'switch';
+  /** the move's key: its event is written once */
+  key: string;
+}
+
 export interface TitleInput extends ConversationRef {
   /** the title the conversation started with: only that one is replaced */
   defaultTitle: string;
@@ -103,6 +113,8 @@ export interface RuntimeActivities {
   modelStep(input: ModelStepInput): Promise<ModelStepResult>;
   runTool(input: RunToolInput): Promise<unknown>;
   record(input: RecordInput): Promise<void>;
+  /** moves the conversation's leaf and says so in an event; returns the new leaf (src/activities/branch.ts) */
+  moveLeaf(input: MoveLeafInput): Promise<string | null>;
   /** the conversation's title from its first exchange; undefined when it kept its title */
   titleConversation(input: TitleInput): Promise<string | undefined>;
   /** folds the conversation's messages through `throughMessageId` into a summary, once (src/activities/compaction.ts) */

@@ -6,17 +6,25 @@ import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import { findConversation, insertConversation, listByActivity, renameConversation } from '../db/conversations.ts';
+import { type ConversationRow, findConversation, insertConversation, listByActivity, renameConversation } from '../db/conversations.ts';
 import { writeBatch } from '../db/batch.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
 import { noteWorkflowOwner } from '../protection/person-keys.ts';
-import { readTranscript } from '../db/transcript.ts';
+import { findTreeMessage, readBranchView, readPathTo } from '../db/conversation-tree.ts';
 import { latestSummary } from '../db/summaries.ts';
 import type { ServerCatalog } from './agent-server.ts';
 import { sessionSettings } from './session-settings.ts';
 import type { CreateBody } from './agent-server.ts';
-import { CHAT_SESSION_TASK_TIMEOUT, chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
+import {
+  CHAT_SESSION_TASK_TIMEOUT,
+  branchTurnUpdate,
+  chatSessionWorkflowId,
+  decideUpdate,
+  sendMessageUpdate,
+  stateQuery,
+  switchBranchUpdate,
+} from '../shared/definitions.ts';
 import type { ChatSessionInput } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { AGENT_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
@@ -29,7 +37,17 @@ import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
-import { DecisionBody, ListQuery, MessageBody, RenameBody, createConversationBody, encodeCursor } from './schemas.ts';
+import {
+  BranchBody,
+  DecisionBody,
+  EditBody,
+  ListQuery,
+  MessageBody,
+  RegenerateBody,
+  RenameBody,
+  createConversationBody,
+  encodeCursor,
+} from './schemas.ts';
 import { budgetView, hasBudget } from './budget-view.ts';
 import { approverDecision, refuseSelfApproval } from './budget-approval.ts';
 import { readConversationUsage, readLedgerTotals } from '../db/usage-ledger.ts';
@@ -111,21 +129,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
         }
       }
       await insertConversation(db, { id, userId: principal.user, agent: body.agent, client: clientName ?? null, title, workflowId });
-      await withinDeadline(client, () =>
-        client.workflow.start<ChatSession>('chatSession', {
-          workflowId,
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [input],
-          workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT,
-          typedSearchAttributes: [
-            { key: AGENT_KEY, value: body.agent },
-            ...userSearchAttributes(principal.user),
-            { key: WAITING_KEY, value: false },
-          ],
-          memo: { title },
-          staticSummary: `${body.agent}: ${title}`,
-        }),
-      );
+      await startRun(input, workflowId);
       return undefined;
     });
     if (earlier) {
@@ -135,6 +139,25 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
     }
     res.status(201).json(created);
   });
+
+  /** Starts a conversation's workflow (inside its row's transaction: a failed start rolls the row back). */
+  async function startRun(input: ChatSessionInput, workflowId: string): Promise<void> {
+    await withinDeadline(client, () =>
+      client.workflow.start<ChatSession>('chatSession', {
+        workflowId,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        workflowTaskTimeout: CHAT_SESSION_TASK_TIMEOUT,
+        typedSearchAttributes: [
+          { key: AGENT_KEY, value: input.agent },
+          ...userSearchAttributes(input.userId),
+          { key: WAITING_KEY, value: false },
+        ],
+        memo: { title: input.title },
+        staticSummary: `${input.agent}: ${input.title}`,
+      }),
+    );
+  }
 
   router.get('/conversations', async (req, res) => {
     const principal = principalOf(res);
@@ -156,17 +179,22 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
 
   router.get('/conversations/:id', async (req, res) => {
     const { principal, row, handle } = await owned(req, res);
+    res.json(await conversationViewOf(principal.user, row, handle));
+  });
+
+  /** GET's view: the current branch (each message with siblings says where it stands), pending items, status and usage. */
+  async function conversationViewOf(userId: string, row: ConversationRow, handle: WorkflowHandle<ChatSession>) {
     // The state first, then the rows: a query waits for the workflow task in flight (a model step runs within
     // it), and the rows read after it hold at least what that task wrote, so an idle turn shows its messages.
     const state = await liveState(handle);
-    const stored = await asUser(pool, principal.user, async (db) => ({
-      messages: await readTranscript(db, row.id),
+    const stored = await asUser(pool, userId, async (db) => ({
+      messages: await readBranchView(db, row.id),
       usage: await readConversationUsage(db, row.id, config.BUDGET_CURRENCY),
       ledger: await readLedgerTotals(db, row.id, config.BUDGET_CURRENCY),
       summary: await latestSummary(db, row.id),
     }));
     const budget = hasBudget(config) ? budgetView(config, stored.ledger, state?.budgetRaises ?? 0) : undefined;
-    res.json({
+    return {
       id: row.id,
       agent: row.agent,
       title: row.title,
@@ -185,8 +213,8 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       ...(budget ? { budget } : {}),
       // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
       ...(state?.agentState ?? {}),
-    });
-  });
+    };
+  }
 
   /**
    * The run's state, or undefined when the run will not answer (ended, gone or stuck): then the view is
@@ -239,7 +267,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
   async function turnUpdate<S extends z.ZodType>(
     req: Request,
     res: Response,
-    route: 'messages' | 'decisions',
+    route: 'messages' | 'decisions' | 'messages/:messageId/edit' | 'messages/:messageId/regenerate',
     schema: S,
     run: (handle: WorkflowHandle<ChatSession>, body: z.infer<S>, updateId: string | undefined) => Promise<unknown>,
   ): Promise<void> {
@@ -283,6 +311,45 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       handle.executeUpdate(sendMessageUpdate, { args: [body], updateId }),
     ),
   );
+
+  /** A message of this conversation (404 otherwise, as for a message of another's). */
+  async function messageOf(userId: string, conversationId: string, messageId: string) {
+    const message = await asUser(pool, userId, (db) => findTreeMessage(db, conversationId, messageId));
+    if (!message) throw new HttpError(404, 'No such message in this conversation');
+    return message;
+  }
+
+  // Edit: a sibling of the user message with the new text, and a turn from there (issue 45).
+  router.post('/conversations/:id/messages/:messageId/edit', (req, res) =>
+    turnUpdate(req, res, 'messages/:messageId/edit', EditBody, async (handle, body, updateId) => {
+      const message = await messageOf(principalOf(res).user, String(req.params.id), String(req.params.messageId));
+      if (message.role !== 'user') throw new HttpError(422, 'Only a user message can be edited; regenerate an answer instead');
+      return handle.executeUpdate(branchTurnUpdate, { args: [{ kind: 'edit', at: message.parentId, text: body.text }], updateId });
+    }),
+  );
+
+  // Regenerate: the turn runs again from the user message before the answer; the new answer is its sibling.
+  router.post('/conversations/:id/messages/:messageId/regenerate', (req, res) =>
+    turnUpdate(req, res, 'messages/:messageId/regenerate', RegenerateBody, async (handle, _body, updateId) => {
+      const conversationId = String(req.params.id);
+      const userId = principalOf(res).user;
+      const message = await messageOf(userId, conversationId, String(req.params.messageId));
+      if (message.role !== 'assistant') throw new HttpError(422, 'Only an answer can be regenerated; edit a user message instead');
+      const asked = (await asUser(pool, userId, (db) => readPathTo(db, conversationId, message.id))).findLast((m) => m.role === 'user');
+      if (!asked) throw new HttpError(422, 'This answer has no user message before it to answer again');
+      return handle.executeUpdate(branchTurnUpdate, { args: [{ kind: 'regenerate', at: asked.id }], updateId });
+    }),
+  );
+
+  // Branch: the branch through leafId becomes current, at its newest message; answers the conversation's view.
+  router.post('/conversations/:id/branch', async (req, res) => {
+    const { principal, row, handle } = await owned(req, res);
+    const { leafId } = parseBody(BranchBody, req.body);
+    await countRequest(pool, principal.user, 'turns', config.USER_TURNS_PER_MINUTE);
+    await messageOf(principal.user, row.id, leafId);
+    await handle.executeUpdate(switchBranchUpdate, { args: [{ messageId: leafId }] });
+    res.json(await conversationViewOf(principal.user, row, handle));
+  });
 
   router.post('/conversations/:id/decisions', async (req, res) => {
     const approver = config.BUDGET_APPROVER_ROLE;

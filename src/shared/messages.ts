@@ -85,6 +85,21 @@ export const SendMessageInput = z.object({
 });
 export type SendMessageInput = z.infer<typeof SendMessageInput>;
 
+/**
+ * A turn that starts from another point of the conversation's tree (issue 45): an edit (a new user message whose
+ * parent is `at`, null for the root) or a regenerate (the turn runs again from the user message `at`, its answer a
+ * sibling of the one it replaces). The API checks `at` against the conversation before it asks.
+ */
+export const BranchTurnInput = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('edit'), at: z.string().min(1).nullable(), text: SendMessageInput.shape.text }),
+  z.object({ kind: z.literal('regenerate'), at: z.string().min(1) }),
+]);
+export type BranchTurnInput = z.infer<typeof BranchTurnInput>;
+
+/** A branch becomes current: the one through `messageId`, at its newest message. */
+export const SwitchBranchInput = z.object({ messageId: z.string().min(1) });
+export type SwitchBranchInput = z.infer<typeof SwitchBranchInput>;
+
 export const DecisionInput = z.object({
   // pending ids are UUIDs; the bound keeps an error that repeats one short
   pendingId: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').refine(isStorableText, UNSTORABLE_MESSAGE),
@@ -200,6 +215,8 @@ export const RUNTIME_EVENT_TYPES = [
   'title.changed',
   /** a message too large for the model's context on its own: the model read only its beginning. { messageId } */
   'context.cut',
+  /** the current branch changed (an edit, a regenerate, a switch): { leafId, reason: 'edit' | 'regenerate' | 'switch' } */
+  'branch.changed',
 ] as const;
 export const EventType = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be an event type');
 export type EventType = z.infer<typeof EventType>;

@@ -13,6 +13,7 @@ import { WAITING_KEY } from '../shared/search-attributes.ts';
 import { AgentState } from './agent-state.ts';
 import { ChildRuns } from './child-runs.ts';
 import { Compaction } from './compaction.ts';
+import { handleBranches } from './branch-handlers.ts';
 import { handleDecisions } from './decision-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { takeOver } from './history.ts';
@@ -72,7 +73,19 @@ async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): P
     turnPorts({ input, tools: agentSpec.tools, findTool: findAny, activities, mcp, children, pending, events, agentState, compaction }),
     carried,
   );
-  const session: Session = { catalog, input, kernel, activities, events, pending, agentState, loop, children, compaction };
+  const session: Session = {
+    catalog,
+    input,
+    kernel,
+    activities,
+    events,
+    pending,
+    agentState,
+    loop,
+    children,
+    compaction,
+    moves: { moving: false },
+  };
 
   // The handlers in the order they were always set: buffered messages reach them in that order.
   handleMcpQuestions(mcp, { loop, pending, events });
@@ -80,6 +93,7 @@ async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): P
   handleTurns(session);
   handleStop(session);
   handleQueries(session);
+  handleBranches(session);
 
   loop.idleDetails();
   pending.syncWaiting();

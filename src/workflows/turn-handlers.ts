@@ -34,7 +34,8 @@ export function handleTurns(session: Session): void {
       validator: (raw) => {
         const parsed = SendMessageInput.safeParse(raw);
         if (!parsed.success) throw fail('BadInput', `Invalid message: ${describeIssues(parsed.error)}`);
-        if (loop.active && !loop.parked) throw fail('TurnRunning', 'A turn is already running; send the message when it ends.');
+        if (session.moves.moving || (loop.active && !loop.parked))
+          throw fail('TurnRunning', 'A turn is already running; send the message when it ends.');
       },
       description: 'A user message: {"text": "..."}; answers with the turn\'s new messages once it ends or waits for a person.',
     },

@@ -219,6 +219,13 @@ export class TurnLoop {
     return result;
   }
 
+  /** A regenerate: a turn from a user message that is stored already (the leaf is on it); at once idle only. */
+  rerun(message: ChatMessage): Promise<TurnResult> {
+    const result = this.waitForBoundary(0);
+    void this.#dispatch({ type: 'message', message, stored: true });
+    return result;
+  }
+
   /**
    * Opens a turn-scoped item and waits for a decision, a message that answers it, or the deadline. The turn
    * parks meanwhile: the handler that waits on the turn returns with the item.

@@ -1,0 +1,144 @@
+// Edit, regenerate, branch and fork (issue 45) over the API, with the Gemini-wire test server: each gives the model
+// exactly the path it should see (the server's recorded requests), GET shows the current branch with siblings, and
+// the refusals are 404 (a message not in the conversation), 409 (a turn running) and 422 (the wrong kind of message).
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { type FakeGemini, type RecordedRequest, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import { type TestApp, startTestApp } from '../support/test-app.ts';
+
+let fake: FakeGemini;
+let app: TestApp;
+
+before(async () => {
+  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
+  app = await startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s' } });
+});
+after(async () => {
+  await app?.stop();
+  await fake?.close();
+});
+beforeEach(() => fake.reset());
+
+type Message = {
+  id: string;
+  role: string;
+  text: string;
+  parentId: string | null;
+  siblings?: { index: number; count: number; ids: string[] };
+};
+
+/** What a chat request sent the model: each content as "role: text" (tool parts by name). */
+const sent = (request: RecordedRequest) =>
+  (request.body.contents ?? []).map(
+    (content) =>
+      `${content.role}: ${(content.parts ?? []).map((part) => part.text ?? (part.functionCall ? `call ${part.functionCall.name}` : part.functionResponse ? `result ${part.functionResponse.name}` : '')).join('')}`,
+  );
+
+async function create(): Promise<string> {
+  const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'tree' } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return created.body.id;
+}
+
+async function say(id: string, text: string, answer: string) {
+  fake.script(reply.text(answer));
+  const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } });
+  assert.equal(turn.status, 200, JSON.stringify(turn.body));
+  return turn.body;
+}
+
+async function branch(id: string): Promise<Message[]> {
+  const view = await app.call('GET', `/v1/conversations/${id}`);
+  assert.equal(view.status, 200, JSON.stringify(view.body));
+  return view.body.messages;
+}
+
+const texts = (messages: Message[]) => messages.map((m) => m.text);
+
+describe('a conversation as a tree', () => {
+  test('edit, regenerate and branch each give the model the path to the new leaf; GET shows siblings', async () => {
+    const id = await create();
+    await say(id, 'first', 'A1');
+    await say(id, 'second', 'A2');
+    const [u1, a1, u2, a2] = await branch(id);
+    assert.equal(u1!.parentId, null);
+    assert.equal(a2!.parentId, u2!.id);
+
+    // edit the second question: a sibling user message, and the model sees the path up to it
+    fake.script(reply.text('B2'));
+    const edited = await app.call('POST', `/v1/conversations/${id}/messages/${u2!.id}/edit`, { body: { text: 'second, edited' } });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    assert.deepEqual(texts(edited.body.messages), ['second, edited', 'B2']);
+    assert.deepEqual(edited.body.pending, []);
+    assert.deepEqual(sent(fake.requests.at(-1)!), ['user: first', 'model: A1', 'user: second, edited']);
+    const afterEdit = await branch(id);
+    assert.deepEqual(texts(afterEdit), ['first', 'A1', 'second, edited', 'B2']);
+    const e2 = afterEdit[2]!;
+    assert.deepEqual(e2.siblings, { index: 1, count: 2, ids: [u2!.id, e2.id] });
+    assert.equal(afterEdit[3]!.siblings, undefined);
+
+    // regenerate the answer: the turn runs again from the user message before it, the new answer its sibling
+    fake.script(reply.text('C2'));
+    const b2 = afterEdit[3]!;
+    const regenerated = await app.call('POST', `/v1/conversations/${id}/messages/${b2.id}/regenerate`);
+    assert.equal(regenerated.status, 200, JSON.stringify(regenerated.body));
+    assert.deepEqual(texts(regenerated.body.messages), ['C2']);
+    assert.deepEqual(sent(fake.requests.at(-1)!), ['user: first', 'model: A1', 'user: second, edited']);
+    const afterRegenerate = await branch(id);
+    assert.deepEqual(texts(afterRegenerate), ['first', 'A1', 'second, edited', 'C2']);
+    assert.deepEqual(afterRegenerate[3]!.siblings, { index: 1, count: 2, ids: [b2.id, afterRegenerate[3]!.id] });
+
+    // back to the first branch by its user message: its newest message becomes the leaf, and the next turn follows it
+    const switched = await app.call('POST', `/v1/conversations/${id}/branch`, { body: { leafId: u2!.id } });
+    assert.equal(switched.status, 200, JSON.stringify(switched.body));
+    assert.deepEqual(texts(switched.body.messages), ['first', 'A1', 'second', 'A2']);
+    assert.deepEqual(switched.body.messages[2].siblings, { index: 0, count: 2, ids: [u2!.id, e2.id] });
+    await say(id, 'third', 'A3');
+    assert.deepEqual(sent(fake.requests.at(-1)!), ['user: first', 'model: A1', 'user: second', 'model: A2', 'user: third']);
+
+    // an edit of the first message starts a branch at the root
+    fake.script(reply.text('Z1'));
+    const root = await app.call('POST', `/v1/conversations/${id}/messages/${u1!.id}/edit`, { body: { text: 'first, again' } });
+    assert.equal(root.status, 200, JSON.stringify(root.body));
+    assert.deepEqual(sent(fake.requests.at(-1)!), ['user: first, again']);
+    const rootBranch = await branch(id);
+    assert.deepEqual(texts(rootBranch), ['first, again', 'Z1']);
+    assert.deepEqual(rootBranch[0]!.siblings?.ids, [u1!.id, rootBranch[0]!.id]);
+  });
+
+  test('404 for a message not in the conversation, 422 for the wrong kind, 409 while a turn runs', async () => {
+    const id = await create();
+    const other = await create();
+    await say(id, 'hello', 'hi');
+    await say(other, 'elsewhere', 'there');
+    const [user, answer] = await branch(id);
+    const [otherUser] = await branch(other);
+
+    const missing = await app.call('POST', `/v1/conversations/${id}/messages/${otherUser!.id}/edit`, { body: { text: 'x' } });
+    assert.equal(missing.status, 404, JSON.stringify(missing.body));
+    assert.equal((await app.call('POST', `/v1/conversations/${id}/messages/nope/regenerate`)).status, 404);
+    assert.equal((await app.call('POST', `/v1/conversations/${id}/branch`, { body: { leafId: otherUser!.id } })).status, 404);
+    assert.equal((await app.call('POST', `/v1/conversations/${id}/messages/${answer!.id}/edit`, { body: { text: 'x' } })).status, 422);
+    assert.equal((await app.call('POST', `/v1/conversations/${id}/messages/${user!.id}/regenerate`)).status, 422);
+    assert.equal((await app.call('POST', `/v1/conversations/${id}/messages/${user!.id}/edit`, { body: { text: '' } })).status, 400);
+    assert.equal((await app.call('POST', `/v1/conversations/${id}/branch`, { body: {} })).status, 400);
+
+    // a turn in flight: every move is refused until it ends
+    const hold = reply.hold(reply.text('late'));
+    fake.script(hold);
+    const running = app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'slow one' } });
+    await hold.reached;
+    const busy = await Promise.all([
+      app.call('POST', `/v1/conversations/${id}/messages/${user!.id}/edit`, { body: { text: 'x' } }),
+      app.call('POST', `/v1/conversations/${id}/messages/${answer!.id}/regenerate`),
+      app.call('POST', `/v1/conversations/${id}/branch`, { body: { leafId: user!.id } }),
+    ]);
+    assert.deepEqual(
+      busy.map((r) => r.status),
+      [409, 409, 409],
+    );
+    hold.release();
+    assert.equal((await running).status, 200);
+    assert.deepEqual(texts(await branch(id)), ['hello', 'hi', 'slow one', 'late']);
+  });
+});
