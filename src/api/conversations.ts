@@ -14,10 +14,12 @@ import { noteWorkflowOwner } from '../protection/person-keys.ts';
 import { findTreeMessage, readBranchView, readPathTo } from '../db/conversation-tree.ts';
 import { latestSummary } from '../db/summaries.ts';
 import type { ServerCatalog } from './agent-server.ts';
+import type { AgentKernel } from '../shared/agent-kernel.ts';
 import { sessionSettings } from './session-settings.ts';
 import type { CreateBody } from './agent-server.ts';
 import {
   CHAT_SESSION_TASK_TIMEOUT,
+  agentStateQuery,
   branchTurnUpdate,
   chatSessionWorkflowId,
   decideUpdate,
@@ -25,7 +27,8 @@ import {
   stateQuery,
   switchBranchUpdate,
 } from '../shared/definitions.ts';
-import type { ChatSessionInput } from '../shared/messages.ts';
+import { type ChatSessionInput, emptyUsage } from '../shared/messages.ts';
+import { stateOnPath } from '../db/agent-snapshots.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import { AGENT_KEY, WAITING_KEY } from '../shared/search-attributes.ts';
 import { userSearchAttributes } from '../protection/user-digest.ts';
@@ -41,6 +44,7 @@ import {
   BranchBody,
   DecisionBody,
   EditBody,
+  ForkBody,
   ListQuery,
   MessageBody,
   RegenerateBody,
@@ -140,6 +144,12 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
     res.status(201).json(created);
   });
 
+  /** A stateful agent's state as its run holds it now (a conversation older than state snapshots), or its first state. */
+  async function stateOfRun(handle: WorkflowHandle<ChatSession>, kernel: AgentKernel): Promise<unknown> {
+    const held = await withinDeadline(client, () => handle.query(agentStateQuery)).catch(() => undefined);
+    return held?.agentState !== undefined ? held.agentState : kernel.init(undefined);
+  }
+
   /** Starts a conversation's workflow (inside its row's transaction: a failed start rolls the row back). */
   async function startRun(input: ChatSessionInput, workflowId: string): Promise<void> {
     await withinDeadline(client, () =>
@@ -158,6 +168,59 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       }),
     );
   }
+
+  // Fork (issue 45): a new conversation with its own workflow whose transcript is a copy of the path up to and
+  // including the message (new message ids; the copy notes where it came from in a conversation.forked event).
+  router.post('/conversations/:id/fork', async (req, res) => {
+    const { principal, row, handle } = await owned(req, res);
+    const { messageId } = parseBody(ForkBody, req.body);
+    await countRequest(pool, principal.user, 'conversations', config.USER_NEW_CONVERSATIONS_PER_MINUTE);
+    const path = await asUser(pool, principal.user, (db) => readPathTo(db, row.id, messageId));
+    if (!path.length) throw new HttpError(404, 'No such message in this conversation');
+    const id = randomUUID();
+    const workflowId = chatSessionWorkflowId(id);
+    const title = forkTitle(row.title);
+    const kernel = catalog.agent(row.agent).kernel;
+    // a stateful agent starts from its state at the fork point (the newest answer on the path that has one)
+    const snapshot = kernel
+      ? await asUser(pool, principal.user, (db) =>
+          stateOnPath(
+            db,
+            row.id,
+            path.map((message) => message.id),
+          ),
+        )
+      : undefined;
+    const input: ChatSessionInput = {
+      conversationId: id,
+      userId: principal.user,
+      agent: row.agent,
+      title,
+      ...(row.client ? { client: row.client } : {}),
+      settings: sessionSettings(config, catalog),
+      ...mcpInput(config.BRIGADE_MCP_CONFIG, catalog, row.agent),
+      carried: {
+        turns: path.filter((message) => message.role === 'user').length,
+        usage: emptyUsage(),
+        rejectedSignals: 0,
+        ...(kernel ? { agentState: snapshot ? snapshot.state : await stateOfRun(handle, kernel) } : {}),
+      },
+    };
+    noteWorkflowOwner(workflowId, principal.user);
+    noteConversation(res, { conversationId: id, agent: row.agent, userId: principal.user });
+    await asUser(pool, principal.user, async (db) => {
+      await insertConversation(db, { id, userId: principal.user, agent: row.agent, client: row.client, title, workflowId });
+      const ids = new Map(path.map((message) => [message.id, randomUUID()]));
+      const copies = path.map(({ parentId: _parent, ...message }) => ({ ...message, id: ids.get(message.id)! }));
+      await writeBatch(
+        db,
+        { conversationId: id, userId: principal.user },
+        { messages: copies, events: [{ key: 'forked', type: 'conversation.forked', data: { conversationId: row.id, messageId } }] },
+      );
+      await startRun(input, workflowId);
+    });
+    res.status(201).json({ id, agent: row.agent, workflowId });
+  });
 
   router.get('/conversations', async (req, res) => {
     const principal = principalOf(res);
@@ -384,6 +447,9 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
 }
 
 const QUICK_CALL_MS = 5_000;
+
+/** A fork's title: its conversation's, marked, within the 200 characters a title may have. */
+const forkTitle = (title: string) => `${title.slice(0, 190)} (fork)`;
 
 const isRefusal = (cause: unknown) => cause instanceof ApplicationFailure && !!cause.type && cause.type in FAILURE_STATUS;
 

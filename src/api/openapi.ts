@@ -8,6 +8,7 @@ import {
   BranchBody,
   DecisionBody,
   EditBody,
+  ForkBody,
   ErrorBody,
   MessageBody,
   RenameBody,
@@ -308,6 +309,19 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
             200: json('The conversation, on its new branch', 'Conversation'),
             ...errors(400, 401, 403, 404, 409, 413, 415, 429, 503),
           },
+        },
+      },
+      '/v1/conversations/{id}/fork': {
+        post: {
+          operationId: 'forkConversation',
+          summary:
+            'Fork into a new conversation: its own workflow, its transcript a copy of the path up to and including messageId (issue 45)',
+          description:
+            'The copy has message ids of its own; its first event, conversation.forked, names the conversation and message it came from. ' +
+            "A stateful agent's fork starts from the agent's state at that message (its path's newest answer). 404: the message is not in this conversation.",
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: schema(ForkBody, 'input') } } },
+          responses: { 201: json('Started', 'CreatedConversation'), ...errors(400, 401, 403, 404, 413, 415, 429, 500, 503) },
         },
       },
       '/v1/conversations/{id}/decisions': {

@@ -217,6 +217,10 @@ export const RUNTIME_EVENT_TYPES = [
   'context.cut',
   /** the current branch changed (an edit, a regenerate, a switch): { leafId, reason: 'edit' | 'regenerate' | 'switch' } */
   'branch.changed',
+  /** a fork's first event: the conversation and message it was copied from. { conversationId, messageId } */
+  'conversation.forked',
+  /** a stateful agent's state after an answer, what a branch or a fork resumes from: { messageId, state } */
+  'agent.state',
 ] as const;
 export const EventType = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be an event type');
 export type EventType = z.infer<typeof EventType>;

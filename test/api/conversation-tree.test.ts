@@ -106,6 +106,41 @@ describe('a conversation as a tree', () => {
     assert.deepEqual(rootBranch[0]!.siblings?.ids, [u1!.id, rootBranch[0]!.id]);
   });
 
+  test('fork: a new conversation with its own workflow, whose transcript is the path up to the message', async () => {
+    const id = await create();
+    await say(id, 'first', 'A1');
+    await say(id, 'second', 'A2');
+    const [u1, a1] = await branch(id);
+    const forked = await app.call('POST', `/v1/conversations/${id}/fork`, { body: { messageId: a1!.id } });
+    assert.equal(forked.status, 201, JSON.stringify(forked.body));
+    assert.deepEqual(Object.keys(forked.body).sort(), ['agent', 'id', 'workflowId']);
+    assert.equal(forked.body.agent, 'support');
+    assert.notEqual(forked.body.id, id);
+    const copy = await branch(forked.body.id);
+    assert.deepEqual(texts(copy), ['first', 'A1']);
+    assert.ok(
+      copy.every((m) => m.id !== u1!.id && m.id !== a1!.id),
+      'the copy has ids of its own',
+    );
+    assert.equal(copy[1]!.parentId, copy[0]!.id);
+    const view = await app.call('GET', `/v1/conversations/${forked.body.id}`);
+    assert.equal(view.body.workflowId, forked.body.workflowId);
+    assert.equal(view.body.title, 'tree (fork)');
+
+    // the fork's workflow runs its own turns from the copy; the original goes on untouched
+    await say(forked.body.id, 'other', 'O1');
+    assert.deepEqual(sent(fake.requests.at(-1)!), ['user: first', 'model: A1', 'user: other']);
+    assert.deepEqual(texts(await branch(id)), ['first', 'A1', 'second', 'A2']);
+    const events = await app.adminQuery('SELECT data FROM events WHERE conversation_id = $1 AND type = $2', [
+      forked.body.id,
+      'conversation.forked',
+    ]);
+    assert.deepEqual(events[0]?.data, { conversationId: id, messageId: a1!.id });
+
+    assert.equal((await app.call('POST', `/v1/conversations/${id}/fork`, { body: { messageId: 'nope' } })).status, 404);
+    assert.equal((await app.call('POST', `/v1/conversations/${id}/fork`, { body: {} })).status, 400);
+  });
+
   test('404 for a message not in the conversation, 422 for the wrong kind, 409 while a turn runs', async () => {
     const id = await create();
     const other = await create();

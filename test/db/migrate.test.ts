@@ -85,6 +85,7 @@ describe('migrate', () => {
       '046_conversation_summaries.sql',
       '047_cached_input_tokens.sql',
       '048_conversation_tree.sql',
+      '049_agent_state_snapshots.sql',
     ]);
     const files = await migrationFiles({ agents });
     const homes: [string, string][] = [
