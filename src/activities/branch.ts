@@ -4,12 +4,21 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
 import { writeBatch } from '../db/batch.ts';
-import { setLeaf } from '../db/conversation-tree.ts';
+import { readPathTo, setLeaf } from '../db/conversation-tree.ts';
 import { asUser } from '../db/pool.ts';
-import type { MoveLeafInput } from './runtime-types.ts';
+import type { LeafMoved, MoveLeafInput } from './runtime-types.ts';
+import { stateOnPath } from '../db/agent-snapshots.ts';
 
 export function createMoveLeaf({ pool }: { pool: pg.Pool }) {
-  return async function moveLeaf({ conversationId, userId, messageId, descend, reason, key }: MoveLeafInput): Promise<string | null> {
+  return async function moveLeaf({
+    conversationId,
+    userId,
+    messageId,
+    descend,
+    reason,
+    key,
+    withState,
+  }: MoveLeafInput): Promise<LeafMoved> {
     const ref = { conversationId, userId };
     return asUser(pool, userId, async (db) => {
       const leafId = await setLeaf(db, ref, messageId, descend).catch((error: unknown) => {
@@ -19,7 +28,14 @@ export function createMoveLeaf({ pool }: { pool: pg.Pool }) {
         throw error;
       });
       await writeBatch(db, ref, { events: [{ key: `branch:${key}`, type: 'branch.changed', data: { leafId, reason } }] });
-      return leafId;
+      if (!withState || leafId === null) return { leafId };
+      const path = await readPathTo(db, conversationId, leafId);
+      const kept = await stateOnPath(
+        db,
+        conversationId,
+        path.map((message) => message.id),
+      );
+      return kept ? { leafId, state: { value: kept.state } } : { leafId };
     });
   };
 }

@@ -93,6 +93,14 @@ export interface MoveLeafInput extends ConversationRef {
   reason: 'edit' | 'regenerate' | 'switch';
   /** the move's key: its event is written once */
   key: string;
+  /** also read the state a stateful agent kept with the new path's last answer (agent.state) */
+  withState?: boolean;
+}
+
+export interface LeafMoved {
+  leafId: string | null;
+  /** the kept state, when asked for and one was kept on the path */
+  state?: { value: unknown };
 }
 
 export interface TitleInput extends ConversationRef {
@@ -114,7 +122,7 @@ export interface RuntimeActivities {
   runTool(input: RunToolInput): Promise<unknown>;
   record(input: RecordInput): Promise<void>;
   /** moves the conversation's leaf and says so in an event; returns the new leaf (src/activities/branch.ts) */
-  moveLeaf(input: MoveLeafInput): Promise<string | null>;
+  moveLeaf(input: MoveLeafInput): Promise<LeafMoved>;
   /** the conversation's title from its first exchange; undefined when it kept its title */
   titleConversation(input: TitleInput): Promise<string | undefined>;
   /** folds the conversation's messages through `throughMessageId` into a summary, once (src/activities/compaction.ts) */

@@ -203,7 +203,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
         turns: path.filter((message) => message.role === 'user').length,
         usage: emptyUsage(),
         rejectedSignals: 0,
-        ...(kernel ? { agentState: snapshot ? snapshot.state : await stateOfRun(handle, kernel) } : {}),
+        ...(kernel ? { agentState: resumed(kernel, snapshot ? snapshot.state : await stateOfRun(handle, kernel)) } : {}),
       },
     };
     noteWorkflowOwner(workflowId, principal.user);
@@ -447,6 +447,9 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
 }
 
 const QUICK_CALL_MS = 5_000;
+
+/** A state taken up elsewhere (a fork) as its kernel says (what it waited on stays behind). */
+const resumed = (kernel: AgentKernel, state: unknown) => (kernel.resume ? kernel.resume(state, state) : state);
 
 /** A fork's title: its conversation's, marked, within the 200 characters a title may have. */
 const forkTitle = (title: string) => `${title.slice(0, 190)} (fork)`;

@@ -4,14 +4,24 @@
 // the child runs they belong to (stop.ts, child-runs.ts), on the branch it belonged to.
 import { setHandler, uuid4 } from '@temporalio/workflow';
 import { branchTurnUpdate, switchBranchUpdate } from '../shared/definitions.ts';
-import { BranchTurnInput, type ChatMessage, SwitchBranchInput } from '../shared/messages.ts';
+import { BranchTurnInput, type ChatMessage, type NewEvent, SwitchBranchInput } from '../shared/messages.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import type { z } from 'zod';
 import { fail } from './failure-text.ts';
 import type { Session } from './session.ts';
 
+/** The patch under which a stateful agent's state is kept beside each answer (agent.state events). */
+export const AGENT_STATE_SNAPSHOT = 'agent-state-snapshot';
+
+/** The event that keeps a stateful agent's state beside the message it follows. */
+export const agentStateEvent = (messageId: string, state: unknown): NewEvent => ({
+  key: `agent-state:${messageId}`,
+  type: 'agent.state',
+  data: { messageId, state },
+});
+
 export function handleBranches(session: Session): void {
-  const { input, loop, activities, compaction, moves } = session;
+  const { input, loop, activities, compaction, moves, agentState, kernel, events, pending } = session;
   const validate =
     <S extends z.ZodType>(schema: S) =>
     (raw: unknown) => {
@@ -24,9 +34,23 @@ export function handleBranches(session: Session): void {
   async function move(messageId: string | null, descend: boolean, reason: 'edit' | 'regenerate' | 'switch'): Promise<string | null> {
     moves.moving = true;
     try {
+      // a turn parked on a person is stopped on its branch: its items withdrawn, the child runs they belong to ended
       if (loop.stop()) await loop.waitForEnd();
+      pending.withdrawOpen('withdrawn: the conversation moved to another branch');
       const { conversationId, userId } = input;
-      return await activities.bookkeeping.moveLeaf({ conversationId, userId, messageId, descend, reason, key: uuid4() });
+      const moved = await activities.bookkeeping.moveLeaf({
+        conversationId,
+        userId,
+        messageId,
+        descend,
+        reason,
+        key: uuid4(),
+        withState: !!kernel,
+      });
+      // a stateful agent resumes from the state kept with the new path's last answer (none kept: it stays as it is)
+      if (moved.state) agentState.restore(moved.state.value);
+      if (events.hasUnsaved()) await events.flush();
+      return moved.leafId;
     } finally {
       moves.moving = false;
     }

@@ -343,7 +343,7 @@ export class TurnLoop {
       case 'call-model':
         return this.#callModel(command);
       case 'apply-answer':
-        return { type: 'answer-applied', said: this.#p.agent.onAnswer(command.structured) };
+        return { type: 'answer-applied', said: this.#p.agent.onAnswer(command.structured, this.#state.log.at(-1)?.id) };
       case 'flush':
         return events.flush().then(() => ({ type: 'flushed' }));
       case 'flush-if-unsaved':

@@ -141,6 +141,56 @@ describe('a conversation as a tree', () => {
     assert.equal((await app.call('POST', `/v1/conversations/${id}/fork`, { body: {} })).status, 400);
   });
 
+  test("effects are fenced: an approval in one branch is not another's, and the branch left behind is withdrawn", async () => {
+    const id = await create();
+    const cancel = { name: 'cancel_order', args: { order_id: '13579' } };
+    fake.script(reply.calls(cancel));
+    const parked = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'cancel order 13579' } });
+    assert.equal(parked.body.pending[0]?.tool, 'cancel_order', JSON.stringify(parked.body));
+    fake.script(reply.text('Cancelled.'));
+    const approved = await app.call('POST', `/v1/conversations/${id}/decisions`, {
+      body: { pendingId: parked.body.pending[0].id, decision: 'approve' },
+    });
+    assert.equal(approved.status, 200, JSON.stringify(approved.body));
+    const answer = approved.body.messages.at(-1);
+    assert.equal(answer.text, 'Cancelled.');
+    const calls = () => app.adminQuery('SELECT call_id FROM tool_calls WHERE conversation_id = $1', [id]);
+    assert.equal((await calls()).length, 1);
+
+    // regenerate the first answer (the call): the model asks again, a new call under its own approval, never run by the old one
+    const [asked, firstAnswer] = await branch(id);
+    fake.script(reply.calls(cancel));
+    const again = await app.call('POST', `/v1/conversations/${id}/messages/${firstAnswer!.id}/regenerate`);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.deepEqual(sent(fake.requests.at(-1)!), ['user: cancel order 13579']);
+    assert.equal(again.body.pending.length, 1, 'the new call waits for its own approval');
+    assert.notEqual(again.body.pending[0].callId, parked.body.pending[0].callId);
+    assert.equal((await calls()).length, 1, 'the approved effect was not repeated');
+
+    // leave that branch while it waits: its item is withdrawn in words, and no decision on it applies any more
+    const left = again.body.pending[0];
+    fake.script(reply.text('Nothing to cancel then.'));
+    const edited = await app.call('POST', `/v1/conversations/${id}/messages/${asked!.id}/edit`, { body: { text: 'never mind' } });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    assert.deepEqual(sent(fake.requests.at(-1)!), ['user: never mind']);
+    const view = await app.call('GET', `/v1/conversations/${id}`);
+    assert.deepEqual(view.body.pending, []);
+    assert.equal(view.body.status, 'idle');
+    const closed = await app.adminQuery(
+      "SELECT data FROM events WHERE conversation_id = $1 AND type = 'pending.closed' AND data->>'id' = $2",
+      [id, left.id],
+    );
+    assert.equal(closed[0]?.data.closedAs, 'withdrawn');
+    const late = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: left.id, decision: 'approve' } });
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.equal((await calls()).length, 1, 'nothing ran for the withdrawn call');
+    const moves = await app.adminQuery("SELECT data FROM events WHERE conversation_id = $1 AND type = 'branch.changed' ORDER BY id", [id]);
+    assert.deepEqual(
+      moves.map((row) => row.data.reason),
+      ['regenerate', 'edit'],
+    );
+  });
+
   test('404 for a message not in the conversation, 422 for the wrong kind, 409 while a turn runs', async () => {
     const id = await create();
     const other = await create();
