@@ -32,6 +32,8 @@ export interface ModelStepInput extends ConversationRef {
    * them, so that clients replace the earlier draft
    */
   attemptBase?: number;
+  /** the step answers again a message answered before (a regenerate): the model is given a seed of its own */
+  regenerate?: boolean;
 }
 
 export interface StepUsage {

@@ -53,6 +53,8 @@ export interface ModelRequest {
   budget?: BudgetAllowance;
   /** when the turn began (workflow time): the Stop a user asks for after it stops the step */
   turnStartedAt: number;
+  /** the turn answers again a message answered before (a regenerate) */
+  regenerate?: boolean;
 }
 
 export interface TurnLoopPorts {
@@ -103,6 +105,8 @@ export class TurnLoop {
   /** who waits for the next boundary (waitForBoundary) */
   #atBoundary: (() => void)[] = [];
   #turnStartedAt = 0;
+  /** the running turn is a regenerate (rerun) */
+  #regenerating = false;
   readonly #rules: TurnRules;
   readonly #p: TurnLoopPorts;
 
@@ -222,6 +226,7 @@ export class TurnLoop {
   /** A regenerate: a turn from a user message that is stored already (the leaf is on it); at once idle only. */
   rerun(message: ChatMessage): Promise<TurnResult> {
     const result = this.waitForBoundary(0);
+    this.#regenerating = true;
     void this.#dispatch({ type: 'message', message, stored: true });
     return result;
   }
@@ -275,7 +280,10 @@ export class TurnLoop {
       const boundary = state.boundary !== this.#state.boundary;
       this.#state = state;
       if (boundary) this.#releaseWaiters();
-      if (state.kind === 'idle') this.#onStop = undefined;
+      if (state.kind === 'idle') {
+        this.#onStop = undefined;
+        this.#regenerating = false;
+      }
       event = undefined;
       for (const command of commands) {
         let answer: TurnEvent | Promise<TurnEvent | undefined> | undefined;
@@ -409,6 +417,7 @@ export class TurnLoop {
           ...unsaved,
           ...(budget ? { budget } : {}),
           turnStartedAt: this.#turnStartedAt,
+          ...(this.#regenerating ? { regenerate: true } : {}),
         }),
       );
     } catch (error) {
