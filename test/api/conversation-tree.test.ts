@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { type FakeGemini, type RecordedRequest, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { type TestApp, startTestApp } from '../support/test-app.ts';
+import { readSse } from '../support/sse.ts';
+import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
@@ -189,6 +190,55 @@ describe('a conversation as a tree', () => {
       moves.map((row) => row.data.reason),
       ['regenerate', 'edit'],
     );
+  });
+
+  test('export holds the tree (JSON) and the current branch naming the others (Markdown); the stream tells of a switch', async () => {
+    const id = await create();
+    await say(id, 'first', 'A1');
+    await say(id, 'second', 'A2');
+    const [, , u2, a2] = await branch(id);
+    fake.script(reply.text('B2'));
+    assert.equal(
+      (await app.call('POST', `/v1/conversations/${id}/messages/${u2!.id}/edit`, { body: { text: 'second, edited' } })).status,
+      200,
+    );
+    const current = await branch(id);
+
+    const json = await app.call('GET', `/v1/conversations/${id}/export?format=json`);
+    assert.equal(json.status, 200);
+    assert.deepEqual(
+      json.body.messages.map((m: Message) => [
+        m.text,
+        m.parentId === null ? null : json.body.messages.find((p: Message) => p.id === m.parentId)?.text,
+      ]),
+      [
+        ['first', null],
+        ['A1', 'first'],
+        ['second', 'A1'],
+        ['A2', 'second'],
+        ['second, edited', 'A1'],
+        ['B2', 'second, edited'],
+      ],
+    );
+    assert.equal(json.body.leafId, current.at(-1)!.id);
+
+    const markdown = await app.call('GET', `/v1/conversations/${id}/export?format=markdown`);
+    assert.equal(markdown.status, 200);
+    const text: string = markdown.body;
+    assert.ok(text.includes('second, edited') && text.includes('B2'), text);
+    assert.ok(!text.includes('A2'), 'the branch left behind is named, not shown');
+    assert.match(text, /1 other branch is named below the message it starts from/);
+    assert.ok(text.includes(`- ${u2!.id.replace(/-/g, '\\-')}: second`), text);
+
+    // a client following the stream learns that the current branch changed
+    const stream = readSse(`${app.baseUrl}/v1/conversations/${id}/events`, {
+      token: ALICE,
+      until: (seen) => seen.some((e) => e.event === 'branch.changed' && e.data.data.reason === 'switch'),
+    });
+    const switched = await app.call('POST', `/v1/conversations/${id}/branch`, { body: { leafId: u2!.id } });
+    assert.equal(switched.status, 200);
+    const changed = (await stream).filter((e) => e.event === 'branch.changed').map((e) => e.data.data);
+    assert.deepEqual(changed.at(-1), { leafId: a2!.id, reason: 'switch' });
   });
 
   test('404 for a message not in the conversation, 422 for the wrong kind, 409 while a turn runs', async () => {
