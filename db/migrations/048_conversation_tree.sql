@@ -8,6 +8,9 @@
 
 ALTER TABLE messages ADD COLUMN parent_id text;
 ALTER TABLE conversations ADD COLUMN leaf_id text;
+-- Whether the leaf ever moved: until then the conversation is one branch, its messages in seq order, and a step
+-- reads its window as before (the newest rows by seq) instead of walking up the tree.
+ALTER TABLE conversations ADD COLUMN branched boolean NOT NULL DEFAULT false;
 
 -- Existing conversations become a single branch: each message's parent is the one before it.
 UPDATE messages AS m
@@ -20,7 +23,7 @@ UPDATE conversations AS c
 -- A message's children (its siblings' lookup, a branch's newest leaf); the walk up to the root uses the primary key.
 CREATE INDEX messages_children ON messages (conversation_id, parent_id, seq);
 
-GRANT UPDATE (leaf_id) ON conversations TO brigade_app;
+GRANT UPDATE (leaf_id, branched) ON conversations TO brigade_app;
 
 CREATE OR REPLACE FUNCTION brigade_write_batch(
   p_user text,
@@ -112,7 +115,8 @@ CREATE FUNCTION brigade_path(p_conversation uuid, p_leaf text, p_to_root boolean
   SELECT * FROM path
 $$;
 
--- What a model step does first, bounded: as in 046, but of the current branch: at most p_limit of the newest messages
+-- What a model step does first, bounded: as in 046 while the conversation is one branch; once it branched, of the
+-- current branch: at most p_limit of the newest messages
 -- on the path to the leaf (oldest first) and the summary in force on that path (a last row of role 'summary'). The
 -- walk up stops at the summary's message or after p_limit + 1 rows, so a step reads O(window) rows as before; only
 -- when the window is cut before a summary does a second walk look for it.
@@ -124,13 +128,38 @@ DECLARE
   acting text := brigade_act_for(p_user);
   inserted text[];
   leaf text;
+  branched boolean;
   summarised boolean;
   walked integer;
+  summary conversation_summaries%ROWTYPE;
+  after_seq bigint := 0;
 BEGIN
   IF jsonb_array_length(p_messages) > 0 OR jsonb_array_length(p_events) > 0 THEN
     inserted := brigade_write_batch(p_user, p_conversation, p_messages, p_events);
   END IF;
-  SELECT c.leaf_id INTO leaf FROM conversations AS c WHERE c.id = p_conversation;
+  SELECT c.leaf_id, c.branched INTO leaf, branched FROM conversations AS c WHERE c.id = p_conversation;
+  IF NOT branched THEN
+    -- one branch: its newest rows by seq, after the latest summary (as 046 read them), the summary last
+    SELECT * INTO summary FROM conversation_summaries AS s
+     WHERE s.conversation_id = p_conversation ORDER BY s.through_seq DESC LIMIT 1;
+    IF FOUND THEN
+      after_seq := summary.through_seq;
+    END IF;
+    RETURN QUERY
+      SELECT w.* FROM (
+        SELECT m.id, m.role, m.text, m.tool_calls, m.call_id, m.tool, m.args, m.result, m.cards, m.structured, m.seq
+          FROM messages AS m
+         WHERE m.conversation_id = p_conversation AND m.seq > after_seq
+         ORDER BY m.seq DESC
+         LIMIT p_limit
+      ) AS w
+      ORDER BY w.seq;
+    IF summary.through_message_id IS NOT NULL THEN
+      RETURN QUERY SELECT summary.through_message_id, 'summary'::text, summary.text, NULL::jsonb, NULL::text, NULL::text,
+        jsonb_build_object('version', summary.version, 'tokens', summary.tokens), NULL::jsonb, NULL::jsonb, NULL::jsonb, summary.through_seq;
+    END IF;
+    RETURN;
+  END IF;
   summarised := EXISTS (SELECT FROM conversation_summaries AS s WHERE s.conversation_id = p_conversation);
   RETURN QUERY
     WITH RECURSIVE path AS (
@@ -202,7 +231,7 @@ BEGIN
     )
     SELECT below.id INTO leaf FROM below ORDER BY below.seq DESC LIMIT 1;
   END IF;
-  UPDATE conversations SET leaf_id = leaf WHERE id = p_conversation;
+  UPDATE conversations AS c SET leaf_id = leaf, branched = c.branched OR leaf IS DISTINCT FROM c.leaf_id WHERE c.id = p_conversation;
   RETURN leaf;
 END $$;
 

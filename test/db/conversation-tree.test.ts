@@ -96,7 +96,8 @@ describe('the conversation tree', () => {
     const ref = await conversation();
     const [u1, a1, u2, a2] = [message('user', 'u1'), message('assistant', 'a1'), message('user', 'u2'), message('assistant', 'a2')];
     await writeBatch(app, ref, { messages: [u1, a1, u2, a2] });
-    await asUser(app, 'alice', (c) => insertSummary(c, ref, { throughMessageId: a1.id, throughSeq: 2, text: 'S', tokens: 1, model: 'm' }));
+    const throughSeq = (await asUser(app, 'alice', (c) => messagesToFold(c, ref.conversationId, a1.id))).fold!.throughSeq;
+    await asUser(app, 'alice', (c) => insertSummary(c, ref, { throughMessageId: a1.id, throughSeq, text: 'S', tokens: 1, model: 'm' }));
     const onIt = await writeBatchReadWindow(app, ref, {}, 100);
     assert.equal(onIt.summary?.throughMessageId, a1.id);
     assert.deepEqual(texts(onIt.messages), ['u2', 'a2']);
@@ -117,20 +118,35 @@ describe('the conversation tree', () => {
     assert.deepEqual(await asUser(app, 'alice', (c) => messagesToFold(c, ref.conversationId, a1.id)).then((f) => f.fold), undefined);
   });
 
-  test('the window read at 1,000 messages (timing, printed)', async () => {
+  test('the window read at 1,000 messages (timing, printed): one branch as before, a branched one by its path', async () => {
     const ref = await conversation();
-    for (let i = 0; i < 500; i++) await writeBatch(app, ref, { messages: [message('user', `q${i}`), message('assistant', `a${i}`)] });
-    for (const limit of [100, 1650]) {
+    const writes: number[] = [];
+    for (let i = 0; i < 500; i++) {
+      const started = performance.now();
+      await writeBatch(app, ref, { messages: [message('user', `q${i}`), message('assistant', `a${i}`)] });
+      writes.push(performance.now() - started);
+    }
+    writes.sort((x, y) => x - y);
+    console.log(`batch write of 2 messages: p50 ${writes[250]!.toFixed(2)} ms, p90 ${writes[450]!.toFixed(2)} ms`);
+    const time = async (what: string, limit: number) => {
       const times: number[] = [];
-      for (let i = 0; i < 40; i++) {
+      for (let i = 0; i < 60; i++) {
         const started = performance.now();
         const read = await writeBatchReadWindow(app, ref, {}, limit);
         times.push(performance.now() - started);
         assert.equal(read.messages.length, Math.min(limit, 1000));
         assert.equal(read.messages.at(-1)!.text, 'a499');
+        assert.equal(read.messages[0]!.text, limit >= 1000 ? 'q0' : `q${500 - limit / 2}`);
       }
       times.sort((a, b) => a - b);
-      console.log(`window read, 1000 messages, limit ${limit}: p50 ${times[20]!.toFixed(2)} ms, p90 ${times[36]!.toFixed(2)} ms`);
-    }
+      console.log(`window read, 1000 messages, ${what}, limit ${limit}: p50 ${times[30]!.toFixed(2)} ms, p90 ${times[54]!.toFixed(2)} ms`);
+    };
+    for (const limit of [100, 1650]) await time('one branch', limit);
+    // a branch switch away and back: the same path, now read by walking up the tree
+    const leaf = (await writeBatchReadWindow(app, ref, {}, 2)).messages.at(-1)!.id;
+    const [first] = (await writeBatchReadWindow(app, ref, {}, 1000)).messages;
+    await asUser(app, 'alice', (c) => setLeaf(c, ref, first!.id, false));
+    assert.equal(await asUser(app, 'alice', (c) => setLeaf(c, ref, first!.id, true)), leaf);
+    for (const limit of [100, 1650]) await time('branched', limit);
   });
 });
