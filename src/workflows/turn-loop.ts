@@ -245,6 +245,7 @@ export class TurnLoop {
       `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${summaryLine(JSON.stringify(item.args))} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
     );
     void this.#dispatch({ type: 'parked' });
+    const turn = this.turns;
     // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
     await events.flush();
     const waited = await this.#scope
@@ -252,7 +253,9 @@ export class TurnLoop {
       .then(
         (decided) => ({ decided }),
         (error: unknown) => {
-          if (!this.stopping) throw error;
+          // Stop cancelled the wait. A child's item may hear of it only once its turn has ended (the turn stopped
+          // waiting for the child at once): withdrawn all the same, never an error no one awaits.
+          if (!this.stopping && this.active && this.turns === turn) throw error;
           return undefined;
         },
       );
@@ -346,7 +349,7 @@ export class TurnLoop {
         pending.answerWith(command.message);
         return undefined;
       case 'close-turn-items':
-        pending.closeTurnItems();
+        pending.closeTurnItems(this.#state.stoppedAt === this.#state.boundary);
         return undefined;
       case 'call-model':
         return this.#callModel(command);
