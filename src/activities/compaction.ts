@@ -6,7 +6,7 @@ import { Context } from '@temporalio/activity';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { asUser } from '../db/pool.ts';
-import { insertSummary, latestSummary, messagesToFold } from '../db/summaries.ts';
+import { insertSummary, messagesToFold } from '../db/summaries.ts';
 import { contextBudget } from '../model/context-size.ts';
 import { SUMMARY_TASK, boundSummary, summaryCap, summaryPrompt } from '../model/summary-task.ts';
 import type { TaskModel } from '../model/task-model.ts';
@@ -42,12 +42,9 @@ export function createCompactConversation({ pool, catalog, model, taskModel, con
         catalog.has(agent) ? catalog.agent(agent).contextTokens : undefined,
       );
       const cap = summaryCap(budget);
-      const found = await asUser(pool, userId, async (db) => {
-        const previous = await latestSummary(db, conversationId);
-        const fold = await messagesToFold(db, conversationId, previous?.throughSeq ?? 0, throughMessageId);
-        return { previous, fold };
-      });
-      const { previous, fold } = found;
+      // the summary in force at the fold point and what follows it on that message's path (not the current leaf's:
+      // a branch switched meanwhile does not change what this fold covers)
+      const { previous, fold } = await asUser(pool, userId, (db) => messagesToFold(db, conversationId, throughMessageId));
       if (!fold) return { written: false, skipped: previous ? 'folded-already' : 'unknown-message' };
       let reply;
       try {

@@ -6,6 +6,7 @@ import { createModelStep } from './model-step.ts';
 import { createPreviewCalls } from './approval-preview.ts';
 import { createUsageMeter, meteredTaskModel } from './usage-meter.ts';
 import { createRecord } from './record.ts';
+import { createMoveLeaf } from './branch.ts';
 import { createRunTool, runToolActivity } from './run-tool.ts';
 import type { RuntimeActivities } from './runtime-types.ts';
 import { createTitleConversation } from './title.ts';
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps, mcp?: McpConnections) {
     modelStep: createModelStep({ ...services, runTool, previewCalls: createPreviewCalls(services) }),
     runTool: runToolActivity(runTool),
     record: createRecord(services),
+    moveLeaf: createMoveLeaf(services),
     titleConversation: createTitleConversation(services),
     compactConversation: createCompactConversation(services),
   };

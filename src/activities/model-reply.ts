@@ -28,12 +28,14 @@ interface AskInput {
   transcript: ChatMessage[];
   /** aborts when Stop reaches the step */
   signal: AbortSignal;
+  /** a regenerate's seed (ModelRequest.seed) */
+  seed?: string;
 }
 
 /** A structured answer, asked again with what was wrong until it fits or the attempts are spent. */
 export async function askKernel(
   kernel: AgentKernel,
-  { model, agent, stepId, system, transcript, signal }: AskInput,
+  { model, agent, stepId, system, transcript, signal, seed }: AskInput,
   stepContext: ModelStepInput['context'],
   attempts: number,
   seen: { usage?: ModelReply['usage'] } = {},
@@ -52,6 +54,7 @@ export async function askKernel(
         ...(stepContext ? { context: stepContext } : {}),
         output,
         signal,
+        ...(seed ? { seed } : {}),
       });
       spent = addUsage(spent, reply.usage);
       // every answer was paid for, one that fails its schema too: a failed step settles at `seen`
@@ -66,7 +69,7 @@ export async function askKernel(
 /** A reply streamed as deltas; `seen` keeps what the stream reported so far (a stopped reply's tokens were paid for). */
 export async function streamReply(
   tools: readonly ToolSpec[],
-  { model, system, transcript, signal }: AskInput,
+  { model, system, transcript, signal, seed }: AskInput,
   extraTools: readonly ToolDeclaration[] | undefined,
   deltas: DeltaWriter,
   seen: { usage?: ModelReply['usage'] },
@@ -78,6 +81,7 @@ export async function streamReply(
     onText: (delta) => deltas.push(delta),
     onUsage: (used) => (seen.usage = used),
     signal,
+    ...(seed ? { seed } : {}),
   });
   return { reply };
 }

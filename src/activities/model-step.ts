@@ -47,7 +47,7 @@ export interface ModelStepDeps {
   handoffs?: StepHandoffs;
 }
 
-type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context' | 'mcpTools'> & {
+type Step = Pick<ModelStepInput, 'conversationId' | 'userId' | 'agent' | 'stepId' | 'context' | 'mcpTools' | 'regenerate'> & {
   attempt?: number;
   /** the call made again with a smaller window, after the model said the request was too long */
   shrunk?: boolean;
@@ -171,7 +171,16 @@ export function createModelStep({ catalog, pool, model, systemPrompt, config, ru
     const transcript = sent.window.messages;
     const deltas = new DeltaWriter(pool, step, { attempt: stop.attempt, deferCommit: await commits.defer() });
     if (stop.attempt > 1) deltas.restart();
-    const ask = { model, agent: step.agent, stepId: step.stepId, system, transcript, signal: stop.signal };
+    // a regenerate's call is seeded by its step: another answer each time, the same one on a retry
+    const ask = {
+      model,
+      agent: step.agent,
+      stepId: step.stepId,
+      system,
+      transcript,
+      signal: stop.signal,
+      ...(step.regenerate ? { seed: step.stepId } : {}),
+    };
     const seen: { usage?: ModelReply['usage'] } = {};
     // a stream stopped before the provider said what it used was billed all the same: estimated, never nothing
     const stoppedUsage = () => stoppedCallUsage(seen.usage, { system, transcript }, deltas.streamed);

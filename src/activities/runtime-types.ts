@@ -32,6 +32,8 @@ export interface ModelStepInput extends ConversationRef {
    * them, so that clients replace the earlier draft
    */
   attemptBase?: number;
+  /** the step answers again a message answered before (a regenerate): the model is given a seed of its own */
+  regenerate?: boolean;
 }
 
 export interface StepUsage {
@@ -87,6 +89,24 @@ export interface RecordInput extends ConversationRef {
   events: NewEvent[];
 }
 
+export interface MoveLeafInput extends ConversationRef {
+  /** where the leaf goes (null: the root, before a first message) */
+  messageId: string | null;
+  /** to the newest message under messageId (a branch switch) rather than messageId itself */
+  descend: boolean;
+  reason: 'edit' | 'regenerate' | 'switch';
+  /** the move's key: its event is written once */
+  key: string;
+  /** also read the state a stateful agent kept with the new path's last answer (agent.state) */
+  withState?: boolean;
+}
+
+export interface LeafMoved {
+  leafId: string | null;
+  /** the kept state, when asked for and one was kept on the path */
+  state?: { value: unknown };
+}
+
 export interface TitleInput extends ConversationRef {
   /** the title the conversation started with: only that one is replaced */
   defaultTitle: string;
@@ -105,6 +125,8 @@ export interface RuntimeActivities {
   modelStep(input: ModelStepInput): Promise<ModelStepResult>;
   runTool(input: RunToolInput): Promise<unknown>;
   record(input: RecordInput): Promise<void>;
+  /** moves the conversation's leaf and says so in an event; returns the new leaf (src/activities/branch.ts) */
+  moveLeaf(input: MoveLeafInput): Promise<LeafMoved>;
   /** the conversation's title from its first exchange; undefined when it kept its title */
   titleConversation(input: TitleInput): Promise<string | undefined>;
   /** folds the conversation's messages through `throughMessageId` into a summary, once (src/activities/compaction.ts) */

@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 import type { ConversationRow } from '../db/conversations.ts';
 import { asUser } from '../db/pool.ts';
 import { announceStop } from '../db/stop-notice.ts';
-import { readTranscript } from '../db/transcript.ts';
+import { readTree } from '../db/conversation-tree.ts';
 import { stopUpdate } from '../shared/definitions.ts';
 import { type ChatMessage, ChatMessage as ChatMessageSchema } from '../shared/messages.ts';
 import { plainText } from '../shared/safe-text.ts';
@@ -40,7 +40,10 @@ export const StopResultBody = z.object({
 export const ExportBody = z.object({
   conversation: z.object({ id: z.uuid(), agent: z.string(), title: z.string(), workflowId: z.string(), createdAt: z.string() }),
   exportedAt: z.string(),
-  messages: z.array(ChatMessageSchema),
+  /** every message of every branch, in the order they were written, each with its parent (null: a first message) */
+  messages: z.array(ChatMessageSchema.extend({ parentId: z.string().nullable() })),
+  /** the current branch's newest message: its path from the first message is the current branch */
+  leafId: z.string().nullable(),
   toolCalls: z.array(z.object({ callId: z.string(), tool: z.string(), args: z.unknown(), result: z.unknown(), createdAt: z.string() })),
   decisions: z.array(z.object({ id: z.number(), type: z.string(), data: z.unknown(), createdAt: z.string() })),
 });
@@ -49,7 +52,10 @@ export const ExportBody = z.object({
 export interface ConversationExport {
   conversation: Pick<ConversationRow, 'id' | 'agent' | 'title' | 'workflowId' | 'createdAt'>;
   exportedAt: string;
-  messages: ChatMessage[];
+  /** every branch's messages in the order they were written (the conversation is a tree: parentId) */
+  messages: (ChatMessage & { parentId?: string | null })[];
+  /** the current leaf; absent, the messages are one branch as they are */
+  leafId?: string | null;
   toolCalls: { callId: string; tool: string; args: unknown; result: unknown; createdAt: string }[];
   /** pending.opened, pending.closed and turn.stopped events, oldest first */
   decisions: { id: number; type: string; data: unknown; createdAt: string }[];
@@ -106,7 +112,7 @@ export function lifecycleRoutes({ access, config, client, pool, log = () => unde
 
 export async function readExport(db: pg.ClientBase, row: ConversationRow): Promise<ConversationExport> {
   // One after another: a connection runs one query at a time (pg queues them, and pg 9 will refuse to).
-  const messages = await readTranscript(db, row.id);
+  const { messages, leafId } = await readTree(db, row.id);
   const calls = await db.query(
     `SELECT call_id AS "callId", tool, args, result, created_at AS "createdAt" FROM tool_calls WHERE conversation_id = $1 ORDER BY created_at, call_id`,
     [row.id],
@@ -123,6 +129,7 @@ export async function readExport(db: pg.ClientBase, row: ConversationRow): Promi
     conversation: { id, agent, title, workflowId, createdAt },
     exportedAt: new Date().toISOString(),
     messages,
+    leafId,
     toolCalls: calls.rows,
     decisions: decisions.rows,
   };
@@ -156,21 +163,58 @@ const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, ' ');
  */
 export const literal = (text: string) => plainText(text).replace(/[!-/:-@[-`{-~]/g, '\\$&');
 
-/** The export as a document a person reads: each message in order, tool calls with their arguments and results. */
+/**
+ * The current branch of an exported tree, from the first message to the leaf, and for each of its messages the
+ * other versions of it (its siblings off the branch). An export without a leaf is one branch as it is.
+ */
+function currentBranch(exported: ConversationExport): {
+  branch: ConversationExport['messages'];
+  others: Map<string, ConversationExport['messages']>;
+} {
+  const { messages, leafId } = exported;
+  if (leafId === undefined) return { branch: messages, others: new Map() };
+  const byId = new Map(messages.map((message) => [message.id, message]));
+  const branch: ConversationExport['messages'] = [];
+  for (let at = leafId === null ? undefined : byId.get(leafId); at; at = at.parentId ? byId.get(at.parentId) : undefined)
+    branch.unshift(at);
+  const on = new Set(branch.map((message) => message.id));
+  const others = new Map<string, ConversationExport['messages']>();
+  for (const message of branch) {
+    const siblings = messages.filter((other) => !on.has(other.id) && other.parentId === message.parentId);
+    if (siblings.length) others.set(message.id, siblings);
+  }
+  return { branch, others };
+}
+
+/** A message's first line, short, as literal text: how the Markdown export names another branch. */
+const opening = (text: string) => literal(text.length > 80 ? `${text.slice(0, 80)}…` : text) || '(no text)';
+
+/**
+ * The export as a document a person reads: the current branch's messages in order, tool calls with their arguments
+ * and results, and under a message that has other versions (an edit, a regenerated answer) the branches they start.
+ */
 export function toMarkdown(exported: ConversationExport): string {
   const { conversation } = exported;
+  const { branch, others } = currentBranch(exported);
+  const branches = [...others.values()].reduce((count, siblings) => count + siblings.length, 0);
   const lines = [
     `# ${literal(conversation.title)}`,
     '',
     `Conversation ${conversation.id} with the ${conversation.agent} agent, started ${conversation.createdAt}; exported ${exported.exportedAt}.`,
     '',
+    ...(branches
+      ? [
+          `This is the current branch; ${branches === 1 ? '1 other branch is' : `${branches} other branches are`} named below the message it starts from, and in the JSON export.`,
+          '',
+        ]
+      : []),
   ];
   const closed = new Map<string, Record<string, unknown>>();
   for (const event of exported.decisions) {
     const data = event.data as Record<string, unknown>;
     if (event.type === 'pending.closed') closed.set(String(data.id), data);
   }
-  for (const message of exported.messages) {
+  for (const message of branch) {
     if (message.role === 'user') lines.push(`## User`, '', fenced(message.text, 'text'), '');
     else if (message.role === 'assistant') {
       lines.push(`## Assistant${message.stopped ? ' (stopped)' : ''}`, '', message.text ? fenced(message.text, 'text') : '_(no text)_', '');
@@ -184,6 +228,14 @@ export function toMarkdown(exported: ConversationExport): string {
         '',
       );
     }
+    const versions = others.get(message.id);
+    if (versions)
+      lines.push(
+        `Other versions of this message (each starts a branch not shown here):`,
+        '',
+        ...versions.map((other) => `- ${literal(other.id)}: ${opening(other.text)}`),
+        '',
+      );
   }
   const opened = exported.decisions.filter((event) => event.type === 'pending.opened');
   if (opened.length) {

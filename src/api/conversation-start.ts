@@ -25,15 +25,21 @@ export interface NewConversation {
   client?: string;
   /** the agent's own start state (AgentServer.create.init) */
   init?: JsonObject;
+  /** a fork's: what its run takes over from the path it copies (turns, the agent's state there) */
+  carried?: ChatSessionInput['carried'];
 }
 
 const QUICK_CALL_MS = 5_000;
 
-/** Inserts the row and starts the workflow, in `db`'s transaction; answers the workflow's id. */
+/**
+ * Inserts the row and starts the workflow, in `db`'s transaction; answers the workflow's id. `beforeStart` writes
+ * what must be there with the row (a fork's copied messages), so its failure starts nothing.
+ */
 export async function startConversation(
   { catalog, config, client }: { catalog: ServerCatalog; config: Config; client: Client },
   db: pg.ClientBase,
   conversation: NewConversation,
+  beforeStart?: () => Promise<void>,
 ): Promise<string> {
   const { id, userId, agent } = conversation;
   const workflowId = chatSessionWorkflowId(id);
@@ -49,10 +55,12 @@ export async function startConversation(
     settings: sessionSettings(config, catalog),
     ...mcpInput(config.BRIGADE_MCP_CONFIG, catalog, agent),
     ...(conversation.init ? { init: conversation.init } : {}),
+    ...(conversation.carried ? { carried: conversation.carried } : {}),
   };
   // the row commits after the start: the codec learns the owner here, to seal the start under their data key
   noteWorkflowOwner(workflowId, userId);
   await insertConversation(db, { id, userId, agent, client: conversation.client ?? null, title, workflowId });
+  await beforeStart?.();
   // a deadline: a Temporal outage is a prompt failure rather than the client's retries running on
   await client.withDeadline(Date.now() + QUICK_CALL_MS, () =>
     client.workflow.start<ChatSession>('chatSession', {

@@ -6,16 +6,27 @@ import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import { findConversation, listByActivity, renameConversation } from '../db/conversations.ts';
+import { type ConversationRow, findConversation, listByActivity, renameConversation } from '../db/conversations.ts';
 import { writeBatch } from '../db/batch.ts';
 import { claimIdempotencyKey, recordIdempotentResponse } from '../db/idempotency.ts';
 import { asUser } from '../db/pool.ts';
-import { readTranscript } from '../db/transcript.ts';
+import { findTreeMessage, readBranchView, readPathTo } from '../db/conversation-tree.ts';
 import { latestSummary } from '../db/summaries.ts';
 import type { ServerCatalog } from './agent-server.ts';
 import { startConversation } from './conversation-start.ts';
+import type { AgentKernel } from '../shared/agent-kernel.ts';
 import type { CreateBody } from './agent-server.ts';
-import { chatSessionWorkflowId, decideUpdate, sendMessageUpdate, stateQuery } from '../shared/definitions.ts';
+import {
+  agentStateQuery,
+  branchTurnUpdate,
+  chatSessionWorkflowId,
+  decideUpdate,
+  sendMessageUpdate,
+  stateQuery,
+  switchBranchUpdate,
+} from '../shared/definitions.ts';
+import { emptyUsage } from '../shared/messages.ts';
+import { stateOnPath } from '../db/agent-snapshots.ts';
 import { storableJson } from '../shared/safe-text.ts';
 import type { ChatSession } from '../workflows/chat-session.ts';
 import { principalOf } from './auth.ts';
@@ -25,7 +36,18 @@ import type { EventNotifier } from './event-notifier.ts';
 import { streamEvents } from './event-stream.ts';
 import { HttpError, notFound, parseBody } from './http-error.ts';
 import { idempotencyKey, keyReused, requestHash } from './idempotency.ts';
-import { DecisionBody, ListQuery, MessageBody, RenameBody, createConversationBody, encodeCursor } from './schemas.ts';
+import {
+  BranchBody,
+  DecisionBody,
+  EditBody,
+  ForkBody,
+  ListQuery,
+  MessageBody,
+  RegenerateBody,
+  RenameBody,
+  createConversationBody,
+  encodeCursor,
+} from './schemas.ts';
 import { budgetView, hasBudget } from './budget-view.ts';
 import { approverDecision, refuseSelfApproval } from './budget-approval.ts';
 import { readConversationUsage, readLedgerTotals } from '../db/usage-ledger.ts';
@@ -108,6 +130,62 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
     res.status(201).json(created);
   });
 
+  /** A stateful agent's state as its run holds it now (a conversation older than state snapshots), or its first state. */
+  async function stateOfRun(handle: WorkflowHandle<ChatSession>, kernel: AgentKernel): Promise<unknown> {
+    const held = await withinDeadline(client, () => handle.query(agentStateQuery)).catch(() => undefined);
+    return held?.agentState !== undefined ? held.agentState : kernel.init(undefined);
+  }
+
+  // Fork (issue 45): a new conversation with its own workflow whose transcript is a copy of the path up to and
+  // including the message (new message ids; the copy notes where it came from in a conversation.forked event).
+  router.post('/conversations/:id/fork', async (req, res) => {
+    const { principal, row, handle } = await owned(req, res);
+    const { messageId } = parseBody(ForkBody, req.body);
+    await countRequest(pool, principal.user, 'conversations', config.USER_NEW_CONVERSATIONS_PER_MINUTE);
+    const path = await asUser(pool, principal.user, (db) => readPathTo(db, row.id, messageId));
+    if (!path.length) throw new HttpError(404, 'No such message in this conversation');
+    const id = randomUUID();
+    const title = forkTitle(row.title);
+    const kernel = catalog.agent(row.agent).kernel;
+    // a stateful agent starts from its state at the fork point (the newest answer on the path that has one)
+    const snapshot = kernel
+      ? await asUser(pool, principal.user, (db) =>
+          stateOnPath(
+            db,
+            row.id,
+            path.map((message) => message.id),
+          ),
+        )
+      : undefined;
+    const carried = {
+      turns: path.filter((message) => message.role === 'user').length,
+      usage: emptyUsage(),
+      rejectedSignals: 0,
+      ...(kernel ? { agentState: resumed(kernel, snapshot ? snapshot.state : await stateOfRun(handle, kernel)) } : {}),
+    };
+    noteConversation(res, { conversationId: id, agent: row.agent, userId: principal.user });
+    // one transaction: the copy commits with the row, and a failed start rolls both back
+    const workflowId = await asUser(pool, principal.user, async (db) => {
+      const ids = new Map(path.map((message) => [message.id, randomUUID()]));
+      const copies = path.map(({ parentId: _parent, ...message }) => ({ ...message, id: ids.get(message.id)! }));
+      const copy = async () => {
+        await writeBatch(
+          db,
+          { conversationId: id, userId: principal.user },
+          { messages: copies, events: [{ key: 'forked', type: 'conversation.forked', data: { conversationId: row.id, messageId } }] },
+        );
+      };
+      const started = await startConversation(
+        { catalog, config, client },
+        db,
+        { id, userId: principal.user, agent: row.agent, title, ...(row.client ? { client: row.client } : {}), carried },
+        copy,
+      );
+      return started;
+    });
+    res.status(201).json({ id, agent: row.agent, workflowId });
+  });
+
   router.get('/conversations', async (req, res) => {
     const principal = principalOf(res);
     const { cursor, limit, q } = parseBody(ListQuery, req.query);
@@ -128,17 +206,22 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
 
   router.get('/conversations/:id', async (req, res) => {
     const { principal, row, handle } = await owned(req, res);
+    res.json(await conversationViewOf(principal.user, row, handle));
+  });
+
+  /** GET's view: the current branch (each message with siblings says where it stands), pending items, status and usage. */
+  async function conversationViewOf(userId: string, row: ConversationRow, handle: WorkflowHandle<ChatSession>) {
     // The state first, then the rows: a query waits for the workflow task in flight (a model step runs within
     // it), and the rows read after it hold at least what that task wrote, so an idle turn shows its messages.
     const state = await liveState(handle);
-    const stored = await asUser(pool, principal.user, async (db) => ({
-      messages: await readTranscript(db, row.id),
+    const stored = await asUser(pool, userId, async (db) => ({
+      messages: await readBranchView(db, row.id),
       usage: await readConversationUsage(db, row.id, config.BUDGET_CURRENCY),
       ledger: await readLedgerTotals(db, row.id, config.BUDGET_CURRENCY),
       summary: await latestSummary(db, row.id),
     }));
     const budget = hasBudget(config) ? budgetView(config, stored.ledger, state?.budgetRaises ?? 0) : undefined;
-    res.json({
+    return {
       id: row.id,
       agent: row.agent,
       title: row.title,
@@ -158,8 +241,8 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
       ...(state?.held ? { held: state.held } : {}),
       // a stateful agent's view of its state (sous: recipe, defaults, pendingPatchSet, …)
       ...(state?.agentState ?? {}),
-    });
-  });
+    };
+  }
 
   /**
    * The run's state, or undefined when the run will not answer (ended, gone or stuck): then the view is
@@ -212,7 +295,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
   async function turnUpdate<S extends z.ZodType>(
     req: Request,
     res: Response,
-    route: 'messages' | 'decisions',
+    route: 'messages' | 'decisions' | 'messages/:messageId/edit' | 'messages/:messageId/regenerate',
     schema: S,
     run: (handle: WorkflowHandle<ChatSession>, body: z.infer<S>, updateId: string | undefined) => Promise<unknown>,
   ): Promise<void> {
@@ -257,6 +340,45 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
     ),
   );
 
+  /** A message of this conversation (404 otherwise, as for a message of another's). */
+  async function messageOf(userId: string, conversationId: string, messageId: string) {
+    const message = await asUser(pool, userId, (db) => findTreeMessage(db, conversationId, messageId));
+    if (!message) throw new HttpError(404, 'No such message in this conversation');
+    return message;
+  }
+
+  // Edit: a sibling of the user message with the new text, and a turn from there (issue 45).
+  router.post('/conversations/:id/messages/:messageId/edit', (req, res) =>
+    turnUpdate(req, res, 'messages/:messageId/edit', EditBody, async (handle, body, updateId) => {
+      const message = await messageOf(principalOf(res).user, String(req.params.id), String(req.params.messageId));
+      if (message.role !== 'user') throw new HttpError(422, 'Only a user message can be edited; regenerate an answer instead');
+      return handle.executeUpdate(branchTurnUpdate, { args: [{ kind: 'edit', at: message.parentId, text: body.text }], updateId });
+    }),
+  );
+
+  // Regenerate: the turn runs again from the user message before the answer; the new answer is its sibling.
+  router.post('/conversations/:id/messages/:messageId/regenerate', (req, res) =>
+    turnUpdate(req, res, 'messages/:messageId/regenerate', RegenerateBody, async (handle, _body, updateId) => {
+      const conversationId = String(req.params.id);
+      const userId = principalOf(res).user;
+      const message = await messageOf(userId, conversationId, String(req.params.messageId));
+      if (message.role !== 'assistant') throw new HttpError(422, 'Only an answer can be regenerated; edit a user message instead');
+      const asked = (await asUser(pool, userId, (db) => readPathTo(db, conversationId, message.id))).findLast((m) => m.role === 'user');
+      if (!asked) throw new HttpError(422, 'This answer has no user message before it to answer again');
+      return handle.executeUpdate(branchTurnUpdate, { args: [{ kind: 'regenerate', at: asked.id }], updateId });
+    }),
+  );
+
+  // Branch: the branch through leafId becomes current, at its newest message; answers the conversation's view.
+  router.post('/conversations/:id/branch', async (req, res) => {
+    const { principal, row, handle } = await owned(req, res);
+    const { leafId } = parseBody(BranchBody, req.body);
+    await countRequest(pool, principal.user, 'turns', config.USER_TURNS_PER_MINUTE);
+    await messageOf(principal.user, row.id, leafId);
+    await handle.executeUpdate(switchBranchUpdate, { args: [{ messageId: leafId }] });
+    res.json(await conversationViewOf(principal.user, row, handle));
+  });
+
   router.post('/conversations/:id/decisions', async (req, res) => {
     const approver = config.BUDGET_APPROVER_ROLE;
     if (approver) {
@@ -290,6 +412,12 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
 }
 
 const QUICK_CALL_MS = 5_000;
+
+/** A state taken up elsewhere (a fork) as its kernel says (what it waited on stays behind). */
+const resumed = (kernel: AgentKernel, state: unknown) => (kernel.resume ? kernel.resume(state, state) : state);
+
+/** A fork's title: its conversation's, marked, within the 200 characters a title may have. */
+const forkTitle = (title: string) => `${title.slice(0, 190)} (fork)`;
 
 const isRefusal = (cause: unknown) => cause instanceof ApplicationFailure && !!cause.type && cause.type in FAILURE_STATUS;
 

@@ -6,7 +6,10 @@ import { BudgetApproval } from './budget-approval.ts';
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey } from './api-keys.ts';
 import { ScheduleList, ScheduleView, createScheduleBody, patchScheduleBody } from './schedules.ts';
 import {
+  BranchBody,
   DecisionBody,
+  EditBody,
+  ForkBody,
   ErrorBody,
   MessageBody,
   RenameBody,
@@ -73,6 +76,13 @@ const scopeRefused = (roleToo: string | undefined, ...scopes: string[]) => ({
 });
 
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const messageIdParam = {
+  name: 'messageId',
+  in: 'path',
+  required: true,
+  description: "a message's id (GET /v1/conversations/{id})",
+  schema: { type: 'string' },
+};
 const idempotencyHeader = {
   name: 'Idempotency-Key',
   in: 'header',
@@ -257,6 +267,67 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
             200: json("The turn's new messages and open pending items", 'Turn'),
             ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 429, 500, 503),
           },
+        },
+      },
+      '/v1/conversations/{id}/messages/{messageId}/edit': {
+        post: {
+          operationId: 'editMessage',
+          summary: 'Edit a user message: a sibling user message with the new text, and a turn runs from there (issue 45)',
+          description:
+            'The conversation is a tree: the edited message stays, its new version becomes its sibling and the current branch, and the model ' +
+            'reads the path from the first message to the new one. A turn parked on a pending item is left behind: its items are withdrawn ' +
+            '(pending.closed, withdrawn) and the child runs they belong to end. 404: the message is not in this conversation; 409: a turn ' +
+            'is running; 422: the message is not a user message (regenerate an answer instead).',
+          parameters: [idParam, messageIdParam, idempotencyHeader],
+          requestBody: { required: true, content: { 'application/json': { schema: schema(EditBody, 'input') } } },
+          responses: {
+            200: json("The turn's new messages and open pending items", 'Turn'),
+            ...errors(400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503),
+          },
+        },
+      },
+      '/v1/conversations/{id}/messages/{messageId}/regenerate': {
+        post: {
+          operationId: 'regenerateMessage',
+          summary:
+            'Answer again: the turn runs again from the user message before this answer, and its answer becomes a sibling (issue 45)',
+          description:
+            'No body (or an empty object). 404: the message is not in this conversation; 409: a turn is running; 422: the message is not ' +
+            "an answer (edit a user message instead). The turn's messages are the new answer and what it did (tools), not the user message.",
+          parameters: [idParam, messageIdParam, idempotencyHeader],
+          responses: {
+            200: json("The turn's new messages and open pending items", 'Turn'),
+            ...errors(400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503),
+          },
+        },
+      },
+      '/v1/conversations/{id}/branch': {
+        post: {
+          operationId: 'switchBranch',
+          summary: 'Make another branch current: the one through leafId, at its newest message (issue 45)',
+          description:
+            "leafId may be any message of the branch (a sibling's id from `siblings.ids`); its newest message becomes the leaf, what the next " +
+            'turn follows. The event stream gets a branch.changed event. A turn parked on a pending item is left behind (its items withdrawn). ' +
+            '404: the message is not in this conversation; 409: a turn is running.',
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: schema(BranchBody, 'input') } } },
+          responses: {
+            200: json('The conversation, on its new branch', 'Conversation'),
+            ...errors(400, 401, 403, 404, 409, 413, 415, 429, 503),
+          },
+        },
+      },
+      '/v1/conversations/{id}/fork': {
+        post: {
+          operationId: 'forkConversation',
+          summary:
+            'Fork into a new conversation: its own workflow, its transcript a copy of the path up to and including messageId (issue 45)',
+          description:
+            'The copy has message ids of its own; its first event, conversation.forked, names the conversation and message it came from. ' +
+            "A stateful agent's fork starts from the agent's state at that message (its path's newest answer). 404: the message is not in this conversation.",
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: schema(ForkBody, 'input') } } },
+          responses: { 201: json('Started', 'CreatedConversation'), ...errors(400, 401, 403, 404, 413, 415, 429, 500, 503) },
         },
       },
       '/v1/conversations/{id}/decisions': {

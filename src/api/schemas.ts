@@ -2,10 +2,12 @@
 import { z } from 'zod';
 import { isStorableText, plainName, UNSTORABLE_MESSAGE } from '../shared/safe-text.ts';
 import type { CreateBody, ServerCatalog } from './agent-server.ts';
-import { ChatMessage, ConversationStatus, HeldMessage, PendingItem, TurnResult, Usage } from '../shared/messages.ts';
+import { ChatMessage, ConversationStatus, HeldMessage, PendingItem, SendMessageInput, TurnResult, Usage } from '../shared/messages.ts';
 import { BudgetView, UsageView } from './budget-view.ts';
 
 export { DecisionInput as DecisionBody, SendMessageInput as MessageBody } from '../shared/messages.ts';
+
+const MessageText = SendMessageInput.shape.text;
 
 /** The catalog's agents' names, as the enum an unknown name is refused with. */
 const agentEnum = (catalog: Pick<ServerCatalog, 'names'>) => z.enum(catalog.names() as [string, ...string[]]);
@@ -66,6 +68,27 @@ export const ContextSummaryView = z.object({
   createdAt: z.string(),
 });
 
+/** Where a message stands among its siblings (the messages with the same parent: edits, regenerated answers). */
+export const SiblingsView = z.object({
+  /** its place among them, from 0 */
+  index: z.number().int().min(0),
+  count: z.number().int().min(2),
+  /** the siblings in the order they were written, the message among them: POST .../branch with one makes its branch current */
+  ids: z.array(z.string()),
+});
+
+/** A message of the current branch: its parent (null for a first message) and, when it has any, its siblings. */
+export const BranchMessageView = ChatMessage.extend({ parentId: z.string().nullable(), siblings: SiblingsView.optional() });
+
+/** POST /v1/conversations/{id}/messages/{messageId}/edit: the edited message's new text. */
+export const EditBody = z.strictObject({ text: MessageText });
+/** POST /v1/conversations/{id}/messages/{messageId}/regenerate: no fields (a body, if sent, is an empty object). */
+export const RegenerateBody = z.strictObject({}).optional().default({});
+/** POST /v1/conversations/{id}/branch: a message of the branch to make current (any of its messages; its newest becomes the leaf). */
+export const BranchBody = z.strictObject({ leafId: z.string().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE) });
+/** POST /v1/conversations/{id}/fork: the message the new conversation's transcript ends with. */
+export const ForkBody = z.strictObject({ messageId: z.string().min(1).max(200).refine(isStorableText, UNSTORABLE_MESSAGE) });
+
 export const conversationView = (catalog: ServerCatalog) =>
   z.object({
     id: z.uuid(),
@@ -74,7 +97,8 @@ export const conversationView = (catalog: ServerCatalog) =>
     workflowId: z.string(),
     createdAt: z.string(),
     status: ConversationViewStatus,
-    messages: z.array(ChatMessage),
+    /** the current branch, from the first message to the leaf */
+    messages: z.array(BranchMessageView),
     /** the transcript above is whole; this says whether the model reads a summary of its older part */
     context: ContextView,
     pending: z.array(PendingItem),

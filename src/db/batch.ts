@@ -143,7 +143,7 @@ const WRITE_THEN_WINDOW_DEFERRED = {
          ORDER BY w.ordinality`,
 };
 
-/** What a model step reads of a conversation: its latest summary and the newest messages after it. */
+/** What a model step reads of a conversation's current branch: the summary in force and the newest messages after it. */
 export interface ReadWindow {
   summary?: ConversationSummary;
   /** oldest first: at most `limit` of the messages after the summary */
@@ -153,8 +153,8 @@ export interface ReadWindow {
 }
 
 /**
- * Writes the batch, then reads the conversation's latest summary and at most `limit` of the newest messages
- * after it, in one transaction and one round trip: O(window) rows, not the whole transcript.
+ * Writes the batch, then reads the current branch's summary in force and at most `limit` of the newest messages
+ * on the branch after it, in one transaction and one round trip: O(window) rows, not the whole transcript.
  */
 export async function writeBatchReadWindow(
   db: pg.Pool | pg.ClientBase,
@@ -169,12 +169,10 @@ export async function writeBatchReadWindow(
     ...statement,
     values: [userId, conversationId, messages, events, limit],
   });
-  const first = rows[0];
-  const summary =
-    first?.role === 'summary'
-      ? { text: first.text, throughMessageId: first.id, ...(first.args as unknown as { version: number; tokens: number }) }
-      : undefined;
-  const read = (summary ? rows.slice(1) : rows) as MessageRow[];
+  // the summary in force on the branch, if any, is a row of its own after the messages (048_conversation_tree.sql)
+  const row = rows.find((candidate) => candidate.role === 'summary');
+  const summary = row ? { text: row.text, throughMessageId: row.id, ...(row.args as unknown as { version: number; tokens: number }) } : undefined;
+  const read = rows.filter((candidate) => candidate.role !== 'summary') as MessageRow[];
   return { ...(summary ? { summary } : {}), messages: read.map(rowToMessage), cut: read.length >= limit };
 }
 

@@ -38,35 +38,55 @@ const toSummary = (row: SummaryRow): StoredSummary => ({
   createdAt: row.created_at.toISOString(),
 });
 
-/** The conversation's latest summary (the one that folds the most), if it has one. */
+const SUMMARY_COLUMNS = 's.text, s.through_message_id, s.through_seq, s.version, s.tokens, s.model, s.created_at';
+
+/**
+ * The summary in force on the current branch: the one that folds the newest ancestor of the leaf, if any (a branch
+ * that left the summarised prefix reads no summary of messages not on its path).
+ */
 export async function latestSummary(db: pg.ClientBase, conversationId: string): Promise<StoredSummary | undefined> {
   const { rows } = await db.query<SummaryRow>({
     name: 'brigade.latest_summary',
-    text: `SELECT text, through_message_id, through_seq, version, tokens, model, created_at FROM conversation_summaries
-            WHERE conversation_id = $1 ORDER BY through_seq DESC LIMIT 1`,
+    text: `SELECT ${SUMMARY_COLUMNS}
+             FROM brigade_path($1, (SELECT leaf_id FROM conversations WHERE id = $1), false) AS p
+             JOIN conversation_summaries AS s ON s.conversation_id = $1 AND s.through_message_id = p.id
+            WHERE p.folded`,
     values: [conversationId],
   });
   return rows[0] && toSummary(rows[0]);
 }
 
-/** What a summary through `throughMessageId` folds: the messages after `afterSeq` up to it (seq order); none if it is unknown. */
+/**
+ * What a summary through `throughMessageId` would fold: the summary in force there (`previous`) and the messages on
+ * the path after it up to `throughMessageId` (oldest first). No `fold` when that message is folded already or unknown.
+ */
 export async function messagesToFold(
   db: pg.ClientBase,
   conversationId: string,
-  afterSeq: number,
   throughMessageId: string,
-): Promise<{ messages: ChatMessage[]; throughSeq: number } | undefined> {
-  const { rows } = await db.query<MessageRow & { seq: string }>({
+): Promise<{ previous?: StoredSummary; fold?: { messages: ChatMessage[]; throughSeq: number } }> {
+  const { rows } = await db.query<MessageRow & { seq: string; folded: boolean }>({
     name: 'brigade.messages_to_fold',
-    text: `SELECT m.id, m.role, m.text, m.tool_calls, m.call_id, m.tool, m.args, m.result, m.cards, m.structured, m.seq
-             FROM messages AS m
-            WHERE m.conversation_id = $1 AND m.seq > $2
-              AND m.seq <= (SELECT t.seq FROM messages AS t WHERE t.conversation_id = $1 AND t.id = $3)
-            ORDER BY m.seq`,
-    values: [conversationId, afterSeq, throughMessageId],
+    text: `SELECT id, role, text, tool_calls, call_id, tool, args, result, cards, structured, seq, folded
+             FROM brigade_path($1, $2, false) ORDER BY depth DESC`,
+    values: [conversationId, throughMessageId],
   });
-  if (!rows.length) return undefined;
-  return { messages: rows.map(rowToMessage), throughSeq: Number(rows.at(-1)!.seq) };
+  const top = rows[0];
+  const previous = top?.folded
+    ? (
+        await db.query<SummaryRow>({
+          name: 'brigade.summary_through',
+          text: `SELECT ${SUMMARY_COLUMNS} FROM conversation_summaries AS s WHERE s.conversation_id = $1 AND s.through_message_id = $2`,
+          values: [conversationId, top.id],
+        })
+      ).rows.map(toSummary)[0]
+    : undefined;
+  const folding = rows.filter((row) => !row.folded);
+  if (!folding.length) return previous ? { previous } : {};
+  return {
+    ...(previous ? { previous } : {}),
+    fold: { messages: folding.map(rowToMessage), throughSeq: Number(folding.at(-1)!.seq) },
+  };
 }
 
 /** Stores a summary once: a second write through the same message (a retry, a repeated compaction) does nothing. */

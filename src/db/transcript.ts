@@ -13,10 +13,12 @@ export function insertMessages(db: pg.ClientBase, conversationId: string, userId
   return writeBatch(db, { conversationId, userId }, { messages });
 }
 
+/** The current branch's messages, from the root to the leaf (the conversation is a tree: ./conversation-tree.ts). */
 export async function readTranscript(db: pg.ClientBase, conversationId: string): Promise<ChatMessage[]> {
   const { rows } = await db.query<MessageRow>({
     name: 'brigade.read_transcript',
-    text: 'SELECT id, role, text, tool_calls, call_id, tool, args, result, cards, structured FROM messages WHERE conversation_id = $1 ORDER BY seq',
+    text: `SELECT id, role, text, tool_calls, call_id, tool, args, result, cards, structured
+             FROM brigade_path($1, (SELECT leaf_id FROM conversations WHERE id = $1), true) ORDER BY depth DESC`,
     values: [conversationId],
   });
   return rows.map(rowToMessage);

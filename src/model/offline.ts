@@ -17,7 +17,10 @@ export function createOfflineModel(agents: OfflineAgents): ChatModel {
     name: NAME,
     async generate(request: ModelRequest): Promise<ModelReply> {
       if (request.signal?.aborted) throw request.signal.reason;
-      const { text, toolCalls } = decide(agents, request);
+      const decided = decide(agents, request);
+      const { toolCalls } = decided;
+      // a regenerate's answer in other words, so that answering again shows something new
+      const text = request.seed && !request.output && decided.text ? `${rewording(request.seed)}${decided.text}` : decided.text;
       for (const piece of pieces(text)) request.onText?.(piece);
       const inputTokens = estimateTokens(request.system + JSON.stringify(request.messages) + JSON.stringify(request.tools));
       const outputTokens = estimateTokens(text + JSON.stringify(toolCalls));
@@ -78,6 +81,21 @@ function help(agents: OfflineAgents, tools: ReadonlySet<string>, said: string): 
   }
   const lines = phrases.map((phrase) => `- ${phrase.examples.map((example) => `"${example}"`).join(' or ')}`);
   return `${intro} It understands these phrasings:\n${lines.join('\n')}`;
+}
+
+const REWORDINGS = [
+  'Said another way: ',
+  'Once more, differently: ',
+  'Another take: ',
+  'To put it differently: ',
+  'Again, in other words: ',
+];
+
+/** The opening of a regenerated answer: one of a few, picked by the seed (the same on a retry). */
+function rewording(seed: string): string {
+  let hash = 0;
+  for (const char of seed) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return REWORDINGS[hash % REWORDINGS.length]!;
 }
 
 /** A few word-aligned pieces, so the offline model exercises the same streaming path as Gemini. */

@@ -25,6 +25,11 @@ export interface ModelRequest {
   /** called as each chunk of the stream arrives, whatever it holds (text, a call's arguments, thoughts, usage) */
   onPiece?: () => void;
   signal?: AbortSignal;
+  /**
+   * a regenerate's seed (issue 45): the same message answered again, so a model may answer otherwise; the offline
+   * model words its answer another way for each seed
+   */
+  seed?: string;
 }
 
 export interface ModelUsage {

@@ -60,6 +60,12 @@ export interface AgentKernel<S = any> {
   onAnswer(state: S, answer: any, ctx: KernelContext): KernelEffects<S>;
   /** a decision on one of the kernel's conversation-scoped items */
   onDecision(state: S, item: PendingItem, decision: DecisionInput, ctx: KernelContext): KernelEffects<S>;
+  /**
+   * Another branch became current (issue 45): the state to go on from, given the one kept with its path's last answer
+   * and the one held now. What each agent keeps across branches is its rule (docs/agents/<agent>.md); absent, the kept
+   * state as it is. Items the left branch waited on are withdrawn before it is called.
+   */
+  resume?(kept: S, current: S): S;
   /** named actions clients may take on the state outside a turn (sous: markStepDone) */
   actions: Record<string, KernelAction<S, any>>;
 }

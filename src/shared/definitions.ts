@@ -1,11 +1,23 @@
 // Message definitions shared by the client (API) and the workflow, as in the Temporal samples.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { StopResult } from './turn-control.ts';
-import type { ConversationState, DecisionInput, JsonObject, SendMessageInput, TurnResult } from './messages.ts';
+import type {
+  BranchTurnInput,
+  ConversationState,
+  DecisionInput,
+  JsonObject,
+  SendMessageInput,
+  SwitchBranchInput,
+  TurnResult,
+} from './messages.ts';
 import type { OpenPendingRequest, PendingOutcome } from './child-tool.ts';
 
 /** A user turn; returns the turn's new messages once it ends or parks on a pending item. */
 export const sendMessageUpdate = defineUpdate<TurnResult, [SendMessageInput]>('sendMessage');
+/** An edit or a regenerate: the conversation's leaf moves, then a turn runs from there; returns the turn like sendMessage. */
+export const branchTurnUpdate = defineUpdate<TurnResult, [BranchTurnInput]>('branchTurn');
+/** Another branch becomes current; returns the new leaf. */
+export const switchBranchUpdate = defineUpdate<{ leafId: string | null }, [SwitchBranchInput]>('switchBranch');
 /** A decision from the API; returns what the turn did next, like a turn. */
 export const decideUpdate = defineUpdate<TurnResult, [DecisionInput]>('decide');
 /**

@@ -115,6 +115,21 @@ export type DeclinedItem = z.infer<typeof DeclinedItem>;
 export const HeldMessage = z.object({ id: z.string(), text: z.string() });
 export type HeldMessage = z.infer<typeof HeldMessage>;
 
+/**
+ * A turn that starts from another point of the conversation's tree (issue 45): an edit (a new user message whose
+ * parent is `at`, null for the root) or a regenerate (the turn runs again from the user message `at`, its answer a
+ * sibling of the one it replaces). The API checks `at` against the conversation before it asks.
+ */
+export const BranchTurnInput = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('edit'), at: z.string().min(1).nullable(), text: SendMessageInput.shape.text }),
+  z.object({ kind: z.literal('regenerate'), at: z.string().min(1) }),
+]);
+export type BranchTurnInput = z.infer<typeof BranchTurnInput>;
+
+/** A branch becomes current: the one through `messageId`, at its newest message. */
+export const SwitchBranchInput = z.object({ messageId: z.string().min(1) });
+export type SwitchBranchInput = z.infer<typeof SwitchBranchInput>;
+
 export const DecisionInput = z.object({
   // pending ids are UUIDs; the bound keeps an error that repeats one short
   pendingId: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').refine(isStorableText, UNSTORABLE_MESSAGE),
@@ -236,6 +251,12 @@ export const RUNTIME_EVENT_TYPES = [
   'title.changed',
   /** a message too large for the model's context on its own: the model read only its beginning. { messageId } */
   'context.cut',
+  /** the current branch changed (an edit, a regenerate, a switch): { leafId, reason: 'edit' | 'regenerate' | 'switch' } */
+  'branch.changed',
+  /** a fork's first event: the conversation and message it was copied from. { conversationId, messageId } */
+  'conversation.forked',
+  /** a stateful agent's state after an answer, what a branch or a fork resumes from: { messageId, state } */
+  'agent.state',
 ] as const;
 export const EventType = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be an event type');
 export type EventType = z.infer<typeof EventType>;

@@ -26,6 +26,11 @@ export interface AgentStateOptions {
   /** the workflow's clock (Date.now is deterministic in a workflow) */
   now?: () => number;
   logError(message: string, attributes: Record<string, unknown>): void;
+  /**
+   * Keeps the state beside the transcript, keyed by the last message it follows (an answer, or what the kernel
+   * said): what a branch switch, an edit, a regenerate or a fork resumes from (issue 45).
+   */
+  snapshot?(messageId: string, state: unknown): void;
 }
 
 export class AgentState {
@@ -66,7 +71,7 @@ export class AgentState {
   }
 
   /** Applies what a kernel call decided, in the kernel's order (close, open, record); returns the assistant messages it said. */
-  apply(effects: KernelEffects<unknown>): ChatMessage[] {
+  apply(effects: KernelEffects<unknown>, after?: string): ChatMessage[] {
     const { pending, events, newId } = this.#options;
     this.#state = effects.state;
     for (const { id, reason } of effects.close ?? []) {
@@ -87,7 +92,15 @@ export class AgentState {
     const said = (effects.say ?? []).map((text): ChatMessage => ({ id: newId(), role: 'assistant', text }));
     events.message(...said);
     pending.syncWaiting();
+    const at = said.at(-1)?.id ?? after;
+    if (at && this.kernel) this.#options.snapshot?.(at, this.#state);
     return said;
+  }
+
+  /** Another branch became current (issue 45): the state becomes the one kept with its path's last answer. */
+  restore(kept: unknown): void {
+    const resume = this.kernel?.resume;
+    this.#state = resume ? this.#call(() => resume(kept, this.#state)) : kept;
   }
 
   /**
@@ -124,8 +137,8 @@ export class AgentState {
   }
 
   /** After a valid structured answer of the model; a kernel error fails the turn, not a handler. */
-  onAnswer(structured: unknown): ChatMessage[] {
-    return this.apply(this.kernel!.onAnswer(this.#state, structured, this.#context()));
+  onAnswer(structured: unknown, replyId?: string): ChatMessage[] {
+    return this.apply(this.kernel!.onAnswer(this.#state, structured, this.#context()), replyId);
   }
 
   /**

@@ -6,13 +6,14 @@
 // the books (event-log.ts, pending-items.ts, agent-state.ts, history.ts), the turn (turn-machine.ts, driven
 // by turn-loop.ts through turn-ports.ts), child workflows (child-runs.ts), the message handlers
 // (decision-handlers.ts, turn-handlers.ts, mcp-ports.ts) and the run's end (run-end.ts).
-import { log, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import { log, patched, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import type { ChatSessionInput } from '../shared/messages.ts';
 import { WAITING_KEY } from '../shared/search-attributes.ts';
 import { AgentState } from './agent-state.ts';
 import { ChildRuns } from './child-runs.ts';
 import { Compaction } from './compaction.ts';
+import { AGENT_STATE_SNAPSHOT, agentStateEvent, handleBranches } from './branch-handlers.ts';
 import { handleDecisions } from './decision-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { takeOver } from './history.ts';
@@ -65,6 +66,10 @@ async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): P
     events,
     newId: uuid4,
     logError: (message, attributes) => log.error(message, attributes),
+    // runs recorded before snapshots were kept replay without them
+    snapshot: (messageId, state) => {
+      if (patched(AGENT_STATE_SNAPSHOT)) events.event(agentStateEvent(messageId, state));
+    },
   });
   const children: ChildRuns = new ChildRuns(input, () => loop.turns);
   const compaction = new Compaction(activities, input);
@@ -72,7 +77,19 @@ async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): P
     turnPorts({ input, tools: agentSpec.tools, findTool: findAny, activities, mcp, children, pending, events, agentState, compaction }),
     carried,
   );
-  const session: Session = { catalog, input, kernel, activities, events, pending, agentState, loop, children, compaction };
+  const session: Session = {
+    catalog,
+    input,
+    kernel,
+    activities,
+    events,
+    pending,
+    agentState,
+    loop,
+    children,
+    compaction,
+    moves: { moving: false },
+  };
 
   // The handlers in the order they were always set: buffered messages reach them in that order.
   handleMcpQuestions(mcp, { loop, pending, events });
@@ -80,6 +97,7 @@ async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): P
   handleTurns(session);
   handleStop(session);
   handleQueries(session);
+  handleBranches(session);
 
   loop.idleDetails();
   pending.syncWaiting();

@@ -266,11 +266,21 @@ export class PendingItems {
     return { decision, timedOut: !decided, supersededBy: entry.supersededBy };
   }
 
+  /**
+   * The conversation moved to another branch (issue 45): what the branch left behind still waits on (a stateful
+   * agent's proposal) is withdrawn, in words, so that no decision on it applies to the new branch.
+   */
+  withdrawOpen(reason: string): void {
+    for (const entry of [...this.#open.values()]) this.close(entry, 'withdrawn', { pendingId: entry.item.id, decision: 'reject', reason });
+  }
+
   /** Turn-scoped items belong to their turn: when it ends, however it ends, none may stay open. */
-  closeTurnItems(): void {
+  closeTurnItems(stopped = false): void {
     for (const entry of [...this.#open.values()]) {
       if (this.#kind(entry.item).scope === 'turn') {
-        this.close(entry, 'superseded', { pendingId: entry.item.id, decision: 'reject', reason: 'the turn ended' });
+        // a stopped turn's item (a child's, which hears of the Stop after its turn ended) is withdrawn, as Stop says
+        if (stopped) this.close(entry, 'withdrawn', { pendingId: entry.item.id, decision: 'reject', reason: 'the turn was stopped' });
+        else this.close(entry, 'superseded', { pendingId: entry.item.id, decision: 'reject', reason: 'the turn ended' });
       }
     }
   }

@@ -11,6 +11,11 @@ import type { SessionActivities } from './session-activities.ts';
 import type { TurnLoop } from './turn-loop.ts';
 import type { Compaction } from './compaction.ts';
 
+/** Whether a branch move is under way (branch-handlers.ts): no other turn, move or message starts meanwhile. */
+export interface BranchMoves {
+  moving: boolean;
+}
+
 export interface Session {
   catalog: AgentCatalog;
   input: ChatSessionInput;
@@ -22,6 +27,7 @@ export interface Session {
   loop: TurnLoop;
   children: ChildRuns;
   compaction: Compaction;
+  moves: BranchMoves;
 }
 
 export function conversationState({ loop, pending, events, kernel, agentState }: Session): ConversationState {

@@ -46,7 +46,8 @@ export function handleTurns(session: Session): void {
         if (pending === 'keep' && loop.held)
           throw fail('Conflict', 'A message is already held for when this turn ends; send this one after it.');
         if (pending === 'keep' && loop.active) return;
-        if (loop.active && !loop.parked) throw fail('TurnRunning', 'A turn is already running; send the message when it ends.');
+        if (session.moves.moving || (loop.active && !loop.parked))
+          throw fail('TurnRunning', 'A turn is already running; send the message when it ends.');
         // A message never decides an item by accident: one that reads as an answer to every open item (beer's
         // "yes, <name>", its contract's answer) answers them; any other must say whether it declines them or waits.
         const open = session.pending.items().filter((item) => session.catalog.pendingKind(item.kind)?.scope === 'turn');

@@ -55,6 +55,8 @@ export interface ModelRequest {
   budget?: BudgetAllowance;
   /** when the turn began (workflow time): the Stop a user asks for after it stops the step */
   turnStartedAt: number;
+  /** the turn answers again a message answered before (a regenerate) */
+  regenerate?: boolean;
 }
 
 export interface TurnLoopPorts {
@@ -111,6 +113,8 @@ export class TurnLoop {
   #held: ChatMessage | undefined;
   /** what the last model step found each of its reply's approvals would touch, by call id (PendingItem.preview) */
   #previews: Record<string, JsonObject> = {};
+  /** the running turn is a regenerate (rerun) */
+  #regenerating = false;
   readonly #rules: TurnRules;
   readonly #p: TurnLoopPorts;
 
@@ -227,6 +231,14 @@ export class TurnLoop {
     return result;
   }
 
+  /** A regenerate: a turn from a user message that is stored already (the leaf is on it); at once idle only. */
+  rerun(message: ChatMessage): Promise<TurnResult> {
+    const result = this.waitForBoundary(0);
+    this.#regenerating = true;
+    void this.#dispatch({ type: 'message', message, stored: true });
+    return result;
+  }
+
   /**
    * A message sent with `pending: "decline"` while the turn is parked: the reason that declines every item
    * the turn waits on and every call of the reply that would ask next. Resolves at the next boundary with
@@ -280,6 +292,7 @@ export class TurnLoop {
       `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${summaryLine(JSON.stringify(item.args))} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
     );
     void this.#dispatch({ type: 'parked' });
+    const turn = this.turns;
     // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
     await events.flush();
     const waited = await this.#scope
@@ -287,7 +300,9 @@ export class TurnLoop {
       .then(
         (decided) => ({ decided }),
         (error: unknown) => {
-          if (!this.stopping) throw error;
+          // Stop cancelled the wait. A child's item may hear of it only once its turn has ended (the turn stopped
+          // waiting for the child at once): withdrawn all the same, never an error no one awaits.
+          if (!this.stopping && this.active && this.turns === turn) throw error;
           return undefined;
         },
       );
@@ -315,7 +330,10 @@ export class TurnLoop {
       const boundary = state.boundary !== this.#state.boundary;
       this.#state = state;
       if (boundary) this.#releaseWaiters();
-      if (state.kind === 'idle') this.#onStop = undefined;
+      if (state.kind === 'idle') {
+        this.#onStop = undefined;
+        this.#regenerating = false;
+      }
       event = undefined;
       for (const command of commands) {
         let answer: TurnEvent | Promise<TurnEvent | undefined> | undefined;
@@ -384,12 +402,12 @@ export class TurnLoop {
         this.#declined.push({ kind: 'approval', tool: command.call.name, callId: command.call.id });
         return undefined;
       case 'close-turn-items':
-        pending.closeTurnItems();
+        pending.closeTurnItems(this.#state.stoppedAt === this.#state.boundary);
         return undefined;
       case 'call-model':
         return this.#callModel(command);
       case 'apply-answer':
-        return { type: 'answer-applied', said: this.#p.agent.onAnswer(command.structured) };
+        return { type: 'answer-applied', said: this.#p.agent.onAnswer(command.structured, this.#state.log.at(-1)?.id) };
       case 'flush':
         return events.flush().then(() => ({ type: 'flushed' }));
       case 'flush-if-unsaved':
@@ -456,6 +474,7 @@ export class TurnLoop {
           ...unsaved,
           ...(budget ? { budget } : {}),
           turnStartedAt: this.#turnStartedAt,
+          ...(this.#regenerating ? { regenerate: true } : {}),
         }),
       );
     } catch (error) {

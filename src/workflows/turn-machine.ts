@@ -101,7 +101,12 @@ export type CallRunner = 'activity' | 'mcp' | 'child';
 
 export type TurnEvent =
   /** a user message: starts a turn, or answers the parked one's items (declines them all with `decline`) */
-  | { type: 'message'; message: ChatMessage; decline?: boolean }
+  | {
+      type: 'message';
+      message: ChatMessage;
+      decline?: boolean;
+      /** a regenerate: the message is stored already, the turn runs again from it */ stored?: boolean;
+    }
   | { type: 'model-answered'; reply: ChatMessage; before: ChatMessage[]; usage: Omit<Usage, 'calls'> }
   /** the step found a budget spent before its (next) model call, which it did not make */
   | { type: 'over-budget'; over: BudgetExceeded; before: ChatMessage[]; usage: Omit<Usage, 'calls'> }
@@ -205,7 +210,7 @@ const stay = (state: TurnState): Step => ({ state, commands: [] });
 /** What the turn does next, given what happened. */
 export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): Step {
   if (event.type === 'parked') return stay({ ...state, boundary: state.boundary + 1 });
-  if (state.kind === 'idle') return event.type === 'message' ? startTurn(state, event.message, rules) : stay(state);
+  if (state.kind === 'idle') return event.type === 'message' ? startTurn(state, event.message, rules, event.stored === true) : stay(state);
   switch (event.type) {
     case 'message':
       return {
@@ -252,18 +257,19 @@ export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): 
   }
 }
 
-function startTurn(state: Extract<TurnState, { kind: 'idle' }>, message: ChatMessage, rules: TurnRules): Step {
+function startTurn(state: Extract<TurnState, { kind: 'idle' }>, message: ChatMessage, rules: TurnRules, stored: boolean): Step {
   const { counters } = state;
   const next: TurnState = {
     kind: 'calling-model',
     counters: { ...counters, turns: counters.turns + 1, turnsThisRun: counters.turnsThisRun + 1 },
     boundary: state.boundary,
     stoppedAt: state.stoppedAt,
-    log: [message],
+    log: stored ? [] : [message],
     turn: { step: 1, invalidCalls: 0, budgetApproved: false, unanswered: [], stopping: false },
   };
   const step = callModel(next, rules);
-  return { state: step.state, commands: [{ type: 'new-scope' }, { type: 'record-messages', messages: [message] }, ...step.commands] };
+  const record: TurnCommand[] = stored ? [] : [{ type: 'record-messages', messages: [message] }];
+  return { state: step.state, commands: [{ type: 'new-scope' }, ...record, ...step.commands] };
 }
 
 type Active = Exclude<TurnState, { kind: 'idle' }>;

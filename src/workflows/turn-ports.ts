@@ -78,7 +78,7 @@ export function turnPorts({
 
   function modelStep(
     summary: string,
-    { stepId, context, extraSteps, messages, events: newEvents, budget, turnStartedAt }: ModelRequest,
+    { stepId, context, extraSteps, messages, events: newEvents, budget, turnStartedAt, regenerate }: ModelRequest,
   ): Promise<ModelStepResult> {
     return runModelStep(summary, {
       conversationId,
@@ -92,6 +92,7 @@ export function turnPorts({
       ...(budget ? { budget } : {}),
       ...(mcp.declarations().length ? { mcpTools: mcp.declarations() } : {}),
       turnStartedAt,
+      ...(regenerate ? { regenerate } : {}),
     });
   }
 }

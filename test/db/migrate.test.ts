@@ -84,6 +84,8 @@ describe('migrate', () => {
       '045_reserve_what_is_sent.sql',
       '046_conversation_summaries.sql',
       '047_cached_input_tokens.sql',
+      '048_conversation_tree.sql',
+      '049_agent_state_snapshots.sql',
       '051_schedules.sql',
     ]);
     const files = await migrationFiles({ agents });

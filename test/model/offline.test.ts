@@ -233,3 +233,18 @@ describe('offline model: behaviour', () => {
     );
   });
 });
+
+describe('the offline model answers a regenerate otherwise (issue 45)', () => {
+  test('a seed words the answer another way, the same for the same seed; calls and JSON answers stay as they are', async () => {
+    const plain = await ask([user('hello there')]);
+    const seeded = await ask([user('hello there')], { seed: 'step-1' });
+    const again = await ask([user('hello there')], { seed: 'step-1' });
+    assert.notEqual(seeded.text, plain.text);
+    assert.ok(seeded.text.endsWith(plain.text), seeded.text);
+    assert.equal(again.text, seeded.text, 'a retry of the same step answers the same');
+    const seeds = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((seed) => ask([user('hello there')], { seed }));
+    assert.ok(new Set((await Promise.all(seeds)).map((reply) => reply.text)).size > 1, 'seeds give different answers');
+    const call = await ask([user('look up john@gmail.com')], { seed: 'step-2' });
+    assert.deepEqual(call.toolCalls, (await ask([user('look up john@gmail.com')])).toolCalls);
+  });
+});

@@ -162,6 +162,31 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    // The conversation as a tree (issue 45): an edit that leaves a turn parked on an approval (the turn is stopped and
+    // its item withdrawn), a regenerate across continue-as-new, a switch back, then a turn on that branch.
+    name: 'edit-regenerate-branch',
+    async run(app) {
+      const id = await open(app);
+      await say(app, id, 'look up john@gmail.com');
+      const cancel = await say(app, id, 'cancel order 28164');
+      assert.equal(cancel.pending.length, 1);
+      const asked = cancel.messages[0];
+      const edited = await app.call('POST', `/v1/conversations/${id}/messages/${asked.id}/edit`, {
+        body: { text: 'status of order 28164' },
+      });
+      assert.equal(edited.status, 200, JSON.stringify(edited.body));
+      const answer = edited.body.messages.at(-1);
+      const again = await app.call('POST', `/v1/conversations/${id}/messages/${answer.id}/regenerate`);
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      // the offline model words a regenerated answer another way (a seed per regeneration)
+      assert.notEqual(again.body.messages.at(-1).text, answer.text);
+      const back = await app.call('POST', `/v1/conversations/${id}/branch`, { body: { leafId: asked.id } });
+      assert.equal(back.status, 200, JSON.stringify(back.body));
+      await say(app, id, 'hello there');
+      return id;
+    },
+  },
+  {
     // Over the conversation's budget (REPLAY_BUDGET): approve lets the turn go on, reject ends it.
     name: 'budget-approve-reject',
     async run(app) {

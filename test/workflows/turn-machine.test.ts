@@ -95,6 +95,21 @@ const toolResult = (state: TurnState, id: string) =>
 const END = ['close-turn-items', 'idle-details', 'flush-if-unsaved'];
 
 describe('turn machine: a turn and its model steps', () => {
+  test('a regenerate starts a turn from a stored user message: nothing recorded, its answer alone in the log', () => {
+    const idle = idleState({ turns: 2, usage: { ...tokens, calls: 3 }, budgetRaises: 0 });
+    const { state, commands } = walk(rules(), idle, { type: 'message', message: user, stored: true });
+    assert.equal(state.kind, 'calling-model');
+    assert.deepEqual(types(commands), ['new-scope', 'details', 'call-model']);
+    assert.equal(state.counters.turns, 3);
+    assert.deepEqual(state.log, []);
+    const answer = walk(rules(), state, answered(reply('a1')));
+    assert.deepEqual(
+      answer.state.log.map((message) => message.id),
+      ['a1'],
+    );
+    assert.deepEqual(recorded(commands), []);
+  });
+
   test('a message starts a turn: a scope, the user message recorded, the model asked with the steps left', () => {
     const { state, commands } = start();
     assert.equal(state.kind, 'calling-model');

@@ -165,6 +165,13 @@ export const sousKernel: AgentKernel<SousState> = {
   output: { schema: SousAnswer, text: (answer: SousAnswer) => answer.assistant_message },
   onAnswer: onSousAnswer,
   onDecision: onSousDecision,
+  // On another branch: the recipe and decisions as they were at its last answer; the PatchSet it waited on was
+  // withdrawn with the branch it belonged to; a recipe saved meanwhile stays saved (docs/agents/sous.md).
+  resume(kept, current) {
+    const { pending: _pending, seen: _seen, ...rest } = kept;
+    const savedRecipeId = current.savedRecipeId ?? kept.savedRecipeId;
+    return { ...rest, ...(savedRecipeId ? { savedRecipeId } : {}) };
+  },
   actions: {
     markStepDone: {
       args: MarkStepDoneArgs,
