@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
+import { reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
 import {
   type Browser,
@@ -95,6 +96,11 @@ for (const width of [1280, 375] as const) {
       await back.locator('.version-count', { hasText: '1' }).waitFor();
       assert.equal(await versionOf(back), '1/2');
       assert.equal(await focusedRow(page), 'status of order 24601', 'the focus follows to the version shown');
+      assert.equal(
+        await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')),
+        'Next version',
+        'on the version button that can still be pressed',
+      );
       await transcript(page).getByText('Wireless Headphones').first().waitFor();
       assert.doesNotMatch(await transcript(page).innerText(), /Smartphone Case|order 13579/, 'only the old branch is on screen');
       assert.equal(await back.getByRole('button', { name: 'Previous version' }).isDisabled(), true);
@@ -193,3 +199,48 @@ for (const width of [1280, 375] as const) {
     });
   });
 }
+
+test('while an answer is being written the actions say why they wait, and send nothing', async (t) => {
+  // a model held mid-turn, so the turn runs as long as the test needs (the offline model answers at once)
+  const fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
+  const slow = await startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } });
+  t.after(async () => {
+    await browser.page.goto('about:blank').catch(() => undefined);
+    await slow.stop();
+    await fake.close();
+  });
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, slow.baseUrl, ALICE);
+    await startConversation(page, 'support', 'Busy');
+    fake.script(reply.text('The first answer.'));
+    await sendMessage(page, 'first question');
+    await answers(page).filter({ hasText: 'The first answer.' }).waitFor();
+    await ready(page);
+
+    const held = reply.hold(reply.text('The second answer.'));
+    fake.script(held);
+    await sendMessage(page, 'second question');
+    await held.reached;
+    const question = userRow(page, 'first question');
+    const edit = question.getByRole('button', { name: 'Edit' });
+    assert.equal(await edit.getAttribute('aria-disabled'), 'true');
+    // still reachable: pressed from the keyboard, it says why instead of opening (Playwright does not click aria-disabled)
+    await edit.focus();
+    await page.keyboard.press('Enter');
+    await question.getByRole('status').getByText('Not while the agent is answering').waitFor();
+    assert.equal(await page.getByLabel('Edit your message').count(), 0, 'no editor opens');
+    const answer = answers(page).filter({ hasText: 'The first answer.' });
+    await answer.getByRole('button', { name: 'Regenerate' }).click({ force: true });
+    await answer.getByRole('status').getByText('Not while the agent is answering').waitFor();
+    const asked = fake.requests.length;
+
+    held.release();
+    await answers(page).filter({ hasText: 'The second answer.' }).waitFor();
+    await ready(page);
+    assert.equal(fake.requests.length, asked, 'nothing was sent for the refused actions');
+    assert.equal(await page.locator('.version-count').count(), 0, 'no new version was made');
+    assert.equal(await question.getByRole('button', { name: 'Edit' }).getAttribute('aria-disabled'), null, 'available again');
+  });
+});

@@ -42,12 +42,13 @@ async function copyText(text: string): Promise<void> {
  * The focus to a message's row (or a button of it, by its label) once it is on the page: a row left off the
  * branch takes its focus with it, and a keyboard user goes on from the message that replaced it.
  */
-function focusWhenShown(messageId: string | undefined, label?: string, frames = 30): void {
+function focusWhenShown(messageId: string | undefined, labels: string[] = [], frames = 30): void {
   if (!messageId) return;
   const row = document.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(messageId)}"]`);
-  const button = label ? row?.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]:not(:disabled)`) : undefined;
+  // the first of the buttons that can still be pressed (at the first version, "Previous" cannot)
+  const button = labels.map((label) => row?.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]:not(:disabled)`)).find(Boolean);
   if (row) (button ?? row).focus();
-  else if (frames > 0) requestAnimationFrame(() => focusWhenShown(messageId, label, frames - 1));
+  else if (frames > 0) requestAnimationFrame(() => focusWhenShown(messageId, labels, frames - 1));
 }
 
 /** What a person would paste: the words of the message, or for a tool-only answer what it asked to do. */
@@ -113,7 +114,8 @@ export function MessageActions({
       const leafId = siblings!.ids[siblings!.index + step]!;
       await api('POST', `${base}/branch`, { leafId });
       await actions.refresh();
-      focusWhenShown(leafId, step < 0 ? 'Previous version' : 'Next version');
+      const [pressed, other] = step < 0 ? ['Previous version', 'Next version'] : ['Next version', 'Previous version'];
+      focusWhenShown(leafId, [pressed, other]);
     });
   const regenerate = () =>
     guarded(async () => {
