@@ -200,6 +200,35 @@ for (const width of [1280, 375] as const) {
   });
 }
 
+test('an edit while an approval waits leaves it behind: its card and record go, and its branch says it was not done', async (t) => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    await startConversation(page, 'support', 'Left behind');
+    await sendMessage(page, 'cancel order 13579');
+    const card = page.getByRole('article', { name: /Approve/ });
+    await card.waitFor();
+    await page.locator('.msg.record', { hasText: 'Waiting for you' }).waitFor();
+
+    await userRow(page, 'cancel order 13579').getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Edit your message').fill('status of order 24601');
+    await page.getByLabel('Edit your message').press('Enter');
+    await transcript(page).getByText('Wireless Headphones').first().waitFor();
+    await ready(page);
+    assert.equal(await card.count(), 0, 'the approval is gone');
+    assert.equal(await page.locator('.msg.record').count(), 0, "the left branch's record is not on this one");
+
+    await userRow(page, 'status of order 24601').getByRole('button', { name: 'Previous version' }).click();
+    await userRow(page, 'cancel order 13579').waitFor();
+    // the server ends the parked turn as Stop does (its words say Stop; see the report): not done, not declined
+    await page.locator('.msg.record', { hasText: 'so this was not done: cancel order 13579' }).waitFor();
+    assert.equal(await card.count(), 0, 'nothing waits on the old branch either');
+    assert.doesNotMatch(await transcript(page).innerText(), /Wireless Headphones|You declined|Waiting for you/);
+    await shot(page, 'left-behind-1280');
+  });
+});
+
 test('while an answer is being written the actions say why they wait, and send nothing', async (t) => {
   // a model held mid-turn, so the turn runs as long as the test needs (the offline model answers at once)
   const fake = await startFakeGemini({ apiKey: 'test-gemini-key' });

@@ -177,6 +177,9 @@ export function PendingRecord({
   // a reason that only repeats how it closed ("expired") says nothing more
   const reason = closed?.reason && !/^(closed: )?(expired|superseded|decided)$/i.test(closed.reason.trim()) ? closed.reason : undefined;
   if (closed && /pressed Stop/i.test(closed.reason ?? '')) outcome = `You stopped this answer, so this was not done: ${about}.`;
+  // an edit, a regenerate or a version switch left the turn that asked behind (issue 45): nobody decided it
+  else if (closed && /another branch/i.test(closed.reason ?? ''))
+    outcome = `Left behind when you moved to another version, so this was not done: ${about}.`;
   else if (!closed && deciding) outcome = `${DECIDED[deciding] ?? 'You decided'}: ${about}. Working on it…`;
   else if (!closed) outcome = `Waiting for you: ${about}.`;
   else if (closed.closedAs === 'expired' || closed.timedOut) outcome = `No answer in time, so this ${what} ran out: ${about}.`;
