@@ -4,6 +4,8 @@ import { agentLabel, examplesFor, REFRESH_EVENTS, sidePanelFor, subtitleFor, tab
 import { compose, onCompose } from './compose';
 import { openEventStream, type StreamStatus } from './events';
 import { MessageRow, DraftRow, PendingRecord } from './Messages';
+import type { MessageActionsValue } from './MessageActions';
+import { branchOrder } from './branchPath';
 import { PendingPanel } from './Pending';
 import { pendingKind } from './pendingKinds';
 import { ProgressList } from './Progress';
@@ -32,6 +34,7 @@ const REFRESH_ON = new Set([
   'turn.stopped',
   'progress',
   'title.changed',
+  'branch.changed',
 ]);
 
 export function ConversationPage({
@@ -249,6 +252,33 @@ export function ConversationPage({
     [id, onChanged, refresh],
   );
 
+  // the message actions (edit, regenerate, versions, fork): an edit or a regenerate runs a turn as a send does
+  const messageActions = useMemo<MessageActionsValue>(() => {
+    const siblings = new Map(view?.messages.flatMap((m) => (m.siblings ? [[m.id, m.siblings] as const] : [])));
+    return {
+      conversationId: id,
+      running,
+      siblings: (messageId) => siblings.get(messageId),
+      refresh,
+      onChanged,
+      runTurn: async (request) => {
+        setSending(true);
+        setError(undefined);
+        follow.stickNow();
+        try {
+          const result = await request();
+          setTranscript((t) => addMessages(t, result.messages));
+          onChanged();
+          return result;
+        } finally {
+          setSending(false);
+          await refresh();
+        }
+      },
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [id, running, view?.messages, refresh, onChanged]);
+
   // a tile's first prompt, sent once the page is ready
   useEffect(() => {
     if (!view) return;
@@ -406,7 +436,7 @@ export function ConversationPage({
         <div className="scroller" ref={follow.scrollerRef}>
           {narrow && side}
           <ol className="transcript" aria-label="Messages" aria-live="polite" aria-relevant="additions">
-            {transcript.order.map((mid) => {
+            {branchOrder(transcript, view.messages).map((mid) => {
               if (mid.startsWith('progress:')) {
                 const key = mid.slice(9);
                 return (
@@ -438,6 +468,7 @@ export function ConversationPage({
                   ranArgs={ranArgs}
                   recordedCalls={recordedCalls}
                   linkable={linkable}
+                  actions={messageActions}
                 />
               ) : (
                 <DraftRow key={mid} draft={transcript.drafts[mid]} />

@@ -1,4 +1,6 @@
+import { useState } from 'react';
 import { Cards } from './Cards';
+import { MessageActions, MessageEditor, type MessageActionsValue } from './MessageActions';
 import { Markdown } from './markdown';
 import { ResultExtras } from './ResultExtras';
 import { pendingKind } from './pendingKinds';
@@ -48,6 +50,7 @@ export function MessageRow({
   ranArgs,
   recordedCalls,
   linkable,
+  actions,
 }: {
   message: ChatMessage;
   agent: string;
@@ -57,7 +60,11 @@ export function MessageRow({
   recordedCalls?: ReadonlySet<string>;
   /** whether a tool's sources may be links: it declares them (GET /v1/meta) */
   linkable?: (tool: string) => boolean;
+  /** copy, edit, regenerate, versions and fork (MessageActions.tsx); none without it */
+  actions?: MessageActionsValue;
 }) {
+  // 'closed': the editor was just closed, so the Edit button that opened it takes the focus back
+  const [editing, setEditing] = useState<'no' | 'open' | 'closed'>('no');
   if (message.role === 'tool') {
     const kind = resultKind(message.result);
     const args = message.args ?? {};
@@ -89,7 +96,14 @@ export function MessageRow({
     return (
       <li className="msg user" data-message-id={message.id} tabIndex={-1}>
         <span className="visually-hidden">You: </span>
-        <p>{message.text}</p>
+        {editing === 'open' ? (
+          <MessageEditor actions={actions} message={message} onDone={() => setEditing('closed')} />
+        ) : (
+          <>
+            <p>{message.text}</p>
+            <MessageActions actions={actions} message={message} onEdit={() => setEditing('open')} focusEdit={editing === 'closed'} />
+          </>
+        )}
       </li>
     );
   }
@@ -113,6 +127,7 @@ export function MessageRow({
         );
       })}
       {message.cards && <Cards cards={message.cards} />}
+      <MessageActions actions={actions} message={message} />
     </li>
   );
 }
@@ -169,6 +184,9 @@ export function PendingRecord({
   // a reason that only repeats how it closed ("expired") says nothing more
   const reason = closed?.reason && !/^(closed: )?(expired|superseded|decided)$/i.test(closed.reason.trim()) ? closed.reason : undefined;
   if (closed && /pressed Stop/i.test(closed.reason ?? '')) outcome = `You stopped this answer, so this was not done: ${about}.`;
+  // an edit, a regenerate or a version switch left the turn that asked behind (issue 45): nobody decided it
+  else if (closed && /another branch/i.test(closed.reason ?? ''))
+    outcome = `Left behind when you moved to another version, so this was not done: ${about}.`;
   else if (!closed && deciding) outcome = `${DECIDED[deciding] ?? 'You decided'}: ${about}. Working on it…`;
   else if (!closed) outcome = `Waiting for you: ${about}.`;
   else if (closed.closedAs === 'expired' || closed.timedOut) outcome = `No answer in time, so this ${what} ran out: ${about}.`;

@@ -29,6 +29,8 @@ export interface Transcript {
   items: Record<string, { item: PendingItem; closed?: ClosedInfo }>;
   /** messages the agent's model could read only the beginning of (too large for its context on their own) */
   cut?: Record<string, true>;
+  /** where `order` stood at the last `branch.changed` event: what comes after it is on the current branch (branchPath.ts) */
+  branchAt?: number;
   lastEventId: number;
   /**
    * the message the event stream last placed: an item or a progress card that opens next goes right after it
@@ -96,6 +98,9 @@ export function applyEvent(t: Transcript, event: StreamEvent): Transcript {
       next.order = placed(next.order, next.anchor, `pending:${item.id}`);
       break;
     }
+    case 'branch.changed':
+      next.branchAt = next.order.length;
+      break;
     case 'context.cut':
       next.cut = { ...next.cut, [String(data.messageId)]: true };
       break;

@@ -13,7 +13,11 @@ export type {
 } from '../../src/shared/messages.ts';
 import type { AgentName, ChatMessage, ConversationStatus, PendingItem, Usage } from '../../src/shared/messages.ts';
 import type { BudgetView } from '../../src/api/budget-view.ts';
-import type { ConversationViewStatus } from '../../src/api/schemas.ts';
+import type { ConversationViewStatus, SiblingsView } from '../../src/api/schemas.ts';
+import type { z } from 'zod';
+
+/** where a message of the current branch stands among its versions (edits, regenerated answers) */
+export type Siblings = z.infer<typeof SiblingsView>;
 
 export interface ConversationSummary {
   id: string;
@@ -32,7 +36,8 @@ export interface ConversationSummary {
 export interface ConversationView extends Omit<ConversationSummary, 'status'> {
   /** `interrupted`: its run ended or is stuck; the page still shows it, and the next message revives it */
   status: ConversationViewStatus;
-  messages: ChatMessage[];
+  /** the current branch, from the first message to the leaf */
+  messages: (ChatMessage & { parentId?: string | null; siblings?: Siblings })[];
   pending: PendingItem[];
   /** cost: what every model call of the conversation cost (its pipelines' and tools' calls too), from the server's price table */
   usage: Usage & { cost?: { amount: number; currency: string } };
