@@ -20,8 +20,7 @@ after(async () => {
   await app?.stop();
 });
 
-const userTexts = async (page: Page) =>
-  (await page.locator('ol.transcript .msg.user').allInnerTexts()).map((text) => text.replace(/^You:\s*/, ''));
+const userTexts = async (page: Page) => page.locator('ol.transcript .msg.user > p').allInnerTexts();
 
 for (const width of [1280, 375]) {
   describe(`the composer while an approval waits, at ${width} px`, () => {
