@@ -116,8 +116,27 @@ export function describeSqlResult(value: Obj): string | undefined {
     const noun = rows.length === 1 ? 'recipe' : 'recipes';
     return `${rows.length} ${noun}: ${rows.map(describeHeader).join('; ')}.${more}`;
   }
-  const json = JSON.stringify(rows);
-  return `${rows.length} ${rows.length === 1 ? 'row' : 'rows'}: ${json.length > 500 ? `${json.slice(0, 500)}…` : json}${more}`;
+  // any other query's rows in words, never JSON: "kind of recipe cocktail, number of recipes 1; …"
+  const shown = rows.slice(0, 5).map(describeRow).join('; ');
+  const rest = rows.length > 5 ? ` (and ${rows.length - 5} more)` : '';
+  return `${rows.length} ${rows.length === 1 ? 'row' : 'rows'}: ${shown}${rest}.${more}`;
+}
+
+const ROW_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function describeRow(row: Obj): string {
+  return Object.entries(row)
+    .map(([key, value]) => {
+      const text =
+        typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+          ? String(value)
+          : Array.isArray(value)
+            ? value.filter((v) => typeof v !== 'object').join(', ')
+            : '';
+      return text && !ROW_UUID.test(text) ? `${key.replace(/_/g, ' ')} ${text.length > 80 ? `${text.slice(0, 79)}…` : text}` : '';
+    })
+    .filter(Boolean)
+    .join(', ');
 }
 
 function describeHeader(row: Obj): string {
