@@ -213,3 +213,60 @@ for (const width of [1280, 375] as const) {
     }
   });
 }
+
+test("a 375 px phone's header is one row with nothing cut short: the links and the account are in the menu", async (t) => {
+  const phone = await launchBrowser({ width: 375, height: 740 });
+  t.after(() => phone.close());
+  const { page } = phone;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+    const bar = await page.evaluate(() => {
+      const header = (globalThis as any).document.querySelector('.topbar');
+      const shown = [...header.querySelectorAll('*')].filter((el: any) => el.offsetParent !== null && el.getClientRects().length > 0);
+      return {
+        height: header.getBoundingClientRect().height,
+        text: header.innerText as string,
+        // an element whose content is wider than its box is cut short (an ellipsis, a clipped link)
+        // (a visually hidden label, 1 px wide on purpose, is read by a screen reader whole)
+        cut: shown
+          .filter((el: any) => el.clientWidth > 1 && el.scrollWidth > el.clientWidth + 1)
+          .map((el: any) => el.outerHTML.slice(0, 80)),
+        page: (globalThis as any).document.documentElement.scrollWidth,
+        menuLeft: header.querySelector('.menu').getBoundingClientRect().left,
+      };
+    });
+    assert.ok(bar.menuLeft < 40, `the menu starts the row: ${bar.menuLeft}`);
+    assert.ok(bar.height <= 56, `one row: ${bar.height}`);
+    assert.deepEqual(bar.cut, [], 'nothing in the header is cut short');
+    assert.ok(bar.page <= 375, `no sideways scroll: ${bar.page}`);
+    assert.doesNotMatch(bar.text, /My recip|Signed|Sign out|API keys/, 'the links and the account are not in the header');
+    await shot(page, 'header-375');
+
+    await page.getByRole('button', { name: 'Conversations' }).click();
+    const drawer = page.locator('#sidebar');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#sidebar').getBoundingClientRect().left >= 0); // slid in
+    for (const name of ['My recipes', 'API keys'])
+      assert.ok(await drawer.getByRole('link', { name, exact: true }).isVisible(), `${name} in the menu`);
+    assert.match(await drawer.locator('.who').innerText(), /^Signed in as alice/);
+    assert.ok(await drawer.getByRole('button', { name: 'Sign out' }).isVisible(), 'Sign out in the menu');
+    await shot(page, 'header-menu-375');
+    await drawer.getByRole('link', { name: 'My recipes', exact: true }).click();
+    await page.waitForURL(/\/recipes$/);
+    await drawer.waitFor({ state: 'hidden', timeout: 2_000 }); // a link closes the menu
+  });
+});
+
+test('at 1280 px the links and the account stay in the top bar, once', async (t) => {
+  const { page } = browser;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app.baseUrl, ALICE);
+    const header = page.locator('.topbar');
+    for (const name of ['My recipes', 'API keys']) {
+      assert.ok(await header.getByRole('link', { name, exact: true }).isVisible(), `${name} in the top bar`);
+      assert.equal(await page.locator('a', { hasText: name }).count(), 1, `${name} once`);
+    }
+    assert.ok(await header.getByRole('button', { name: 'Sign out' }).isVisible());
+    await shot(page, 'header-1280');
+  });
+});
