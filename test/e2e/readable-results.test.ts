@@ -270,3 +270,51 @@ test('at 1280 px the links and the account stay in the top bar, once', async (t)
     await shot(page, 'header-1280');
   });
 });
+
+for (const width of [1280, 375] as const) {
+  test(`at ${width} px beer's failure offline is said once, in words, with Try again that sends the turn again`, async (t) => {
+    const { page } = browser;
+    await page.setViewportSize({ width, height: width === 1280 ? 860 : 740 });
+    breweryDb.failAlways('drop');
+    t.after(() => breweryDb.failAlways(undefined));
+    try {
+      await withScreenshot(t, import.meta.filename, page, async () => {
+        await signInByLink(page, app.baseUrl, ERIN_BEER_STAFF);
+        await startConversation(page, 'beer', `Offline failure ${width}`, { client: CLIENT });
+        await sendMessage(page, 'recommend breweries');
+        const progress = page.getByRole('region', { name: 'Progress' }).last();
+        await progress.getByText('Stopped').waitFor({ timeout: 30_000 });
+        const retry = page.getByRole('button', { name: 'Try again' });
+        await retry.waitFor();
+        const transcript = page.locator('ol.transcript');
+        const shown = await transcript.innerText();
+        // the reason once, in words: not in the progress card, the result and the reply each
+        assert.equal(shown.match(/could not be reached/g)?.length, 1, `the failure said once:\n${shown}`);
+        assert.match(shown, /Could not recommend new breweries for your bar: OpenBreweryDB could not be reached/);
+        assert.match(await progress.innerText(), /Search: failed/);
+        assert.match(shown, /That did not work this time; nothing was done\. You can try again\./);
+        // on screen (the raw details stay behind their closed toggle)
+        assert.doesNotMatch(shown, /GEMINI_API_KEY|attempts\)|UND_ERR|API_ERROR|[{}]/);
+        assert.equal(await retry.count(), 1, 'one Try again');
+        await retry.scrollIntoViewIfNeeded();
+        await shot(page, `beer-failure-${width}`);
+
+        // the source is back: Try again sends the same message as a new turn, and the run goes through
+        breweryDb.failAlways(undefined);
+        await retry.click();
+        const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
+        await choice.waitFor({ timeout: 20_000 });
+        assert.equal(
+          await page.locator('ol.transcript > li.msg.user', { hasText: 'recommend breweries' }).count(),
+          2,
+          'the turn sent again',
+        );
+        assert.equal(await retry.count(), 0, 'no Try again once it went through');
+        await choice.getByRole('button', { name: 'No' }).click();
+        await choice.waitFor({ state: 'detached' });
+      });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+  });
+}
