@@ -178,6 +178,11 @@ for (const width of [1280, 375] as const) {
         for (const fact of [/Where\s+San Diego, California/, /Top beers lately\s+\S/, /Bought from\s+\d+ breweries so far/])
           assert.match(facts, fact);
         await assertReadable(page.locator('.msg.tool', { has: profile }), 'the profile');
+        // the offline model's reply reads it in words too, not "Client name: …; 3 top3 brewery types"
+        const said = page.locator('ol.transcript > li.msg.assistant').filter({ hasText: 'Top beers lately:' }).last();
+        await said.waitFor();
+        assert.match(await said.locator('.md').innerText(), /^Ballast Point Brewing Company, San Diego, California\. Favourite kinds: /);
+        assert.doesNotMatch(await said.innerText(), /top3|top5|Client name|CLT-/);
         await profile.scrollIntoViewIfNeeded();
         await shot(page, `beer-profile-${width}`);
 
