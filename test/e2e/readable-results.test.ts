@@ -99,6 +99,10 @@ for (const width of [1280, 375] as const) {
         const listed = page.locator('.msg.tool', { has: list });
         assert.match(await listed.innerText(), /Found 3 recipes\./);
         await assertReadable(listed, 'the recipe list');
+        // the offline model's reply names them, without their ids
+        const listReply = page.locator('ol.transcript > li.msg.assistant').filter({ hasText: '3 recipes:' }).last();
+        await listReply.waitFor();
+        assert.doesNotMatch(await listReply.innerText(), UUID, 'no ids in the reply');
         await list.scrollIntoViewIfNeeded();
         await shot(page, `recipes-list-${width}`);
 

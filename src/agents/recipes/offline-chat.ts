@@ -146,8 +146,8 @@ function describeHeader(row: Obj): string {
     typeof row.cook_time === 'number' && row.cook_time > 0 ? `${row.cook_time} min cooking` : undefined,
     typeof row.servings === 'number' ? `serves ${row.servings}` : undefined,
   ].filter(Boolean);
-  const id = typeof row.id === 'string' ? ` [${row.id}]` : '';
-  return `${row.name}${details.length ? ` (${details.join(', ')})` : ''}${id}`;
+  // by name, never by id: a person reads this (a recipe's card in the chat and My recipes carry the id to act on)
+  return `${row.name}${details.length ? ` (${details.join(', ')})` : ''}`;
 }
 
 function describeRecipe(row: Obj): string {
