@@ -9,11 +9,18 @@ import { SUMMARY_TASK, offlineSummary } from './summary-task.ts';
 export { OFFLINE_NAME, OFFLINE_PREFIX } from './offline-types.ts';
 export type { OfflineAgents, OfflineImage, OfflineStructured, OfflineTask } from './offline-types.ts';
 
-/** tasks of the generic layers, which no agent teaches */
-const GENERIC: Record<string, OfflineTask> = { [TITLE_TASK]: offlineTitle, [SUMMARY_TASK]: offlineSummary };
-const taskOf = ({ servers }: OfflineAgents, name: string): OfflineTask | undefined =>
-  (Object.hasOwn(GENERIC, name) ? GENERIC[name] : undefined) ??
-  servers.find((server) => server.offline?.tasks?.[name])?.offline?.tasks?.[name];
+/** tasks of the generic layers, which no agent teaches (a summary words results as the agents read them) */
+const generic = (agents: OfflineAgents): Record<string, OfflineTask> => ({
+  [TITLE_TASK]: offlineTitle,
+  [SUMMARY_TASK]: (request) => offlineSummary(request, agents),
+});
+const taskOf = (agents: OfflineAgents, name: string): OfflineTask | undefined => {
+  const own = generic(agents);
+  return (
+    (Object.hasOwn(own, name) ? own[name] : undefined) ??
+    agents.servers.find((server) => server.offline?.tasks?.[name])?.offline?.tasks?.[name]
+  );
+};
 const imageOf = ({ servers }: OfflineAgents, name: string): OfflineImage | undefined =>
   servers.find((server) => server.offline?.images?.[name])?.offline?.images?.[name];
 

@@ -45,7 +45,11 @@ function decide(agents: OfflineAgents, request: ModelRequest): Pick<ModelReply, 
   const tools = new Set(request.tools.map((tool) => tool.name));
 
   if (last?.role === 'tool') {
-    const lines = trailingToolMessages(request.messages).map(summarise);
+    const results = trailingToolMessages(request.messages);
+    // a source that could not be reached: the result says why, once; the reply says what the person can do
+    if (results.every(unreachable))
+      return { text: `${PREFIX}That did not work this time; nothing was done. You can try again.`, toolCalls: [] };
+    const lines = results.map(summarise);
     return { text: PREFIX + lines.join('\n'), toolCalls: [] };
   }
 
@@ -109,4 +113,13 @@ function pieces(text: string, count = 3): string[] {
 
 function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
+}
+
+/** A result that failed because a source could not be reached (the tool's error says so), not a refusal. */
+function unreachable(message: ChatMessage): boolean {
+  const result = message.result as { error?: unknown } | undefined;
+  const error = typeof result?.error === 'string' ? result.error : '';
+  return /could not be reached|unreachable|is unavailable|timed out|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|ECONNRESET|closed before an answer/i.test(
+    error,
+  );
 }

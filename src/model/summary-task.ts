@@ -2,6 +2,8 @@
 // bounded whatever it folds, and the offline model's deterministic answer (each folded user message's first
 // sentence and each tool result's one-line gist, after the previous summary), so `npm start` compacts too.
 import type { ChatMessage } from '../shared/messages.ts';
+import { summariseResult } from './offline-summary.ts';
+import type { OfflineAgents } from './offline-types.ts';
 import type { TaskRequest } from './task-model.ts';
 import { estimateTokens } from './token-estimate.ts';
 
@@ -83,8 +85,13 @@ const firstSentence = (text: string) => {
   return (match?.[1] ?? text.slice(0, 300)).trim();
 };
 
-/** The offline model's summary: the previous one's lines, then one line per folded user message and tool result. */
-export function offlineSummary(request: TaskRequest): string {
+/**
+ * The offline model's summary: the previous one's lines, then one line per folded user message and tool result.
+ * A person reads it too (GET .../context-summary): a result is worded as the offline model words it in a reply
+ * (its agent's reading, else its facts), never as the tool's name and JSON; only the result's id stays, which
+ * the model needs to read it again with `recall`.
+ */
+export function offlineSummary(request: TaskRequest, agents: OfflineAgents = { servers: [] }): string {
   const { prompt } = request;
   const between = (open: string, close: string) => {
     const start = prompt.indexOf(`${open}\n`);
@@ -100,7 +107,61 @@ export function offlineSummary(request: TaskRequest): string {
     const user = /^\[user\] (.*)$/.exec(line);
     if (user) gist.push(`- The person said: ${firstSentence(user[1]!)}`);
     const tool = /^\[tool (\S*) result, id (\S+)\] (.*)$/.exec(line);
-    if (tool) gist.push(`- ${tool[1] || 'A tool'} returned (id ${tool[2]}): ${clip(tool[3]!, 120)}`);
+    if (tool) {
+      // a clipped result was read in part: its counts are of that part
+      const part = tool[3]!.endsWith('…') ? ' (read in part; the result has more)' : '';
+      gist.push(`- ${clip(resultWords(agents, tool[1]!, tool[3]!), 240)}${part} (result ${tool[2]})`);
+    }
   }
   return [...previous, ...gist].join('\n');
+}
+
+/** A folded result in words: its JSON read back (a clipped one up to its last whole value), then worded. */
+function resultWords(agents: OfflineAgents, tool: string, payload: string): string {
+  const result = parseClipped(payload);
+  if (result === undefined) return 'A result too long to quote here.';
+  return summariseResult(agents, { id: '', role: 'tool', text: '', ...(tool ? { tool } : {}), result: result as ChatMessage['result'] });
+}
+
+/**
+ * JSON that may have been cut (foldLine's clip, "…" at the end): parsed whole, else up to its last complete
+ * member or element, with the open brackets closed. Undefined when nothing whole is left.
+ */
+export function parseClipped(text: string): unknown {
+  const body = text.endsWith('…') ? text.slice(0, -1) : text;
+  try {
+    return JSON.parse(body);
+  } catch {
+    // cut: try each point after a whole member or element, the latest first
+  }
+  // a cut inside a list's element would keep half of it (an order without its product): tried last
+  const cuts: { at: number; closers: string; halfElement: boolean }[] = [];
+  const open: string[] = [];
+  let inString = false;
+  for (let i = 0; i < body.length; i += 1) {
+    const c = body[i]!;
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{' || c === '[') open.push(c === '{' ? '}' : ']');
+    else if (c === '}' || c === ']') open.pop();
+    else if (c === ',')
+      cuts.push({
+        at: i,
+        closers: [...open].reverse().join(''),
+        halfElement: open.includes(']') && open.lastIndexOf('}') > open.lastIndexOf(']'),
+      });
+  }
+  const latest = cuts.reverse().slice(0, 40);
+  for (const { at, closers } of [...latest.filter((cut) => !cut.halfElement), ...latest.filter((cut) => cut.halfElement)]) {
+    try {
+      return JSON.parse(body.slice(0, at) + closers);
+    } catch {
+      // an earlier point, then
+    }
+  }
+  return undefined;
 }

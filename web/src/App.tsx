@@ -22,6 +22,7 @@ import { outbox } from './outbox';
 import { ConversationPage } from './ConversationPage';
 import { SignIn } from './SignIn';
 import { navigate, usePath } from './router';
+import { useNarrow } from './useNarrow';
 import type { Meta } from './types';
 
 export function App() {
@@ -41,6 +42,7 @@ export function App() {
   // bumped by each sign-in link: the same token again must still ask who it is, or the page waits forever
   const [signIns, setSignIns] = useState(0);
   const path = usePath();
+  const narrow = useNarrow();
 
   // a token that worked once has expired or been revoked; one that never worked was mistyped
   const signedIn = useRef(false);
@@ -156,6 +158,61 @@ export function App() {
     navigate(to);
   };
 
+  // The links and the account: in the top bar on a wide screen, in the menu's drawer on a phone (one header row,
+  // nothing cut short); rendered in one place only, so each is one element.
+  const accountLinks = (where: string) => (
+    <div className={`account-links ${where}`}>
+      <nav aria-label="Main">
+        {AGENT_PAGES.map((p) => (
+          <a
+            key={p.path}
+            href={p.path}
+            aria-current={p === page ? 'page' : undefined}
+            onClick={(e) => {
+              e.preventDefault();
+              go(p.path);
+            }}
+          >
+            {p.navLabel}
+          </a>
+        ))}
+        <a
+          href="/schedules"
+          aria-current={path === '/schedules' ? 'page' : undefined}
+          onClick={(e) => {
+            e.preventDefault();
+            go('/schedules');
+          }}
+        >
+          Schedules
+        </a>
+        <a
+          href="/api-keys"
+          aria-current={path === '/api-keys' ? 'page' : undefined}
+          onClick={(e) => {
+            e.preventDefault();
+            go('/api-keys');
+          }}
+        >
+          API keys
+        </a>
+      </nav>
+      <span className="who">
+        {meta ? (
+          <>
+            Signed in as <strong>{meta.name ?? meta.user}</strong>
+            {meta.client ? ` (${meta.client})` : ''}
+          </>
+        ) : (
+          'Signing in…'
+        )}
+      </span>
+      <button type="button" className="secondary signout" onClick={() => signOut()}>
+        Sign out
+      </button>
+    </div>
+  );
+
   return (
     <div className={`app ${drawer ? 'drawer-open' : ''}`} onKeyDown={(e) => e.key === 'Escape' && drawer && setDrawer(false)}>
       <a className="skip" href="#main">
@@ -181,54 +238,7 @@ export function App() {
         >
           Brigade
         </a>
-        <nav aria-label="Main">
-          {AGENT_PAGES.map((p) => (
-            <a
-              key={p.path}
-              href={p.path}
-              aria-current={p === page ? 'page' : undefined}
-              onClick={(e) => {
-                e.preventDefault();
-                go(p.path);
-              }}
-            >
-              {p.navLabel}
-            </a>
-          ))}
-          <a
-            href="/schedules"
-            aria-current={path === '/schedules' ? 'page' : undefined}
-            onClick={(e) => {
-              e.preventDefault();
-              go('/schedules');
-            }}
-          >
-            Schedules
-          </a>
-          <a
-            href="/api-keys"
-            aria-current={path === '/api-keys' ? 'page' : undefined}
-            onClick={(e) => {
-              e.preventDefault();
-              go('/api-keys');
-            }}
-          >
-            API keys
-          </a>
-        </nav>
-        <span className="who">
-          {meta ? (
-            <>
-              Signed in as <strong>{meta.name ?? meta.user}</strong>
-              {meta.client ? ` (${meta.client})` : ''}
-            </>
-          ) : (
-            'Signing in…'
-          )}
-        </span>
-        <button type="button" className="secondary signout" onClick={() => signOut()}>
-          Sign out
-        </button>
+        {!narrow && accountLinks('topbar-links')}
       </header>
       <ConnectionBanner />
       <DeletionNotice />
@@ -239,6 +249,7 @@ export function App() {
       )}
       <div className="layout">
         <aside id="sidebar" className="sidebar" aria-label="Conversations">
+          {narrow && accountLinks('drawer-links')}
           <ConversationList activeId={conversationId} version={listVersion} onOpen={() => setDrawer(false)} />
         </aside>
         {drawer && <button type="button" className="scrim" aria-label="Close the list" tabIndex={-1} onClick={() => setDrawer(false)} />}

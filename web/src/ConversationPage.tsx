@@ -9,6 +9,7 @@ import { branchOrder } from './branchPath';
 import { PendingPanel } from './Pending';
 import { pendingKind } from './pendingKinds';
 import { ProgressList } from './Progress';
+import { TryAgain, failedTurnText, failuresSaid } from './TryAgain';
 import { UsagePanel } from './UsagePanel';
 import { ConversationActions, RenameForm } from './ConversationActions';
 import { ContextFold } from './ContextFold';
@@ -287,6 +288,10 @@ export function ConversationPage({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [!!view]);
 
+  // a turn that ended in a failure is offered again; a run's failure its result says is not said twice
+  const retryText = running ? undefined : failedTurnText(transcript);
+  const saidFailures = useMemo(() => failuresSaid(transcript), [transcript]);
+
   // the pending items whose record is in the transcript: a declined call is said there, once
   const recordedCalls = useMemo(
     () =>
@@ -441,7 +446,7 @@ export function ConversationPage({
                 const key = mid.slice(9);
                 return (
                   <li key={mid} className="msg progress-row">
-                    <ProgressList progress={{ [key]: transcript.progress[key] ?? [] }} />
+                    <ProgressList progress={{ [key]: transcript.progress[key] ?? [] }} failureSaid={saidFailures.has(key)} />
                   </li>
                 );
               }
@@ -489,6 +494,7 @@ export function ConversationPage({
                 row
               );
             })}
+            {retryText !== undefined && <TryAgain disabled={sending} onRetry={() => void send(retryText)} />}
           </ol>
           {transcript.order.length === 0 && view.messages.length === 0 && examples.length > 0 && (
             <section className="examples" aria-labelledby="examples-title">

@@ -15,7 +15,14 @@ const STATE_WORDS: Record<string, string> = {
  * of one shape (src/shared/progress.ts), index of `of`, state started, done, failed, skipped or stopped. Steps
  * that never reported are shown too: to do while it runs, skipped once a step failed or Stop ended it.
  */
-export function ProgressList({ progress }: { progress: Record<string, ProgressStep[]> }) {
+export function ProgressList({
+  progress,
+  failureSaid = false,
+}: {
+  progress: Record<string, ProgressStep[]>;
+  /** the run's result below says why it failed: the card shows which step, not the reason again */
+  failureSaid?: boolean;
+}) {
   const runs = Object.entries(progress);
   if (runs.length === 0) return null;
   return (
@@ -40,7 +47,9 @@ export function ProgressList({ progress }: { progress: Record<string, ProgressSt
               </span>
             </p>
             {stopped && !failure && <p className="progress-failure">You pressed Stop; this run asks you nothing more.</p>}
-            {failure && <p className="progress-failure">{plainError(failure.message ?? `${humanName(failure.step)} failed`)}</p>}
+            {failure && !failureSaid && (
+              <p className="progress-failure">{plainError(failure.message ?? `${humanName(failure.step)} failed`)}</p>
+            )}
             <progress max={of} value={done} aria-label={`${done} of ${of} steps done`} />
             <ol>
               {steps.map((s) => (

@@ -10,7 +10,8 @@ export const webSummaryOffline: OfflineTask = (request) => {
   const type = field(request.prompt, 'Type');
   const kind = type && type !== 'unknown' ? `a ${type} brewery` : 'a brewery';
   return {
-    text: `Offline summary: no GEMINI_API_KEY is set, so no web search was made. ${name} is ${kind}; see ${url} for its beers, taproom and events.`,
+    // in a person's words: what the deployment lacks, not the name of the setting an operator would change
+    text: `Offline summary: this deployment runs without a model key, so no web search was made. ${name} is ${kind}; see ${url} for its beers, taproom and events.`,
     grounding: { queries: [], sources: [] },
   };
 };

@@ -1,5 +1,5 @@
-// How the offline model reads the beer finder's results aloud: a recommendation, a brewery search, a
-// website summary (AgentServer.offline.describe, by tool name).
+// How the offline model reads the beer agent's results aloud: the bar's profile, a recommendation, a brewery
+// search, a website summary (AgentServer.offline.describe, by tool name).
 type Obj = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -41,7 +41,24 @@ function describeSearch(value: unknown): string | undefined {
 const describeWebsite = (value: unknown) =>
   isObject(value) && typeof value.summary === 'string' && typeof value.cache_status === 'string' ? describeSummary(value) : undefined;
 
+/** The bar's profile as its staff say it: no client id, no SQL or timings. */
+function describeProfile(value: unknown): string | undefined {
+  if (!isObject(value) || typeof value.client_name !== 'string') return undefined;
+  const list = (v: unknown) => (Array.isArray(v) ? v.map(text).filter(Boolean).join(', ') : '');
+  const history = Array.isArray(value.brewery_history) ? value.brewery_history.length : 0;
+  return [
+    `${value.client_name}${text(value.client_location_city_state) ? `, ${text(value.client_location_city_state)}` : ''}.`,
+    list(value.top3_brewery_types) && `Favourite kinds: ${list(value.top3_brewery_types)}.`,
+    list(value.top5_beers_recently) && `Top beers lately: ${list(value.top5_beers_recently)}.`,
+    list(value.top3_breweries_recently) && `Top breweries lately: ${list(value.top3_breweries_recently)}.`,
+    history && `Bought from ${history} ${history === 1 ? 'brewery' : 'breweries'} so far.`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
 export const beerReadings = {
+  get_client_profile_tool: describeProfile,
   recommend_breweries: describeRecommendation,
   search_breweries_tool: describeSearch,
   get_website_summary_tool: describeWebsite,

@@ -116,8 +116,27 @@ export function describeSqlResult(value: Obj): string | undefined {
     const noun = rows.length === 1 ? 'recipe' : 'recipes';
     return `${rows.length} ${noun}: ${rows.map(describeHeader).join('; ')}.${more}`;
   }
-  const json = JSON.stringify(rows);
-  return `${rows.length} ${rows.length === 1 ? 'row' : 'rows'}: ${json.length > 500 ? `${json.slice(0, 500)}…` : json}${more}`;
+  // any other query's rows in words, never JSON: "kind of recipe cocktail, number of recipes 1; …"
+  const shown = rows.slice(0, 5).map(describeRow).join('; ');
+  const rest = rows.length > 5 ? ` (and ${rows.length - 5} more)` : '';
+  return `${rows.length} ${rows.length === 1 ? 'row' : 'rows'}: ${shown}${rest}.${more}`;
+}
+
+const ROW_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function describeRow(row: Obj): string {
+  return Object.entries(row)
+    .map(([key, value]) => {
+      const text =
+        typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+          ? String(value)
+          : Array.isArray(value)
+            ? value.filter((v) => typeof v !== 'object').join(', ')
+            : '';
+      return text && !ROW_UUID.test(text) ? `${key.replace(/_/g, ' ')} ${text.length > 80 ? `${text.slice(0, 79)}…` : text}` : '';
+    })
+    .filter(Boolean)
+    .join(', ');
 }
 
 function describeHeader(row: Obj): string {
@@ -127,8 +146,8 @@ function describeHeader(row: Obj): string {
     typeof row.cook_time === 'number' && row.cook_time > 0 ? `${row.cook_time} min cooking` : undefined,
     typeof row.servings === 'number' ? `serves ${row.servings}` : undefined,
   ].filter(Boolean);
-  const id = typeof row.id === 'string' ? ` [${row.id}]` : '';
-  return `${row.name}${details.length ? ` (${details.join(', ')})` : ''}${id}`;
+  // by name, never by id: a person reads this (a recipe's card in the chat and My recipes carry the id to act on)
+  return `${row.name}${details.length ? ` (${details.join(', ')})` : ''}`;
 }
 
 function describeRecipe(row: Obj): string {

@@ -16,10 +16,13 @@ export function ConfirmationCard({ item, onDecide }: PendingViewProps) {
   const headingId = `confirm-${item.id}`;
   return (
     <article className="pending-card confirmation" aria-labelledby={headingId}>
+      {/* the time left stays in view (sticky) while the person reads the cards, on a phone too */}
+      <div className="deadline">
+        <Countdown expiresAt={item.expiresAt} label="Answer within" />
+      </div>
       {/* what there is to choose from comes before the question: type, city, website, phone of each */}
       {breweries.length > 0 && <BreweryCards card={{ type: 'breweries', breweries }} />}
       <h2 id={headingId}>{item.prompt ?? 'Please confirm'}</h2>
-      <Countdown expiresAt={item.expiresAt} label="Answer within" />
       {expired && (
         <p role="status" className="banner">
           Time is up; the agent goes on without your choice.

@@ -3,6 +3,7 @@ import type { AgentHome } from '../../agentHome';
 import { RecipeCard } from './RecipeCard';
 import { RecipesPage } from './RecipesPage';
 import { saveApproval, saveApproved } from './approvals';
+import { recipeSqlView, rowsAreRecipes } from './views';
 
 /** "Old Fashioned cocktail. Ingredients: …" → "Old Fashioned cocktail" */
 const recipeName = (raw: string): string => {
@@ -36,6 +37,8 @@ export const recipes: AgentHome = {
         r.status === 'saved' ? `Saved “${String(r.recipe_name ?? 'the recipe')}” to My recipes.` : undefined,
       approval: saveApproval,
       approved: saveApproved,
+      // the recipe card under the sentence shows the saved recipe
+      view: (r: Record<string, unknown>) => (r.status === 'saved' ? null : undefined),
     },
     execute_recipe_sql: {
       call: (a) =>
@@ -46,13 +49,19 @@ export const recipes: AgentHome = {
           look: 'Look in My recipes',
         })[sqlAction(a)],
       result: (r: Record<string, unknown>, a) => {
-        if (Array.isArray(r.rows)) return r.rows.length === 1 ? 'Found 1 recipe.' : `Found ${r.rows.length} recipes.`;
+        if (Array.isArray(r.rows)) {
+          const n = r.rows.length;
+          // a computed table (counts, averages) is rows, not recipes
+          if (n > 0 && !rowsAreRecipes(r.rows)) return n === 1 ? 'The query found 1 row.' : `The query found ${n} rows.`;
+          return n === 0 ? 'Found no recipes.' : n === 1 ? 'Found 1 recipe.' : `Found ${n} recipes.`;
+        }
         const action = sqlAction(a);
         if (r.rows_affected === 1 && action === 'delete') return 'Deleted the recipe from My recipes (it can be restored).';
         if (r.rows_affected === 1 && action === 'restore') return 'Restored the recipe to My recipes.';
         if (r.rows_affected === 1 && action === 'change') return 'Changed the recipe in My recipes.';
         return typeof r.message === 'string' ? r.message : undefined;
       },
+      view: recipeSqlView,
     },
   },
   pages: [{ path: '/recipes', navLabel: 'My recipes', Page: RecipesPage }],
