@@ -4,6 +4,7 @@
 // schedule that paused itself says why until it is resumed.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { temporalScheduleId } from '../../src/shared/schedules.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
 import { type Browser, buildWebClient, launchBrowser, signInByLink, withScreenshot } from './browser.ts';
@@ -25,13 +26,19 @@ after(async () => {
   await app?.stop();
 });
 
+/** The Schedules link: in the top bar, or on a phone in the menu's drawer. */
+async function goToSchedules(page: Page): Promise<void> {
+  if ((page.viewportSize()?.width ?? 1280) < 800) await page.getByRole('button', { name: 'Conversations' }).click();
+  await page.getByRole('link', { name: 'Schedules' }).click();
+}
+
 for (const width of [1280, 375] as const) {
   test(`at ${width} px: make a schedule, follow its run to its conversation, pause, resume and delete it`, async (t) => {
     const { page } = browser;
     await page.setViewportSize({ width, height: width === 1280 ? 860 : 740 });
     await withScreenshot(t, import.meta.filename, page, async () => {
       await signInByLink(page, app.baseUrl, ALICE);
-      await page.getByRole('link', { name: 'Schedules' }).click();
+      await goToSchedules(page);
       await page.getByRole('heading', { level: 1, name: 'Schedules' }).waitFor();
       await page.getByText('You have no schedules.').waitFor();
 
@@ -57,7 +64,7 @@ for (const width of [1280, 375] as const) {
       await page.waitForURL(/\/c\/[0-9a-f-]{36}$/);
       await page.getByRole('button', { name: 'Approve' }).waitFor({ timeout: 30_000 });
 
-      await page.getByRole('link', { name: 'Schedules' }).click();
+      await goToSchedules(page);
       await card.getByRole('button', { name: 'Pause' }).click();
       await card.getByText('Paused', { exact: true }).waitFor();
       assert.equal(await card.locator('dd').first().innerText(), '—', 'no next run while paused');
@@ -97,7 +104,7 @@ test('a schedule that paused itself shows why, and Resume starts it again', asyn
     }
     // signing in records her token's roles again, the support role among them
     await signInByLink(page, app.baseUrl, WENDY);
-    await page.getByRole('link', { name: 'Schedules' }).click();
+    await goToSchedules(page);
     const card = page.getByRole('list', { name: 'Your schedules' }).getByRole('listitem');
     await card.getByText('Paused', { exact: true }).waitFor();
     await card.getByText('Paused: Only users with the "support" role may use the support agent.').waitFor();
@@ -118,7 +125,7 @@ test('a schedule into one of your conversations: a run that finds an open item t
     const parked = await app.call('POST', `/v1/conversations/${conversation.body.id}/messages`, { body: { text: 'cancel order 13579' } });
     assert.equal(parked.body.pending.length, 1, JSON.stringify(parked.body));
     await signInByLink(page, app.baseUrl, ALICE);
-    await page.getByRole('link', { name: 'Schedules' }).click();
+    await goToSchedules(page);
     await page.getByLabel('Agent').selectOption('support');
     await page.getByLabel('Message').fill('any news?');
     await page.getByLabel(/^Every/).fill('10s');
