@@ -14,6 +14,8 @@ CREATE TABLE mcp_oauth_tokens (
   expires_at   timestamptz,
   -- the scope a call was refused for (insufficient_scope): the person's next Connect asks for it
   wanted_scope text,
+  -- the authorization server refused the refresh (invalid_grant): the person connects again
+  refresh_failed_at timestamptz,
   -- where discovery found the authorization server (RFC 9728, RFC 8414): public metadata, not a secret
   discovery    jsonb,
   connected_at timestamptz NOT NULL DEFAULT now(),

@@ -25,6 +25,7 @@ export const McpServerStatus = z.object({
   connected: z.boolean().optional().describe('per-person servers: whether the signed-in person has connected it'),
   connectedAt: z.string().optional(),
   wantedScope: z.string().optional().describe('a call was refused for want of this scope: the next Connect asks for it'),
+  expired: z.boolean().optional().describe('the authorization server refused to renew the sign-in: connect again'),
   agents: z.array(z.string()),
 });
 export const McpServerList = z.object({ servers: z.array(McpServerStatus) });

@@ -14,13 +14,15 @@ export interface TokenRow extends SealedRow {
   wantedScope: string | null;
   discovery: Record<string, unknown> | null;
   connectedAt: Date;
+  /** the refresh was refused: the tokens are dead until the person connects again */
+  refreshFailedAt: Date | null;
 }
 
 export async function tokenRow(pool: pg.Pool, user: string, server: string): Promise<TokenRow | undefined> {
   return asUser(pool, user, async (db) => {
     const { rows } = await db.query({
       name: 'brigade.mcp_token',
-      text: `SELECT key_id, sealed, expires_at, wanted_scope, discovery, connected_at FROM mcp_oauth_tokens
+      text: `SELECT key_id, sealed, expires_at, wanted_scope, discovery, connected_at, refresh_failed_at FROM mcp_oauth_tokens
               WHERE user_id = $1 AND server = $2`,
       values: [user, server],
     });
@@ -33,16 +35,25 @@ export async function tokenRow(pool: pg.Pool, user: string, server: string): Pro
           wantedScope: row.wanted_scope,
           discovery: row.discovery,
           connectedAt: row.connected_at,
+          refreshFailedAt: row.refresh_failed_at,
         }
       : undefined;
   });
 }
 
 /** The servers the person has tokens for. */
-export async function connectedServers(pool: pg.Pool, user: string): Promise<Map<string, { connectedAt: Date; wantedScope: string | null }>> {
+export async function connectedServers(
+  pool: pg.Pool,
+  user: string,
+): Promise<Map<string, { connectedAt: Date; wantedScope: string | null; expired: boolean }>> {
   return asUser(pool, user, async (db) => {
-    const { rows } = await db.query('SELECT server, connected_at, wanted_scope FROM mcp_oauth_tokens WHERE user_id = $1', [user]);
-    return new Map(rows.map((row) => [row.server as string, { connectedAt: row.connected_at, wantedScope: row.wanted_scope }]));
+    const { rows } = await db.query(
+      'SELECT server, connected_at, wanted_scope, refresh_failed_at IS NOT NULL AS expired FROM mcp_oauth_tokens WHERE user_id = $1',
+      [user],
+    );
+    return new Map(
+      rows.map((row) => [row.server as string, { connectedAt: row.connected_at, wantedScope: row.wanted_scope, expired: row.expired }]),
+    );
   });
 }
 
@@ -58,7 +69,7 @@ export async function saveTokenRow(
       `INSERT INTO mcp_oauth_tokens (user_id, server, key_id, sealed, expires_at, discovery)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (user_id, server) DO UPDATE SET key_id = excluded.key_id, sealed = excluded.sealed, expires_at = excluded.expires_at,
-         discovery = coalesce(excluded.discovery, mcp_oauth_tokens.discovery), updated_at = now(),
+         discovery = coalesce(excluded.discovery, mcp_oauth_tokens.discovery), updated_at = now(), refresh_failed_at = NULL,
          -- a new authorization (not a refresh) answers the scope asked for and counts as a new connection
          wanted_scope = CASE WHEN $7 THEN NULL ELSE mcp_oauth_tokens.wanted_scope END,
          connected_at = CASE WHEN $7 THEN now() ELSE mcp_oauth_tokens.connected_at END`,
@@ -71,6 +82,13 @@ export async function saveTokenRow(
 export async function wantScope(pool: pg.Pool, user: string, server: string, scope: string): Promise<void> {
   await asUser(pool, user, (db) =>
     db.query('UPDATE mcp_oauth_tokens SET wanted_scope = $3, updated_at = now() WHERE user_id = $1 AND server = $2', [user, server, scope]),
+  );
+}
+
+/** The authorization server refused the refresh: kept (so the person is told why), but dead until they connect again. */
+export async function markRefreshFailed(pool: pg.Pool, user: string, server: string): Promise<void> {
+  await asUser(pool, user, (db) =>
+    db.query('UPDATE mcp_oauth_tokens SET refresh_failed_at = now(), updated_at = now() WHERE user_id = $1 AND server = $2', [user, server]),
   );
 }
 

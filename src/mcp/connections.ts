@@ -108,6 +108,7 @@ export class McpConnections {
     const vault = this.#requireOAuth(name).vault;
     const found = await vault.tokens(user!, name);
     if (!found) throw new ConnectFirst(name, { missing: true });
+    if (found.refreshFailedAt) throw new ConnectFirst(name, { expired: true });
     if (found.expiresAt && found.expiresAt.getTime() - Date.now() < REFRESH_AHEAD_MS) {
       if (!found.tokens.refresh_token) throw new ConnectFirst(name, { expired: true });
       const provider = this.#authProvider(server, user, (found.discovery as OAuthDiscoveryState | null) ?? undefined)!;

@@ -41,6 +41,8 @@ export interface ServerStatus {
   connectedAt?: string;
   /** a call was refused for want of this scope: Connect asks for it */
   wantedScope?: string;
+  /** the refresh was refused: connected no longer, until the person connects again */
+  expired?: boolean;
   agents: string[];
 }
 
@@ -72,7 +74,8 @@ export class McpOAuth {
         name: server.name,
         auth: server.transport === 'http' ? server.auth : 'none',
         perPerson,
-        ...(perPerson ? { connected: Boolean(mine) } : {}),
+        ...(perPerson ? { connected: Boolean(mine) && !mine?.expired } : {}),
+        ...(perPerson && mine?.expired ? { expired: true } : {}),
         ...(perPerson && mine ? { connectedAt: mine.connectedAt.toISOString() } : {}),
         ...(perPerson && mine?.wantedScope ? { wantedScope: mine.wantedScope } : {}),
         agents: [...server.agents],

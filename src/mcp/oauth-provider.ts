@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { clientRow, deleteClientRows, deleteTokenRow, saveClientRow } from '../db/mcp-oauth.ts';
+import { clientRow, deleteClientRows, markRefreshFailed, saveClientRow } from '../db/mcp-oauth.ts';
 import { type HttpServer, resolveEnv } from './config.ts';
 import { ConnectFirst } from './oauth-errors.ts';
 import type { StoredTokens, TokenVault } from './token-vault.ts';
@@ -105,7 +105,7 @@ export class PersonOAuthProvider implements OAuthClientProvider {
   async tokens(): Promise<OAuthTokens | undefined> {
     if (this.#mode === 'connect') return undefined;
     const found = await this.#vault.tokens(this.#user, this.#server.name);
-    if (!found) return undefined;
+    if (!found || found.refreshFailedAt) return undefined;
     if (this.stepUp) {
       const { refresh_token: _, ...rest } = found.tokens;
       return rest;
@@ -153,8 +153,9 @@ export class PersonOAuthProvider implements OAuthClientProvider {
     if (scope === 'all' || scope === 'discovery') this.#discovery = undefined;
     if ((scope === 'all' || scope === 'client') && !preRegistered(this.#server))
       await deleteClientRows(this.#vault.pool, this.#server.name);
+    // refused tokens stay (revocable, and the person is told their sign-in expired) but are never presented again
     if ((scope === 'all' || scope === 'tokens') && this.#mode === 'use')
-      await deleteTokenRow(this.#vault.pool, this.#user, this.#server.name);
+      await markRefreshFailed(this.#vault.pool, this.#user, this.#server.name);
     if (scope === 'all' || scope === 'verifier') this.#verifier = undefined;
   }
 }
