@@ -19,7 +19,7 @@ export class ConnectFirst extends Error {
 
 /** What the model (and so the person) is told; it names no token, only what to do. */
 export function connectWords(server: string, reason: ConnectReason): string {
-  const how = `the person connects it with "Connect ${server}" in the agent's tools (or POST /v1/mcp/servers/${server}/connect), then asks again`;
+  const how = `the person connects it with "Connect ${server}" at the top of the conversation (or POST /v1/mcp/servers/${server}/connect), then asks again`;
   if ('scope' in reason) return `Connect ${server} again first: it asks for more access (${reason.scope}); ${how}.`;
   if ('expired' in reason) return `Connect ${server} again first: its sign-in expired and could not be renewed; ${how}.`;
   return `Connect ${server} first: this person has not connected it yet; ${how}.`;

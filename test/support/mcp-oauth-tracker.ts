@@ -238,6 +238,8 @@ export async function startTracker(): Promise<Tracker> {
       await transport.handleRequest(req, res, body);
       return;
     }
+    // a browser on the consent page asks for this; a 404 would be an error in its console
+    if (url.pathname === '/favicon.ico') return void res.writeHead(204).end();
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));

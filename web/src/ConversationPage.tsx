@@ -9,6 +9,7 @@ import { pendingKind } from './pendingKinds';
 import { ProgressList } from './Progress';
 import { UsagePanel } from './UsagePanel';
 import { ConversationActions, RenameForm } from './ConversationActions';
+import { McpTools } from './McpTools';
 import { ContextFold } from './ContextFold';
 import { outbox } from './outbox';
 import { useNarrow } from './useNarrow';
@@ -370,6 +371,7 @@ export function ConversationPage({
             ) : (
               typeof view.client === 'string' && view.client && <span className="acting-for">for {view.client}</span>
             )}
+            <McpTools agent={view.agent} />
             <ConversationActions
               id={id}
               title={view.title}
