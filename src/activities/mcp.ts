@@ -147,7 +147,8 @@ export function createMcpActivities({ catalog, pool, config, mcp }: McpActivityD
         const error = asConnectFirst(caught, name);
         if (error instanceof ConnectFirst) {
           // Its tools stay offered; a call answers how to connect. Listed again before the next model step.
-          lists.push({ ...boundedList(connections.offeredUnconnected(name)), error: error.message });
+          const user = await (owner ?? (owner = ownerOf(workflowId))).catch(() => undefined);
+          lists.push({ ...boundedList(connections.offeredUnconnected(name, user)), error: error.message });
           continue;
         }
         // A server that is down costs its tools for now, not the conversation: the next list tries again.

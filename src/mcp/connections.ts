@@ -56,6 +56,8 @@ export interface McpOAuthDeps {
 
 /** Refreshed ahead of its expiry by this much, so a call does not start with a token about to lapse. */
 const REFRESH_AHEAD_MS = 60_000;
+/** A person's session with a per-person server ends after this long unused. */
+export const PER_PERSON_IDLE_MS = 10 * 60_000;
 
 const VERSION = '0.1.0';
 
@@ -65,8 +67,14 @@ export class McpConnections {
   readonly #oauth: McpOAuthDeps | undefined;
   /** the client-credentials servers' providers: one service identity each, its token in memory */
   readonly #services = new Map<string, OAuthClientProvider>();
-  /** each per-person server's last list seen by anyone: offered to a person who has not connected it */
+  /**
+   * Each person's last list of each per-person server: offered while they cannot call it (their refresh failed, a
+   * step-up); never another person's, whose list may name what only their account sees.
+   */
   readonly #lastLists = new Map<string, McpServerTools>();
+  /** when each per-person connection was last used: one idle for PER_PERSON_IDLE_MS is closed */
+  readonly #lastUsed = new Map<string, number>();
+  #swept = Date.now();
   #closed = false;
 
   constructor(servers: readonly McpServerConfig[], oauth?: McpOAuthDeps) {
@@ -75,11 +83,11 @@ export class McpConnections {
   }
 
   /**
-   * What a person who has not connected a per-person server is offered: the server's tools as anyone connected last
-   * saw them, else one stand-in tool (`<server>__connect`); a call to either answers "Connect <server> first".
+   * What a person who cannot call a per-person server now is offered: its tools as their own connection last saw
+   * them, else one stand-in tool (`<server>__connect`); a call to either answers "Connect <server> first".
    */
-  offeredUnconnected(name: string): McpServerTools {
-    const last = this.#lastLists.get(name);
+  offeredUnconnected(name: string, user: string | undefined): McpServerTools {
+    const last = user ? this.#lastLists.get(this.#key(name, user)) : undefined;
     if (last) return { server: name, hash: '', tools: last.tools };
     const server = this.server(name);
     const standIn = describe(server, {
@@ -161,6 +169,10 @@ export class McpConnections {
   async #connection(name: string, user?: string): Promise<Connection> {
     if (this.#closed) throw new Error('The worker is stopping');
     const key = this.#key(name, user);
+    if (user) {
+      this.#lastUsed.set(key, Date.now());
+      this.#sweepIdle();
+    }
     let open = this.#open.get(key);
     if (open && (await open.catch(() => undefined))?.closed) {
       if (this.#open.get(key) === open) this.#open.delete(key);
@@ -173,6 +185,30 @@ export class McpConnections {
       open.catch(() => this.#open.get(key) === open && this.#open.delete(key));
     }
     return open;
+  }
+
+  /**
+   * A worker serves many people: their sessions with a per-person server end once idle for PER_PERSON_IDLE_MS
+   * (none with a call in flight), at most once a minute; the next use connects again.
+   */
+  #sweepIdle(): void {
+    const now = Date.now();
+    if (now - this.#swept < 60_000) return;
+    this.#swept = now;
+    for (const [key, used] of this.#lastUsed) {
+      if (now - used < PER_PERSON_IDLE_MS) continue;
+      const opening = this.#open.get(key);
+      this.#lastUsed.delete(key);
+      if (!opening) continue;
+      void opening
+        .then(async (connection) => {
+          if (connection.calls.length > 0) return void this.#lastUsed.set(key, now);
+          if (this.#open.get(key) === opening) this.#open.delete(key);
+          connection.closed = true;
+          await endSession(connection);
+        })
+        .catch(() => undefined);
+    }
   }
 
   async #connect(server: McpServerConfig, user: string | undefined): Promise<Connection> {
@@ -242,7 +278,7 @@ export class McpConnections {
     const descriptors = tools.map((tool) => describe(server, tool));
     const list: McpServerTools = { server: name, hash: hashOf(descriptors), tools: descriptors };
     if (connection.listVersion === version) connection.list = list;
-    if (connection.provider) this.#lastLists.set(name, list);
+    if (connection.provider) this.#lastLists.set(this.#key(name, user), list);
     return list;
   }
 
@@ -284,13 +320,17 @@ export class McpConnections {
     await Promise.all(
       open.map(async (opening) => {
         const connection = await opening.catch(() => undefined);
-        if (!connection) return;
-        const transport = connection.client.transport;
-        if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
-        await connection.client.close().catch(() => undefined);
+        if (connection) await endSession(connection);
       }),
     );
   }
+}
+
+/** Ends an HTTP session (DELETE) and closes the client; a stdio server's process stops. */
+async function endSession(connection: Connection): Promise<void> {
+  const transport = connection.client.transport;
+  if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
+  await connection.client.close().catch(() => undefined);
 }
 
 /** The transport's fetch, noting a step-up's scope (403 insufficient_scope) for the person's provider. */

@@ -146,8 +146,8 @@ describe('MCP servers behind OAuth, per person', () => {
     const before = tracker.calls.length;
     assert.equal((await connected(CAROL)).connected, false);
     const carol = await askTracker(CAROL);
-    // the list offered to Carol is the tracker's as Alice's connection saw it; the call is not made with her token
-    assert.equal(carol.tool, 'tracker__whoami');
+    // Carol is offered the stand-in, never the list Alice's account sees
+    assert.equal(carol.tool, 'tracker__connect');
     assert.match(carol.result.error, /^Connect tracker first/);
     assert.equal(tracker.calls.length, before, "no call reached the tracker from Carol's conversation");
   });
