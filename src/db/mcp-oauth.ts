@@ -2,7 +2,7 @@
 // started and have not finished, and Brigade's own client registrations. Sealing is src/mcp/token-vault.ts's;
 // every person's row is read and written acting for that person (asUser), so row-level security has the last word.
 import type pg from 'pg';
-import { asUser } from './pool.ts';
+import { asUser, inTransaction } from './pool.ts';
 
 export interface SealedRow {
   keyId: string;
@@ -76,6 +76,18 @@ export async function saveTokenRow(
       [user, server, row.keyId, row.sealed, row.expiresAt, row.discovery ? JSON.stringify(row.discovery) : null, options.fresh],
     ),
   );
+}
+
+/**
+ * Runs `fn` holding the person's refresh lock for the server (a transaction-scoped advisory lock), so that two
+ * workers never refresh the same tokens at once: with rotation, the second would present the refresh token the
+ * first just spent, be refused, and mark the person's tokens dead. `fn` reads the tokens again under the lock.
+ */
+export async function withRefreshLock<T>(pool: pg.Pool, user: string, server: string, fn: () => Promise<T>): Promise<T> {
+  return inTransaction(pool, async (db) => {
+    await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify(['mcp-oauth-refresh', user, server])]);
+    return fn();
+  });
 }
 
 /** A call was refused for want of `scope`: the person's next Connect asks for it. */

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -23,6 +24,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../shared/messages.ts';
 import { type McpServerConfig, isPerPerson, resolveEnv, withEnv } from './config.ts';
+import { withRefreshLock } from '../db/mcp-oauth.ts';
 import { ConnectFirst } from './oauth-errors.ts';
 import { type HttpServerConfig, PersonOAuthProvider } from './oauth-provider.ts';
 import type { TokenVault } from './token-vault.ts';
@@ -72,6 +74,8 @@ export class McpConnections {
    * step-up); never another person's, whose list may name what only their account sees.
    */
   readonly #lastLists = new Map<string, McpServerTools>();
+  /** refreshes under way, per person and server */
+  readonly #refreshing = new Map<string, Promise<void>>();
   /** when each per-person connection was last used: one idle for PER_PERSON_IDLE_MS is closed */
   readonly #lastUsed = new Map<string, number>();
   #swept = Date.now();
@@ -113,19 +117,32 @@ export class McpConnections {
   async #authorized(name: string, user: string | undefined): Promise<void> {
     const server = this.server(name);
     if (!isPerPerson(server)) return;
-    const vault = this.#requireOAuth(name).vault;
-    const found = await vault.tokens(user!, name);
-    if (!found) throw new ConnectFirst(name, { missing: true });
-    if (found.refreshFailedAt) throw new ConnectFirst(name, { expired: true });
-    if (found.expiresAt && found.expiresAt.getTime() - Date.now() < REFRESH_AHEAD_MS) {
-      if (!found.tokens.refresh_token) throw new ConnectFirst(name, { expired: true });
-      const provider = this.#authProvider(server, user, (found.discovery as OAuthDiscoveryState | null) ?? undefined)!;
-      const result = await auth(provider, { serverUrl: (server as HttpServerConfig).url }).catch((error: unknown) => {
-        if (error instanceof ConnectFirst) throw error;
-        throw new ConnectFirst(name, { expired: true });
-      });
-      if (result !== 'AUTHORIZED') throw new ConnectFirst(name, { expired: true });
+    const found = await this.#requireOAuth(name).vault.tokens(user!, name);
+    if (!needsRefresh(name, found)) return;
+    // One refresh per person and server at a time: in this process (a person's conversations list and call
+    // together) and across workers (withRefreshLock), where the tokens are read again once the lock is held.
+    const key = this.#key(name, user);
+    let refreshing = this.#refreshing.get(key);
+    if (!refreshing) {
+      refreshing = this.#refresh(server as HttpServerConfig, user!).finally(() => this.#refreshing.delete(key));
+      this.#refreshing.set(key, refreshing);
     }
+    await refreshing;
+  }
+
+  async #refresh(server: HttpServerConfig, user: string): Promise<void> {
+    const { vault } = this.#requireOAuth(server.name);
+    await withRefreshLock(vault.pool, user, server.name, async () => {
+      const found = await vault.tokens(user, server.name);
+      if (!needsRefresh(server.name, found)) return;
+      const provider = this.#authProvider(server, user, (found!.discovery as OAuthDiscoveryState | null) ?? undefined)!;
+      const result = await auth(provider, { serverUrl: server.url }).catch((error: unknown) => {
+        // the authorization server's refusal means the person signs in again; a network failure is retried
+        if (error instanceof OAuthError) throw new ConnectFirst(server.name, { expired: true });
+        throw error;
+      });
+      if (result !== 'AUTHORIZED') throw new ConnectFirst(server.name, { expired: true });
+    });
   }
 
   #requireOAuth(name: string): McpOAuthDeps {
@@ -324,6 +341,18 @@ export class McpConnections {
       }),
     );
   }
+}
+
+/**
+ * Whether a person's tokens need a refresh before a call (true), are fine as they are (false), or cannot be used
+ * (ConnectFirst: none, refused before, or lapsing with no refresh token).
+ */
+function needsRefresh(server: string, found: Awaited<ReturnType<TokenVault['tokens']>>): boolean {
+  if (!found) throw new ConnectFirst(server, { missing: true });
+  if (found.refreshFailedAt) throw new ConnectFirst(server, { expired: true });
+  if (!found.expiresAt || found.expiresAt.getTime() - Date.now() >= REFRESH_AHEAD_MS) return false;
+  if (!found.tokens.refresh_token) throw new ConnectFirst(server, { expired: true });
+  return true;
 }
 
 /** Ends an HTTP session (DELETE) and closes the client; a stdio server's process stops. */

@@ -176,9 +176,18 @@ describe('MCP servers behind OAuth, per person', () => {
     tracker.accessTtlSeconds = 30; // under the minute Brigade refreshes ahead
     await connect(ALICE, 'alice-at-tracker');
     const refreshes = tracker.refreshes;
-    const refreshed = await askTracker(ALICE);
-    assert.equal(refreshed.result.text, 'Signed in at the tracker as alice-at-tracker.');
+    // two conversations of hers at once, and a slow provider: one refresh at a time (a second, with the refresh
+    // token the first rotated, would be refused and her sign-in lost)
+    tracker.refreshDelayMs = 300;
+    const both = await Promise.all([askTracker(ALICE), askTracker(ALICE)]);
+    tracker.refreshDelayMs = 0;
+    assert.deepEqual(
+      both.map(({ result }) => result.text),
+      ['Signed in at the tracker as alice-at-tracker.', 'Signed in at the tracker as alice-at-tracker.'],
+      JSON.stringify(both),
+    );
     assert.ok(tracker.refreshes > refreshes, 'the token was refreshed');
+    assert.equal(tracker.refusedRefreshes, 0, 'no refresh raced another with a rotated refresh token');
     assert.equal(tracker.calls.at(-1)!.token, tracker.grants.at(-1)!.access, 'the call carried the refreshed token');
 
     tracker.refuseRefresh = true;
@@ -200,7 +209,7 @@ describe('MCP servers behind OAuth, per person', () => {
     assert.match(after.result.error, /^Connect tracker first/);
   });
 
-  test('no token in the history (decoded), the logs, the export or the table in the clear', async () => {
+  test("no token in the model's input, the history (decoded), the logs, the export or the table in the clear", async () => {
     await connect(ALICE, 'alice-at-tracker');
     const asked = await askTracker(ALICE);
     assert.equal(asked.result.text, 'Signed in at the tracker as alice-at-tracker.', JSON.stringify(asked));
@@ -226,7 +235,11 @@ describe('MCP servers behind OAuth, per person', () => {
     assert.match(exported, /"mcpConnections":\[\{"server":"tracker"/);
     const rows = await app.adminQuery<{ sealed: Buffer }>("SELECT sealed FROM mcp_oauth_tokens WHERE user_id = 'alice'");
     assert.equal(rows.length, 1);
+    // what the model was sent, every request of the run
+    const modelInput = JSON.stringify(fake.requests.map((request) => request.body));
+    assert.match(modelInput, /Signed in at the tracker as alice-at-tracker/);
     for (const token of tokens) {
+      assert.ok(!modelInput.includes(token), "a token in the model's input");
       assert.ok(!history.includes(token), 'a token in the history');
       assert.ok(!log.includes(token), 'a token in the logs');
       assert.ok(!exported.includes(token), 'a token in the export');

@@ -34,12 +34,16 @@ export interface Tracker {
   grants: Grant[];
   calls: TrackerCall[];
   refreshes: number;
+  /** refresh requests refused (a rotated or revoked refresh token, or refuseRefresh) */
+  refusedRefreshes: number;
   /** token values revoked at /revoke */
   revocations: string[];
   /** seconds an access token lives (default 3600) */
   accessTtlSeconds: number;
   /** refresh requests answered invalid_grant */
   refuseRefresh: boolean;
+  /** how long a refresh takes to answer (a slow provider widens the window two refreshes can overlap in) */
+  refreshDelayMs: number;
   /** every token value it ever issued, access and refresh */
   allTokens(): string[];
   close(): Promise<void>;
@@ -62,9 +66,11 @@ export async function startTracker(): Promise<Tracker> {
     grants: [],
     calls: [],
     refreshes: 0,
+    refusedRefreshes: 0,
     revocations: [],
     accessTtlSeconds: 3600,
     refuseRefresh: false,
+    refreshDelayMs: 0,
     allTokens: () => tracker.grants.flatMap((grant) => [grant.access, grant.refresh]),
     close: async () => undefined,
   };
@@ -189,8 +195,12 @@ export async function startTracker(): Promise<Tracker> {
         return json(res, 200, tokenAnswer(issue(code.subject, code.clientId, code.scope)));
       }
       if (form.get('grant_type') === 'refresh_token') {
+        if (tracker.refreshDelayMs) await new Promise((resolve) => setTimeout(resolve, tracker.refreshDelayMs));
         const old = tracker.grants.find((grant) => grant.refresh === form.get('refresh_token'));
-        if (!old || old.revoked || tracker.refuseRefresh) return json(res, 400, { error: 'invalid_grant' });
+        if (!old || old.revoked || tracker.refuseRefresh) {
+          tracker.refusedRefreshes += 1;
+          return json(res, 400, { error: 'invalid_grant' });
+        }
         tracker.refreshes += 1;
         old.revoked = true; // rotation: the old refresh token and its access token stop working
         return json(res, 200, tokenAnswer(issue(old.subject, old.clientId, old.scope)));
