@@ -152,7 +152,7 @@ describe('MCP servers behind OAuth, per person', () => {
     assert.equal(tracker.calls.length, before, "no call reached the tracker from Carol's conversation");
   });
 
-  test('an authorization is the person’s who started it, for one use', async () => {
+  test('an authorization is the person’s who started it, for one use, within ten minutes', async () => {
     const started = await app.call('POST', '/v1/mcp/servers/tracker/connect', { token: ALICE });
     const form = new URLSearchParams(new URL(started.body.authorizationUrl).searchParams);
     form.set('user', 'mallory');
@@ -166,6 +166,16 @@ describe('MCP servers behind OAuth, per person', () => {
     assert.equal((await app.call('GET', `/v1/mcp/oauth/callback?${back.searchParams}`, { token: ALICE })).status, 200);
     const again = await app.call('GET', `/v1/mcp/oauth/callback?${back.searchParams}`, { token: ALICE });
     assert.equal(again.status, 400, 'a state is used once');
+    // one left past its ten minutes is refused too
+    const late = await app.call('POST', '/v1/mcp/servers/tracker/connect', { token: ALICE });
+    const lateForm = new URLSearchParams(new URL(late.body.authorizationUrl).searchParams);
+    lateForm.set('user', 'alice-at-tracker');
+    lateForm.set('decision', 'allow');
+    const lateBack = new URL(
+      (await fetch(`${tracker.origin}/authorize`, { method: 'POST', body: lateForm, redirect: 'manual' })).headers.get('location')!,
+    );
+    await app.adminQuery("UPDATE mcp_oauth_pending SET expires_at = now() - interval '1 second' WHERE user_id = 'alice'");
+    assert.equal((await app.call('GET', `/v1/mcp/oauth/callback?${lateBack.searchParams}`, { token: ALICE })).status, 400);
     const refused = await app.call('GET', '/v1/mcp/oauth/callback?error=access_denied&state=x', { token: ALICE });
     assert.equal(refused.status, 400);
     assert.match(refused.body.error, /did not authorize: access_denied/);
