@@ -76,14 +76,18 @@ export class McpConnections {
   readonly #lastLists = new Map<string, McpServerTools>();
   /** refreshes under way, per person and server */
   readonly #refreshing = new Map<string, Promise<void>>();
-  /** when each per-person connection was last used: one idle for PER_PERSON_IDLE_MS is closed */
-  readonly #lastUsed = new Map<string, number>();
+  /** each open per-person connection and when it was last used: one idle for `idleMs` is closed */
+  readonly #lastUsed = new Map<string, { at: number; connection: Connection }>();
+  readonly #idleMs: number;
+  readonly #sweepEveryMs: number;
   #swept = Date.now();
   #closed = false;
 
-  constructor(servers: readonly McpServerConfig[], oauth?: McpOAuthDeps) {
+  constructor(servers: readonly McpServerConfig[], oauth?: McpOAuthDeps, options: { idleMs?: number; sweepEveryMs?: number } = {}) {
     this.#servers = new Map(servers.map((server) => [server.name, server]));
     this.#oauth = oauth;
+    this.#idleMs = options.idleMs ?? PER_PERSON_IDLE_MS;
+    this.#sweepEveryMs = options.sweepEveryMs ?? 60_000;
   }
 
   /**
@@ -186,10 +190,7 @@ export class McpConnections {
   async #connection(name: string, user?: string): Promise<Connection> {
     if (this.#closed) throw new Error('The worker is stopping');
     const key = this.#key(name, user);
-    if (user) {
-      this.#lastUsed.set(key, Date.now());
-      this.#sweepIdle();
-    }
+    if (user) this.#sweepIdle();
     let open = this.#open.get(key);
     if (open && (await open.catch(() => undefined))?.closed) {
       if (this.#open.get(key) === open) this.#open.delete(key);
@@ -201,30 +202,26 @@ export class McpConnections {
       // A failed start is forgotten, so the next use (the activity's retry) tries again.
       open.catch(() => this.#open.get(key) === open && this.#open.delete(key));
     }
-    return open;
+    const connection = await open;
+    if (user) this.#lastUsed.set(key, { at: Date.now(), connection });
+    return connection;
   }
 
   /**
-   * A worker serves many people: their sessions with a per-person server end once idle for PER_PERSON_IDLE_MS
-   * (none with a call in flight), at most once a minute; the next use connects again.
+   * A worker serves many people: their sessions with a per-person server end once idle for `idleMs` (none with a
+   * call in flight), looked for at most every `sweepEveryMs`; the next use connects again. Marked closed at once,
+   * before the session's end is sent, so no use in between picks up a connection that is closing.
    */
   #sweepIdle(): void {
     const now = Date.now();
-    if (now - this.#swept < 60_000) return;
+    if (now - this.#swept < this.#sweepEveryMs) return;
     this.#swept = now;
-    for (const [key, used] of this.#lastUsed) {
-      if (now - used < PER_PERSON_IDLE_MS) continue;
-      const opening = this.#open.get(key);
+    for (const [key, { at, connection }] of this.#lastUsed) {
+      if (now - at < this.#idleMs || connection.calls.length > 0) continue;
       this.#lastUsed.delete(key);
-      if (!opening) continue;
-      void opening
-        .then(async (connection) => {
-          if (connection.calls.length > 0) return void this.#lastUsed.set(key, now);
-          if (this.#open.get(key) === opening) this.#open.delete(key);
-          connection.closed = true;
-          await endSession(connection);
-        })
-        .catch(() => undefined);
+      // a closed connection is replaced at its next use (#connection)
+      connection.closed = true;
+      void endSession(connection);
     }
   }
 

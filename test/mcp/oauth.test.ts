@@ -16,6 +16,10 @@ import { type FakeGemini, endsWithToolResults, reply, startFakeGemini } from '..
 import { type Tracker, startTracker } from '../support/mcp-oauth-tracker.ts';
 import { ALICE, CAROL, type TestApp, startTestApp } from '../support/test-app.ts';
 import { payloadCodec } from '../../src/protection/data-converter.ts';
+import { builtInCatalog } from '../../src/agents/catalog.ts';
+import { parseMcpConfig } from '../../src/mcp/config.ts';
+import { McpConnections } from '../../src/mcp/connections.ts';
+import { TokenVault } from '../../src/mcp/token-vault.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brigade-mcp-oauth-'));
 let fake: FakeGemini;
@@ -254,6 +258,30 @@ describe('MCP servers behind OAuth, per person', () => {
       assert.ok(!log.includes(token), 'a token in the logs');
       assert.ok(!exported.includes(token), 'a token in the export');
       assert.ok(!rows[0]!.sealed.includes(Buffer.from(token)), 'a token stored in the clear');
+    }
+  });
+
+  test("a person's session with the server ends once idle, and the next use opens another", async () => {
+    const servers = parseMcpConfig(
+      JSON.stringify({ mcpServers: { tracker: { url: tracker.url, auth: 'oauth', agents: ['support'] } } }),
+      builtInCatalog(),
+    );
+    const oauth = { vault: new TokenVault(app.pool, app.config), redirectUrl: `${app.baseUrl}/mcp/oauth/callback` };
+    const mcp = new McpConnections(servers, oauth, { idleMs: 300, sweepEveryMs: 0 });
+    try {
+      const opened = tracker.sessionsOpened;
+      const ended = tracker.sessionsEnded;
+      await mcp.listTools('tracker', 'alice');
+      await mcp.listTools('tracker', 'alice');
+      assert.equal(tracker.sessionsOpened, opened + 1, 'used again at once: the same session');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await mcp.listTools('tracker', 'alice');
+      assert.equal(tracker.sessionsOpened, opened + 2, 'idle past its time: a new session');
+      for (const deadline = Date.now() + 5_000; tracker.sessionsEnded === ended && Date.now() < deadline;)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(tracker.sessionsEnded, ended + 1, 'the idle session was ended at the server');
+    } finally {
+      await mcp.close();
     }
   });
 

@@ -33,6 +33,9 @@ export interface Tracker {
   /** every grant issued (each refresh makes a new one of the same subject) */
   grants: Grant[];
   calls: TrackerCall[];
+  /** MCP sessions begun and ended (a client's DELETE) */
+  sessionsOpened: number;
+  sessionsEnded: number;
   refreshes: number;
   /** refresh requests refused (a rotated or revoked refresh token, or refuseRefresh) */
   refusedRefreshes: number;
@@ -65,6 +68,8 @@ export async function startTracker(): Promise<Tracker> {
     origin: '',
     grants: [],
     calls: [],
+    sessionsOpened: 0,
+    sessionsEnded: 0,
     refreshes: 0,
     refusedRefreshes: 0,
     revocations: [],
@@ -239,9 +244,14 @@ export async function startTracker(): Promise<Tracker> {
         if (sessionId || req.method !== 'POST') return void res.writeHead(404).end();
         const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, created),
+          onsessioninitialized: (id) => {
+            tracker.sessionsOpened += 1;
+            sessions.set(id, created);
+          },
         });
-        created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
+        created.onclose = () => {
+          if (created.sessionId && sessions.delete(created.sessionId)) tracker.sessionsEnded += 1;
+        };
         await buildServer().connect(created);
         transport = created;
       }
