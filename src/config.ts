@@ -242,7 +242,7 @@ export const ConfigSchema = z.object({
     }
   }),
 
-  /** where browsers reach the API, for absolute URLs (local recipe images); default http://HOST:PORT */
+  /** where browsers reach the API, for absolute URLs (local recipe images, the MCP OAuth redirect URI); default http://HOST:PORT */
   PUBLIC_URL: optionalUrl,
   /** exact origins allowed to call the API from a browser elsewhere; comma-separated, no wildcard */
   CORS_ORIGINS: z

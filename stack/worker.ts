@@ -6,6 +6,8 @@ import { StepHandoffs } from '../src/activities/step-handoff.ts';
 import { STOP_HEARTBEAT_MS } from '../src/activities/step-heartbeat.ts';
 import type { Config } from '../src/config.ts';
 import { McpConnections } from '../src/mcp/connections.ts';
+import { oauthRedirectUrl } from '../src/mcp/oauth-connect.ts';
+import { TokenVault } from '../src/mcp/token-vault.ts';
 import { dataConverter } from '../src/protection/data-converter.ts';
 import { createRetentionActivities } from '../src/protection/retention.ts';
 import { createScheduleActivities } from '../src/api/schedule-runs.ts';
@@ -54,7 +56,11 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   await catalog.startForWorker({ config, pool });
   const bundlePath = options.workflowBundlePath ?? config.WORKFLOW_BUNDLE_PATH;
   // MCP servers: a bad BRIGADE_MCP_CONFIG stops the start here; stdio servers stop when the worker does.
-  const mcp = new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog));
+  // servers behind OAuth: each conversation's calls with its owner's sealed tokens
+  const mcp = new McpConnections(loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog), {
+    vault: new TokenVault(pool, config),
+    redirectUrl: oauthRedirectUrl(config),
+  });
   const stops = new StopNotices(pool);
   const taskQueue = options.taskQueue ?? config.TEMPORAL_TASK_QUEUE;
   // this process's own queue: only it holds the streams of the model steps it hands off

@@ -14,7 +14,10 @@ import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { recordToolCall, withToolCall } from '../db/tool-calls.ts';
 import { McpConnections, type Elicit } from '../mcp/connections.ts';
-import { loadMcpConfig } from '../mcp/config.ts';
+import { isPerPerson, loadMcpConfig } from '../mcp/config.ts';
+import { ConnectFirst, asConnectFirst } from '../mcp/oauth-errors.ts';
+import { wantScope } from '../db/mcp-oauth.ts';
+import { dataKeyOfWorkflow } from '../db/data-keys.ts';
 import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import type { McpActivities, McpCallInput, McpCallResult, McpListToolsInput, McpServerTools } from '../mcp/types.ts';
 import type { JsonObject } from '../shared/messages.ts';
@@ -125,15 +128,29 @@ export function createMcpActivities({ catalog, pool, config, mcp }: McpActivityD
   let store: ObjectStore | undefined;
   const objects = () => (store ??= createObjectStore(config));
 
+  /** The conversation's owner, for per-person servers: their token alone is used for its calls. */
+  const ownerOf = async (workflowId: string) => (await dataKeyOfWorkflow(pool, workflowId))?.userId;
+
   async function mcpListTools({ agent, servers, known = {} }: McpListToolsInput): Promise<McpServerTools[]> {
     const lists: McpServerTools[] = [];
+    const workflowId = Context.current().info.workflowExecution?.workflowId ?? '';
+    let owner: Promise<string | undefined> | undefined;
     for (const name of servers) {
       try {
         const server = connections.server(name);
         if (!(server.agents as string[]).includes(agent)) throw new Error(`the ${agent} agent may not use it any more`);
-        const list = boundedList(await connections.listTools(name));
+        const user = isPerPerson(server) ? await (owner ?? (owner = ownerOf(workflowId))) : undefined;
+        if (isPerPerson(server) && !user) throw new Error('this conversation has no owner to connect it');
+        const list = boundedList(await connections.listTools(name, user));
         lists.push(known[name] === list.hash ? { server: name, hash: list.hash, tools: [], unchanged: true } : list);
-      } catch (error) {
+      } catch (caught) {
+        const error = asConnectFirst(caught, name);
+        if (error instanceof ConnectFirst) {
+          // Its tools stay offered; a call answers how to connect. Listed again before the next model step.
+          const user = await (owner ?? (owner = ownerOf(workflowId))).catch(() => undefined);
+          lists.push({ ...boundedList(connections.offeredUnconnected(name, user)), error: error.message });
+          continue;
+        }
         // A server that is down costs its tools for now, not the conversation: the next list tries again.
         // (cut: a server writes its own error messages, and the list crosses Temporal)
         lists.push({
@@ -183,7 +200,8 @@ export function createMcpActivities({ catalog, pool, config, mcp }: McpActivityD
     try {
       // The workflow checked the arguments without the schema's patterns (src/shared/json-schema.ts); here the
       // whole schema is checked, patterns with RE2, and a refusal is the tool's result for the model.
-      const listed = (await connections.listTools(input.server)).tools.find((tool) => tool.tool === input.tool);
+      const user = isPerPerson(server) ? userId : undefined;
+      const listed = (await connections.listTools(input.server, user)).tools.find((tool) => tool.tool === input.tool);
       const refusal = listed && argumentsRefusal(listed.inputSchema, input.args);
       if (refusal) throw new ArgumentsRefused(`The arguments do not fit ${input.name}, so it was not called: ${refusal}`);
       const raw = await connections.callTool(
@@ -194,15 +212,21 @@ export function createMcpActivities({ catalog, pool, config, mcp }: McpActivityD
           // the SDK's own timeout is only a backstop: a question may hold the call up to its deadline
           timeoutMs: server.callTimeout + server.questionDeadline + 30_000,
           elicit,
+          ...(user ? { user } : {}),
         },
       );
       result = await forModel(raw, input, objects);
-    } catch (error) {
+    } catch (caught) {
+      const error = asConnectFirst(caught, input.server);
       const stopped = context.cancellationSignal.aborted;
       // Stop (the workflow cancelled the call): the server may have gone on and finished it.
       // Arguments the whole schema refuses: the server never saw the call, and the model is told why.
       if (error instanceof ArgumentsRefused) result = { error: error.message };
-      else if (stopped && context.cancellationDetails?.cancelRequested) result = serverCallStopped();
+      else if (error instanceof ConnectFirst) {
+        // Not a failure to retry: the person acts first. A step-up's scope is what their next Connect asks for.
+        if ('scope' in error.reason) await wantScope(pool, userId, input.server, error.reason.scope);
+        result = { error: error.message, connect: input.server };
+      } else if (stopped && context.cancellationDetails?.cancelRequested) result = serverCallStopped();
       else if (stopped)
         throw error; // the worker stops or the attempt timed out: Temporal retries it
       else if (clock.timedOut) {
@@ -239,7 +263,7 @@ export function createMcpActivities({ catalog, pool, config, mcp }: McpActivityD
       await recordToolCall(db, ref, { tool: input.name, args: input.args, result: stored });
       return stored;
     });
-    const hash = await connections.currentHash(input.server);
+    const hash = await connections.currentHash(input.server, isPerPerson(server) ? userId : undefined);
     // The workflow gets a stand-in for a large result: the record holds it whole, and a result over Temporal's
     // 2 MB limit would fail this activity's completion.
     return {

@@ -27,6 +27,7 @@ import { TokenStanding, UserLedger } from './users.ts';
 import { WebSessions, webSignInRoutes } from './web-sign-in.ts';
 import { loadMcpConfig } from '../mcp/config.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
+import { mcpOAuthPageRoutes, mcpOAuthRoutes } from './mcp-oauth.ts';
 import { personalDataRoutes } from './personal-data-routes.ts';
 import { scheduleRoutes } from './schedules.ts';
 import { describeError } from '../shared/log-safe.ts';
@@ -92,6 +93,7 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
     ),
   );
   app.use(mcpFileRoutes(config));
+  app.use(mcpOAuthPageRoutes());
   app.use(webSignInRoutes({ config, sessions, oidc, ledger, log: (line) => logLine(line) }));
   // one ownership-and-role rule for every conversation route, the agents' included
   const access = conversationAccess(catalog, pool);
@@ -107,6 +109,7 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
     lifecycleRoutes({ access, config, client, pool, log: logLine }),
     personalDataRoutes({ catalog, config, client, pool, log: logLine }),
     scheduleRoutes({ catalog, access, config, client, pool }),
+    mcpOAuthRoutes({ catalog, config, pool }),
     // each agent's own routes, in the catalog's order, under the same access rule
     ...catalog.servers.flatMap((server) => (server.routes ? [server.routes({ config, client, pool, access })] : [])),
   );

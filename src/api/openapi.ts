@@ -5,6 +5,7 @@ import { metaBody } from './meta.ts';
 import { BudgetApproval } from './budget-approval.ts';
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey } from './api-keys.ts';
 import { ScheduleList, ScheduleView, createScheduleBody, patchScheduleBody } from './schedules.ts';
+import { McpConnectStarted, McpConnected, McpDisconnected, McpServerList } from './mcp-oauth.ts';
 import {
   BranchBody,
   DecisionBody,
@@ -247,6 +248,7 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
       ...protectionPaths(),
       ...signInPaths(),
       ...schedulePaths(catalog),
+      ...mcpConnectionPaths(),
       '/v1/conversations/{id}/messages': {
         post: {
           operationId: 'sendMessage',
@@ -404,6 +406,92 @@ const helpers: OpenApiHelpers = { json, errors, idParam, schema };
 /** Each agent's paths, in the catalog's order. */
 function agentPaths(catalog: ServerCatalog): Record<string, unknown> {
   return Object.assign({}, ...catalog.servers.map((server) => server.openapi?.paths?.(helpers) ?? {}));
+}
+
+/** MCP servers behind OAuth, connected by each person (issue 47). */
+function mcpConnectionPaths(): Record<string, unknown> {
+  const name = {
+    name: 'name',
+    in: 'path',
+    required: true,
+    description: "the server's name in BRIGADE_MCP_CONFIG",
+    schema: { type: 'string' },
+  };
+  return {
+    '/v1/mcp/servers': {
+      get: {
+        operationId: 'listMcpServers',
+        summary:
+          'The MCP servers of BRIGADE_MCP_CONFIG, and for each one behind OAuth that a person connects (auth "oauth"), whether the caller has connected it. Never a token',
+        responses: {
+          200: { description: 'Servers', content: { 'application/json': { schema: schema(McpServerList) } } },
+          ...errors(401, 503),
+        },
+      },
+    },
+    '/v1/mcp/servers/{name}/connect': {
+      post: {
+        operationId: 'connectMcpServer',
+        summary:
+          "Start connecting a server behind OAuth for the caller: MCP authorization (discovery, registration, authorization code with PKCE, the resource indicator, the scope the server asks for). The answer is the URL the caller's browser goes to; the provider sends it back to /mcp/oauth/callback. The PKCE verifier stays on the server; the state is the caller's alone, for one use within 10 minutes",
+        parameters: [name],
+        responses: {
+          200: { description: 'Where to consent', content: { 'application/json': { schema: schema(McpConnectStarted) } } },
+          ...errors(401, 404),
+          409: json('The server is not one a person connects', 'Error'),
+          502: json('The server or its authorization server could not be used (the reason in words)', 'Error'),
+          503: json('Payload encryption is off: tokens could not be sealed', 'Error'),
+        },
+      },
+    },
+    '/v1/mcp/oauth/callback': {
+      get: {
+        operationId: 'finishMcpConnection',
+        summary:
+          "The code and state the provider sent back, handed over by the web client (or a script) with the caller's own credentials: the code is traded for tokens, sealed under the caller's own key. Only the person who started it, once, within 10 minutes",
+        parameters: [
+          { name: 'code', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'state', in: 'query', required: false, schema: { type: 'string' } },
+          {
+            name: 'error',
+            in: 'query',
+            required: false,
+            description: "the provider's refusal (access_denied, …)",
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          200: { description: 'Connected', content: { 'application/json': { schema: schema(McpConnected) } } },
+          400: json('Refused at the provider, or a state unknown, used or expired', 'Error'),
+          ...errors(401),
+          502: json('The authorization server refused the code', 'Error'),
+          503: json('Payload encryption is off', 'Error'),
+        },
+      },
+    },
+    '/v1/mcp/servers/{name}/connection': {
+      delete: {
+        operationId: 'disconnectMcpServer',
+        summary:
+          'Disconnect: the caller\'s tokens are revoked at the authorization server when it has a revocation endpoint (RFC 7009), then deleted. The next call answers "Connect <server> first"',
+        parameters: [name],
+        responses: {
+          200: { description: 'Disconnected', content: { 'application/json': { schema: schema(McpDisconnected) } } },
+          ...errors(401, 404),
+          409: json('The server is not one a person connects', 'Error'),
+        },
+      },
+    },
+    '/mcp/oauth/callback': {
+      get: {
+        operationId: 'mcpOAuthRedirect',
+        summary:
+          'The redirect URI Brigade registers: sends the browser on to the web client with code and state in the fragment (#mcp-oauth?code=…&state=…), which never reaches a server log; the web client then calls GET /v1/mcp/oauth/callback',
+        security: [],
+        responses: { 303: { description: 'To the web client' } },
+      },
+    },
+  };
 }
 
 /** Agents on a schedule (issue 48). */

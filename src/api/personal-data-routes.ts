@@ -27,6 +27,7 @@ import { OPERATOR_ROLE } from './codec-server.ts';
 import { readExport } from './conversation-lifecycle.ts';
 import { HttpError, parseBody } from './http-error.ts';
 import { requireScope } from './key-scopes.ts';
+import { mcpConnectionsKind } from './mcp-oauth.ts';
 
 const ALL = 1_000_000;
 
@@ -96,8 +97,9 @@ const signIn: PersonalDataKind = {
 };
 
 /** Every kind of personal data: the runtime's, each agent's, then what other modules registered. */
-export function personalDataKinds(catalog: Pick<ServerCatalog, 'servers'>): PersonalDataKind[] {
+export function personalDataKinds(catalog: Pick<ServerCatalog, 'servers' | 'has' | 'names'>): PersonalDataKind[] {
   return [
+    mcpConnectionsKind(catalog),
     dataKeyKind,
     schedulesKind,
     conversations,

@@ -53,10 +53,38 @@ const stdioServer = (catalog: Pick<AgentCatalog, 'has'>) =>
     cwd: z.string().optional(),
     ...commonFields(catalog),
   });
+/**
+ * MCP authorization (OAuth 2.1, as the MCP specification has it) for an HTTP server with `auth: "oauth"`: by
+ * default each person connects it for themselves (authorization code with PKCE); `grant: "client_credentials"`
+ * makes Brigade one service identity for everyone. Registration is the configured client (pre-registration),
+ * else a client ID metadata document (`clientMetadataUrl`, when the authorization server supports it), else
+ * dynamic registration. `clientSecret` and `privateKey` are `${NAME}` references, read when used.
+ */
+export const OAuthSettings = z
+  .strictObject({
+    grant: z.enum(['authorization_code', 'client_credentials']).default('authorization_code'),
+    clientId: z.string().min(1).optional(),
+    clientSecret: z.string().min(1).optional(),
+    /** a PEM private key (private_key_jwt, client_credentials only) */
+    privateKey: z.string().min(1).optional(),
+    /** the JWS algorithm of privateKey's assertions */
+    signingAlgorithm: z.string().min(1).default('ES256'),
+    /** asked for when neither the server (WWW-Authenticate) nor its metadata names a scope */
+    scope: z.string().min(1).optional(),
+    clientMetadataUrl: z.url({ error: 'must be an https URL with a path', protocol: /^https$/ }).optional(),
+  })
+  .refine((oauth) => oauth.grant !== 'client_credentials' || (oauth.clientId && (oauth.clientSecret || oauth.privateKey)), {
+    error: 'client_credentials needs clientId and clientSecret or privateKey',
+  });
+export type OAuthSettings = z.infer<typeof OAuthSettings>;
+
 const httpServer = (catalog: Pick<AgentCatalog, 'has'>) =>
   z.strictObject({
     url: z.url({ error: 'must be an http(s) URL', protocol: /^https?$/ }),
     headers: z.record(z.string(), z.string()).default({}),
+    /** "oauth": the server is behind MCP authorization (see oauth) */
+    auth: z.enum(['none', 'oauth']).default('none'),
+    oauth: OAuthSettings.optional(),
     ...commonFields(catalog),
   });
 export type StdioServer = z.infer<ReturnType<typeof stdioServer>>;
@@ -106,19 +134,39 @@ export function parseMcpConfig(text: string, catalog: Pick<AgentCatalog, 'has'>,
       problems.push(issues(['mcpServers', name], parsed.error));
       continue;
     }
-    const secrets = isStdio ? (parsed.data as StdioServer).env : (parsed.data as HttpServer).headers;
-    for (const [key, template] of Object.entries(secrets)) {
-      for (const [, variable] of template.matchAll(ENV_REF)) {
-        if (env[variable!] === undefined) {
-          problems.push(`mcpServers.${name}.${isStdio ? 'env' : 'headers'}.${key}: environment variable ${variable} is not set`);
+    const http = parsed.data as HttpServer;
+    const secrets: [string, Record<string, string | undefined>][] = isStdio
+      ? [['env', (parsed.data as StdioServer).env]]
+      : [
+          ['headers', http.headers],
+          ['oauth', { clientSecret: http.oauth?.clientSecret, privateKey: http.oauth?.privateKey }],
+        ];
+    for (const [field, values] of secrets) {
+      for (const [key, template] of Object.entries(values)) {
+        for (const [, variable] of (template ?? '').matchAll(ENV_REF)) {
+          if (env[variable!] === undefined) {
+            problems.push(`mcpServers.${name}.${field}.${key}: environment variable ${variable} is not set`);
+          }
         }
       }
+    }
+    if (!isStdio && http.oauth && http.auth !== 'oauth') {
+      problems.push(`mcpServers.${name}.oauth: needs "auth": "oauth"`);
+      continue;
     }
     servers.push({ ...(parsed.data as any), name, transport: isStdio ? 'stdio' : 'http' });
   }
   if (problems.length) throw new McpConfigError(problems.join('; '));
   return servers;
 }
+
+/** One `${NAME}` template resolved (see withEnv). */
+export const resolveEnv = (template: string, env: NodeJS.ProcessEnv = process.env) =>
+  template.replace(ENV_REF, (_, name: string) => env[name] ?? '');
+
+/** Whether each person connects the server for themselves (OAuth, authorization code). */
+export const isPerPerson = (server: McpServerConfig): boolean =>
+  server.transport === 'http' && server.auth === 'oauth' && (server.oauth?.grant ?? 'authorization_code') === 'authorization_code';
 
 /** `${NAME}` replaced by the environment's value; only when connecting, never stored. */
 export function withEnv(values: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {

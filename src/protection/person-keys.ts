@@ -103,6 +103,8 @@ export class PersonKeys implements OwnerKeys {
   readonly #byWorkflow: TtlLru<string, string>;
   /** workflows no person owns (system workflows): the deployment key, without asking the database each time */
   readonly #unowned: TtlLru<string, true>;
+  /** user id → their key id */
+  readonly #byPerson: TtlLru<string, string>;
   readonly #pending = new Map<string, Promise<Unwrapped | undefined>>();
 
   constructor(pool: Pick<pg.Pool, 'query'>, deployment: KeyProvider, options: { ttlMs?: number; now?: () => number } = {}) {
@@ -112,6 +114,7 @@ export class PersonKeys implements OwnerKeys {
     this.#byId = new TtlLru(cache);
     this.#byWorkflow = new TtlLru(cache);
     this.#unowned = new TtlLru(cache);
+    this.#byPerson = new TtlLru(cache);
     live.add(new WeakRef(this));
   }
 
@@ -128,6 +131,19 @@ export class PersonKeys implements OwnerKeys {
     const parent = CONVERSATION_WORKFLOW.test(workflowId) ? undefined : parentNamed(payloads);
     if (!parent && this.#unowned.get(workflowId)) return undefined;
     return this.#once(`w:${workflowId}:${parent ?? ''}`, () => this.#resolveWorkflow(workflowId, parent));
+  }
+
+  /**
+   * The person's own data key (made now when they have none), for what Brigade keeps of theirs outside Temporal
+   * (an MCP server's tokens): sealed under it, it goes with the key at erasure.
+   */
+  async forPerson(userId: string): Promise<{ id: string; key: KeyObject }> {
+    const keyId = this.#byPerson.get(userId);
+    const cached = keyId === undefined ? undefined : this.#byId.get(keyId);
+    if (cached) return cached;
+    const found = await this.#once(`p:${userId}`, async () => this.#remember(await addDataKey(this.#pool, await this.#newKey(userId))));
+    this.#byPerson.set(userId, found!.id);
+    return found!;
   }
 
   async byId(id: string): Promise<KeyObject> {
@@ -148,6 +164,7 @@ export class PersonKeys implements OwnerKeys {
       return entry.userId === userId;
     });
     this.#byWorkflow.deleteWhere((_, id) => gone.has(id));
+    this.#byPerson.deleteWhere((_, id) => gone.has(id));
   }
 
   async #resolveWorkflow(workflowId: string, parent: string | undefined): Promise<Unwrapped | undefined> {

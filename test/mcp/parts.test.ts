@@ -2,7 +2,7 @@
 // conversion for Gemini, policies from annotations and overrides, and ajv-backed argument checks.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { McpConfigError, parseMcpConfig, withEnv } from '../../src/mcp/config.ts';
+import { McpConfigError, isPerPerson, parseMcpConfig, withEnv } from '../../src/mcp/config.ts';
 import { jsonSchemaArgs } from '../../src/shared/json-schema.ts';
 import { MAX_NAME, exposedName } from '../../src/mcp/names.ts';
 import { policyFor } from '../../src/mcp/policy.ts';
@@ -62,6 +62,38 @@ describe('BRIGADE_MCP_CONFIG', () => {
       { kitchen: { url: 'http://x', agents: ['recipes'], headers: { Authorization: 'Bearer ${MISSING}' } } },
       /headers\.Authorization: environment variable MISSING is not set/,
     );
+  });
+
+  test('a server behind OAuth: per person by default, a service identity with client credentials; bad settings name the field', () => {
+    const [tracker, catalog] = config(
+      {
+        tracker: { url: 'https://tracker.example/mcp', auth: 'oauth', agents: ['support'] },
+        catalog: {
+          url: 'https://catalog.example/mcp',
+          auth: 'oauth',
+          agents: ['recipes'],
+          oauth: { grant: 'client_credentials', clientId: 'brigade', clientSecret: '${CATALOG_SECRET}' },
+        },
+      },
+      { CATALOG_SECRET: 's' },
+    );
+    assert.equal(isPerPerson(tracker!), true);
+    assert.equal(isPerPerson(catalog!), false);
+    refused({ t: { url: 'http://x', agents: ['support'], auth: 'basic' } }, /mcpServers\.t\.auth/);
+    refused({ t: { url: 'http://x', agents: ['support'], oauth: { clientId: 'c' } } }, /mcpServers\.t\.oauth: needs "auth": "oauth"/);
+    refused(
+      { t: { url: 'http://x', agents: ['support'], auth: 'oauth', oauth: { grant: 'client_credentials', clientId: 'c' } } },
+      /mcpServers\.t\.oauth: client_credentials needs clientId and clientSecret or privateKey/,
+    );
+    refused(
+      { t: { url: 'http://x', agents: ['support'], auth: 'oauth', oauth: { clientId: 'c', clientSecret: '${NOPE}' } } },
+      /mcpServers\.t\.oauth\.clientSecret: environment variable NOPE is not set/,
+    );
+    refused(
+      { t: { url: 'http://x', agents: ['support'], auth: 'oauth', oauth: { clientMetadataUrl: 'http://x/client.json' } } },
+      /mcpServers\.t\.oauth\.clientMetadataUrl: must be an https URL/,
+    );
+    refused({ t: { command: 'x', agents: ['support'], auth: 'oauth' } }, /mcpServers\.t.*auth/);
   });
 
   test('an error names the variable, never its value', () => {

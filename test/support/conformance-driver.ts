@@ -11,11 +11,14 @@
 // questions accepted with `{}`, so the client's defaults apply. It exits 0 once the turn has ended; the suite
 // then judges what its server saw.
 //
-// The `auth/*` scenarios run through here too (they fail today: Brigade's client does not authorize). Once it
-// does (issue 47, items 1-2), the step they need goes between opening the conversation and the message: the
-// person connects the server, as the web client's "Connect" does, following the authorization URL Brigade gives
-// (the suite's authorization server answers it with a redirect to Brigade's callback at once, no consent page);
-// MCP_CONFORMANCE_CONTEXT carries the client credentials of the client-credentials scenarios for the config.
+// The `auth/*` scenarios put the server behind MCP authorization (`auth: "oauth"`): between opening the
+// conversation and the message, the person connects the server as the web client's "Connect" does, following the
+// authorization URL Brigade gives (the suite's authorization server answers it with a redirect to Brigade's callback
+// at once, no consent page) and handing the code and state to GET /v1/mcp/oauth/callback with the person's own
+// credentials, as the web client does. A tool result asking to connect again (a step-up's scope) is answered the
+// same way, at most MAX_CONNECTS times. MCP_CONFORMANCE_CONTEXT carries the client credentials of the scenarios
+// that pre-register a client or use the client-credentials grant, which go into the config as an operator would.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +30,9 @@ import { type TestApp, startTestApp } from './test-app.ts';
 const CONFORMANCE_SERVER = 'conformance';
 /** the driver gives up (and says where it was) before the suite's own --timeout kills it */
 const DEADLINE_MS = Number(process.env.CONFORMANCE_DRIVER_DEADLINE_MS ?? 50_000);
+
+/** how many times one scenario's person connects (the first time, then each step-up), as a person would give up */
+const MAX_CONNECTS = 3;
 
 const serverUrl = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '(no scenario)';
@@ -70,12 +76,73 @@ function scriptedModel(request: RecordedRequest) {
   return calls.length > 0 ? reply.calls(...calls) : reply.text('The conformance server has no tools.');
 }
 
+const context: Record<string, string> = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
+const isAuth = scenario.startsWith('auth/');
+const clientCredentials = /^auth\/client-credentials-/.test(scenario);
+
+/** The server's entry in BRIGADE_MCP_CONFIG: behind OAuth for the auth scenarios, with what their context gives. */
+function serverConfig(): Record<string, unknown> {
+  if (!isAuth) return { url: serverUrl, agents: ['support'] };
+  const oauth: Record<string, string> = {
+    // the client ID metadata document the suite's authorization servers accept (basic-cimd)
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+  };
+  if (clientCredentials) oauth.grant = 'client_credentials';
+  if (context.client_id) oauth.clientId = context.client_id;
+  if (context.client_secret) oauth.clientSecret = '${CONFORMANCE_CLIENT_SECRET}';
+  if (context.private_key_pem) {
+    oauth.privateKey = '${CONFORMANCE_PRIVATE_KEY}';
+    oauth.signingAlgorithm = context.signing_algorithm ?? 'ES256';
+  }
+  return { url: serverUrl, agents: ['support'], auth: 'oauth', oauth };
+}
+
+/** Connect, as the web client does: the authorization URL, followed to Brigade's callback, which the person calls. */
+async function connect(app: TestApp): Promise<boolean> {
+  stage = 'connecting the server';
+  const started = await app.call('POST', `/v1/mcp/servers/${CONFORMANCE_SERVER}/connect`);
+  if (started.status !== 200) {
+    say(`Connect refused: ${started.status} ${started.body?.error ?? ''}`);
+    return false;
+  }
+  stage = 'following the authorization URL';
+  const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
+  const location = consent.headers.get('location');
+  if (!location) {
+    say(`the authorization server answered ${consent.status} without a redirect`);
+    return false;
+  }
+  const back = new URL(location, started.body.authorizationUrl);
+  stage = 'calling the callback';
+  const done = await app.call('GET', `/v1/mcp/oauth/callback?${back.searchParams.toString()}`);
+  say(`Connect: ${done.status} ${JSON.stringify(done.body)}`);
+  return done.status === 200;
+}
+
 async function drive(app: TestApp): Promise<void> {
   stage = 'opening a conversation';
   const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: `conformance ${scenario}` } });
   if (created.status !== 201) throw new Error(`POST /v1/conversations: ${created.status} ${JSON.stringify(created.body)}`);
   const id: string = created.body.id;
 
+  let connects = 0;
+  if (isAuth && !clientCredentials) {
+    connects += 1;
+    await connect(app);
+  }
+  for (let seen = 0; ;) {
+    seen = await converse(app, id, seen);
+    const view = await app.call('GET', `/v1/conversations/${id}`);
+    const asked = (view.body.messages ?? []).slice(seen).some((message: any) => message.role === 'tool' && message.result?.connect);
+    seen = view.body.messages?.length ?? 0;
+    if (!asked || connects >= MAX_CONNECTS) break;
+    connects += 1;
+    if (!(await connect(app))) break;
+  }
+}
+
+/** One message and its turn, decisions included; returns how many messages there were before it. */
+async function converse(app: TestApp, id: string, since: number): Promise<number> {
   stage = 'sending the message';
   let turn = await app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'Use the conformance server.' } });
   // Each approval is approved and each question accepted with {} until nothing waits.
@@ -92,10 +159,11 @@ async function drive(app: TestApp): Promise<void> {
   stage = 'waiting for the turn to end';
   await waitUntilIdle(app, id, 20_000);
   const view = await app.call('GET', `/v1/conversations/${id}`);
-  for (const message of view.body.messages ?? []) {
+  for (const message of (view.body.messages ?? []).slice(since)) {
     if (message.role === 'tool') say(`tool ${message.tool}: ${JSON.stringify(message.result).slice(0, 300)}`);
   }
   say(`the turn ended: ${JSON.stringify(view.body.messages?.at(-1)?.text ?? '')}`);
+  return since;
 }
 
 async function main(): Promise<number> {
@@ -105,7 +173,10 @@ async function main(): Promise<number> {
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brigade-conformance-'));
   const configPath = path.join(dir, 'mcp.json');
-  fs.writeFileSync(configPath, JSON.stringify({ mcpServers: { [CONFORMANCE_SERVER]: { url: serverUrl, agents: ['support'] } } }));
+  fs.writeFileSync(configPath, JSON.stringify({ mcpServers: { [CONFORMANCE_SERVER]: serverConfig() } }));
+  // the secrets the config names, as an operator's environment holds them
+  if (context.client_secret) process.env.CONFORMANCE_CLIENT_SECRET = context.client_secret;
+  if (context.private_key_pem) process.env.CONFORMANCE_PRIVATE_KEY = context.private_key_pem;
   const fake = await startFakeGemini();
   fake.scriptFn(scriptedModel);
   let app: TestApp | undefined;
@@ -118,6 +189,8 @@ async function main(): Promise<number> {
         MODEL_TIMEOUT: '10s',
         BRIGADE_MCP_CONFIG: configPath,
         DATA_DIR: path.join(dir, 'data'),
+        // tokens are sealed under the person's key, so the auth scenarios run with payload encryption on
+        ...(isAuth ? { PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: randomBytes(32).toString('base64') }) } : {}),
       },
     });
     await drive(app);

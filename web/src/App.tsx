@@ -23,6 +23,7 @@ import { ConversationPage } from './ConversationPage';
 import { SignIn } from './SignIn';
 import { navigate, usePath } from './router';
 import { useNarrow } from './useNarrow';
+import { finishConnect, takeMcpCallback } from './mcpConnect';
 import type { Meta } from './types';
 
 export function App() {
@@ -125,6 +126,18 @@ export function App() {
   useEffect(() => {
     if (path !== '/') setNotice(undefined);
   }, [path]);
+
+  // back from an MCP server's consent page (#mcp-oauth?code=…&state=…): finished with this page's own credentials
+  const [connected, setConnected] = useState<string>();
+  useEffect(() => {
+    if (!authed) return;
+    const callback = takeMcpCallback();
+    if (!callback) return;
+    navigate(callback.returnTo);
+    finishConnect(callback.query)
+      .then((done) => setConnected(`Connected ${done.server}.`))
+      .catch((e: ApiError) => setError(e.message));
+  }, [authed]);
 
   if (!authed) {
     if (!session)
@@ -245,6 +258,11 @@ export function App() {
       {error && (
         <div role="alert" className="banner error">
           {error}
+        </div>
+      )}
+      {connected && (
+        <div role="status" className="banner ok">
+          {connected}
         </div>
       )}
       <div className="layout">

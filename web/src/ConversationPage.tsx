@@ -12,6 +12,7 @@ import { ProgressList } from './Progress';
 import { TryAgain, failedTurnText, failuresSaid } from './TryAgain';
 import { UsagePanel } from './UsagePanel';
 import { ConversationActions, RenameForm } from './ConversationActions';
+import { McpTools } from './McpTools';
 import { ContextFold } from './ContextFold';
 import { outbox } from './outbox';
 import { useNarrow } from './useNarrow';
@@ -406,6 +407,7 @@ export function ConversationPage({
             ) : (
               typeof view.client === 'string' && view.client && <span className="acting-for">for {view.client}</span>
             )}
+            <McpTools agent={view.agent} />
             <ConversationActions
               id={id}
               title={view.title}

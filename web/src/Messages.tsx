@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Cards } from './Cards';
 import { MessageActions, MessageEditor, type MessageActionsValue } from './MessageActions';
+import { ConnectButton } from './McpTools';
 import { Markdown } from './markdown';
 import { ResultExtras } from './ResultExtras';
 import { pendingKind } from './pendingKinds';
@@ -86,6 +87,11 @@ export function MessageRow({
           <span aria-hidden="true">{kind === 'ok' ? '✓' : kind === 'declined' ? '✕' : '!'}</span>{' '}
           {resultSentence(agent, tool, message.result, args)}
         </p>
+        {typeof (message.result as { connect?: unknown } | undefined)?.connect === 'string' && (
+          <p className="connect-line">
+            <ConnectButton server={(message.result as { connect: string }).connect} />
+          </p>
+        )}
         {view === undefined ? <Raw label="Details" value={message.result} /> : view}
         {!message.cards?.length && <ResultExtras result={message.result} linkable={linkable?.(tool) ?? false} />}
         {message.cards && <Cards cards={message.cards} />}
