@@ -86,6 +86,7 @@ describe('migrate', () => {
       '047_cached_input_tokens.sql',
       '048_conversation_tree.sql',
       '049_agent_state_snapshots.sql',
+      '050_mcp_oauth.sql',
       '051_schedules.sql',
     ]);
     const files = await migrationFiles({ agents });
