@@ -4,21 +4,9 @@
 import { type ReactNode, useState } from 'react';
 import { RowsTable, cellText } from '../../RowsTable';
 import { BreweryCards } from './BreweryCards';
+import { Fact, type Row, isObject } from '../../resultParts';
 
-type Row = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
 const list = (v: unknown): string => (Array.isArray(v) ? v.map(cellText).filter(Boolean).join(', ') : '');
-
-function Fact({ term, value }: { term: string; value: string }) {
-  if (!value) return null;
-  return (
-    <div>
-      <dt>{term}</dt>
-      <dd>{value}</dd>
-    </div>
-  );
-}
 
 /** search_breweries_tool: the breweries found, as cards. */
 export function breweriesView(result: unknown): ReactNode | undefined {
@@ -56,12 +44,12 @@ export function profileView(result: unknown): ReactNode | undefined {
       <div className="card-body">
         <h3>{name}</h3>
         <dl className="facts">
-          <Fact term="Where" value={cellText(result.client_location_city_state)} />
-          <Fact term="Postal code" value={cellText(result.postal_code)} />
-          <Fact term="Favourite kinds" value={list(result.top3_brewery_types)} />
-          <Fact term="Top beers lately" value={list(result.top5_beers_recently)} />
-          <Fact term="Top breweries lately" value={list(result.top3_breweries_recently)} />
-          <Fact term="Bought from" value={history ? `${history} ${history === 1 ? 'brewery' : 'breweries'} so far` : ''} />
+          <Fact term="Where">{cellText(result.client_location_city_state)}</Fact>
+          <Fact term="Postal code">{cellText(result.postal_code)}</Fact>
+          <Fact term="Favourite kinds">{list(result.top3_brewery_types)}</Fact>
+          <Fact term="Top beers lately">{list(result.top5_beers_recently)}</Fact>
+          <Fact term="Top breweries lately">{list(result.top3_breweries_recently)}</Fact>
+          <Fact term="Bought from">{history ? `${history} ${history === 1 ? 'brewery' : 'breweries'} so far` : ''}</Fact>
         </dl>
       </div>
     </article>

@@ -3,10 +3,8 @@
 // server), not the raw paragraph. Without a preview the arguments stay.
 import type { ReactNode } from 'react';
 import { plural } from '../../plural';
+import { type Row as Args, isObject } from '../../resultParts';
 
-type Args = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Args => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const count = (v: unknown): number => (typeof v === 'number' && v > 0 ? v : 0);
 

@@ -3,10 +3,7 @@
 import type { ReactNode } from 'react';
 import { RowsTable, cellText } from '../../RowsTable';
 import { plural } from '../../plural';
-
-type Row = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { Fact, type Row, isObject } from '../../resultParts';
 
 /** the columns of saved_recipes (src/agents/recipes/tools.ts): rows of these alone are recipes, not a computed table */
 const RECIPE_COLUMNS = new Set([
@@ -36,16 +33,6 @@ const typeName = (v: unknown) => {
   return t ? t[0]!.toUpperCase() + t.slice(1) : '';
 };
 
-function Fact({ term, value }: { term: string; value: string }) {
-  if (!value) return null;
-  return (
-    <div>
-      <dt>{term}</dt>
-      <dd>{value}</dd>
-    </div>
-  );
-}
-
 /** "200 g egg noodles (soft)" */
 function ingredientLine(item: unknown): string {
   if (!isObject(item)) return cellText(item);
@@ -63,13 +50,13 @@ function RecipeResult({ recipe }: { recipe: Row }) {
       <article className="card-body" aria-label={`Recipe ${name}`}>
         <h3>{name}</h3>
         <dl className="facts">
-          <Fact term="Type" value={typeName(recipe.recipe_type)} />
-          <Fact term="Prep time" value={minutes(recipe.prep_time)} />
-          <Fact term="Cook time" value={minutes(recipe.cook_time)} />
-          <Fact term="Serves" value={cellText(recipe.servings)} />
-          <Fact term="Tags" value={cellText(recipe.tags)} />
-          <Fact term="Notes" value={cellText(recipe.notes)} />
-          <Fact term="Your notes" value={cellText(recipe.user_notes)} />
+          <Fact term="Type">{typeName(recipe.recipe_type)}</Fact>
+          <Fact term="Prep time">{minutes(recipe.prep_time)}</Fact>
+          <Fact term="Cook time">{minutes(recipe.cook_time)}</Fact>
+          <Fact term="Serves">{cellText(recipe.servings)}</Fact>
+          <Fact term="Tags">{cellText(recipe.tags)}</Fact>
+          <Fact term="Notes">{cellText(recipe.notes)}</Fact>
+          <Fact term="Your notes">{cellText(recipe.user_notes)}</Fact>
         </dl>
         {ingredients.length > 0 && (
           <>

@@ -3,23 +3,7 @@
 // value → its new one. From the item's `preview` (the server's read-only lookup as the item opened); without
 // one, what the arguments say.
 import type { ReactNode } from 'react';
-
-type Args = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Args => typeof v === 'object' && v !== null && !Array.isArray(v);
-const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
-const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
-const price = (v: unknown): string => (typeof v === 'number' && Number.isFinite(v) ? money.format(v) : '');
-
-function Fact({ term, children }: { term: string; children: ReactNode }) {
-  if (children === '' || children === undefined) return null;
-  return (
-    <div>
-      <dt>{term}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
-}
+import { type Row as Args, Fact, isObject, price, text } from '../../resultParts';
 
 const orderOf = (preview: Args | undefined): Args | undefined => (isObject(preview?.order) ? preview.order : undefined);
 const customerOf = (preview: Args | undefined): Args | undefined => (isObject(preview?.customer) ? preview.customer : undefined);

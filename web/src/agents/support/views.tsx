@@ -2,23 +2,7 @@
 // Only what a person asks about is shown: the customer number, never the other ids (username, order's
 // customer_id) a lookup also returns. A shape these do not know returns undefined, so the raw details stay.
 import type { ReactNode } from 'react';
-
-type Args = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Args => typeof v === 'object' && v !== null && !Array.isArray(v);
-const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
-const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
-const price = (v: unknown): string => (typeof v === 'number' && Number.isFinite(v) ? money.format(v) : '');
-
-function Fact({ term, children }: { term: string; children: ReactNode }) {
-  if (children === '' || children === undefined) return null;
-  return (
-    <div>
-      <dt>{term}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
-}
+import { type Row as Args, Fact, isObject, price, text } from '../../resultParts';
 
 /** A phone number as a link that dials it, where it has digits to dial. */
 const phoneLink = (phone: string) => (/\d/.test(phone) ? <a href={`tel:${phone.replace(/[^\d+]/g, '')}`}>{phone}</a> : phone);
