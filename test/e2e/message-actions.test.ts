@@ -3,7 +3,7 @@
 // old question and its answer), a regenerate answers otherwise as a second version, a fork opens a new
 // conversation with the path up to the message, and Copy puts the message's words on the clipboard.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { reply, startFakeGemini } from '../support/fake-gemini.ts';
@@ -19,8 +19,6 @@ import {
   withScreenshot,
 } from './browser.ts';
 
-const SHOTS = '/work/notes/shots-tree';
-
 let app: TestApp;
 let browser: Browser;
 
@@ -35,9 +33,8 @@ after(async () => {
 });
 
 async function shot(page: Page, name: string): Promise<void> {
-  if (!fs.existsSync('/work/notes')) return;
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: `${SHOTS}/${name}.png` });
+  // with SHOTS_DIR set, each step is also saved there as a screenshot (as readable-results does)
+  if (process.env.SHOTS_DIR) await page.screenshot({ path: path.join(process.env.SHOTS_DIR, `${name}.png`) });
 }
 
 const transcript = (page: Page) => page.locator('ol.transcript');
