@@ -24,7 +24,8 @@ const aad = (user: string, server: string, keyId: string) => Buffer.from(`mcp-oa
 
 export class TokenVault {
   readonly pool: pg.Pool;
-  readonly #keys: PersonKeys | undefined;
+  readonly #config: ConstructorParameters<typeof TokenVault>[1];
+  #keys: PersonKeys | undefined | null = null;
 
   constructor(
     pool: pg.Pool,
@@ -34,11 +35,22 @@ export class TokenVault {
     >,
   ) {
     this.pool = pool;
-    const deployment = keyProvider(config);
-    this.#keys = deployment ? new PersonKeys(pool, deployment) : undefined;
+    this.#config = config;
   }
 
   async #key(user: string): Promise<{ id: string; key: KeyObject }> {
+    // Read at first use, not at start: settings without keys refuse a Connect (503), not the whole API's start.
+    if (this.#keys === null) {
+      // settings that lack keys where they are required say so at the codec; here they mean only "nothing to seal under"
+      const deployment = (() => {
+        try {
+          return keyProvider(this.#config);
+        } catch {
+          return undefined;
+        }
+      })();
+      this.#keys = deployment ? new PersonKeys(this.pool, deployment) : undefined;
+    }
     // Without deployment keys there is no person's key to seal under: tokens are never kept in the clear.
     if (!this.#keys)
       throw new SealingUnavailable(

@@ -163,7 +163,10 @@ describe('the support agent', () => {
     const id = await newSupportConversation();
     const turn = await say(id, 'cancel order 47652');
     const [item] = turn.body.pending;
-    const next = await say(id, 'no wait, look up megana@gmail.com instead');
+    // the message says it declines the waiting item (issue 46): without `pending` it would be a 409
+    const next = await app.call('POST', `/v1/conversations/${id}/messages`, {
+      body: { text: 'no wait, look up megana@gmail.com instead', pending: 'decline' },
+    });
     assert.equal(next.status, 200);
     const rejected = next.body.messages.find((m: { tool?: string }) => m.tool === 'cancel_order');
     assert.equal(rejected.result.status, 'rejected');
