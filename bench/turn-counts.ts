@@ -24,11 +24,13 @@ export interface Counts {
   payloadsDecoded: number;
   bytesToTemporal: number;
   bytesFromTemporal: number;
-  /** ms in the codec's encode and decode (the main thread's: AES-GCM, the key lookups, the payloads' framing) */
+  /** ms in the codec's encode and decode, wall time: AES-GCM and the framing, and the waits for persons' keys */
   codecMs: number;
   /** ms in postMessage to the workflow threads (the structured clone of activations and requests) */
   threadPostMs: number;
   sqlStatements: number;
+  /** of which lookups of persons' data keys (the codec's, after its cache forgot them: DATA_KEY_TTL_MS) */
+  keyLookups: number;
   gcMinor: number;
   gcMajor: number;
   gcMs: number;
@@ -46,6 +48,7 @@ const zero = (): Counts => ({
   codecMs: 0,
   threadPostMs: 0,
   sqlStatements: 0,
+  keyLookups: 0,
   gcMinor: 0,
   gcMajor: 0,
   gcMs: 0,
@@ -110,21 +113,23 @@ export function installCounters(): void {
   }).observe({ entryTypes: ['gc'] });
 }
 
-/** Top-level statements of the database so far (pg_stat_statements), or NaN without it. */
-function statementsSent(url: string | undefined): Promise<number> {
-  if (!url) return Promise.resolve(NaN);
+/** Top-level statements of the database so far (pg_stat_statements), and the data-key lookups among them; NaN without it. */
+function statementsSent(url: string | undefined): Promise<{ all: number; keys: number }> {
+  const none = { all: NaN, keys: NaN };
+  if (!url) return Promise.resolve(none);
   return withClient(url, async (client) => {
-    const { rows } = await client.query<{ calls: string | null }>(
-      `SELECT sum(calls)::text AS calls FROM pg_stat_statements
+    const { rows } = await client.query<{ calls: string | null; keys: string | null }>(
+      `SELECT sum(calls)::text AS calls, (sum(calls) FILTER (WHERE query LIKE '%brigade_data_key%'))::text AS keys FROM pg_stat_statements
         WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
     );
-    return Number(rows[0]?.calls ?? NaN);
-  }).catch(() => NaN);
+    return { all: Number(rows[0]?.calls ?? NaN), keys: Number(rows[0]?.keys ?? 0) };
+  }).catch(() => none);
 }
 
 /** A snapshot of every count; `databaseUrl` adds the statements (its own query is taken off in `countsBetween`). */
 export async function countsNow(databaseUrl?: string): Promise<Counts> {
-  return { ...live, sqlStatements: await statementsSent(databaseUrl) };
+  const sent = await statementsSent(databaseUrl);
+  return { ...live, sqlStatements: sent.all, keyLookups: sent.keys };
 }
 
 /** Counts per turn between two snapshots. */
@@ -147,9 +152,10 @@ export const COUNT_ROWS: [keyof Counts, string, number][] = [
   ['payloadsDecoded', 'payloads decoded', 2],
   ['bytesToTemporal', 'payload bytes to Temporal (sealed)', 0],
   ['bytesFromTemporal', 'payload bytes from Temporal (sealed)', 0],
-  ['codecMs', 'ms in the codec (encode + decode)', 3],
+  ['codecMs', 'ms in the codec (wall: with key lookups)', 3],
   ['threadPostMs', 'ms posting to the workflow threads', 3],
   ['sqlStatements', 'SQL statements sent (round trips)', 2],
+  ['keyLookups', "  of which persons' data-key lookups", 2],
   ['gcMinor', 'main-thread GCs, minor', 3],
   ['gcMajor', 'main-thread GCs, major', 3],
   ['gcMs', 'main-thread GC ms', 3],
