@@ -10,7 +10,7 @@
 // The sides run one after the other, so a count between two snapshots is the side's that ran between them.
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { Worker as ThreadWorker } from 'node:worker_threads';
-import type { Payload } from '@temporalio/common';
+import { LoggerWithComposedMetadata, type Payload } from '@temporalio/common';
 import { EncryptionCodec } from '../src/protection/payload-codec.ts';
 import { withClient } from '../src/db/with-client.ts';
 
@@ -28,6 +28,8 @@ export interface Counts {
   codecMs: number;
   /** ms in postMessage to the workflow threads (the structured clone of activations and requests) */
   threadPostMs: number;
+  /** the SDK's trace and debug log calls: each resolves its metadata before the level drops it */
+  sdkQuietLogs: number;
   sqlStatements: number;
   /** of which lookups of persons' data keys (the codec's, after its cache forgot them: DATA_KEY_TTL_MS) */
   keyLookups: number;
@@ -47,6 +49,7 @@ const zero = (): Counts => ({
   bytesFromTemporal: 0,
   codecMs: 0,
   threadPostMs: 0,
+  sdkQuietLogs: 0,
   sqlStatements: 0,
   keyLookups: 0,
   gcMinor: 0,
@@ -103,6 +106,13 @@ export function installCounters(): void {
       live.codecMs += performance.now() - started;
     }
   };
+  for (const level of ['trace', 'debug'] as const) {
+    const log = LoggerWithComposedMetadata.prototype[level];
+    LoggerWithComposedMetadata.prototype[level] = function (this: LoggerWithComposedMetadata, ...args: Parameters<typeof log>) {
+      live.sdkQuietLogs += 1;
+      return log.apply(this, args);
+    };
+  }
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = ((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind;
@@ -154,6 +164,7 @@ export const COUNT_ROWS: [keyof Counts, string, number][] = [
   ['bytesFromTemporal', 'payload bytes from Temporal (sealed)', 0],
   ['codecMs', 'ms in the codec (wall: with key lookups)', 3],
   ['threadPostMs', 'ms posting to the workflow threads', 3],
+  ['sdkQuietLogs', "the SDK's trace and debug log calls", 2],
   ['sqlStatements', 'SQL statements sent (round trips)', 2],
   ['keyLookups', "  of which persons' data-key lookups", 2],
   ['gcMinor', 'main-thread GCs, minor', 3],
