@@ -5,8 +5,8 @@
 // figures and ratios, so that one noisy window on a shared machine cannot decide.
 // Beside the limit, Brigade is set against the floor-local side (issue 43): the floor with its step as a local
 // activity, the cheapest turn of the shape Brigade's own (its model step inside the workflow task), and against
-// the local limit (that floor plus the in-process step). Reported, not judged: the limit and its targets keep the
-// regular floor.
+// the local limit (that floor plus the in-process step). Since issue 49 the local limit is the one judged; the
+// regular floor's limit is reported beside it.
 
 /** One side's figures in one round; CPU in ms per lookup turn of its closed loop, latencies in ms (p50). */
 export interface SideFigures {
@@ -19,6 +19,8 @@ export interface SideFigures {
   threads: Record<string, number>;
   lone: number;
   closedP50: number;
+  /** per lookup turn of its closed loop: activations, codec calls, payload bytes, SQL statements, GCs (turn-counts.ts) */
+  counts?: Record<string, number>;
 }
 
 export const SIDES = ['Brigade', 'floor', 'floor-local', 'ai-sdk', 'in-process'] as const;
@@ -45,8 +47,8 @@ export interface Ratios {
   toLocalFloor: SideRatios;
   /** the local-activity floor / the regular floor: what the shape alone saves */
   localFloorToFloor: SideRatios;
-  /** Brigade / the local limit (the local-activity floor + the in-process step; NaN without it) */
-  toLocalLimit: { cpu: number; lone: number };
+  /** Brigade / the local limit (the local-activity floor + the in-process step; NaN without it): what issue 49 judges */
+  toLocalLimit: { cpu: number; lone: number; groups: Record<string, number>; threads: Record<string, number> };
 }
 
 /** One side's figures over another's, in one round. */
@@ -105,7 +107,12 @@ export function ratiosOf(round: RoundFigures): Ratios | undefined {
     capacityToPeer: brigade.capacity / (round['ai-sdk']?.capacity ?? NaN),
     toLocalFloor: sideRatios(brigade, round['floor-local']),
     localFloorToFloor: sideRatios(round['floor-local'], round.floor),
-    toLocalLimit: { cpu: brigade.cpu / (localLimit?.cpu ?? NaN), lone: brigade.lone / (localLimit?.lone ?? NaN) },
+    toLocalLimit: {
+      cpu: brigade.cpu / (localLimit?.cpu ?? NaN),
+      lone: brigade.lone / (localLimit?.lone ?? NaN),
+      groups: localLimit ? divide(brigade.groups, localLimit.groups) : {},
+      threads: localLimit ? divide(brigade.threads, localLimit.threads) : {},
+    },
   };
 }
 

@@ -51,10 +51,37 @@ export function keyProvider(config: EncryptionSettings): KeyProvider | undefined
 /**
  * The codec of these settings, or undefined when encryption is off. With `pool` (the app's), payloads a person
  * owns are sealed under their data key and such payloads can be opened; without, the deployment key seals all.
+ * One codec per database and key set in a process: `npm start`'s API and worker (and the bench's client and
+ * worker) then share one cache of persons' keys, so a turn after the cache forgot its person asks the database
+ * for their key once, not once in each (issue 49: three lookups, by the API's seal, the worker's open and its seal).
  */
 export function payloadCodec(config: EncryptionSettings, pool?: pg.Pool): EncryptionCodec | undefined {
   const keys = keyProvider(config);
-  return keys ? new EncryptionCodec(keys, pool ? new PersonKeys(connectionsOfItsOwn(pool), keys) : undefined) : undefined;
+  if (!keys) return undefined;
+  if (!pool) return new EncryptionCodec(keys);
+  const identity = codecIdentity(keys, config, pool);
+  let codec = codecs.get(identity);
+  if (!codec) {
+    codec = new EncryptionCodec(keys, new PersonKeys(connectionsOfItsOwn(pool), keys));
+    // a process has one or two; tests make many, of which the newest are the ones in use
+    if (codecs.size >= CODECS_MAX) codecs.delete(codecs.keys().next().value!);
+    codecs.set(identity, codec);
+  }
+  return codec;
+}
+
+const codecs = new Map<string, EncryptionCodec>();
+const CODECS_MAX = 16;
+
+/** The database a pool reaches, as whom, and the deployment keys, hashed: the key material is never kept as text. */
+function codecIdentity(keys: KeyProvider, config: EncryptionSettings, pool: pg.Pool): string {
+  const { connectionString, host, port, database, user, options } = pool.options;
+  const deployment = Object.entries(config.PAYLOAD_ENCRYPTION_KEYS ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, key]) => [id, Buffer.from(key).toString('base64')]);
+  return createHash('sha256')
+    .update(JSON.stringify([connectionString, host, port, database, user, options, keys.currentKeyId(), deployment]))
+    .digest('hex');
 }
 
 /**

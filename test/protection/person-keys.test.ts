@@ -11,6 +11,8 @@ import { eraseDataKey } from '../../src/db/data-keys.ts';
 import { asUser, createPool } from '../../src/db/pool.ts';
 import { EncryptionCodec, StaticKeyProvider, UnknownKeyError, sealedWith } from '../../src/protection/payload-codec.ts';
 import { PersonKeys, forgetPerson, noteWorkflowOwner, rewrapDataKeys } from '../../src/protection/person-keys.ts';
+import { loadConfig } from '../../src/config.ts';
+import { payloadCodec } from '../../src/protection/data-converter.ts';
 import { freshDatabase } from '../support/harness.ts';
 
 const K1 = randomBytes(32);
@@ -168,4 +170,32 @@ test('rotation: k2 becomes current, data keys are re-wrapped, k1 goes, and old p
   const [fresh] = await after.encode([plain('frank after')], context(frank));
   assert.equal(sealedWith(fresh!), sealedWith(old!), 'the same data key');
   await assert.rejects(new EncryptionCodec(k1Only, new PersonKeys(pool, k1Only)).decode([old!]), /no payload encryption key "k2"/);
+});
+
+test("one process's API and worker share its persons' keys: a turn asks the database for its person's key once", async () => {
+  // npm start's API and worker each build their converter on a pool of their own, to the same database
+  const config = loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: K1.toString('base64') }), DATABASE_URL: database.url });
+  const apiPool = createPool(database.url);
+  const workerPool = createPool(database.url);
+  try {
+    const api = payloadCodec(config, apiPool)!;
+    const worker = payloadCodec(config, workerPool)!;
+    const gina = await conversationOf('gina-pk');
+    // the API seals the turn's message: the only lookup of gina's key
+    const [sent] = await api.encode([plain('gina asks')], context(gina));
+    assert.match(sealedWith(sent!)!, /^person:/);
+    // her key's row is gone now (an erasure elsewhere, not yet heard of here): only a key already looked up can serve
+    assert.equal(await asUser(pool, 'gina-pk', (db) => eraseDataKey(db, 'gina-pk')), 1);
+    assert.equal(textOf((await worker.decode([sent!]))[0]!), 'gina asks', 'the worker opens it with the key the API looked up');
+    const [answer] = await worker.encode([plain('the answer')], context(gina));
+    assert.equal(sealedWith(answer!), sealedWith(sent!), 'and seals its answer under it without asking again');
+    // another key set is another codec, with a cache of its own
+    const other = loadConfig({ PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k2: K2.toString('base64') }), DATABASE_URL: database.url });
+    assert.notEqual(payloadCodec(other, apiPool), api);
+    forgetPerson('gina-pk');
+    await assert.rejects(worker.decode([sent!]), UnknownKeyError, 'an erasure heard of here still drops it at once');
+  } finally {
+    await apiPool.end();
+    await workerPool.end();
+  }
 });
