@@ -3,6 +3,7 @@
 // Brigade (worker and API, payload encryption on), the local tracker (test/support/mcp-oauth-tracker.ts) as the MCP
 // server and its authorization server, and a loopback identity provider that refuses every token exchange. Each
 // call's result says in words to sign in again; the tracker is never called and no Connect is offered in its place.
+// A person who signs in through the web (the test OIDC provider) has their ID token kept, sealed, and traded.
 // (The flow that succeeds is the conformance suite's auth/cross-app-access-complete-flow, test/mcp/conformance.test.ts.)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,13 +16,18 @@ import { after, before, describe, test } from 'node:test';
 import { type FakeGemini, endsWithToolResults, reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { type Tracker, startTracker } from '../support/mcp-oauth-tracker.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { TokenVault } from '../../src/mcp/token-vault.ts';
+import { AUDIENCE, CLIENT_ID, CLIENT_SECRET, type TestProvider, startTestProvider } from '../support/oidc-provider.ts';
+import { PROOF_HEADER } from '../../src/api/web-sign-in.ts';
+import { oidcUserId } from '../../src/api/oidc.ts';
+import { SIGN_IN_SLOT, TokenVault } from '../../src/mcp/token-vault.ts';
+import { freePort } from '../../stack/ports.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brigade-cross-app-'));
 let fake: FakeGemini;
 let tracker: Tracker;
 let app: TestApp;
 let idp: http.Server;
+let provider: TestProvider;
 /** the token exchanges the identity provider was asked for */
 const exchanges: URLSearchParams[] = [];
 
@@ -35,6 +41,11 @@ const idToken = (() => {
 before(async () => {
   fake = await startFakeGemini();
   tracker = await startTracker();
+  const port = await freePort();
+  provider = await startTestProvider({
+    redirectUris: [`http://127.0.0.1:${port}/auth/callback`],
+    accounts: { olga: { roles: ['support'], name: 'Olga' } },
+  });
   idp = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
@@ -66,7 +77,13 @@ before(async () => {
     return name ? reply.calls({ name, args: {} }) : reply.text('No tracker.');
   });
   app = await startTestApp({
+    apiPort: port,
     env: {
+      AUTH_OIDC_ISSUER: provider.issuer,
+      AUTH_OIDC_AUDIENCE: AUDIENCE,
+      AUTH_OIDC_CLIENT_ID: CLIENT_ID,
+      AUTH_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      AUTH_OIDC_AUDIENCE_PARAM: 'resource',
       GEMINI_API_KEY: 'cross-app-key',
       GEMINI_BASE_URL: fake.baseUrl,
       MODEL_TIMEOUT: '10s',
@@ -78,23 +95,24 @@ before(async () => {
 });
 after(async () => {
   await app?.stop();
+  await provider?.close();
   await tracker?.close();
   await fake?.close();
   await new Promise((resolve) => idp?.close(resolve));
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A support conversation of Alice's asks about the tracker; the tool's result. */
-async function askTracker(): Promise<Record<string, any>> {
-  const created = await app.call('POST', '/v1/conversations', { token: ALICE, body: { agent: 'support', title: 'tracker' } });
+/** A support conversation asks about the tracker (Alice's, or the signed-in session's); the tool's result. */
+async function askTracker(as: { token?: string; headers?: Record<string, string> } = { token: ALICE }): Promise<Record<string, any>> {
+  const created = await app.call('POST', '/v1/conversations', { ...as, body: { agent: 'support', title: 'tracker' } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const id = created.body.id as string;
-  const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { token: ALICE, body: { text: 'Who am I at the tracker?' } });
+  const turn = await app.call('POST', `/v1/conversations/${id}/messages`, { ...as, body: { text: 'Who am I at the tracker?' } });
   assert.equal(turn.status, 200, JSON.stringify(turn.body));
-  let view = await app.call('GET', `/v1/conversations/${id}`, { token: ALICE });
+  let view = await app.call('GET', `/v1/conversations/${id}`, as);
   for (const deadline = Date.now() + 20_000; view.body.status !== 'idle' && Date.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 50));
-    view = await app.call('GET', `/v1/conversations/${id}`, { token: ALICE });
+    view = await app.call('GET', `/v1/conversations/${id}`, as);
   }
   const tool = (view.body.messages as any[]).find((message) => message.role === 'tool');
   assert.ok(tool, JSON.stringify(view.body.messages));
@@ -135,6 +153,39 @@ describe('cross-app access (SEP-990) refused', () => {
     assert.equal(asked.get('client_id'), 'brigade-at-idp');
     assert.equal(tracker.calls.length, 0);
     assert.equal(tracker.grants.length, 0);
+  });
+
+  test("a web sign-in's ID token is kept sealed for the person, and it is what their conversation's call trades", async () => {
+    // /auth/login, the provider's form, /auth/callback, as the browser goes
+    const start = await fetch(`${app.baseUrl}/auth/login`, { redirect: 'manual' });
+    const loginCookie = start.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('brigade_login='))!
+      .split(';')[0]!;
+    const back = await provider.authorize(start.headers.get('location')!, 'olga');
+    const callback = await fetch(back, { redirect: 'manual', headers: { cookie: loginCookie } });
+    const cookie = callback.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('brigade_session='))!
+      .split(';')[0]!;
+    const proof = /#session-proof=([A-Za-z0-9_-]{43})$/.exec(callback.headers.get('location') ?? '')![1]!;
+    const olga = oidcUserId(provider.issuer, 'olga');
+    const [row] = await app.adminQuery<{ key_id: string; sealed: Buffer; expires_at: Date }>(
+      'SELECT key_id, sealed, expires_at FROM mcp_oauth_tokens WHERE user_id = $1 AND server = $2',
+      [olga, SIGN_IN_SLOT],
+    );
+    assert.ok(row, 'the sign-in kept its ID token');
+    assert.match(row.key_id, /^person:/, "sealed under the person's own key");
+    assert.ok(row.expires_at.getTime() > Date.now(), 'kept until its own exp');
+
+    const before = exchanges.length;
+    const result = await askTracker({ token: '', headers: { cookie, [PROOF_HEADER]: proof } });
+    assert.match(result.error, /its identity provider refused to exchange the sign-in for access \(invalid_grant\)/);
+    const traded = exchanges.slice(before).at(-1)!.get('subject_token')!;
+    const claims = JSON.parse(Buffer.from(traded.split('.')[1]!, 'base64url').toString('utf8'));
+    assert.equal(claims.iss, provider.issuer, "the ID token of Olga's sign-in, issued by her provider");
+    assert.equal(claims.sub, 'olga');
+    assert.equal(row.sealed.includes(Buffer.from(traded)), false, 'never stored in the clear');
   });
 
   test('Connect is refused for a cross-app server: the person signs in again instead', async () => {
