@@ -70,7 +70,8 @@ export class McpOAuth {
   async list(user: string): Promise<ServerStatus[]> {
     const connected = await rows.connectedServers(this.#vault.pool, user);
     return [...this.#servers.values()].map((server) => {
-      const perPerson = isPerPerson(server);
+      // a cross-app server is the person's too, but nobody connects it: no Connect to offer
+      const perPerson = isPerPerson(server) && !isCrossApp(server);
       const mine = connected.get(server.name);
       return {
         name: server.name,

@@ -189,6 +189,9 @@ describe('cross-app access (SEP-990) refused', () => {
   });
 
   test('Connect is refused for a cross-app server: the person signs in again instead', async () => {
+    // the web client offers Connect for the servers listed perPerson: not this one
+    const listed = await app.call('GET', '/v1/mcp/servers', { token: ALICE });
+    assert.deepEqual(listed.body.servers, [{ name: 'tracker', auth: 'oauth', perPerson: false, agents: ['support'] }]);
     const started = await app.call('POST', '/v1/mcp/servers/tracker/connect', { token: ALICE });
     assert.equal(started.status, 409);
     assert.match(started.body.error, /reached with the person's sign-in \(cross-app access\): sign in again instead/);
