@@ -68,9 +68,10 @@ const IdentityProvider = z.strictObject({
  * default each person connects it for themselves (authorization code with PKCE); `grant: "client_credentials"`
  * makes Brigade one service identity for everyone; `grant: "cross_app"` (enterprise-managed authorization, SEP-990)
  * reaches it as the conversation's owner with no Connect: their sign-in's ID token is exchanged at `idp` for an
- * ID-JAG, which the server's authorization server takes with the JWT bearer grant (RFC 7523, client_secret_basic). Registration is the configured client (pre-registration),
- * else a client ID metadata document (`clientMetadataUrl`, when the authorization server supports it), else
- * dynamic registration. `clientSecret` and `privateKey` are `${NAME}` references, read when used.
+ * ID-JAG, which the server's authorization server takes with the JWT bearer grant (RFC 7523, client_secret_basic).
+ * Registration is the configured client (pre-registration), else a client ID metadata document
+ * (`clientMetadataUrl`, when the authorization server supports it), else dynamic registration. `clientSecret` and
+ * `privateKey` are `${NAME}` references, read when used.
  */
 export const OAuthSettings = z
   .strictObject({

@@ -5,7 +5,8 @@
 // and never logged. A server behind OAuth that each person connects (`auth: "oauth"`) has one connection per
 // person, authorized with that person's sealed tokens only (src/mcp/oauth-provider.ts, `use`): a conversation's
 // calls go out with its owner's token, never anyone else's. One with the client-credentials grant is one service
-// identity, whose token lives in this process only.
+// identity, whose token lives in this process only. A cross-app one (SEP-990) is per person too, its token got from the
+// person's sign-in (src/mcp/cross-app.ts) with no Connect.
 import { createHash } from 'node:crypto';
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
