@@ -225,7 +225,9 @@ export function createMcpActivities({ catalog, pool, config, mcp }: McpActivityD
       else if (error instanceof ConnectFirst) {
         // Not a failure to retry: the person acts first. A step-up's scope is what their next Connect asks for.
         if ('scope' in error.reason) await wantScope(pool, userId, input.server, error.reason.scope);
-        result = { error: error.message, connect: input.server };
+        // a cross-app server has no Connect: its words say to sign in again
+        result =
+          'signIn' in error.reason ? { error: error.message, signIn: input.server } : { error: error.message, connect: input.server };
       } else if (stopped && context.cancellationDetails?.cancelRequested) result = serverCallStopped();
       else if (stopped)
         throw error; // the worker stops or the attempt timed out: Temporal retries it

@@ -25,7 +25,8 @@ import { webAppRoutes } from './web-app.ts';
 import { OidcVerifier } from './oidc.ts';
 import { TokenStanding, UserLedger } from './users.ts';
 import { WebSessions, webSignInRoutes } from './web-sign-in.ts';
-import { loadMcpConfig } from '../mcp/config.ts';
+import { isCrossApp, loadMcpConfig } from '../mcp/config.ts';
+import { SealingUnavailable, TokenVault } from '../mcp/token-vault.ts';
 import { mcpFileRoutes } from './mcp-files.ts';
 import { mcpOAuthPageRoutes, mcpOAuthRoutes } from './mcp-oauth.ts';
 import { personalDataRoutes } from './personal-data-routes.ts';
@@ -94,7 +95,18 @@ export function createApp({ catalog, config, client, pool, tokens, checkTemporal
   );
   app.use(mcpFileRoutes(config));
   app.use(mcpOAuthPageRoutes());
-  app.use(webSignInRoutes({ config, sessions, oidc, ledger, log: (line) => logLine(line) }));
+  // cross-app MCP servers (SEP-990) are reached with the person's sign-in: its ID token is kept, sealed, only then
+  const vault = loadMcpConfig(config.BRIGADE_MCP_CONFIG, catalog).some(isCrossApp) ? new TokenVault(pool, config) : undefined;
+  app.use(
+    webSignInRoutes({
+      config,
+      sessions,
+      oidc,
+      ledger,
+      log: (line) => logLine(line),
+      ...(vault ? { keepIdToken: keepIdTokenWith(vault, logLine) } : {}),
+    }),
+  );
   // one ownership-and-role rule for every conversation route, the agents' included
   const access = conversationAccess(catalog, pool);
   // The token is checked before the body is read, so an anonymous client cannot make us inflate anything.
@@ -124,3 +136,13 @@ function trustProxy(value: string): boolean | number | string {
   if (value === 'true' || value === 'false') return value === 'true';
   return /^\d+$/.test(value) ? Number(value) : value;
 }
+
+/** Sign-in goes on when the ID token cannot be sealed (no payload encryption): the cross-app call then says so. */
+const keepIdTokenWith = (vault: TokenVault, logLine: (line: string) => void) => async (user: string, idToken: string) => {
+  try {
+    await vault.saveIdToken(user, idToken);
+  } catch (error) {
+    if (!(error instanceof SealingUnavailable)) throw error;
+    logLine(`web sign-in: the ID token is not kept for cross-app MCP servers: ${error.message}`);
+  }
+};

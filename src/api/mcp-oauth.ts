@@ -21,7 +21,11 @@ import { HttpError, parseBody } from './http-error.ts';
 export const McpServerStatus = z.object({
   name: z.string(),
   auth: z.enum(['none', 'oauth']),
-  perPerson: z.boolean().describe('each person connects it (OAuth authorization code); false: no authorization, or a service identity'),
+  perPerson: z
+    .boolean()
+    .describe(
+      "each person connects it (OAuth authorization code); false: no authorization, a service identity, or cross-app access (reached with the person's sign-in, no Connect)",
+    ),
   connected: z.boolean().optional().describe('per-person servers: whether the signed-in person has connected it'),
   connectedAt: z.string().optional(),
   wantedScope: z.string().optional().describe('a call was refused for want of this scope: the next Connect asks for it'),

@@ -438,7 +438,7 @@ function mcpConnectionPaths(): Record<string, unknown> {
         responses: {
           200: { description: 'Where to consent', content: { 'application/json': { schema: schema(McpConnectStarted) } } },
           ...errors(401, 404),
-          409: json('The server is not one a person connects', 'Error'),
+          409: json('The server is not one a person connects (a service identity, or cross-app: reached with the sign-in)', 'Error'),
           502: json('The server or its authorization server could not be used (the reason in words)', 'Error'),
           503: json('Payload encryption is off: tokens could not be sealed', 'Error'),
         },

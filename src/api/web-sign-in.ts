@@ -170,8 +170,10 @@ export function webSignInRoutes(deps: {
   oidc?: OidcVerifier;
   ledger: UserLedger;
   log: (line: string) => void;
+  /** keeps the sign-in's ID token sealed for the person (cross-app MCP servers, src/mcp/cross-app.ts), when any is configured */
+  keepIdToken?: (user: string, idToken: string) => Promise<void>;
 }): express.Router {
-  const { config, sessions, oidc, ledger, log } = deps;
+  const { config, sessions, oidc, ledger, log, keepIdToken } = deps;
   const router = express.Router();
   const base = publicBaseUrl(config);
   const redirectUri = `${base}/auth/callback`;
@@ -284,6 +286,7 @@ export function webSignInRoutes(deps: {
         client: identity.client,
         idToken: tokens.data.id_token,
       });
+      await keepIdToken?.(identity.user, tokens.data.id_token);
     } catch (error) {
       if (error instanceof InvalidToken) {
         log(`web sign-in refused: ${error.message}`);

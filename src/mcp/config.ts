@@ -54,15 +54,28 @@ const stdioServer = (catalog: Pick<AgentCatalog, 'has'>) =>
     ...commonFields(catalog),
   });
 /**
+ * The identity provider of enterprise-managed authorization (`grant: "cross_app"`, SEP-990): its token endpoint
+ * exchanges a person's ID token for an ID-JAG (RFC 8693). `clientSecret` is a `${NAME}` reference.
+ */
+const IdentityProvider = z.strictObject({
+  tokenEndpoint: z.url({ error: 'must be an http(s) URL', protocol: /^https?$/ }),
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1).optional(),
+});
+
+/**
  * MCP authorization (OAuth 2.1, as the MCP specification has it) for an HTTP server with `auth: "oauth"`: by
  * default each person connects it for themselves (authorization code with PKCE); `grant: "client_credentials"`
- * makes Brigade one service identity for everyone. Registration is the configured client (pre-registration),
- * else a client ID metadata document (`clientMetadataUrl`, when the authorization server supports it), else
- * dynamic registration. `clientSecret` and `privateKey` are `${NAME}` references, read when used.
+ * makes Brigade one service identity for everyone; `grant: "cross_app"` (enterprise-managed authorization, SEP-990)
+ * reaches it as the conversation's owner with no Connect: their sign-in's ID token is exchanged at `idp` for an
+ * ID-JAG, which the server's authorization server takes with the JWT bearer grant (RFC 7523, client_secret_basic).
+ * Registration is the configured client (pre-registration), else a client ID metadata document
+ * (`clientMetadataUrl`, when the authorization server supports it), else dynamic registration. `clientSecret` and
+ * `privateKey` are `${NAME}` references, read when used.
  */
 export const OAuthSettings = z
   .strictObject({
-    grant: z.enum(['authorization_code', 'client_credentials']).default('authorization_code'),
+    grant: z.enum(['authorization_code', 'client_credentials', 'cross_app']).default('authorization_code'),
     clientId: z.string().min(1).optional(),
     clientSecret: z.string().min(1).optional(),
     /** a PEM private key (private_key_jwt, client_credentials only) */
@@ -72,10 +85,16 @@ export const OAuthSettings = z
     /** asked for when neither the server (WWW-Authenticate) nor its metadata names a scope */
     scope: z.string().min(1).optional(),
     clientMetadataUrl: z.url({ error: 'must be an https URL with a path', protocol: /^https$/ }).optional(),
+    /** cross_app: the identity provider that issues ID-JAGs */
+    idp: IdentityProvider.optional(),
   })
   .refine((oauth) => oauth.grant !== 'client_credentials' || (oauth.clientId && (oauth.clientSecret || oauth.privateKey)), {
     error: 'client_credentials needs clientId and clientSecret or privateKey',
-  });
+  })
+  .refine((oauth) => oauth.grant !== 'cross_app' || (oauth.idp && oauth.clientId && oauth.clientSecret), {
+    error: 'cross_app needs idp, clientId and clientSecret',
+  })
+  .refine((oauth) => oauth.grant === 'cross_app' || !oauth.idp, { error: 'idp is only for "grant": "cross_app"' });
 export type OAuthSettings = z.infer<typeof OAuthSettings>;
 
 const httpServer = (catalog: Pick<AgentCatalog, 'has'>) =>
@@ -140,6 +159,7 @@ export function parseMcpConfig(text: string, catalog: Pick<AgentCatalog, 'has'>,
       : [
           ['headers', http.headers],
           ['oauth', { clientSecret: http.oauth?.clientSecret, privateKey: http.oauth?.privateKey }],
+          ['oauth.idp', { clientSecret: http.oauth?.idp?.clientSecret }],
         ];
     for (const [field, values] of secrets) {
       for (const [key, template] of Object.entries(values)) {
@@ -164,9 +184,13 @@ export function parseMcpConfig(text: string, catalog: Pick<AgentCatalog, 'has'>,
 export const resolveEnv = (template: string, env: NodeJS.ProcessEnv = process.env) =>
   template.replace(ENV_REF, (_, name: string) => env[name] ?? '');
 
-/** Whether each person connects the server for themselves (OAuth, authorization code). */
+/** Whether the server is called with each person's own token (authorization code, or cross-app access). */
 export const isPerPerson = (server: McpServerConfig): boolean =>
-  server.transport === 'http' && server.auth === 'oauth' && (server.oauth?.grant ?? 'authorization_code') === 'authorization_code';
+  server.transport === 'http' && server.auth === 'oauth' && (server.oauth?.grant ?? 'authorization_code') !== 'client_credentials';
+
+/** Whether a person's token comes from their sign-in (cross-app access), not from a Connect of their own. */
+export const isCrossApp = (server: McpServerConfig): boolean =>
+  server.transport === 'http' && server.auth === 'oauth' && server.oauth?.grant === 'cross_app';
 
 /** `${NAME}` replaced by the environment's value; only when connecting, never stored. */
 export function withEnv(values: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {

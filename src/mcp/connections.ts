@@ -5,7 +5,8 @@
 // and never logged. A server behind OAuth that each person connects (`auth: "oauth"`) has one connection per
 // person, authorized with that person's sealed tokens only (src/mcp/oauth-provider.ts, `use`): a conversation's
 // calls go out with its owner's token, never anyone else's. One with the client-credentials grant is one service
-// identity, whose token lives in this process only.
+// identity, whose token lives in this process only. A cross-app one (SEP-990) is per person too, its token got from the
+// person's sign-in (src/mcp/cross-app.ts) with no Connect.
 import { createHash } from 'node:crypto';
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -23,7 +24,8 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../shared/messages.ts';
-import { type McpServerConfig, isPerPerson, resolveEnv, withEnv } from './config.ts';
+import { type McpServerConfig, isCrossApp, isPerPerson, resolveEnv, withEnv } from './config.ts';
+import { CrossAppProvider } from './cross-app.ts';
 import { withRefreshLock } from '../db/mcp-oauth.ts';
 import { ConnectFirst } from './oauth-errors.ts';
 import { type HttpServerConfig, PersonOAuthProvider } from './oauth-provider.ts';
@@ -100,7 +102,9 @@ export class McpConnections {
     const server = this.server(name);
     const standIn = describe(server, {
       name: 'connect',
-      description: `The tools of the MCP server ${name}, which this person has not connected yet. Call it to learn how to connect it.`,
+      description: isCrossApp(server)
+        ? `The tools of the MCP server ${name}, which this person's sign-in cannot reach now. Call it to learn what to do.`
+        : `The tools of the MCP server ${name}, which this person has not connected yet. Call it to learn how to connect it.`,
       inputSchema: { type: 'object', properties: {} },
       annotations: { readOnlyHint: true },
     });
@@ -122,13 +126,16 @@ export class McpConnections {
     const server = this.server(name);
     if (!isPerPerson(server)) return;
     const found = await this.#requireOAuth(name).vault.tokens(user!, name);
-    if (!needsRefresh(name, found)) return;
+    if (isCrossApp(server) ? usable(found) : !needsRefresh(name, found)) return;
     // One refresh per person and server at a time: in this process (a person's conversations list and call
     // together) and across workers (withRefreshLock), where the tokens are read again once the lock is held.
     const key = this.#key(name, user);
     let refreshing = this.#refreshing.get(key);
     if (!refreshing) {
-      refreshing = this.#refresh(server as HttpServerConfig, user!).finally(() => this.#refreshing.delete(key));
+      const renew = isCrossApp(server)
+        ? this.#exchange(server as HttpServerConfig, user!)
+        : this.#refresh(server as HttpServerConfig, user!);
+      refreshing = renew.finally(() => this.#refreshing.delete(key));
       this.#refreshing.set(key, refreshing);
     }
     await refreshing;
@@ -149,6 +156,27 @@ export class McpConnections {
     });
   }
 
+  /** Cross-app access: a new access token from the person's sign-in (src/mcp/cross-app.ts), one worker at a time. */
+  async #exchange(server: HttpServerConfig, user: string): Promise<void> {
+    const { vault } = this.#requireOAuth(server.name);
+    await withRefreshLock(vault.pool, user, server.name, async () => {
+      const found = await vault.tokens(user, server.name);
+      if (usable(found)) return;
+      const provider = new CrossAppProvider({
+        vault,
+        server,
+        user,
+        ...(found?.discovery ? { discovery: found.discovery as unknown as OAuthDiscoveryState } : {}),
+      });
+      await auth(provider, { serverUrl: server.url }).catch((error: unknown) => {
+        // the authorization server's refusal of the ID-JAG: the person's sign-in is what to renew
+        if (error instanceof OAuthError)
+          throw new ConnectFirst(server.name, { signIn: `its authorization server refused the sign-in's grant (${error.errorCode})` });
+        throw error;
+      });
+    });
+  }
+
   #requireOAuth(name: string): McpOAuthDeps {
     if (!this.#oauth) throw new Error(`The MCP server ${name} is behind OAuth, and this worker has no token store`);
     return this.#oauth;
@@ -157,6 +185,10 @@ export class McpConnections {
   /** The provider of a server behind OAuth: the person's, or the service identity's. */
   #authProvider(server: McpServerConfig, user: string | undefined, discovery?: OAuthDiscoveryState): OAuthClientProvider | undefined {
     if (server.transport !== 'http' || server.auth !== 'oauth') return undefined;
+    if (isCrossApp(server)) {
+      const { vault } = this.#requireOAuth(server.name);
+      return new CrossAppProvider({ vault, server, user: user!, ...(discovery ? { discovery } : {}) });
+    }
     if (isPerPerson(server)) {
       const { vault, redirectUrl } = this.#requireOAuth(server.name);
       return new PersonOAuthProvider({ vault, server, user: user!, redirectUrl, mode: 'use', ...(discovery ? { discovery } : {}) });
@@ -350,6 +382,11 @@ function needsRefresh(server: string, found: Awaited<ReturnType<TokenVault['toke
   if (!found.expiresAt || found.expiresAt.getTime() - Date.now() >= REFRESH_AHEAD_MS) return false;
   if (!found.tokens.refresh_token) throw new ConnectFirst(server, { expired: true });
   return true;
+}
+
+/** A cross-app server's access token that can be presented as it is (there, not refused, not about to lapse). */
+function usable(found: Awaited<ReturnType<TokenVault['tokens']>>): boolean {
+  return Boolean(found && !found.refreshFailedAt && (!found.expiresAt || found.expiresAt.getTime() - Date.now() >= REFRESH_AHEAD_MS));
 }
 
 /** Ends an HTTP session (DELETE) and closes the client; a stdio server's process stops. */

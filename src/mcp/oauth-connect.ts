@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Config } from '../config.ts';
 import * as rows from '../db/mcp-oauth.ts';
 import { publicBaseUrl } from '../storage/index.ts';
-import { type McpServerConfig, isPerPerson, withEnv } from './config.ts';
+import { type McpServerConfig, isCrossApp, isPerPerson, withEnv } from './config.ts';
 import { type HttpServerConfig, PersonOAuthProvider, preRegistered, stateDigest } from './oauth-provider.ts';
 import type { StoredTokens, TokenVault } from './token-vault.ts';
 
@@ -62,13 +62,16 @@ export class McpOAuth {
     if (!server) throw new ConnectError(`No MCP server "${name}" in BRIGADE_MCP_CONFIG`, 404);
     if (!isPerPerson(server))
       throw new ConnectError(`The MCP server ${name} is not one a person connects (it has no "auth": "oauth")`, 409);
+    if (isCrossApp(server))
+      throw new ConnectError(`The MCP server ${name} is reached with the person's sign-in (cross-app access): sign in again instead`, 409);
     return server as HttpServerConfig;
   }
 
   async list(user: string): Promise<ServerStatus[]> {
     const connected = await rows.connectedServers(this.#vault.pool, user);
     return [...this.#servers.values()].map((server) => {
-      const perPerson = isPerPerson(server);
+      // a cross-app server is the person's too, but nobody connects it: no Connect to offer
+      const perPerson = isPerPerson(server) && !isCrossApp(server);
       const mine = connected.get(server.name);
       return {
         name: server.name,

@@ -3,7 +3,8 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-export type ConnectReason = { missing: true } | { expired: true } | { scope: string };
+/** signIn: a cross-app server (SEP-990), reached with the person's sign-in, which could not be used; why, in words */
+export type ConnectReason = { missing: true } | { expired: true } | { scope: string } | { signIn: string };
 
 export class ConnectFirst extends Error {
   override name = 'ConnectFirst';
@@ -19,6 +20,8 @@ export class ConnectFirst extends Error {
 
 /** What the model (and so the person) is told; it names no token, only what to do. */
 export function connectWords(server: string, reason: ConnectReason): string {
+  if ('signIn' in reason)
+    return `Sign in to Brigade again first: ${server} is reached with the person's sign-in at their identity provider, and ${reason.signIn}; the person signs out and signs in again, then asks again.`;
   const how = `the person connects it with "Connect ${server}" at the top of the conversation (or POST /v1/mcp/servers/${server}/connect), then asks again`;
   if ('scope' in reason) return `Connect ${server} again first: it asks for more access (${reason.scope}); ${how}.`;
   if ('expired' in reason) return `Connect ${server} again first: its sign-in expired and could not be renewed; ${how}.`;

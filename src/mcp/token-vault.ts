@@ -16,6 +16,12 @@ const TAG_BYTES = 16;
 /** Tokens as kept: the SDK's, with the issuer it stamps them with. */
 export type StoredTokens = OAuthTokens & { issuer?: string };
 
+/**
+ * Where a person's sign-in ID token is kept, beside their servers' tokens (one row, sealed the same way): no server
+ * is named so, a server's name starting with a letter. Only cross-app servers (SEP-990) read it.
+ */
+export const SIGN_IN_SLOT = '~sign-in';
+
 export class SealingUnavailable extends Error {
   override name = 'SealingUnavailable';
 }
@@ -101,5 +107,31 @@ export class TokenVault {
     // kept with its absolute expiry: `expires_in` counts from when it was issued
     const sealed = await this.seal(user, server, { ...tokens, ...(expiresAt ? { expires_at: expiresAt.toISOString() } : {}) });
     await rows.saveTokenRow(this.pool, user, server, { ...sealed, expiresAt, discovery: options.discovery ?? null }, options);
+  }
+
+  /** Keeps the ID token of the person's sign-in, sealed, until its own expiry (`exp`), for cross-app servers. */
+  async saveIdToken(user: string, idToken: string): Promise<void> {
+    const exp = idTokenExpiry(idToken);
+    const sealed = await this.seal(user, SIGN_IN_SLOT, { id_token: idToken });
+    await rows.saveTokenRow(this.pool, user, SIGN_IN_SLOT, { ...sealed, expiresAt: exp, discovery: null }, { fresh: true });
+  }
+
+  /** The person’s sign-in ID token while it has not expired, else why there is none (never kept, erased, expired). */
+  async idToken(user: string): Promise<{ idToken: string } | { none: 'missing' | 'expired' }> {
+    const row = await rows.tokenRow(this.pool, user, SIGN_IN_SLOT);
+    if (!row) return { none: 'missing' };
+    if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return { none: 'expired' };
+    const opened = await this.open<{ id_token: string }>(user, SIGN_IN_SLOT, row);
+    return opened ? { idToken: opened.id_token } : { none: 'missing' };
+  }
+}
+
+/** The `exp` of a JWT, unverified (it was verified at sign-in; this only says when to stop offering it). */
+function idTokenExpiry(jwt: string): Date | null {
+  try {
+    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : null;
+  } catch {
+    return null;
   }
 }

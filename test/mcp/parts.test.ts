@@ -2,7 +2,7 @@
 // conversion for Gemini, policies from annotations and overrides, and ajv-backed argument checks.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { McpConfigError, isPerPerson, parseMcpConfig, withEnv } from '../../src/mcp/config.ts';
+import { McpConfigError, isCrossApp, isPerPerson, parseMcpConfig, withEnv } from '../../src/mcp/config.ts';
 import { jsonSchemaArgs } from '../../src/shared/json-schema.ts';
 import { MAX_NAME, exposedName } from '../../src/mcp/names.ts';
 import { policyFor } from '../../src/mcp/policy.ts';
@@ -94,6 +94,36 @@ describe('BRIGADE_MCP_CONFIG', () => {
       /mcpServers\.t\.oauth\.clientMetadataUrl: must be an https URL/,
     );
     refused({ t: { command: 'x', agents: ['support'], auth: 'oauth' } }, /mcpServers\.t.*auth/);
+  });
+
+  test('a cross-app server (SEP-990): per person, never connected; it needs its identity provider and client, whose secrets must resolve', () => {
+    const idp = { tokenEndpoint: 'https://idp.example/token', clientId: 'brigade-at-idp', clientSecret: '${IDP_SECRET}' };
+    const oauth = { grant: 'cross_app', clientId: 'brigade', clientSecret: '${WIKI_SECRET}', idp };
+    const [wiki, tracker] = config(
+      {
+        wiki: { url: 'https://wiki.example/mcp', auth: 'oauth', agents: ['support'], oauth },
+        tracker: { url: 'https://tracker.example/mcp', auth: 'oauth', agents: ['support'] },
+      },
+      { IDP_SECRET: 'i', WIKI_SECRET: 'w' },
+    );
+    assert.equal(isPerPerson(wiki!), true);
+    assert.equal(isCrossApp(wiki!), true);
+    assert.equal(isCrossApp(tracker!), false);
+    const server = (oauth: unknown) => ({ t: { url: 'http://x', agents: ['support'], auth: 'oauth', oauth } });
+    refused(
+      server({ grant: 'cross_app', clientId: 'c', clientSecret: 's' }),
+      /mcpServers\.t\.oauth: cross_app needs idp, clientId and clientSecret/,
+    );
+    refused(server({ grant: 'cross_app', idp, clientId: 'c' }), /mcpServers\.t\.oauth: cross_app needs idp, clientId and clientSecret/);
+    refused(server({ clientId: 'c', idp }), /mcpServers\.t\.oauth: idp is only for "grant": "cross_app"/);
+    refused(
+      server({ ...oauth, idp: { ...idp, tokenEndpoint: 'ftp://idp' } }),
+      /mcpServers\.t\.oauth\.idp\.tokenEndpoint: must be an http\(s\) URL/,
+    );
+    refused(
+      server({ ...oauth, clientSecret: 's', idp: { ...idp, clientSecret: '${NOPE}' } }),
+      /mcpServers\.t\.oauth\.idp\.clientSecret: environment variable NOPE is not set/,
+    );
   });
 
   test('an error names the variable, never its value', () => {

@@ -18,6 +18,9 @@
 // credentials, as the web client does. A tool result asking to connect again (a step-up's scope) is answered the
 // same way, at most MAX_CONNECTS times. MCP_CONFORMANCE_CONTEXT carries the client credentials of the scenarios
 // that pre-register a client or use the client-credentials grant, which go into the config as an operator would.
+// The cross-app scenario (SEP-990) gives an identity provider and an ID token it issued for the person: the IdP and
+// the client go into the config (`grant: "cross_app"`), and the ID token is kept for the person as their OIDC sign-in
+// keeps it (TokenVault.saveIdToken, sealed), since the scenario has no sign-in page to go through; there is no Connect.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +28,7 @@ import path from 'node:path';
 import { type FakeCall, type RecordedRequest, endsWithToolResults, reply, startFakeGemini } from './fake-gemini.ts';
 import { waitUntilIdle } from './scenarios.ts';
 import { type TestApp, startTestApp } from './test-app.ts';
+import { TokenVault } from '../../src/mcp/token-vault.ts';
 
 /** the server's name in BRIGADE_MCP_CONFIG: the model sees its tools as `conformance__<tool>` */
 const CONFORMANCE_SERVER = 'conformance';
@@ -79,10 +83,16 @@ function scriptedModel(request: RecordedRequest) {
 const context: Record<string, string> = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
 const isAuth = scenario.startsWith('auth/');
 const clientCredentials = /^auth\/client-credentials-/.test(scenario);
+const crossApp = scenario === 'auth/cross-app-access-complete-flow';
 
 /** The server's entry in BRIGADE_MCP_CONFIG: behind OAuth for the auth scenarios, with what their context gives. */
 function serverConfig(): Record<string, unknown> {
   if (!isAuth) return { url: serverUrl, agents: ['support'] };
+  if (crossApp) {
+    const idp = { tokenEndpoint: context.idp_token_endpoint, clientId: context.idp_client_id };
+    const oauth = { grant: 'cross_app', clientId: context.client_id, clientSecret: '${CONFORMANCE_CLIENT_SECRET}', idp };
+    return { url: serverUrl, agents: ['support'], auth: 'oauth', oauth };
+  }
   const oauth: Record<string, string> = {
     // the client ID metadata document the suite's authorization servers accept (basic-cimd)
     clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
@@ -126,7 +136,11 @@ async function drive(app: TestApp): Promise<void> {
   const id: string = created.body.id;
 
   let connects = 0;
-  if (isAuth && !clientCredentials) {
+  if (crossApp) {
+    stage = 'keeping the sign-in ID token';
+    // the person the driver acts as (test-app's default token, ALICE)
+    await new TokenVault(app.pool, app.config).saveIdToken('alice', context.idp_id_token!);
+  } else if (isAuth && !clientCredentials) {
     connects += 1;
     await connect(app);
   }
