@@ -11,6 +11,7 @@ import { DecisionInput as DecisionInputSchema } from '../shared/messages.ts';
 import type { PendingKindSpec } from '../shared/pending-kinds.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import { fail } from './failure-text.ts';
+import { BRANCH_LEFT, type TurnEnd } from './stop.ts';
 
 export interface OpenItem {
   item: PendingItem;
@@ -275,11 +276,16 @@ export class PendingItems {
   }
 
   /** Turn-scoped items belong to their turn: when it ends, however it ends, none may stay open. */
-  closeTurnItems(stopped = false): void {
+  closeTurnItems(withdrawn?: TurnEnd): void {
     for (const entry of [...this.#open.values()]) {
       if (this.#kind(entry.item).scope === 'turn') {
         // a stopped turn's item (a child's, which hears of the Stop after its turn ended) is withdrawn, as Stop says
-        if (stopped) this.close(entry, 'withdrawn', { pendingId: entry.item.id, decision: 'reject', reason: 'the turn was stopped' });
+        if (withdrawn)
+          this.close(entry, 'withdrawn', {
+            pendingId: entry.item.id,
+            decision: 'reject',
+            reason: withdrawn === 'branch' ? BRANCH_LEFT : 'the turn was stopped',
+          });
         else this.close(entry, 'superseded', { pendingId: entry.item.id, decision: 'reject', reason: 'the turn ended' });
       }
     }

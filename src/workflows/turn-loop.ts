@@ -29,7 +29,7 @@ import type { EventLog } from './event-log.ts';
 import type { ItemOutcome, PendingItems } from './pending-items.ts';
 import { type BudgetAllowance, STEP_STOPPED, type StoppedStep } from '../shared/turn-control.ts';
 import { budgetItem } from './budget.ts';
-import { type TurnScope, TurnStopped, plainScope, stoppedStepOf, withdrawal } from './stop.ts';
+import { type TurnEnd, type TurnScope, TurnStopped, plainScope, stoppedStepOf, withdrawal } from './stop.ts';
 import { type TurnCommand, type TurnEvent, type TurnRules, type TurnState, idleState, nextStep } from './turn-machine.ts';
 
 /** How long a turn whose step a Stop's notice stopped waits for the Stop itself (the API sends it right after). */
@@ -113,6 +113,8 @@ export class TurnLoop {
   #held: ChatMessage | undefined;
   /** what the last model step found each of its reply's approvals would touch, by call id (PendingItem.preview) */
   #previews: Record<string, JsonObject> = {};
+  /** what ended the last turn that was ended early (Stop or a branch move): the words its late items close with */
+  #ended: TurnEnd = 'stop';
   /** the running turn is a regenerate (rerun) */
   #regenerating = false;
   readonly #rules: TurnRules;
@@ -170,7 +172,7 @@ export class TurnLoop {
 
   /** whether Stop was asked for in the running turn */
   get stopping(): boolean {
-    return this.#state.kind !== 'idle' && this.#state.turn.stopping;
+    return this.#state.kind !== 'idle' && this.#state.turn.stopping !== false;
   }
 
   #now(): number {
@@ -208,6 +210,16 @@ export class TurnLoop {
   stop(): boolean {
     if (!this.active) return false;
     void this.#dispatch({ type: 'stop' });
+    return true;
+  }
+
+  /**
+   * The conversation moves to another branch: the running (parked) turn ends on the branch it belonged to as
+   * Stop ends it, but its items are withdrawn and its calls answered in words of their own. False when no turn runs.
+   */
+  leaveBranch(): boolean {
+    if (!this.active) return false;
+    void this.#dispatch({ type: 'branch-left' });
     return true;
   }
 
@@ -285,7 +297,7 @@ export class TurnLoop {
   async park(item: PendingItem, deadlineMs: number, onTimeout: DecisionName): Promise<ItemOutcome> {
     const { pending, events } = this.#p;
     // A child that asks once the turn has ended or is stopping gets a refusal at once, no item opened.
-    if (!this.active || this.stopping) return { decision: withdrawal(item, onTimeout), timedOut: false, withdrawn: true };
+    if (!this.active || this.stopping) return { decision: withdrawal(item, onTimeout, this.#ended), timedOut: false, withdrawn: true };
     const entry = pending.open(item);
     pending.syncWaiting();
     this.#p.details(
@@ -308,7 +320,7 @@ export class TurnLoop {
       );
     if (!waited) {
       // Stop withdrew the item: closed as withdrawn, its owner told of a refusal.
-      const decision = withdrawal(item, onTimeout);
+      const decision = withdrawal(item, onTimeout, this.#ended);
       pending.close(entry, 'withdrawn', decision);
       return { decision, timedOut: false, withdrawn: true };
     }
@@ -328,6 +340,7 @@ export class TurnLoop {
       const { state, commands } = nextStep(this.#state, event, this.#rules);
       if (this.#state.kind === 'idle' && state.kind !== 'idle') this.#turnStartedAt = this.#now();
       const boundary = state.boundary !== this.#state.boundary;
+      if (state.kind !== 'idle' && state.turn.stopping) this.#ended = state.turn.stopping;
       this.#state = state;
       if (boundary) this.#releaseWaiters();
       if (state.kind === 'idle') {
@@ -402,7 +415,7 @@ export class TurnLoop {
         this.#declined.push({ kind: 'approval', tool: command.call.name, callId: command.call.id });
         return undefined;
       case 'close-turn-items':
-        pending.closeTurnItems(this.#state.stoppedAt === this.#state.boundary);
+        pending.closeTurnItems(command.withdrawn);
         return undefined;
       case 'call-model':
         return this.#callModel(command);

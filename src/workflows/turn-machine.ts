@@ -15,7 +15,7 @@ import { addUsage } from '../shared/usage-sum.ts';
 import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
 import type { ItemOutcome } from './pending-items.ts';
 import { budgetRefusal } from './budget.ts';
-import { stoppedCallResult } from './stop.ts';
+import { type TurnEnd, stoppedCallResult } from './stop.ts';
 
 /** What the machine is told once, at start: the limits and the tools the model may call. */
 export interface TurnRules {
@@ -56,8 +56,8 @@ export interface TurnBooks {
    * reply's calls that would ask a person next, so that one message refuses them all (not the first only)
    */
   declining?: ChatMessage;
-  /** Stop was asked for */
-  stopping: boolean;
+  /** Stop was asked for, or the conversation moved to another branch: what ends the turn, and says so */
+  stopping: false | TurnEnd;
 }
 
 /** Where the turn is in the reply's tool calls: the calls, and the index of the one at hand. */
@@ -137,6 +137,8 @@ export type TurnEvent =
   /** an item opened for this turn (its own, or a child's or an MCP server's question): its waiters answer */
   | { type: 'parked' }
   | { type: 'stop' }
+  /** an edit, a regenerate or a version switch leaves the (parked) turn behind on its branch: it ends, in those words */
+  | { type: 'branch-left' }
   /** something the turn relies on failed (bookkeeping past its retries, a kernel bug) */
   | { type: 'failed'; reason: string; text: string };
 
@@ -155,7 +157,8 @@ export type TurnCommand =
   | { type: 'answer-items'; message: ChatMessage; decline?: boolean }
   /** a call of the reply that the declining message refused before it asked anyone */
   | { type: 'declined-call'; call: ToolCall }
-  | { type: 'close-turn-items' }
+  /** the turn's items close with it: withdrawn, in its words, when Stop or a branch move ended it */
+  | { type: 'close-turn-items'; withdrawn?: TurnEnd }
   /** → model-answered | over-budget | model-failed */
   | { type: 'call-model'; step: number; summary: string; extraSteps: number; budget?: BudgetAllowance }
   /** → answer-applied */
@@ -221,11 +224,15 @@ export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): 
         commands: [{ type: 'answer-items', message: event.message, ...(event.decline ? { decline: true } : {}) }],
       };
     case 'stop':
+    case 'branch-left': {
       if (state.turn.stopping) return stay(state);
+      const end: TurnEnd = event.type === 'stop' ? 'stop' : 'branch';
+      const why = end === 'stop' ? 'Stop was pressed' : 'the conversation moved to another branch';
       return {
-        state: { ...state, turn: { ...state.turn, stopping: true } },
-        commands: [{ type: 'details', text: `Turn ${state.counters.turns}: stopping (Stop was pressed).` }, { type: 'cancel' }],
+        state: { ...state, turn: { ...state.turn, stopping: end } },
+        commands: [{ type: 'details', text: `Turn ${state.counters.turns}: stopping (${why}).` }, { type: 'cancel' }],
       };
+    }
     case 'failed':
       if (state.turn.stopping) return stopped(state);
       return {
@@ -241,7 +248,7 @@ export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): 
       return afterModel(state, event, rules);
     case 'answering':
       if (event.type === 'answer-applied') return { state: withLog(state, ...event.said), commands: [{ type: 'flush' }] };
-      if (event.type === 'flushed') return state.calls.length ? nextCall(state, rules) : endTurn(state, state.turn.stopping);
+      if (event.type === 'flushed') return state.calls.length ? nextCall(state, rules) : endTurn(state, state.turn.stopping !== false);
       return stay(state);
     case 'awaiting-approval':
       return event.type === 'approval-decided' ? afterApproval(state, event.outcome, rules) : stay(state);
@@ -251,7 +258,7 @@ export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): 
       return event.type === 'budget-decided' ? afterBudget(state, event.outcome, rules) : stay(state);
     case 'finishing':
       if (event.type === 'said') return { state: withLog(state, event.message), commands: [{ type: 'flush' }] };
-      return event.type === 'flushed' ? endTurn(state, state.turn.stopping) : stay(state);
+      return event.type === 'flushed' ? endTurn(state, state.turn.stopping !== false) : stay(state);
     case 'failing':
       return event.type === 'said' ? endTurn(withLog(state, event.message), false) : stay(state);
   }
@@ -371,7 +378,7 @@ function afterModel(state: Extract<TurnState, { kind: 'calling-model' }>, event:
           state: { ...stepped, kind: 'answering', calls, next: 0 },
           commands: [{ type: 'apply-answer', structured: reply.structured }],
         };
-      if (!calls.length) return endTurn(stepped, stepped.turn.stopping);
+      if (!calls.length) return endTurn(stepped, stepped.turn.stopping !== false);
       return nextCall({ ...stepped, calls, next: 0 }, rules);
     }
     default:
@@ -570,6 +577,7 @@ function stopped(state: Active): Step {
       stoppedCallResult(
         running?.runner === 'child' && running.calls[running.next]!.id === call.id,
         running?.runner === 'mcp' && running.calls[running.next]!.id === call.id,
+        state.turn.stopping || 'stop',
       ),
     ),
   );
@@ -586,7 +594,11 @@ function stopped(state: Active): Step {
           {
             key: `turn-stopped:${log[0]!.id}`,
             type: 'turn.stopped',
-            data: { turn: state.counters.turns, ...(cut ? { messageId: cut.id } : {}) },
+            data: {
+              turn: state.counters.turns,
+              ...(cut ? { messageId: cut.id } : {}),
+              ...(state.turn.stopping === 'branch' ? { reason: 'branch' } : {}),
+            },
           },
         ],
       },
@@ -605,7 +617,7 @@ function endTurn(state: Active, stoppedTurn: boolean): Step {
   return {
     state: { kind: 'idle', counters: state.counters, boundary, stoppedAt: stoppedTurn ? boundary : state.stoppedAt, log: state.log },
     commands: [
-      { type: 'close-turn-items' },
+      stoppedTurn ? { type: 'close-turn-items', withdrawn: state.turn.stopping || 'stop' } : { type: 'close-turn-items' },
       ...(stoppedTurn && interjection ? [{ type: 'record-messages', messages: [interjection] } satisfies TurnCommand] : []),
       { type: 'idle-details' },
       { type: 'flush-if-unsaved' },

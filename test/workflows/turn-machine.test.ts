@@ -400,7 +400,8 @@ describe('turn machine: Stop', () => {
       { type: 'record-messages', messages: [user] },
       { type: 'record-events', events: [] },
       { type: 'record-events', events: [{ key: 'turn-stopped:u1', type: 'turn.stopped', data: { turn: 3, messageId: 's1' } }] },
-      ...END.map((type) => ({ type })),
+      { type: 'close-turn-items', withdrawn: 'stop' },
+      ...END.slice(1).map((type) => ({ type })),
     ]);
   });
 
@@ -489,6 +490,48 @@ describe('turn machine: Stop', () => {
       { type: 'approval-decided', outcome: decided('reject', { withdrawn: true }) },
     );
     assert.deepEqual(recorded(commands).slice(-1), ['u2']);
+  });
+
+  test("a branch move ends the parked turn in its own words: not Stop's, its calls and items say the conversation moved", () => {
+    const r = rules();
+    let { state } = walk(
+      r,
+      start(r).state,
+      answered(reply('r1', [call('c1', 'cancel_order', { orderId: '7' }), call('c2', 'lookup', { user: 'a' })])),
+    );
+    let commands: TurnCommand[];
+    ({ state, commands } = walk(r, state, { type: 'branch-left' }));
+    assert.deepEqual(commands, [
+      { type: 'details', text: 'Turn 3: stopping (the conversation moved to another branch).' },
+      { type: 'cancel' },
+    ]);
+    assert.deepEqual(nextStep(state, { type: 'stop' }, r).commands, [], 'a Stop after it changes nothing');
+    ({ state, commands } = walk(r, state, { type: 'approval-decided', outcome: decided('reject', { withdrawn: true }) }));
+    assert.equal(state.kind, 'idle');
+    assert.equal(state.stoppedAt, state.boundary);
+    assert.deepEqual(toolResult(state, 'c1'), { status: 'stopped', error: 'Not run: the conversation moved to another branch.' });
+    assert.deepEqual(toolResult(state, 'c2'), { status: 'stopped', error: 'Not run: the conversation moved to another branch.' });
+    const stoppedEvent = commands.find((command) => command.type === 'record-events');
+    assert.deepEqual(stoppedEvent, {
+      type: 'record-events',
+      events: [{ key: 'turn-stopped:u1', type: 'turn.stopped', data: { turn: 3, reason: 'branch' } }],
+    });
+    assert.deepEqual(
+      commands.find((command) => command.type === 'close-turn-items'),
+      { type: 'close-turn-items', withdrawn: 'branch' },
+    );
+  });
+
+  test('a branch move while a child workflow runs: the call says the child goes on, and why the turn left it', () => {
+    const r = rules();
+    const { state } = walk(
+      r,
+      start(r).state,
+      answered(reply('r1', [call('c1', 'save')])),
+      { type: 'branch-left' },
+      { type: 'tool-failed', text: 'stopped', reason: 'Error' },
+    );
+    assert.match(toolResult(state, 'c1').error!, /^The conversation moved to another branch while this ran as a workflow of its own/);
   });
 
   test('Stop with no turn running, and a failure then, change nothing', () => {
