@@ -16,8 +16,13 @@ export function handleDecisions(session: Session): void {
     decideUpdate,
     async (raw) => {
       const logStart = loop.logLength;
-      const said = agentState.decide(pending.check(raw));
-      if (!said) return loop.waitForBoundary(logStart);
+      const decision = pending.check(raw);
+      const said = agentState.decide(decision);
+      if (!said) {
+        // a turn's item: the decision is an event of the turn machine, which ends its wait
+        loop.decided(decision);
+        return loop.waitForBoundary(logStart);
+      }
       await events.flush();
       if (!loop.active) loop.idleDetails();
       return boundTurnResult({ messages: said, pending: pending.items() });
@@ -32,7 +37,8 @@ export function handleDecisions(session: Session): void {
     decisionSignal,
     async (payload) => {
       try {
-        agentState.decide(pending.check(payload));
+        const decision = pending.check(payload);
+        if (!agentState.decide(decision)) loop.decided(decision);
       } catch (error) {
         // A bad signal must never fail the workflow: record why it was ignored and move on.
         const reason = error instanceof Error ? error.message : String(error);

@@ -42,7 +42,10 @@ export function handleMcpQuestions(
   if (!mcp.enabled) return;
   mcp.attachQuestions({
     park: (item, deadlineMs, onTimeout) => loop.park(item, deadlineMs, onTimeout),
-    get: (id) => pending.get(id),
+    cancel: (id, reason) => {
+      const decision = pending.cancelUnanswered(id, reason);
+      if (decision) loop.decided(decision);
+    },
     now: Date.now,
   });
   setHandler(

@@ -113,11 +113,6 @@ export class PendingItems {
     return this.undecided().map((entry) => entry.item);
   }
 
-  /** whether some turn-scoped item waits for a person: a running turn is then parked */
-  turnWaits(): boolean {
-    return this.undecided().some((entry) => this.#kind(entry.item).scope === 'turn');
-  }
-
   /** closed items and what they became, oldest first */
   closedItems(): [string, ClosedReason][] {
     return [...this.#closed];
@@ -222,15 +217,21 @@ export class PendingItems {
     return { settled: true, value };
   }
 
-  /** A user message sent while the turn is parked answers each of the turn's items the way its kind says. */
-  answerWith(message: ChatMessage): void {
+  /**
+   * A user message sent while the turn is parked answers each of the turn's items the way its kind says.
+   * Returns the items it answered (the turn machine hears of them as an event).
+   */
+  answerWith(message: ChatMessage): OpenItem[] {
+    const answered: OpenItem[] = [];
     for (const entry of this.undecided()) {
       if (this.#kind(entry.item).scope !== 'turn') continue;
       const answer = this.#kind(entry.item).fromMessage(entry.item, message.text);
       if (!answer) continue;
       entry.decision = answer;
       entry.supersededBy = message.id;
+      answered.push(entry);
     }
+    return answered;
   }
 
   /**
@@ -254,17 +255,26 @@ export class PendingItems {
   }
 
   /**
-   * Closes an item its waiter is done with: decided (or answered by a message), or, when no decision came
-   * before the deadline, expired with the kind's timeout decision.
+   * Closes an item its waiter is done with: decided (or answered by a message), as the turn machine heard it,
+   * or, when no answer came before the deadline, expired with the kind's timeout decision.
    */
-  settle(entry: OpenItem, decided: boolean, onTimeout: DecisionName): ItemOutcome {
+  settle(entry: OpenItem, answer: { decision: DecisionInput; supersededBy?: string } | undefined, onTimeout: DecisionName): ItemOutcome {
     const { item } = entry;
-    const decision: DecisionInput = decided
-      ? entry.decision!
+    const decision: DecisionInput = answer
+      ? answer.decision
       : { pendingId: item.id, decision: onTimeout, reason: 'No decision before the deadline.' };
-    const superseded = entry.supersededBy !== undefined && !this.#kind(item).messageIsAnswer;
-    this.close(entry, !decided ? 'expired' : superseded ? 'superseded' : 'decided', decision, !decided);
-    return { decision, timedOut: !decided, supersededBy: entry.supersededBy };
+    const { supersededBy } = answer ?? {};
+    const superseded = supersededBy !== undefined && !this.#kind(item).messageIsAnswer;
+    this.close(entry, !answer ? 'expired' : superseded ? 'superseded' : 'decided', decision, !answer);
+    return { decision, timedOut: !answer, supersededBy };
+  }
+
+  /** Closes a question nobody answered whose asker gave up (an MCP call that ended): cancelled, as a decision. */
+  cancelUnanswered(id: string, reason: string): DecisionInput | undefined {
+    const entry = this.#open.get(id);
+    if (!entry || entry.decision) return undefined;
+    entry.decision = { pendingId: id, decision: 'cancel', reason };
+    return entry.decision;
   }
 
   /**

@@ -11,6 +11,7 @@ import { describeError } from '../shared/log-safe.ts';
 import type {
   ChatMessage,
   ConversationStatus,
+  DecisionInput,
   DecisionName,
   DeclinedItem,
   HeldMessage,
@@ -30,7 +31,17 @@ import type { ItemOutcome, PendingItems } from './pending-items.ts';
 import { type BudgetAllowance, STEP_STOPPED, type StoppedStep } from '../shared/turn-control.ts';
 import { budgetItem } from './budget.ts';
 import { type TurnEnd, type TurnScope, TurnStopped, plainScope, stoppedStepOf, withdrawal } from './stop.ts';
-import { type TurnCommand, type TurnEvent, type TurnRules, type TurnState, idleState, nextStep } from './turn-machine.ts';
+import {
+  type Asked,
+  type TurnCommand,
+  type TurnEvent,
+  type TurnRules,
+  type TurnState,
+  answerTo,
+  idleState,
+  nextStep,
+  statusOf,
+} from './turn-machine.ts';
 
 /** How long a turn whose step a Stop's notice stopped waits for the Stop itself (the API sends it right after). */
 const STOP_ARRIVAL_MS = 10_000;
@@ -163,11 +174,20 @@ export class TurnLoop {
 
   /** the turn waits for a person: a message may answer, a decision may come */
   get parked(): boolean {
-    return this.active && this.#p.pending.turnWaits();
+    return statusOf(this.#state) === 'waiting';
   }
 
+  /** the conversation's status: the machine's state says it */
   status(): ConversationStatus {
-    return !this.active ? 'idle' : this.parked ? 'waiting' : 'running';
+    return statusOf(this.#state);
+  }
+
+  /**
+   * A person decided an item (the decide update, the decision signal, or the runtime closing an MCP question
+   * whose call ended): an event of the machine, which ends the turn's wait on it.
+   */
+  decided(decision: DecisionInput): void {
+    void this.#dispatch({ type: 'decided', decision });
   }
 
   /** whether Stop was asked for in the running turn */
@@ -303,12 +323,12 @@ export class TurnLoop {
     this.#p.details(
       `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${summaryLine(JSON.stringify(item.args))} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
     );
-    void this.#dispatch({ type: 'parked' });
+    void this.#dispatch({ type: 'parked', id: item.id });
     const turn = this.turns;
     // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
     await events.flush();
     const waited = await this.#scope
-      .run(() => this.#p.condition(() => entry.decision !== undefined, deadlineMs))
+      .run(() => this.#p.condition(() => answerTo(this.#state, item.id) !== undefined, deadlineMs))
       .then(
         (decided) => ({ decided }),
         (error: unknown) => {
@@ -322,9 +342,12 @@ export class TurnLoop {
       // Stop withdrew the item: closed as withdrawn, its owner told of a refusal.
       const decision = withdrawal(item, onTimeout, this.#ended);
       pending.close(entry, 'withdrawn', decision);
+      void this.#dispatch({ type: 'item-closed', id: item.id });
       return { decision, timedOut: false, withdrawn: true };
     }
-    const outcome = pending.settle(entry, waited.decided, onTimeout);
+    const answer: Asked['answer'] = waited.decided ? answerTo(this.#state, item.id) : undefined;
+    const outcome = pending.settle(entry, answer, onTimeout);
+    void this.#dispatch({ type: 'item-closed', id: item.id });
     this.#p.details(`Turn ${this.turns}: ${item.kind} ${item.id} closed with "${outcome.decision.decision}".`);
     return outcome;
   }
@@ -405,12 +428,16 @@ export class TurnLoop {
       case 'log-error':
         this.#p.logError(command.message, { reason: command.reason });
         return undefined;
-      case 'answer-items':
-        if (!command.decline) pending.answerWith(command.message);
-        else
-          for (const { item } of pending.declineWith(command.message))
+      case 'answer-items': {
+        const answered = command.decline ? pending.declineWith(command.message) : pending.answerWith(command.message);
+        if (command.decline)
+          for (const { item } of answered)
             this.#declined.push({ kind: item.kind, tool: item.tool, callId: item.callId, pendingId: item.id });
-        return undefined;
+        return {
+          type: 'items-answered',
+          answers: answered.map((entry) => ({ decision: entry.decision!, supersededBy: command.message.id })),
+        };
+      }
       case 'declined-call':
         this.#declined.push({ kind: 'approval', tool: command.call.name, callId: command.call.id });
         return undefined;

@@ -8,8 +8,23 @@
 //
 // Stop is not a phase: it can come in any phase, and what is in flight still reports (cancelled, or done
 // just before); the turn's `stopping` flag says that its report ends the turn as stopped.
+//
+// Waiting for a person is the machine's too: each item the turn asks (its approval or budget item, a child's
+// or an MCP server's question) is in its books from the moment it opens (`parked`) until its wait is over
+// (`item-closed`), with the answer once a decision or a message gave one (`decided`, `items-answered`). The
+// conversation's status (statusOf) is a function of the state alone, and the driver's wait on an item ends
+// when the machine holds its answer, not when some other book changes.
 import type { BudgetAllowance, BudgetExceeded, StoppedStep } from '../shared/turn-control.ts';
-import type { ChatMessage, DecisionName, JsonObject, NewEvent, ToolCall, Usage } from '../shared/messages.ts';
+import type {
+  ChatMessage,
+  ConversationStatus,
+  DecisionInput,
+  DecisionName,
+  JsonObject,
+  NewEvent,
+  ToolCall,
+  Usage,
+} from '../shared/messages.ts';
 import { toolMessage } from '../shared/tool-message.ts';
 import { addUsage } from '../shared/usage-sum.ts';
 import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
@@ -58,6 +73,17 @@ export interface TurnBooks {
   declining?: ChatMessage;
   /** Stop was asked for, or the conversation moved to another branch: what ends the turn, and says so */
   stopping: false | TurnEnd;
+  /**
+   * the items a person is asked while this turn runs (its approval or budget item, a child's or an MCP server's
+   * question), each with its answer once one came: the turn waits for a person while one has none
+   */
+  asked: readonly Asked[];
+}
+
+/** An item the turn asked a person, and what answered it (a decision, or a message that answered it instead). */
+export interface Asked {
+  id: string;
+  answer?: { decision: DecisionInput; supersededBy?: string };
 }
 
 /** Where the turn is in the reply's tool calls: the calls, and the index of the one at hand. */
@@ -135,7 +161,13 @@ export type TurnEvent =
   /** `text` may be shown to the user; `reason` is what the log may say (describeError) */
   | { type: 'tool-failed'; text: string; reason: string }
   /** an item opened for this turn (its own, or a child's or an MCP server's question): its waiters answer */
-  | { type: 'parked' }
+  | { type: 'parked'; id: string }
+  /** a person decided an item the turn asked (the decide update, the decision signal) */
+  | { type: 'decided'; decision: DecisionInput }
+  /** a message answered (or declined) items the turn asked, instead of a decision */
+  | { type: 'items-answered'; answers: readonly { decision: DecisionInput; supersededBy: string }[] }
+  /** the wait on an item is over (decided, expired, withdrawn): the turn no longer asks it */
+  | { type: 'item-closed'; id: string }
   | { type: 'stop' }
   /** an edit, a regenerate or a version switch leaves the (parked) turn behind on its branch: it ends, in those words */
   | { type: 'branch-left' }
@@ -153,7 +185,7 @@ export type TurnCommand =
   /** Stop: cancel the turn's scope, and stop waiting for a child workflow */
   | { type: 'cancel' }
   | { type: 'log-error'; message: string; reason: string }
-  /** a message answers the turn's open items the way their kinds say (pending.answerWith) */
+  /** a message answers the turn's open items the way their kinds say (pending.answerWith) → items-answered */
   | { type: 'answer-items'; message: ChatMessage; decline?: boolean }
   /** a call of the reply that the declining message refused before it asked anyone */
   | { type: 'declined-call'; call: ToolCall }
@@ -198,6 +230,7 @@ export function idleState(counters: Omit<TurnCounters, 'turnsThisRun'>): TurnSta
 
 /** The commands that answer with an event; each is the last of its step. */
 export const AWAITED: ReadonlySet<TurnCommand['type']> = new Set([
+  'answer-items',
   'call-model',
   'apply-answer',
   'flush',
@@ -210,9 +243,43 @@ export const AWAITED: ReadonlySet<TurnCommand['type']> = new Set([
 
 const stay = (state: TurnState): Step => ({ state, commands: [] });
 
+/**
+ * The conversation's status, from the machine alone: idle with no turn, waiting while the turn has asked a
+ * person something nobody has answered yet, else running.
+ */
+export function statusOf(state: TurnState): ConversationStatus {
+  if (state.kind === 'idle') return 'idle';
+  return state.turn.asked.some((asked) => !asked.answer) ? 'waiting' : 'running';
+}
+
+/** The answer to an item the running turn asked, once one came (undefined: none yet, or not the turn's). */
+export function answerTo(state: TurnState, id: string): Asked['answer'] {
+  return state.kind === 'idle' ? undefined : state.turn.asked.find((asked) => asked.id === id)?.answer;
+}
+
+/** The asked items with `id` answered (a second answer to one already answered changes nothing). */
+const answering = (asked: readonly Asked[], id: string, answer: NonNullable<Asked['answer']>): readonly Asked[] =>
+  asked.map((entry) => (entry.id === id && !entry.answer ? { ...entry, answer } : entry));
+
 /** What the turn does next, given what happened. */
 export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): Step {
-  if (event.type === 'parked') return stay({ ...state, boundary: state.boundary + 1 });
+  switch (event.type) {
+    case 'parked':
+      if (state.kind === 'idle') return stay({ ...state, boundary: state.boundary + 1 });
+      return stay({ ...withTurn(state, { asked: [...state.turn.asked, { id: event.id }] }), boundary: state.boundary + 1 });
+    case 'decided':
+      if (state.kind === 'idle') return stay(state);
+      return stay(withTurn(state, { asked: answering(state.turn.asked, event.decision.pendingId, { decision: event.decision }) }));
+    case 'items-answered': {
+      if (state.kind === 'idle') return stay(state);
+      let { asked } = state.turn;
+      for (const answer of event.answers) asked = answering(asked, answer.decision.pendingId, answer);
+      return stay(withTurn(state, { asked }));
+    }
+    case 'item-closed':
+      if (state.kind === 'idle') return stay(state);
+      return stay(withTurn(state, { asked: state.turn.asked.filter((asked) => asked.id !== event.id) }));
+  }
   if (state.kind === 'idle') return event.type === 'message' ? startTurn(state, event.message, rules, event.stored === true) : stay(state);
   switch (event.type) {
     case 'message':
@@ -272,7 +339,7 @@ function startTurn(state: Extract<TurnState, { kind: 'idle' }>, message: ChatMes
     boundary: state.boundary,
     stoppedAt: state.stoppedAt,
     log: stored ? [] : [message],
-    turn: { step: 1, invalidCalls: 0, budgetApproved: false, unanswered: [], stopping: false },
+    turn: { step: 1, invalidCalls: 0, budgetApproved: false, unanswered: [], stopping: false, asked: [] },
   };
   const step = callModel(next, rules);
   const record: TurnCommand[] = stored ? [] : [{ type: 'record-messages', messages: [message] }];

@@ -11,11 +11,14 @@ import { AUTO, NEEDS_APPROVAL, type ToolSpec } from '../../src/shared/tool-spec.
 import { AgentState } from '../../src/workflows/agent-state.ts';
 import { EventLog, type UnsavedBatch } from '../../src/workflows/event-log.ts';
 import { CLOSED_CARRIED, handOn, mayContinueAsNew, takeOver } from '../../src/workflows/history.ts';
-import { PendingItems, itemForChild } from '../../src/workflows/pending-items.ts';
+import { type OpenItem, PendingItems, itemForChild } from '../../src/workflows/pending-items.ts';
 import { type Condition, type ModelRequest, TurnLoop, orList } from '../../src/workflows/turn-loop.ts';
 import { builtInCatalog } from '../../src/agents/catalog.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
+
+/** What answered an item, as the turn machine hears it (a decision, or the message that answered it instead). */
+const answerOf = ({ decision, supersededBy }: OpenItem) => ({ decision: decision!, ...(supersededBy ? { supersededBy } : {}) });
 
 function counter(prefix: string) {
   let n = 0;
@@ -226,12 +229,12 @@ describe('pending items', () => {
     });
     events.drain();
     pending.answerWith({ id: 'm1', role: 'user', text: 'yes, Stone Brewing' });
-    assert.deepEqual(pending.settle(a, true, 'reject'), {
+    assert.deepEqual(pending.settle(a, answerOf(a), 'reject'), {
       decision: { pendingId: 'a1', decision: 'reject', reason: 'yes, Stone Brewing' },
       timedOut: false,
       supersededBy: 'm1',
     });
-    assert.equal(pending.settle(c, true, 'no').decision.choice, 'b1');
+    assert.equal(pending.settle(c, answerOf(c), 'no').decision.choice, 'b1');
     assert.deepEqual(
       events.drain().events.map((event) => [event.key, event.data.closedAs, event.data.supersededBy]),
       [
@@ -249,7 +252,7 @@ describe('pending items', () => {
   test('an item nobody decided expires with its timeout decision', () => {
     const { pending, events } = books();
     const entry = pending.open(approval('p1'));
-    assert.deepEqual(pending.settle(entry, false, 'reject'), {
+    assert.deepEqual(pending.settle(entry, undefined, 'reject'), {
       decision: { pendingId: 'p1', decision: 'reject', reason: 'No decision before the deadline.' },
       timedOut: true,
       supersededBy: undefined,
@@ -628,7 +631,11 @@ describe('turn loop', () => {
     assert.match(t.details.at(-1)!, /^Waiting for a human: approve, reject or edit cancel_order \{"orderId":"24601"\}/);
 
     const logStart = t.turns.logLength;
-    t.pending.decide(t.pending.check({ pendingId: item!.id, decision: 'edit', args: { orderId: '47652' } }), () => undefined);
+    // as the decide handler does: the item's books record the decision, the turn machine hears it as an event
+    const decision = t.pending.check({ pendingId: item!.id, decision: 'edit', args: { orderId: '47652' } });
+    t.pending.decide(decision, () => undefined);
+    t.turns.decided(decision);
+    assert.equal(t.turns.status(), 'running', 'decided: the turn no longer waits for a person');
     const next = await t.turns.waitForBoundary(logStart);
     assert.deepEqual(t.ran, [{ tool: 'cancel_order', args: { orderId: '47652' } }], 'the edited arguments ran');
     assert.deepEqual(

@@ -14,8 +14,10 @@ import {
   type TurnRules,
   type TurnState,
   allowance,
+  answerTo,
   idleState,
   nextStep,
+  statusOf,
 } from '../../src/workflows/turn-machine.ts';
 
 const tools: ToolSpec[] = [
@@ -308,9 +310,56 @@ describe('turn machine: approvals', () => {
 
   test('an item opened bumps the boundary (the handlers waiting answer), the phase stays', () => {
     const r = rules();
-    const { state } = walk(r, parked(r).state, { type: 'parked' });
+    const { state } = walk(r, parked(r).state, { type: 'parked', id: 'p1' });
     assert.equal(state.kind, 'awaiting-approval');
     assert.equal(state.boundary, 1);
+  });
+
+  test("the status is the machine's: waiting from the item opened until a decision, running again once one came", () => {
+    const r = rules();
+    const idle = idleState({ turns: 0, usage: { ...tokens, calls: 0 }, budgetRaises: 0 });
+    assert.equal(statusOf(idle), 'idle');
+    assert.equal(statusOf(start(r).state), 'running');
+    let { state } = parked(r);
+    assert.equal(statusOf(state), 'running', 'asking for the item is not waiting yet: none is open');
+    ({ state } = walk(r, state, { type: 'parked', id: 'p1' }));
+    assert.equal(statusOf(state), 'waiting');
+    assert.equal(answerTo(state, 'p1'), undefined);
+    const decision: DecisionInput = { pendingId: 'p1', decision: 'approve' };
+    const step = nextStep(state, { type: 'decided', decision }, r);
+    assert.deepEqual(step.commands, [], "the wait on the item reports it (the driver's condition ends)");
+    assert.equal(statusOf(step.state), 'running');
+    assert.deepEqual(answerTo(step.state, 'p1'), { decision });
+    const again = nextStep(step.state, { type: 'decided', decision: { pendingId: 'p1', decision: 'reject' } }, r);
+    assert.deepEqual(answerTo(again.state, 'p1'), { decision }, 'the first answer stays');
+    const closed = walk(r, step.state, { type: 'item-closed', id: 'p1' }).state;
+    assert.equal(answerTo(closed, 'p1'), undefined);
+    assert.deepEqual(closed.kind !== 'idle' && closed.turn.asked, []);
+  });
+
+  test('a decision on an item this turn did not ask, or with no turn running, changes nothing', () => {
+    const r = rules();
+    const waiting = walk(r, parked(r).state, { type: 'parked', id: 'p1' }).state;
+    const other = nextStep(waiting, { type: 'decided', decision: { pendingId: 'p9', decision: 'approve' } }, r);
+    assert.equal(statusOf(other.state), 'waiting');
+    const idle = idleState({ turns: 0, usage: { ...tokens, calls: 0 }, budgetRaises: 0 });
+    assert.deepEqual(nextStep(idle, { type: 'decided', decision: { pendingId: 'p1', decision: 'approve' } }, r), {
+      state: idle,
+      commands: [],
+    });
+  });
+
+  test('a message answers the items through the driver, which tells the machine what it answered', () => {
+    const r = rules();
+    const waiting = walk(r, parked(r).state, { type: 'parked', id: 'p1' }).state;
+    const said: ChatMessage = { id: 'u2', role: 'user', text: 'no' };
+    const asked = nextStep(waiting, { type: 'message', message: said }, r);
+    assert.deepEqual(asked.commands, [{ type: 'answer-items', message: said }]);
+    assert.equal(statusOf(asked.state), 'waiting', 'until the driver says what the message answered');
+    const decision: DecisionInput = { pendingId: 'p1', decision: 'reject', reason: 'no' };
+    const { state } = walk(r, asked.state, { type: 'items-answered', answers: [{ decision, supersededBy: 'u2' }] });
+    assert.equal(statusOf(state), 'running');
+    assert.deepEqual(answerTo(state, 'p1'), { decision, supersededBy: 'u2' });
   });
 
   test('approve runs the tool; edit runs it with the edited arguments', () => {
@@ -547,9 +596,10 @@ describe('turn machine: MCP questions and failures', () => {
     const r = rules();
     const running = walk(r, start(r).state, answered(reply('r1', [call('c1', 'remote')]))).state;
     assert.equal(running.kind === 'running-tool' && running.runner, 'mcp');
-    const asked = walk(r, running, { type: 'parked' }).state;
+    const asked = walk(r, running, { type: 'parked', id: 'q1' }).state;
     assert.equal(asked.kind, 'running-tool');
     assert.equal(asked.boundary, running.boundary + 1);
+    assert.equal(statusOf(asked), 'waiting', 'a question of the call it runs: the turn waits for a person');
     // The question's timeout goes to the call (its activity polls the answer): the turn hears only of the call's result.
     const { state } = walk(r, asked, { type: 'tool-finished', result: { error: 'the user did not answer in time' } });
     assert.equal(toolResult(state, 'c1').error, 'the user did not answer in time');
