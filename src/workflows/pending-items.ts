@@ -4,12 +4,12 @@
 // with its turn. What each kind means is data (the catalog's PendingKindSpec rows, given as kindOf); this
 // module only keeps the books. Pure: the kinds, the search attribute, the event sink and the clock are given,
 // so it is tested without Temporal.
-import type { z } from 'zod';
 import type { OpenPendingRequest } from '../shared/child-tool.ts';
-import type { ChatMessage, ClosedReason, DecisionInput, DecisionName, NewEvent, PendingItem } from '../shared/messages.ts';
+import type { ChatMessage, ClosedReason, DecisionInput, DecisionName, JsonObject, NewEvent, PendingItem } from '../shared/messages.ts';
+import { sameJson } from '../shared/json-equal.ts';
 import { DecisionInput as DecisionInputSchema } from '../shared/messages.ts';
 import type { PendingKindSpec } from '../shared/pending-kinds.ts';
-import { describeIssues } from '../shared/tool-spec.ts';
+import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
 import { fail } from './failure-text.ts';
 import { BRANCH_LEFT, type TurnEnd } from './stop.ts';
 
@@ -35,8 +35,8 @@ export interface PendingItemsOptions {
   setWaiting(waiting: boolean): void;
   /** what a kind of item means (the catalog's pendingKind); every open item's kind is one it knows */
   kindOf(kind: string): PendingKindSpec | undefined;
-  /** a tool's argument schema, for checking an edit's arguments */
-  argsOf(tool: string): z.ZodType | undefined;
+  /** a tool's argument schema and policy, for checking a decision against the call it was asked about */
+  toolOf(tool: string): Pick<ToolSpec, 'args' | 'policy'> | undefined;
   /** open items and closed reasons carried over continue-as-new */
   carriedOpen?: readonly PendingItem[];
   carriedClosed?: readonly (readonly [string, ClosedReason])[];
@@ -58,6 +58,23 @@ export function itemForChild(request: OpenPendingRequest, now: number): PendingI
     ...(request.options ? { options: request.options } : {}),
     ...(request.details ? { details: request.details } : {}),
   };
+}
+
+/**
+ * Refuses (422) an edit that changes an argument the tool's policy does not let an edit change: the approval was
+ * asked for the call as it was, and only the fields the policy names may differ from it.
+ */
+function boundEdit(item: PendingItem, edited: JsonObject, editable: readonly string[] | undefined): void {
+  if (!editable) return;
+  const keys = new Set([...Object.keys(item.args), ...Object.keys(edited)]);
+  const changed = [...keys].filter((key) => !editable.includes(key) && !sameJson(item.args[key], edited[key]));
+  if (!changed.length) return;
+  const may = editable.length ? `only ${editable.join(', ')}` : 'none of its arguments';
+  throw fail(
+    'DecisionMismatch',
+    `An edit of ${item.tool} may change ${may}; this one changes ${changed.join(', ')}, which the approval was not asked about.`,
+    changed.map((field) => ({ field, message: 'may not be changed by an edit' })),
+  );
 }
 
 /** The decisions that refuse an item, most usual first. */
@@ -182,10 +199,10 @@ export class PendingItems {
     if (!item.decisions.includes(decision.decision)) {
       throw fail('DecisionMismatch', `"${decision.decision}" does not fit a ${item.kind}; allowed: ${item.decisions.join(', ')}.`);
     }
+    const tool = this.#options.toolOf(item.tool);
     if (decision.decision === 'edit') {
-      const args = this.#options.argsOf(item.tool);
       if (!decision.args) throw fail('DecisionMismatch', 'An edit needs "args": the arguments to run the tool with.');
-      const checked = args?.safeParse(decision.args);
+      const checked = tool?.args.safeParse(decision.args);
       if (!checked?.success) {
         throw fail(
           'DecisionMismatch',
@@ -193,6 +210,13 @@ export class PendingItems {
           checked?.error.issues.map((issue) => ({ field: issue.path.join('.') || '(arguments)', message: issue.message })),
         );
       }
+      boundEdit(item, checked.data as JsonObject, tool!.policy.editable);
+    } else if (item.kind === 'approval' && decision.args !== undefined && !sameJson(decision.args, item.args)) {
+      // An approval is bound to the arguments it was asked for: a decision that names others is about another call.
+      throw fail(
+        'Conflict',
+        `Pending item ${shortId} asks about ${item.tool} with other arguments than this decision names; nothing was decided. Read the item again, or edit the arguments.`,
+      );
     }
     const problem = this.#kind(item).check?.(item, decision);
     if (typeof problem === 'string') throw fail('DecisionMismatch', problem);

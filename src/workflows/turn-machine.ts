@@ -27,7 +27,7 @@ import type {
 } from '../shared/messages.ts';
 import { toolMessage } from '../shared/tool-message.ts';
 import { addUsage } from '../shared/usage-sum.ts';
-import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
+import { type ToolSpec, describeIssues, needsApproval } from '../shared/tool-spec.ts';
 import type { ItemOutcome } from './pending-items.ts';
 import { budgetRefusal } from './budget.ts';
 import { type TurnEnd, stoppedCallResult } from './stop.ts';
@@ -497,7 +497,8 @@ function nextCall(state: Active & Calls, rules: TurnRules): Step {
       }
       continue;
     }
-    if (spec.policy.approval && current.turn.declining) {
+    const asks = needsApproval(spec.policy, args);
+    if (asks && current.turn.declining) {
       const why = current.turn.declining.text.trim();
       const refused = answer(current, call, args, {
         status: 'rejected',
@@ -507,7 +508,7 @@ function nextCall(state: Active & Calls, rules: TurnRules): Step {
       current = { ...refused.state, next: next + 1 };
       continue;
     }
-    if (spec.policy.approval) {
+    if (asks) {
       return {
         state: { ...current, kind: 'awaiting-approval', args },
         commands: [

@@ -35,7 +35,12 @@ function books(
   const pending = new PendingItems({
     record: (event) => events.event(event),
     setWaiting: (value) => void waiting.push(value),
-    argsOf: (tool) => (tool === 'cancel_order' ? z.object({ orderId: z.string() }) : undefined),
+    toolOf: (tool) =>
+      tool === 'cancel_order'
+        ? { args: z.object({ orderId: z.string() }), policy: NEEDS_APPROVAL }
+        : tool === 'refund'
+          ? { args: z.object({ orderId: z.string(), amount: z.number(), note: z.string().optional() }), policy: REFUND_POLICY }
+          : undefined,
     kindOf: (kind) => builtInCatalog().pendingKind(kind),
     carriedOpen: options.carriedOpen,
     carriedClosed: options.carriedClosed,
@@ -43,6 +48,13 @@ function books(
   });
   return { written, waiting, events, pending };
 }
+
+/** a refund asks a person above 100, and an edit may change its amount and note, never its order */
+const REFUND_POLICY = {
+  ...NEEDS_APPROVAL,
+  approval: (args: { amount?: unknown }) => Number(args.amount) > 100,
+  editable: ['amount', 'note'],
+};
 
 const approval = (id: string, extra: Partial<PendingItem> = {}): PendingItem => ({
   id,
@@ -173,6 +185,36 @@ describe('pending items', () => {
       decision: 'edit',
       args: { orderId: '47652' },
     });
+  });
+
+  test('an approval is bound to the call it was asked about: an edit changes only what the policy lets it, a decision naming other arguments is refused', () => {
+    const { pending } = books();
+    pending.open(approval('r1', { tool: 'refund', args: { orderId: '24601', amount: 250 } }));
+    assert.deepEqual(
+      refusal(() => pending.check({ pendingId: 'r1', decision: 'edit', args: { orderId: '11111', amount: 250 } })),
+      {
+        type: 'DecisionMismatch',
+        message: 'An edit of refund may change only amount, note; this one changes orderId, which the approval was not asked about.',
+      },
+    );
+    assert.deepEqual(pending.check({ pendingId: 'r1', decision: 'edit', args: { orderId: '24601', amount: 120, note: 'half' } }), {
+      pendingId: 'r1',
+      decision: 'edit',
+      args: { orderId: '24601', amount: 120, note: 'half' },
+    });
+    assert.deepEqual(
+      refusal(() => pending.check({ pendingId: 'r1', decision: 'approve', args: { orderId: '24601', amount: 900 } })),
+      {
+        type: 'Conflict',
+        message:
+          'Pending item r1 asks about refund with other arguments than this decision names; nothing was decided. Read the item again, or edit the arguments.',
+      },
+    );
+    // the arguments it was asked about, in any key order, approve it
+    assert.equal(pending.check({ pendingId: 'r1', decision: 'approve', args: { amount: 250, orderId: '24601' } }).decision, 'approve');
+    // a tool whose policy names no editable fields may be edited in any field, as before
+    pending.open(approval('c1'));
+    assert.equal(pending.check({ pendingId: 'c1', decision: 'edit', args: { orderId: '47652' } }).decision, 'edit');
   });
 
   test('a decided item, or one a message answered, is not pending any more and says which', () => {

@@ -23,6 +23,24 @@ import {
 const tools: ToolSpec[] = [
   { name: 'lookup', description: '', args: z.object({ user: z.string() }), policy: AUTO },
   { name: 'cancel_order', description: '', args: z.object({ orderId: z.string() }), policy: NEEDS_APPROVAL, details: { via: 'shop' } },
+  // asks a person above 100 only: a predicate of the call's checked arguments
+  {
+    name: 'refund',
+    description: '',
+    args: z.object({ amount: z.number() }),
+    policy: { ...NEEDS_APPROVAL, approval: (args) => (args.amount as number) > 100 },
+  },
+  {
+    name: 'risky',
+    description: '',
+    args: z.object({}),
+    policy: {
+      ...NEEDS_APPROVAL,
+      approval: () => {
+        throw new Error('a bug in the predicate');
+      },
+    },
+  },
   {
     name: 'save',
     description: '',
@@ -271,7 +289,10 @@ describe('turn machine: tool calls', () => {
     const r = rules({ maxToolErrors: 1 });
     let { state, commands } = walk(r, start(r).state, answered(reply('r1', [call('c1', 'nope'), call('c2', 'lookup', { user: 1 })])));
     assert.deepEqual(recorded(commands), ['c1', 'c2']);
-    assert.match(toolResult(state, 'c1').error!, /^Unknown tool "nope". Available tools: lookup, cancel_order, save, remote\.$/);
+    assert.match(
+      toolResult(state, 'c1').error!,
+      /^Unknown tool "nope". Available tools: lookup, cancel_order, refund, risky, save, remote\.$/,
+    );
     assert.match(toolResult(state, 'c2').error!, /^Invalid arguments for lookup: /);
     assert.equal(state.kind, 'finishing');
     assert.deepEqual(commands.at(-1), {
@@ -306,6 +327,38 @@ describe('turn machine: approvals', () => {
       onTimeout: 'reject',
       details: { via: 'shop' },
     });
+  });
+
+  test('approval as a predicate of the call: a small refund runs at once, a large one parks, one whose predicate throws asks', () => {
+    const r = rules();
+    const small = walk(r, start(r).state, answered(reply('r1', [call('c1', 'refund', { amount: 40 })])));
+    assert.equal(small.state.kind, 'running-tool');
+    assert.deepEqual(small.last.at(-1), { type: 'run-tool', call: call('c1', 'refund', { amount: 40 }), args: { amount: 40 } });
+    const large = walk(r, start(r).state, answered(reply('r1', [call('c1', 'refund', { amount: 400 })])));
+    assert.equal(large.state.kind, 'awaiting-approval');
+    assert.equal(large.last.at(-1)!.type, 'park-approval');
+    const risky = walk(r, start(r).state, answered(reply('r1', [call('c1', 'risky')])));
+    assert.equal(risky.state.kind, 'awaiting-approval', 'a predicate that fails asks a person rather than run unasked');
+  });
+
+  test('a declining message declines the calls of the reply that would ask, and lets one its predicate runs unasked run', () => {
+    const r = rules();
+    const calls = [
+      call('c1', 'cancel_order', { orderId: '7' }),
+      call('c2', 'refund', { amount: 400 }),
+      call('c3', 'refund', { amount: 5 }),
+    ];
+    let { state } = walk(r, start(r).state, answered(reply('r1', calls)), { type: 'parked', id: 'p1' });
+    const no: ChatMessage = { id: 'u2', role: 'user', text: 'stop that' };
+    ({ state } = walk(r, state, { type: 'message', message: no, decline: true }));
+    const { state: next, commands } = walk(r, state, {
+      type: 'approval-decided',
+      outcome: decided('reject', { reason: 'stop that', supersededBy: 'u2' }),
+    });
+    assert.equal(toolResult(next, 'c1').status, 'rejected');
+    assert.equal(toolResult(next, 'c2').status, 'rejected');
+    assert.ok(commands.some((command) => command.type === 'declined-call' && command.call.id === 'c2'));
+    assert.deepEqual(commands.at(-1), { type: 'run-tool', call: calls[2], args: { amount: 5 } });
   });
 
   test('an item opened bumps the boundary (the handlers waiting answer), the phase stays', () => {
