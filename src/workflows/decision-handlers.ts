@@ -90,7 +90,7 @@ export function handleDecisions(session: Session): void {
       const outlived = session.children.outlived(request.owner) && patched('stopped-child-asks-no-one');
       const asked: Promise<ItemOutcome> = outlived
         ? Promise.resolve({ decision: withdrawal(item, request.onTimeout), timedOut: false, withdrawn: true })
-        : loop.park(item, request.deadlineMs, request.onTimeout);
+        : loop.ask(item, request.deadlineMs, request.onTimeout);
       void asked.then(async (outcome) => {
         try {
           await getExternalWorkflowHandle(request.owner).signal(pendingOutcomeSignal, { requestId: request.requestId, ...outcome });

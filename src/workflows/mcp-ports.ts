@@ -41,7 +41,7 @@ export function handleMcpQuestions(
 ): void {
   if (!mcp.enabled) return;
   mcp.attachQuestions({
-    park: (item, deadlineMs, onTimeout) => loop.park(item, deadlineMs, onTimeout),
+    park: (item, deadlineMs, onTimeout) => loop.ask(item, deadlineMs, onTimeout),
     cancel: (id, reason) => {
       const decision = pending.cancelUnanswered(id, reason);
       if (decision) loop.decided(decision);

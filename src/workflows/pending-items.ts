@@ -279,18 +279,13 @@ export class PendingItems {
   }
 
   /**
-   * Closes an item its waiter is done with: decided (or answered by a message), as the turn machine heard it,
-   * or, when no answer came before the deadline, expired with the kind's timeout decision.
+   * Closes an item whose wait ended, as the turn machine's outcome says: decided (or answered by a message: superseded
+   * unless its kind takes a message as the answer), or expired with the kind's timeout decision.
    */
-  settle(entry: OpenItem, answer: { decision: DecisionInput; supersededBy?: string } | undefined, onTimeout: DecisionName): ItemOutcome {
-    const { item } = entry;
-    const decision: DecisionInput = answer
-      ? answer.decision
-      : { pendingId: item.id, decision: onTimeout, reason: 'No decision before the deadline.' };
-    const { supersededBy } = answer ?? {};
-    const superseded = supersededBy !== undefined && !this.#kind(item).messageIsAnswer;
-    this.close(entry, !answer ? 'expired' : superseded ? 'superseded' : 'decided', decision, !answer);
-    return { decision, timedOut: !answer, supersededBy };
+  settle(entry: OpenItem, outcome: ItemOutcome): void {
+    const { decision, timedOut, supersededBy } = outcome;
+    const superseded = supersededBy !== undefined && !this.#kind(entry.item).messageIsAnswer;
+    this.close(entry, timedOut ? 'expired' : superseded ? 'superseded' : 'decided', decision, timedOut);
   }
 
   /** Closes a question nobody answered whose asker gave up (an MCP call that ended): cancelled, as a decision. */

@@ -62,7 +62,11 @@ export type TurnEnd = 'stop' | 'branch';
 export const BRANCH_LEFT = 'withdrawn: the conversation moved to another branch';
 
 /** How Stop (or a branch move) closes an item still open: the refusal its kind allows (reject, no), else its timeout rule. */
-export function withdrawal(item: PendingItem, onTimeout: DecisionName, end: TurnEnd = 'stop'): DecisionInput {
+export function withdrawal(
+  item: { id: string; decisions: readonly DecisionName[] },
+  onTimeout: DecisionName,
+  end: TurnEnd = 'stop',
+): DecisionInput {
   const decision = item.decisions.includes('reject') ? 'reject' : item.decisions.includes('no') ? 'no' : onTimeout;
   return { pendingId: item.id, decision, reason: end === 'branch' ? BRANCH_LEFT : 'The user pressed Stop; the turn ended.' };
 }

@@ -27,12 +27,11 @@ import { boundTurnResult, summaryLine } from '../shared/payload-bounds.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
 import type { AgentState } from './agent-state.ts';
 import type { EventLog } from './event-log.ts';
-import type { ItemOutcome, PendingItems } from './pending-items.ts';
+import type { ItemOutcome, OpenItem, PendingItems } from './pending-items.ts';
 import { type BudgetAllowance, STEP_STOPPED, type StoppedStep } from '../shared/turn-control.ts';
 import { budgetItem } from './budget.ts';
-import { type TurnEnd, type TurnScope, TurnStopped, plainScope, stoppedStepOf, withdrawal } from './stop.ts';
+import { type TurnScope, TurnStopped, plainScope, stoppedStepOf } from './stop.ts';
 import {
-  type Asked,
   type TurnCommand,
   type TurnEvent,
   type TurnRules,
@@ -124,8 +123,10 @@ export class TurnLoop {
   #held: ChatMessage | undefined;
   /** what the last model step found each of its reply's approvals would touch, by call id (PendingItem.preview) */
   #previews: Record<string, JsonObject> = {};
-  /** what ended the last turn that was ended early (Stop or a branch move): the words its late items close with */
-  #ended: TurnEnd = 'stop';
+  /** the open items' books, by id, from open to close (a turn's end may close one before its wait ends) */
+  readonly #entries = new Map<string, OpenItem>();
+  /** who asked for an item (a child workflow, an MCP call), by id: told its outcome when its wait ends */
+  readonly #askers = new Map<string, (outcome: ItemOutcome) => void>();
   /** the running turn is a regenerate (rerun) */
   #regenerating = false;
   readonly #rules: TurnRules;
@@ -311,45 +312,25 @@ export class TurnLoop {
   }
 
   /**
-   * Opens a turn-scoped item and waits for a decision, a message that answers it, or the deadline. The turn
-   * parks meanwhile: the handler that waits on the turn returns with the item.
+   * A child workflow or an MCP server asks a person something: an event of the machine, which opens the item
+   * while the turn runs (the handler waiting on the turn returns with it) and hands back its outcome once its
+   * wait ends (a decision, a message that answered it, its deadline, or Stop).
    */
-  async park(item: PendingItem, deadlineMs: number, onTimeout: DecisionName): Promise<ItemOutcome> {
-    const { pending, events } = this.#p;
-    // A child that asks once the turn has ended or is stopping gets a refusal at once, no item opened.
-    if (!this.active || this.stopping) return { decision: withdrawal(item, onTimeout, this.#ended), timedOut: false, withdrawn: true };
-    const entry = pending.open(item);
+  ask(item: PendingItem, deadlineMs: number, onTimeout: DecisionName): Promise<ItemOutcome> {
+    const outcome = new Promise<ItemOutcome>((resolve) => this.#askers.set(item.id, resolve));
+    void this.#dispatch({ type: 'asked', item, deadlineMs, onTimeout });
+    return outcome;
+  }
+
+  /** Opens an item and tells the machine, which then publishes it and starts its deadline. */
+  #open(item: PendingItem, deadlineMs: number, onTimeout: DecisionName, own: boolean): TurnEvent {
+    const { pending } = this.#p;
+    this.#entries.set(item.id, pending.open(item));
     pending.syncWaiting();
     this.#p.details(
       `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${summaryLine(JSON.stringify(item.args))} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
     );
-    void this.#dispatch({ type: 'parked', id: item.id });
-    const turn = this.turns;
-    // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
-    await events.flush();
-    const waited = await this.#scope
-      .run(() => this.#p.condition(() => answerTo(this.#state, item.id) !== undefined, deadlineMs))
-      .then(
-        (decided) => ({ decided }),
-        (error: unknown) => {
-          // Stop cancelled the wait. A child's item may hear of it only once its turn has ended (the turn stopped
-          // waiting for the child at once): withdrawn all the same, never an error no one awaits.
-          if (!this.stopping && this.active && this.turns === turn) throw error;
-          return undefined;
-        },
-      );
-    if (!waited) {
-      // Stop withdrew the item: closed as withdrawn, its owner told of a refusal.
-      const decision = withdrawal(item, onTimeout, this.#ended);
-      pending.close(entry, 'withdrawn', decision);
-      void this.#dispatch({ type: 'item-closed', id: item.id });
-      return { decision, timedOut: false, withdrawn: true };
-    }
-    const answer: Asked['answer'] = waited.decided ? answerTo(this.#state, item.id) : undefined;
-    const outcome = pending.settle(entry, answer, onTimeout);
-    void this.#dispatch({ type: 'item-closed', id: item.id });
-    this.#p.details(`Turn ${this.turns}: ${item.kind} ${item.id} closed with "${outcome.decision.decision}".`);
-    return outcome;
+    return { type: 'parked', id: item.id, decisions: item.decisions, onTimeout, deadlineMs, own };
   }
 
   /**
@@ -363,7 +344,6 @@ export class TurnLoop {
       const { state, commands } = nextStep(this.#state, event, this.#rules);
       if (this.#state.kind === 'idle' && state.kind !== 'idle') this.#turnStartedAt = this.#now();
       const boundary = state.boundary !== this.#state.boundary;
-      if (state.kind !== 'idle' && state.turn.stopping) this.#ended = state.turn.stopping;
       this.#state = state;
       if (boundary) this.#releaseWaiters();
       if (state.kind === 'idle') {
@@ -462,6 +442,38 @@ export class TurnLoop {
         if (command.record) events.message(message);
         return { type: 'said', message };
       }
+      case 'open-item':
+        return this.#open(command.item, command.deadlineMs, command.onTimeout, false);
+      case 'publish-item':
+        // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
+        return events.flush().then(() => ({ type: 'item-published', id: command.id }));
+      case 'start-deadline':
+        // The deadline is a timer that the item's answer ends first: the condition holds both (one timer, as always).
+        return this.#scope
+          .run(() => this.#p.condition(() => answerTo(this.#state, command.id) !== undefined, command.deadlineMs))
+          .then(
+            (answered): TurnEvent => ({ type: answered ? 'wait-over' : 'deadline-passed', id: command.id }),
+            (): TurnEvent => ({ type: 'wait-cancelled', id: command.id }),
+          );
+      case 'close-item': {
+        const entry = this.#entries.get(command.id);
+        this.#entries.delete(command.id);
+        if (!entry) return undefined;
+        const { outcome } = command;
+        if (outcome.withdrawn) {
+          pending.close(entry, 'withdrawn', outcome.decision);
+          return undefined;
+        }
+        pending.settle(entry, outcome);
+        this.#p.details(`Turn ${this.turns}: ${entry.item.kind} ${entry.item.id} closed with "${outcome.decision.decision}".`);
+        return undefined;
+      }
+      case 'reply-asker': {
+        const resolve = this.#askers.get(command.id);
+        this.#askers.delete(command.id);
+        resolve?.(command.outcome);
+        return undefined;
+      }
       case 'park-approval': {
         const { call, args, deadlineMs } = command;
         const item: PendingItem = {
@@ -475,12 +487,12 @@ export class TurnLoop {
           ...(command.details ? { details: command.details } : {}),
           ...(this.#previews[call.id] ? { preview: this.#previews[call.id] } : {}),
         };
-        return this.park(item, deadlineMs, command.onTimeout).then((outcome) => ({ type: 'approval-decided', outcome }));
+        return this.#open(item, deadlineMs, command.onTimeout, true);
       }
       case 'park-budget': {
         const { over, deadlineMs } = command;
         const item = budgetItem(this.#p.newId(), over, new Date(this.#now() + deadlineMs).toISOString());
-        return this.park(item, deadlineMs, 'reject').then((outcome) => ({ type: 'budget-decided', outcome }));
+        return this.#open(item, deadlineMs, 'reject', true);
       }
       case 'run-tool':
         return this.#scope

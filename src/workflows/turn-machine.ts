@@ -22,6 +22,7 @@ import type {
   DecisionName,
   JsonObject,
   NewEvent,
+  PendingItem,
   ToolCall,
   Usage,
 } from '../shared/messages.ts';
@@ -30,7 +31,7 @@ import { addUsage } from '../shared/usage-sum.ts';
 import { type ToolSpec, describeIssues, needsApproval } from '../shared/tool-spec.ts';
 import type { ItemOutcome } from './pending-items.ts';
 import { budgetRefusal } from './budget.ts';
-import { type TurnEnd, stoppedCallResult } from './stop.ts';
+import { type TurnEnd, stoppedCallResult, withdrawal } from './stop.ts';
 
 /** What the machine is told once, at start: the limits and the tools the model may call. */
 export interface TurnRules {
@@ -73,16 +74,22 @@ export interface TurnBooks {
   declining?: ChatMessage;
   /** Stop was asked for, or the conversation moved to another branch: what ends the turn, and says so */
   stopping: false | TurnEnd;
-  /**
-   * the items a person is asked while this turn runs (its approval or budget item, a child's or an MCP server's
-   * question), each with its answer once one came: the turn waits for a person while one has none
-   */
-  asked: readonly Asked[];
 }
 
-/** An item the turn asked a person, and what answered it (a decision, or a message that answered it instead). */
+/**
+ * An item a person is asked (the turn's approval or budget item, a child's or an MCP server's question), from
+ * the moment it opens until its wait ends, with what answered it once something did.
+ */
 export interface Asked {
   id: string;
+  /** the turn that asked it (counters.turns): only the running turn's unanswered items make it wait */
+  turn: number;
+  /** the turn's own item (approval, budget): its outcome moves the turn; anyone else's is handed back to its asker */
+  own: boolean;
+  decisions: readonly DecisionName[];
+  onTimeout: DecisionName;
+  deadlineMs: number;
+  /** a decision, or what a message answered instead (supersededBy: the message) */
   answer?: { decision: DecisionInput; supersededBy?: string };
 }
 
@@ -101,6 +108,10 @@ interface Session {
   stoppedAt: number;
   /** the running (or last) turn's messages, from the user's on: what the handlers waiting on it answer with */
   log: readonly ChatMessage[];
+  /** the items waiting for a person, until each one's wait ends (a child's may end after its turn did) */
+  asked: readonly Asked[];
+  /** what ended the last turn ended early: the words an item withdrawn after it closes with */
+  ended?: TurnEnd;
 }
 
 type InTurn = Session & { turn: TurnBooks };
@@ -153,21 +164,30 @@ export type TurnEvent =
   | { type: 'flushed' }
   /** the runtime's own message (made by the driver, with a fresh id) */
   | { type: 'said'; message: ChatMessage }
-  /** the turn's approval item closed (decided, answered by a message, expired, or withdrawn by Stop) */
+  /**
+   * the turn's approval (budget) item closed: decided, answered by a message, expired, or withdrawn by Stop. The
+   * machine feeds it to itself when the item's wait ends (tests may feed it directly)
+   */
   | { type: 'approval-decided'; outcome: ItemOutcome }
   | { type: 'budget-decided'; outcome: ItemOutcome }
   | { type: 'tool-finished'; result: unknown; cards?: JsonObject[] }
   /** the tool's activity failed all its attempts, or was cancelled by Stop */
   /** `text` may be shown to the user; `reason` is what the log may say (describeError) */
   | { type: 'tool-failed'; text: string; reason: string }
-  /** an item opened for this turn (its own, or a child's or an MCP server's question): its waiters answer */
-  | { type: 'parked'; id: string }
-  /** a person decided an item the turn asked (the decide update, the decision signal) */
+  /** a child workflow or an MCP server asks a person something while the turn runs its call */
+  | { type: 'asked'; item: PendingItem; deadlineMs: number; onTimeout: DecisionName }
+  /** an item opened (the turn's own, or one asked of it): its waiters answer, its wait begins */
+  | { type: 'parked'; id: string; decisions: readonly DecisionName[]; onTimeout: DecisionName; deadlineMs: number; own: boolean }
+  /** the open item is written (its subscribers see it while the person thinks) */
+  | { type: 'item-published'; id: string }
+  /** a person decided an item (the decide update, the decision signal, a question whose MCP call gave up) */
   | { type: 'decided'; decision: DecisionInput }
-  /** a message answered (or declined) items the turn asked, instead of a decision */
+  /** a message answered (or declined) open items, instead of a decision */
   | { type: 'items-answered'; answers: readonly { decision: DecisionInput; supersededBy: string }[] }
-  /** the wait on an item is over (decided, expired, withdrawn): the turn no longer asks it */
-  | { type: 'item-closed'; id: string }
+  /** the wait on an item ended: an answer came, its deadline passed (its timer fired), or Stop cancelled it */
+  | { type: 'wait-over'; id: string }
+  | { type: 'deadline-passed'; id: string }
+  | { type: 'wait-cancelled'; id: string }
   | { type: 'stop' }
   /** an edit, a regenerate or a version switch leaves the (parked) turn behind on its branch: it ends, in those words */
   | { type: 'branch-left' }
@@ -201,7 +221,7 @@ export type TurnCommand =
   | { type: 'flush-if-unsaved' }
   /** a message of the runtime's own, written with the next batch when `record` → said */
   | { type: 'say'; text: string; record: boolean }
-  /** → approval-decided */
+  /** opens the turn's approval item (the driver makes its id and deadline) → parked */
   | {
       type: 'park-approval';
       call: ToolCall;
@@ -211,8 +231,18 @@ export type TurnCommand =
       onTimeout: DecisionName;
       details?: JsonObject;
     }
-  /** → budget-decided */
+  /** opens the turn's budget item → parked */
   | { type: 'park-budget'; over: BudgetExceeded; deadlineMs: number }
+  /** opens an item asked of the turn → parked */
+  | { type: 'open-item'; item: PendingItem; deadlineMs: number; onTimeout: DecisionName }
+  /** writes the open item → item-published */
+  | { type: 'publish-item'; id: string }
+  /** the item's deadline: a timer that an answer (or Stop) ends first → wait-over | deadline-passed | wait-cancelled */
+  | { type: 'start-deadline'; id: string; deadlineMs: number }
+  /** closes the item as its outcome says (decided, superseded, expired, withdrawn) */
+  | { type: 'close-item'; id: string; outcome: ItemOutcome }
+  /** hands the outcome back to whoever asked (a child workflow, an MCP call) */
+  | { type: 'reply-asker'; id: string; outcome: ItemOutcome }
   /** → tool-finished | tool-failed */
   | { type: 'run-tool'; call: ToolCall; args: JsonObject }
   /** → tool-finished | tool-failed */
@@ -225,7 +255,7 @@ export interface Step {
 
 /** A conversation with no turn running, from what the previous run counted. */
 export function idleState(counters: Omit<TurnCounters, 'turnsThisRun'>): TurnState {
-  return { kind: 'idle', counters: { ...counters, turnsThisRun: 0 }, boundary: 0, stoppedAt: -1, log: [] };
+  return { kind: 'idle', counters: { ...counters, turnsThisRun: 0 }, boundary: 0, stoppedAt: -1, log: [], asked: [] };
 }
 
 /** The commands that answer with an event; each is the last of its step. */
@@ -237,6 +267,9 @@ export const AWAITED: ReadonlySet<TurnCommand['type']> = new Set([
   'say',
   'park-approval',
   'park-budget',
+  'open-item',
+  'publish-item',
+  'start-deadline',
   'run-tool',
   'run-child',
 ]);
@@ -249,12 +282,13 @@ const stay = (state: TurnState): Step => ({ state, commands: [] });
  */
 export function statusOf(state: TurnState): ConversationStatus {
   if (state.kind === 'idle') return 'idle';
-  return state.turn.asked.some((asked) => !asked.answer) ? 'waiting' : 'running';
+  const { turns } = state.counters;
+  return state.asked.some((asked) => asked.turn === turns && !asked.answer) ? 'waiting' : 'running';
 }
 
-/** The answer to an item the running turn asked, once one came (undefined: none yet, or not the turn's). */
+/** The answer to an item still waited on, once one came (undefined: none yet, or no such wait). */
 export function answerTo(state: TurnState, id: string): Asked['answer'] {
-  return state.kind === 'idle' ? undefined : state.turn.asked.find((asked) => asked.id === id)?.answer;
+  return state.asked.find((asked) => asked.id === id)?.answer;
 }
 
 /** The asked items with `id` answered (a second answer to one already answered changes nothing). */
@@ -264,21 +298,30 @@ const answering = (asked: readonly Asked[], id: string, answer: NonNullable<Aske
 /** What the turn does next, given what happened. */
 export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): Step {
   switch (event.type) {
-    case 'parked':
-      if (state.kind === 'idle') return stay({ ...state, boundary: state.boundary + 1 });
-      return stay({ ...withTurn(state, { asked: [...state.turn.asked, { id: event.id }] }), boundary: state.boundary + 1 });
-    case 'decided':
-      if (state.kind === 'idle') return stay(state);
-      return stay(withTurn(state, { asked: answering(state.turn.asked, event.decision.pendingId, { decision: event.decision }) }));
-    case 'items-answered': {
-      if (state.kind === 'idle') return stay(state);
-      let { asked } = state.turn;
-      for (const answer of event.answers) asked = answering(asked, answer.decision.pendingId, answer);
-      return stay(withTurn(state, { asked }));
+    case 'asked':
+      return asked(state, event);
+    case 'parked': {
+      const { type: _, ...entry } = event;
+      return {
+        state: { ...state, asked: [...state.asked, { ...entry, turn: state.counters.turns }], boundary: state.boundary + 1 },
+        commands: [{ type: 'publish-item', id: event.id }],
+      };
     }
-    case 'item-closed':
-      if (state.kind === 'idle') return stay(state);
-      return stay(withTurn(state, { asked: state.turn.asked.filter((asked) => asked.id !== event.id) }));
+    case 'item-published': {
+      const entry = state.asked.find((asked) => asked.id === event.id);
+      return entry ? { state, commands: [{ type: 'start-deadline', id: entry.id, deadlineMs: entry.deadlineMs }] } : stay(state);
+    }
+    case 'decided':
+      return stay({ ...state, asked: answering(state.asked, event.decision.pendingId, { decision: event.decision }) });
+    case 'items-answered': {
+      let { asked } = state;
+      for (const answer of event.answers) asked = answering(asked, answer.decision.pendingId, answer);
+      return stay({ ...state, asked });
+    }
+    case 'wait-over':
+    case 'deadline-passed':
+    case 'wait-cancelled':
+      return waitEnded(state, event, rules);
   }
   if (state.kind === 'idle') return event.type === 'message' ? startTurn(state, event.message, rules, event.stored === true) : stay(state);
   switch (event.type) {
@@ -296,7 +339,7 @@ export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): 
       const end: TurnEnd = event.type === 'stop' ? 'stop' : 'branch';
       const why = end === 'stop' ? 'Stop was pressed' : 'the conversation moved to another branch';
       return {
-        state: { ...state, turn: { ...state.turn, stopping: end } },
+        state: { ...state, ended: end, turn: { ...state.turn, stopping: end } },
         commands: [{ type: 'details', text: `Turn ${state.counters.turns}: stopping (${why}).` }, { type: 'cancel' }],
       };
     }
@@ -339,7 +382,9 @@ function startTurn(state: Extract<TurnState, { kind: 'idle' }>, message: ChatMes
     boundary: state.boundary,
     stoppedAt: state.stoppedAt,
     log: stored ? [] : [message],
-    turn: { step: 1, invalidCalls: 0, budgetApproved: false, unanswered: [], stopping: false, asked: [] },
+    asked: state.asked,
+    ...(state.ended ? { ended: state.ended } : {}),
+    turn: { step: 1, invalidCalls: 0, budgetApproved: false, unanswered: [], stopping: false },
   };
   const step = callModel(next, rules);
   const record: TurnCommand[] = stored ? [] : [{ type: 'record-messages', messages: [message] }];
@@ -630,6 +675,65 @@ function afterBudget(state: Extract<TurnState, { kind: 'budget-paused' }>, outco
   return { state: step.state, commands: [...commands, ...step.commands] };
 }
 
+/**
+ * A child workflow or an MCP server asks a person something: opened while the turn runs and is not stopping; once
+ * it has ended or is stopping, the asker is refused at once and nothing opens.
+ */
+function asked(state: TurnState, event: Extract<TurnEvent, { type: 'asked' }>): Step {
+  const { item, deadlineMs, onTimeout } = event;
+  if (state.kind === 'idle' || state.turn.stopping) {
+    const outcome: ItemOutcome = { decision: withdrawal(item, onTimeout, state.ended), timedOut: false, withdrawn: true };
+    return { state, commands: [{ type: 'reply-asker', id: item.id, outcome }] };
+  }
+  return { state, commands: [{ type: 'open-item', item, deadlineMs, onTimeout }] };
+}
+
+/**
+ * An item's wait ended: the item closes as its outcome says, and the outcome moves the turn (its own approval or
+ * budget item) or goes back to whoever asked. A cancelled wait is Stop's (or a branch move's): withdrawn, in
+ * its words; one cancelled otherwise while the turn still waits on its own item fails the turn.
+ */
+function waitEnded(
+  state: TurnState,
+  event: Extract<TurnEvent, { type: 'wait-over' | 'deadline-passed' | 'wait-cancelled' }>,
+  rules: TurnRules,
+): Step {
+  const entry = state.asked.find((asked) => asked.id === event.id);
+  if (!entry) return stay(state);
+  const { id } = entry;
+  const mine = entry.own && state.kind !== 'idle' && entry.turn === state.counters.turns;
+  let outcome: ItemOutcome;
+  if (event.type === 'wait-cancelled') {
+    const stopping = state.kind === 'idle' ? false : state.turn.stopping;
+    if (mine && !stopping)
+      return nextStep(
+        { ...state, asked: state.asked.filter((asked) => asked !== entry) },
+        { type: 'failed', reason: 'the wait for a person was cancelled', text: 'cancelled' },
+        rules,
+      );
+    outcome = { decision: withdrawal(entry, entry.onTimeout, stopping || state.ended), timedOut: false, withdrawn: true };
+  } else if (event.type === 'deadline-passed' || !entry.answer) {
+    outcome = { decision: { pendingId: id, decision: entry.onTimeout, reason: 'No decision before the deadline.' }, timedOut: true };
+  } else {
+    const { decision, supersededBy } = entry.answer;
+    outcome = { decision, timedOut: false, ...(supersededBy !== undefined ? { supersededBy } : {}) };
+  }
+  const closed: TurnState = { ...state, asked: state.asked.filter((asked) => asked !== entry) };
+  const close: TurnCommand = { type: 'close-item', id, outcome };
+  if (!entry.own) return { state: closed, commands: [close, { type: 'reply-asker', id, outcome }] };
+  // an item of a turn that has ended (it failed while it waited) moves nothing: the turn now running did not ask it
+  const decided: TurnEvent | undefined = !mine
+    ? undefined
+    : closed.kind === 'awaiting-approval'
+      ? { type: 'approval-decided', outcome }
+      : closed.kind === 'budget-paused'
+        ? { type: 'budget-decided', outcome }
+        : undefined;
+  if (!decided) return { state: closed, commands: [close] };
+  const next = nextStep(closed, decided, rules);
+  return { state: next.state, commands: [close, ...next.commands] };
+}
+
 /** Ends the turn with a message of the runtime's own (limits, failures), written with what is unsaved. */
 function finish(state: Active, text: string): Step {
   return { state: { ...state, kind: 'finishing' } as TurnState, commands: [{ type: 'say', text, record: true }] };
@@ -683,7 +787,15 @@ function endTurn(state: Active, stoppedTurn: boolean): Step {
   const { interjection } = state.turn;
   const boundary = state.boundary + 1;
   return {
-    state: { kind: 'idle', counters: state.counters, boundary, stoppedAt: stoppedTurn ? boundary : state.stoppedAt, log: state.log },
+    state: {
+      kind: 'idle',
+      counters: state.counters,
+      boundary,
+      stoppedAt: stoppedTurn ? boundary : state.stoppedAt,
+      log: state.log,
+      asked: state.asked,
+      ...(state.ended ? { ended: state.ended } : {}),
+    },
     commands: [
       stoppedTurn ? { type: 'close-turn-items', withdrawn: state.turn.stopping || 'stop' } : { type: 'close-turn-items' },
       ...(stoppedTurn && interjection ? [{ type: 'record-messages', messages: [interjection] } satisfies TurnCommand] : []),

@@ -18,7 +18,11 @@ import { builtInCatalog } from '../../src/agents/catalog.ts';
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
 /** What answered an item, as the turn machine hears it (a decision, or the message that answered it instead). */
-const answerOf = ({ decision, supersededBy }: OpenItem) => ({ decision: decision!, ...(supersededBy ? { supersededBy } : {}) });
+const answerOf = ({ decision, supersededBy }: OpenItem) => ({
+  decision: decision!,
+  timedOut: false,
+  ...(supersededBy ? { supersededBy } : {}),
+});
 
 function counter(prefix: string) {
   let n = 0;
@@ -271,17 +275,19 @@ describe('pending items', () => {
     });
     events.drain();
     pending.answerWith({ id: 'm1', role: 'user', text: 'yes, Stone Brewing' });
-    assert.deepEqual(pending.settle(a, answerOf(a), 'reject'), {
+    assert.deepEqual(answerOf(a), {
       decision: { pendingId: 'a1', decision: 'reject', reason: 'yes, Stone Brewing' },
       timedOut: false,
       supersededBy: 'm1',
     });
-    assert.equal(pending.settle(c, answerOf(c), 'no').decision.choice, 'b1');
+    assert.equal(answerOf(c).decision.choice, 'b1');
+    pending.settle(a, answerOf(a));
+    pending.settle(c, answerOf(c));
     assert.deepEqual(
-      events.drain().events.map((event) => [event.key, event.data.closedAs, event.data.supersededBy]),
+      events.drain().events.map((event) => [event.key, event.data.closedAs, event.data.supersededBy, event.data.choice]),
       [
-        ['pending-closed:a1', 'superseded', 'm1'],
-        ['pending-closed:c1', 'decided', 'm1'],
+        ['pending-closed:a1', 'superseded', 'm1', undefined],
+        ['pending-closed:c1', 'decided', 'm1', 'b1'],
       ],
     );
     assert.deepEqual(
@@ -294,10 +300,9 @@ describe('pending items', () => {
   test('an item nobody decided expires with its timeout decision', () => {
     const { pending, events } = books();
     const entry = pending.open(approval('p1'));
-    assert.deepEqual(pending.settle(entry, undefined, 'reject'), {
+    pending.settle(entry, {
       decision: { pendingId: 'p1', decision: 'reject', reason: 'No decision before the deadline.' },
       timedOut: true,
-      supersededBy: undefined,
     });
     const closed = events.drain().events[1]!;
     assert.equal(closed.data.closedAs, 'expired');

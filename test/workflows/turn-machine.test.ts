@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import type { ChatMessage, DecisionInput, ToolCall } from '../../src/shared/messages.ts';
+import type { ChatMessage, DecisionInput, PendingItem, ToolCall } from '../../src/shared/messages.ts';
 import { SERVER_CALL_STOPPED } from '../../src/shared/stopped-call.ts';
 import { AUTO, NEEDS_APPROVAL, type ToolSpec } from '../../src/shared/tool-spec.ts';
 import type { ItemOutcome } from '../../src/workflows/pending-items.ts';
@@ -113,6 +113,15 @@ const recorded = (commands: TurnCommand[]) =>
 const toolResult = (state: TurnState, id: string) =>
   state.log.find((message) => message.id === id)?.result as { status?: string; error?: string };
 const END = ['close-turn-items', 'idle-details', 'flush-if-unsaved'];
+/** the driver opened an item: the turn's own approval (or someone else's question, `own` false) */
+const opened = (id: string, own = true): Extract<TurnEvent, { type: 'parked' }> => ({
+  type: 'parked',
+  id,
+  decisions: ['approve', 'reject', 'edit'],
+  onTimeout: 'reject',
+  deadlineMs: 60_000,
+  own,
+});
 
 describe('turn machine: a turn and its model steps', () => {
   test('a regenerate starts a turn from a stored user message: nothing recorded, its answer alone in the log', () => {
@@ -348,7 +357,7 @@ describe('turn machine: approvals', () => {
       call('c2', 'refund', { amount: 400 }),
       call('c3', 'refund', { amount: 5 }),
     ];
-    let { state } = walk(r, start(r).state, answered(reply('r1', calls)), { type: 'parked', id: 'p1' });
+    let { state } = walk(r, start(r).state, answered(reply('r1', calls)), opened('p1'));
     const no: ChatMessage = { id: 'u2', role: 'user', text: 'stop that' };
     ({ state } = walk(r, state, { type: 'message', message: no, decline: true }));
     const { state: next, commands } = walk(r, state, {
@@ -363,7 +372,7 @@ describe('turn machine: approvals', () => {
 
   test('an item opened bumps the boundary (the handlers waiting answer), the phase stays', () => {
     const r = rules();
-    const { state } = walk(r, parked(r).state, { type: 'parked', id: 'p1' });
+    const { state } = walk(r, parked(r).state, opened('p1'));
     assert.equal(state.kind, 'awaiting-approval');
     assert.equal(state.boundary, 1);
   });
@@ -375,7 +384,7 @@ describe('turn machine: approvals', () => {
     assert.equal(statusOf(start(r).state), 'running');
     let { state } = parked(r);
     assert.equal(statusOf(state), 'running', 'asking for the item is not waiting yet: none is open');
-    ({ state } = walk(r, state, { type: 'parked', id: 'p1' }));
+    ({ state } = walk(r, state, opened('p1')));
     assert.equal(statusOf(state), 'waiting');
     assert.equal(answerTo(state, 'p1'), undefined);
     const decision: DecisionInput = { pendingId: 'p1', decision: 'approve' };
@@ -385,14 +394,14 @@ describe('turn machine: approvals', () => {
     assert.deepEqual(answerTo(step.state, 'p1'), { decision });
     const again = nextStep(step.state, { type: 'decided', decision: { pendingId: 'p1', decision: 'reject' } }, r);
     assert.deepEqual(answerTo(again.state, 'p1'), { decision }, 'the first answer stays');
-    const closed = walk(r, step.state, { type: 'item-closed', id: 'p1' }).state;
+    const closed = walk(r, step.state, { type: 'wait-over', id: 'p1' }).state;
     assert.equal(answerTo(closed, 'p1'), undefined);
-    assert.deepEqual(closed.kind !== 'idle' && closed.turn.asked, []);
+    assert.deepEqual(closed.asked, []);
   });
 
   test('a decision on an item this turn did not ask, or with no turn running, changes nothing', () => {
     const r = rules();
-    const waiting = walk(r, parked(r).state, { type: 'parked', id: 'p1' }).state;
+    const waiting = walk(r, parked(r).state, opened('p1')).state;
     const other = nextStep(waiting, { type: 'decided', decision: { pendingId: 'p9', decision: 'approve' } }, r);
     assert.equal(statusOf(other.state), 'waiting');
     const idle = idleState({ turns: 0, usage: { ...tokens, calls: 0 }, budgetRaises: 0 });
@@ -404,7 +413,7 @@ describe('turn machine: approvals', () => {
 
   test('a message answers the items through the driver, which tells the machine what it answered', () => {
     const r = rules();
-    const waiting = walk(r, parked(r).state, { type: 'parked', id: 'p1' }).state;
+    const waiting = walk(r, parked(r).state, opened('p1')).state;
     const said: ChatMessage = { id: 'u2', role: 'user', text: 'no' };
     const asked = nextStep(waiting, { type: 'message', message: said }, r);
     assert.deepEqual(asked.commands, [{ type: 'answer-items', message: said }]);
@@ -475,6 +484,158 @@ describe('turn machine: approvals', () => {
     const over = walk(r, running, { type: 'tool-finished', result: {} }, answered(reply('r2'))).state;
     assert.equal(over.kind, 'idle');
     assert.deepEqual(nextStep(over, { type: 'approval-decided', outcome: decided('reject') }, r), { state: over, commands: [] });
+  });
+});
+
+const approvalItem = (id: string): PendingItem => ({
+  id,
+  kind: 'approval',
+  tool: 'save',
+  callId: 'c1',
+  args: {},
+  decisions: ['approve', 'reject'],
+  expiresAt: '2026-01-01T00:01:00.000Z',
+});
+
+describe('turn machine: waiting for a person', () => {
+  const parkedOn = (r: TurnRules) =>
+    walk(r, start(r).state, answered(reply('r1', [call('c1', 'cancel_order', { orderId: '7' })])), opened('p1')).state;
+
+  test('an item opened is published, then its deadline starts: a timer command, after the write', () => {
+    const r = rules();
+    const waiting = walk(r, start(r).state, answered(reply('r1', [call('c1', 'cancel_order', { orderId: '7' })])));
+    const { state, commands } = walk(r, waiting.state, opened('p1'));
+    assert.deepEqual(commands, [{ type: 'publish-item', id: 'p1' }]);
+    assert.equal(statusOf(state), 'waiting');
+    assert.deepEqual(walk(r, state, { type: 'item-published', id: 'p1' }).commands, [
+      { type: 'start-deadline', id: 'p1', deadlineMs: 60_000 },
+    ]);
+  });
+
+  test('a decision ends the wait: the item closes as decided, then the call runs', () => {
+    const r = rules();
+    const decision: DecisionInput = { pendingId: 'p1', decision: 'approve' };
+    const { state, commands } = walk(r, parkedOn(r), { type: 'decided', decision }, { type: 'wait-over', id: 'p1' });
+    assert.deepEqual(commands[0], { type: 'close-item', id: 'p1', outcome: { decision, timedOut: false } });
+    assert.equal(commands.at(-1)!.type, 'run-tool');
+    assert.equal(state.kind, 'running-tool');
+    assert.deepEqual(state.asked, []);
+  });
+
+  test("the deadline passing closes the item with the policy's timeout decision, in words, and the call is refused", () => {
+    const r = rules();
+    const { state, commands } = walk(r, parkedOn(r), { type: 'deadline-passed', id: 'p1' });
+    assert.deepEqual(commands[0], {
+      type: 'close-item',
+      id: 'p1',
+      outcome: { decision: { pendingId: 'p1', decision: 'reject', reason: 'No decision before the deadline.' }, timedOut: true },
+    });
+    assert.equal(toolResult(state, 'c1').status, 'rejected');
+    assert.equal(state.kind, 'calling-model');
+  });
+
+  test('a message that answered the item: the outcome says which message, and the item closes with it', () => {
+    const r = rules();
+    const decision: DecisionInput = { pendingId: 'p1', decision: 'reject', reason: 'no' };
+    const { commands } = walk(
+      r,
+      parkedOn(r),
+      { type: 'items-answered', answers: [{ decision, supersededBy: 'u2' }] },
+      { type: 'wait-over', id: 'p1' },
+    );
+    assert.deepEqual(commands[0], { type: 'close-item', id: 'p1', outcome: { decision, timedOut: false, supersededBy: 'u2' } });
+  });
+
+  test("Stop cancels the wait: the item is withdrawn in Stop's words; a branch move withdraws it in its own", () => {
+    const r = rules();
+    for (const [event, reason] of [
+      ['stop', 'The user pressed Stop; the turn ended.'],
+      ['branch-left', 'withdrawn: the conversation moved to another branch'],
+    ] as const) {
+      const { state, commands } = walk(r, parkedOn(r), { type: event }, { type: 'wait-cancelled', id: 'p1' });
+      assert.deepEqual(
+        commands.find((command) => command.type === 'close-item'),
+        {
+          type: 'close-item',
+          id: 'p1',
+          outcome: { decision: { pendingId: 'p1', decision: 'reject', reason }, timedOut: false, withdrawn: true },
+        },
+      );
+      assert.equal(state.kind, 'idle');
+      assert.equal(state.stoppedAt, state.boundary);
+    }
+  });
+
+  test('a wait cancelled by anything but Stop fails the turn', () => {
+    const r = rules();
+    const { state, commands } = walk(r, parkedOn(r), { type: 'wait-cancelled', id: 'p1' });
+    assert.equal(state.kind, 'failing');
+    assert.ok(types(commands).includes('log-error'));
+  });
+
+  test("a child's question while the call runs: opened, its outcome handed back to the child when its wait ends", () => {
+    const r = rules();
+    const running = walk(r, start(r).state, answered(reply('r1', [call('c1', 'save')]))).state;
+    const item = approvalItem('q1');
+    let { state, commands } = walk(r, running, { type: 'asked', item, deadlineMs: 60_000, onTimeout: 'reject' });
+    assert.deepEqual(commands, [{ type: 'open-item', item, deadlineMs: 60_000, onTimeout: 'reject' }]);
+    ({ state } = walk(r, state, { ...opened('q1', false), decisions: item.decisions }, { type: 'item-published', id: 'q1' }));
+    assert.equal(statusOf(state), 'waiting');
+    const decision: DecisionInput = { pendingId: 'q1', decision: 'approve' };
+    ({ state, commands } = walk(r, state, { type: 'decided', decision }, { type: 'wait-over', id: 'q1' }));
+    const outcome = { decision, timedOut: false };
+    assert.deepEqual(commands, [
+      { type: 'close-item', id: 'q1', outcome },
+      { type: 'reply-asker', id: 'q1', outcome },
+    ]);
+    assert.equal(state.kind, 'running-tool', 'the turn still waits for the child');
+    assert.equal(statusOf(state), 'running');
+  });
+
+  test('a question asked once the turn is stopping, or has ended, is refused at once: nothing opens', () => {
+    const r = rules();
+    const running = walk(r, start(r).state, answered(reply('r1', [call('c1', 'save')])));
+    const item = approvalItem('q1');
+    const stopping = walk(r, running.state, { type: 'branch-left' }).state;
+    const refused = {
+      type: 'reply-asker',
+      id: 'q1',
+      outcome: {
+        decision: { pendingId: 'q1', decision: 'reject', reason: 'withdrawn: the conversation moved to another branch' },
+        timedOut: false,
+        withdrawn: true,
+      },
+    };
+    assert.deepEqual(walk(r, stopping, { type: 'asked', item, deadlineMs: 1, onTimeout: 'reject' }).commands, [refused]);
+    const ended = walk(r, stopping, { type: 'tool-failed', text: 'stopped', reason: 'Error' }).state;
+    assert.equal(ended.kind, 'idle');
+    assert.deepEqual(walk(r, ended, { type: 'asked', item, deadlineMs: 1, onTimeout: 'reject' }).commands, [refused]);
+  });
+
+  test("a child's item whose wait ends after its stopped turn did is withdrawn in that turn's words, and only the running turn's items make it wait", () => {
+    const r = rules();
+    const running = walk(r, start(r).state, answered(reply('r1', [call('c1', 'save')]))).state;
+    const item = approvalItem('q1');
+    let { state } = walk(
+      r,
+      running,
+      { type: 'asked', item, deadlineMs: 60_000, onTimeout: 'reject' },
+      { ...opened('q1', false), decisions: item.decisions },
+    );
+    ({ state } = walk(r, state, { type: 'stop' }, { type: 'tool-failed', text: 'stopped', reason: 'Error' }));
+    assert.equal(state.kind, 'idle');
+    const next = walk(r, state, { type: 'message', message: { id: 'u9', role: 'user', text: 'again' } }).state;
+    assert.equal(statusOf(next), 'running', "the last turn's item does not make this one wait");
+    const { commands } = walk(r, next, { type: 'wait-cancelled', id: 'q1' });
+    const outcome = {
+      decision: { pendingId: 'q1', decision: 'reject', reason: 'The user pressed Stop; the turn ended.' },
+      timedOut: false,
+      withdrawn: true,
+    };
+    assert.deepEqual(commands, [
+      { type: 'close-item', id: 'q1', outcome },
+      { type: 'reply-asker', id: 'q1', outcome },
+    ]);
   });
 });
 
@@ -649,7 +810,15 @@ describe('turn machine: MCP questions and failures', () => {
     const r = rules();
     const running = walk(r, start(r).state, answered(reply('r1', [call('c1', 'remote')]))).state;
     assert.equal(running.kind === 'running-tool' && running.runner, 'mcp');
-    const asked = walk(r, running, { type: 'parked', id: 'q1' }).state;
+    const question = { ...approvalItem('q1'), kind: 'question', decisions: ['accept' as const, 'decline' as const, 'cancel' as const] };
+    const open = walk(r, running, { type: 'asked', item: question, deadlineMs: 30_000, onTimeout: 'cancel' });
+    assert.deepEqual(open.commands, [{ type: 'open-item', item: question, deadlineMs: 30_000, onTimeout: 'cancel' }]);
+    const asked = walk(r, open.state, {
+      ...opened('q1', false),
+      decisions: question.decisions,
+      onTimeout: 'cancel',
+      deadlineMs: 30_000,
+    }).state;
     assert.equal(asked.kind, 'running-tool');
     assert.equal(asked.boundary, running.boundary + 1);
     assert.equal(statusOf(asked), 'waiting', 'a question of the call it runs: the turn waits for a person');
