@@ -28,7 +28,7 @@ import type { ToolSpec } from '../shared/tool-spec.ts';
 import type { AgentState } from './agent-state.ts';
 import type { EventLog } from './event-log.ts';
 import type { ItemOutcome, OpenItem, PendingItems } from './pending-items.ts';
-import { type BudgetAllowance, STEP_STOPPED, type StoppedStep } from '../shared/turn-control.ts';
+import type { BudgetAllowance } from '../shared/turn-control.ts';
 import { budgetItem } from './budget.ts';
 import { type TurnScope, TurnStopped, plainScope, stoppedStepOf } from './stop.ts';
 import {
@@ -41,9 +41,6 @@ import {
   nextStep,
   statusOf,
 } from './turn-machine.ts';
-
-/** How long a turn whose step a Stop's notice stopped waits for the Stop itself (the API sends it right after). */
-const STOP_ARRIVAL_MS = 10_000;
 
 /** The SDK's condition(fn) and condition(fn, timeout) */
 export interface Condition {
@@ -447,6 +444,9 @@ export class TurnLoop {
       case 'publish-item':
         // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
         return events.flush().then(() => ({ type: 'item-published', id: command.id }));
+      case 'await-stop':
+        // a timer that the Stop ends first (a step stopped by its notice waits for it, turn-machine.ts)
+        return this.#p.condition(() => this.stopping, command.timeoutMs).then((): TurnEvent => ({ type: 'stop-awaited' }));
       case 'start-deadline':
         // The deadline is a timer that the item's answer ends first: the condition holds both (one timer, as always).
         return this.#scope
@@ -536,7 +536,7 @@ export class TurnLoop {
       ({ message, before = [], usage, overBudget, interrupted, previews = {} }): TurnEvent | Promise<TurnEvent> => {
         this.#previews = previews;
         return interrupted
-          ? this.#interrupted(interrupted, unsaved)
+          ? { type: 'model-interrupted', unsaved, stopped: interrupted }
           : overBudget
             ? { type: 'over-budget', over: overBudget, before, usage }
             : { type: 'model-answered', reply: message, before, usage };
@@ -552,17 +552,6 @@ export class TurnLoop {
         };
       },
     );
-  }
-
-  /**
-   * A Stop's notice stopped the step before the Stop itself reached the workflow (it waited for the workflow
-   * task the step ran in): the turn waits for it, so that it answers the Stop as the turn it stopped, and stops
-   * itself if it never comes (the user asked all the same).
-   */
-  async #interrupted(wrote: StoppedStep, unsaved: ReturnType<EventLog['drain']>): Promise<TurnEvent> {
-    if (!this.stopping) await this.#p.condition(() => this.stopping, STOP_ARRIVAL_MS);
-    if (!this.stopping) this.stop();
-    return { type: 'model-failed', reason: STEP_STOPPED, text: 'Stopped.', unsaved, stopped: wrote };
   }
 
   /** `work`, unless Stop comes first: then TurnStopped, and the work goes on unawaited (a child workflow). */

@@ -9,12 +9,13 @@
 // Stop is not a phase: it can come in any phase, and what is in flight still reports (cancelled, or done
 // just before); the turn's `stopping` flag says that its report ends the turn as stopped.
 //
-// Waiting for a person is the machine's too: each item the turn asks (its approval or budget item, a child's
-// or an MCP server's question) is in its books from the moment it opens (`parked`) until its wait is over
-// (`item-closed`), with the answer once a decision or a message gave one (`decided`, `items-answered`). The
-// conversation's status (statusOf) is a function of the state alone, and the driver's wait on an item ends
-// when the machine holds its answer, not when some other book changes.
-import type { BudgetAllowance, BudgetExceeded, StoppedStep } from '../shared/turn-control.ts';
+// Waiting for a person is a state of the machine too: each item (the turn's approval or budget item, a child's
+// or an MCP server's question, which comes in as `asked`) is in its books from the moment it opens (`parked`)
+// until its wait ends, with the answer once a decision or a message gave one (`decided`, `items-answered`). The
+// deadline is a timer command (`start-deadline`); the wait ends as an event (`wait-over`, `deadline-passed`, or
+// `wait-cancelled` by Stop or a branch move), whose outcome the machine turns into the item's closing and the
+// turn's next step (or the asker's answer). The conversation's status (statusOf) is a function of the state alone.
+import { type BudgetAllowance, type BudgetExceeded, STEP_STOPPED, type StoppedStep } from '../shared/turn-control.ts';
 import type {
   ChatMessage,
   ConversationStatus,
@@ -93,6 +94,15 @@ export interface Asked {
   answer?: { decision: DecisionInput; supersededBy?: string };
 }
 
+/** What a step stopped by a Stop's notice was handed (written again, keyed) and what it wrote before it let go. */
+interface Interrupted {
+  unsaved: { messages: ChatMessage[]; events: NewEvent[] };
+  stopped: StoppedStep;
+}
+
+/** How long a turn whose step a Stop's notice stopped waits for the Stop itself (the API sends it right after). */
+export const STOP_ARRIVAL_MS = 10_000;
+
 /** Where the turn is in the reply's tool calls: the calls, and the index of the one at hand. */
 interface Calls {
   calls: readonly ToolCall[];
@@ -119,7 +129,7 @@ type InTurn = Session & { turn: TurnBooks };
 export type TurnState =
   | (Session & { kind: 'idle' })
   /** a model step runs */
-  | (InTurn & { kind: 'calling-model' })
+  | (InTurn & { kind: 'calling-model'; interrupted?: Interrupted })
   /** a stateful agent's kernel applied the structured answer; what it said is being written */
   | (InTurn & Calls & { kind: 'answering' })
   /** a call needs a person's approval: the turn is parked on its item */
@@ -158,6 +168,13 @@ export type TurnEvent =
       unsaved: { messages: ChatMessage[]; events: NewEvent[] };
       stopped?: StoppedStep;
     }
+  /**
+   * a Stop's notice stopped the step before the Stop itself reached the workflow: what the step was handed and
+   * what it wrote, until the Stop comes (or its wait runs out, and the turn stops itself: the user asked)
+   */
+  | ({ type: 'model-interrupted' } & Interrupted)
+  /** the wait for the Stop whose notice stopped the step ended (it came, or it did not in time) */
+  | { type: 'stop-awaited' }
   /** the kernel applied a structured answer and said this */
   | { type: 'answer-applied'; said: ChatMessage[] }
   /** what was unsaved is written */
@@ -211,7 +228,9 @@ export type TurnCommand =
   | { type: 'declined-call'; call: ToolCall }
   /** the turn's items close with it: withdrawn, in its words, when Stop or a branch move ended it */
   | { type: 'close-turn-items'; withdrawn?: TurnEnd }
-  /** → model-answered | over-budget | model-failed */
+  /** a timer that the Stop a step's interruption announced ends first → stop-awaited */
+  | { type: 'await-stop'; timeoutMs: number }
+  /** → model-answered | over-budget | model-interrupted | model-failed */
   | { type: 'call-model'; step: number; summary: string; extraSteps: number; budget?: BudgetAllowance }
   /** → answer-applied */
   | { type: 'apply-answer'; structured: unknown }
@@ -270,6 +289,7 @@ export const AWAITED: ReadonlySet<TurnCommand['type']> = new Set([
   'open-item',
   'publish-item',
   'start-deadline',
+  'await-stop',
   'run-tool',
   'run-child',
 ]);
@@ -438,6 +458,27 @@ const assistants = (messages: readonly ChatMessage[]) => messages.filter((messag
 
 function afterModel(state: Extract<TurnState, { kind: 'calling-model' }>, event: TurnEvent, rules: TurnRules): Step {
   switch (event.type) {
+    case 'model-interrupted': {
+      const { unsaved, stopped: wrote } = event;
+      // the Stop is on its way: the turn waits for it, so that it answers the Stop as the turn it stopped
+      if (!state.turn.stopping)
+        return {
+          state: { ...state, interrupted: { unsaved, stopped: wrote } },
+          commands: [{ type: 'await-stop', timeoutMs: STOP_ARRIVAL_MS }],
+        };
+      return afterModel(state, { type: 'model-failed', reason: STEP_STOPPED, text: 'Stopped.', unsaved, stopped: wrote }, rules);
+    }
+    case 'stop-awaited': {
+      const { interrupted } = state;
+      if (!interrupted) return stay(state);
+      const { interrupted: _, ...waited } = state;
+      const failed: TurnEvent = { type: 'model-failed', reason: STEP_STOPPED, text: 'Stopped.', ...interrupted };
+      if (waited.turn.stopping) return afterModel(waited, failed, rules);
+      // it never came: the turn stops itself, as the user asked all the same
+      const stop = nextStep(waited, { type: 'stop' }, rules);
+      const next = nextStep(stop.state, failed, rules);
+      return { state: next.state, commands: [...stop.commands, ...next.commands] };
+    }
     case 'model-failed': {
       if (state.turn.stopping) {
         // The step may have been cancelled before it wrote what it was handed: written again, keyed, so once.

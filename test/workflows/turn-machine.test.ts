@@ -9,6 +9,7 @@ import { AUTO, NEEDS_APPROVAL, type ToolSpec } from '../../src/shared/tool-spec.
 import type { ItemOutcome } from '../../src/workflows/pending-items.ts';
 import {
   AWAITED,
+  STOP_ARRIVAL_MS,
   type TurnCommand,
   type TurnEvent,
   type TurnRules,
@@ -573,6 +574,26 @@ describe('turn machine: waiting for a person', () => {
     assert.ok(types(commands).includes('log-error'));
   });
 
+  test('a budget item waits the same way: its deadline passing ends the turn in words, an approval asks the model again', () => {
+    const r = rules();
+    const over = { scope: 'conversation' as const, spent: 120, limit: 100 };
+    const paused = walk(r, start(r).state, { type: 'over-budget', over, before: [], usage: tokens });
+    assert.deepEqual(paused.last, [{ type: 'park-budget', over, deadlineMs: 60_000 }]);
+    const waiting = walk(r, paused.state, { ...opened('b1'), decisions: ['approve', 'reject'] }).state;
+    assert.equal(statusOf(waiting), 'waiting');
+    const expired = walk(r, waiting, { type: 'deadline-passed', id: 'b1' });
+    assert.equal(expired.commands[0]!.type, 'close-item');
+    assert.equal(expired.state.kind, 'finishing');
+    const approved = walk(
+      r,
+      waiting,
+      { type: 'decided', decision: { pendingId: 'b1', decision: 'approve' } },
+      { type: 'wait-over', id: 'b1' },
+    );
+    assert.equal(approved.state.kind, 'calling-model');
+    assert.equal(approved.state.counters.budgetRaises, 1);
+  });
+
   test("a child's question while the call runs: opened, its outcome handed back to the child when its wait ends", () => {
     const r = rules();
     const running = walk(r, start(r).state, answered(reply('r1', [call('c1', 'save')]))).state;
@@ -666,6 +687,35 @@ describe('turn machine: Stop', () => {
       { type: 'close-turn-items', withdrawn: 'stop' },
       ...END.slice(1).map((type) => ({ type })),
     ]);
+  });
+
+  test("a step stopped by Stop's notice before the Stop came: the turn waits for it (a timer), then ends stopped as it asked", () => {
+    const r = rules();
+    const partial: ChatMessage = { id: 's1', role: 'assistant', text: 'Once', stopped: true };
+    const interrupted: TurnEvent = {
+      type: 'model-interrupted',
+      unsaved: { messages: [user], events: [] },
+      stopped: { before: [], partial },
+    };
+    const waiting = walk(r, start(r).state, interrupted);
+    assert.deepEqual(waiting.commands, [{ type: 'await-stop', timeoutMs: STOP_ARRIVAL_MS }]);
+    // the Stop comes: the turn stops as the Stop's, then its wait ends
+    const arrived = walk(r, waiting.state, { type: 'stop' }, { type: 'stop-awaited' });
+    assert.deepEqual(types(arrived.commands).slice(0, 2), ['details', 'cancel']);
+    assert.equal(arrived.state.kind, 'idle');
+    assert.equal(arrived.state.stoppedAt, arrived.state.boundary);
+    assert.deepEqual(
+      arrived.state.log.map((message) => message.id),
+      ['u1', 's1'],
+    );
+    // it never comes: the turn stops itself all the same, with the same commands
+    const alone = walk(r, waiting.state, { type: 'stop-awaited' });
+    assert.deepEqual(alone.commands, arrived.commands);
+    assert.deepEqual(alone.state, arrived.state);
+    // the Stop was already there: no wait
+    const already = walk(r, walk(r, start(r).state, { type: 'stop' }).state, interrupted);
+    assert.ok(!types(already.commands).includes('await-stop'));
+    assert.equal(already.state.kind, 'idle');
   });
 
   test('a step that answered just before Stop reached it: counted, and its calls answered as not run', () => {
