@@ -7,7 +7,6 @@ import { boundTurnResult } from '../shared/payload-bounds.ts';
 import { describeError } from '../shared/log-safe.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import { type ItemOutcome, itemForChild } from './pending-items.ts';
-import { withdrawal } from './stop.ts';
 import { type Session, conversationState } from './session.ts';
 
 export function handleDecisions(session: Session): void {
@@ -86,11 +85,9 @@ export function handleDecisions(session: Session): void {
       }
       const request = parsed.data;
       const item = itemForChild(request, Date.now());
-      // A child whose turn was stopped asks no one: withdrawn at once, as Stop withdraws an item already open.
+      // A child whose turn was stopped (or left on another branch) asks no one: the machine withdraws it at once.
       const outlived = session.children.outlived(request.owner) && patched('stopped-child-asks-no-one');
-      const asked: Promise<ItemOutcome> = outlived
-        ? Promise.resolve({ decision: withdrawal(item, request.onTimeout), timedOut: false, withdrawn: true })
-        : loop.ask(item, request.deadlineMs, request.onTimeout);
+      const asked: Promise<ItemOutcome> = loop.ask(item, request.deadlineMs, request.onTimeout, outlived);
       void asked.then(async (outcome) => {
         try {
           await getExternalWorkflowHandle(request.owner).signal(pendingOutcomeSignal, { requestId: request.requestId, ...outcome });

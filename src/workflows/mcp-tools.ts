@@ -28,7 +28,7 @@ export interface McpToolsPorts {
 
 export type McpToolSpec = ToolSpec & { mcp: McpToolDescriptor };
 
-/** What questions (elicitations) need of the conversation: the turn loop's park, and closing one nobody answered. */
+/** What questions (elicitations) need of the conversation: asking through the turn loop, and closing one nobody answered. */
 export interface McpQuestionPorts {
   park(item: PendingItem, deadlineMs: number, onTimeout: DecisionName): Promise<ItemOutcome>;
   /** a question still unanswered whose call gave up is cancelled: a decision, as the turn machine hears one */

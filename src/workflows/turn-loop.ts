@@ -103,8 +103,10 @@ export interface CarriedCounters {
 /**
  * The driver of the turn's state machine (turn-machine.ts): it holds the one TurnState, runs the commands
  * that `nextStep` gives through the ports, and feeds back what came of them. Handlers (a message, Stop, a
- * child's or an MCP server's question) feed their events in as they come; an event that finds the turn
- * awaiting something changes its state, and the awaited command's outcome is judged on that state.
+ * branch move, a decision, a child's or an MCP server's question) feed their events in as they come; an event
+ * that finds the turn awaiting something changes its state, and the awaited command's outcome is judged on
+ * that state. Waits for a person are commands too (open, publish, a deadline timer, close, the asker's answer):
+ * what an item's wait comes to is the machine's, never the driver's.
  */
 export class TurnLoop {
   #state: TurnState;
@@ -313,9 +315,9 @@ export class TurnLoop {
    * while the turn runs (the handler waiting on the turn returns with it) and hands back its outcome once its
    * wait ends (a decision, a message that answered it, its deadline, or Stop).
    */
-  ask(item: PendingItem, deadlineMs: number, onTimeout: DecisionName): Promise<ItemOutcome> {
+  ask(item: PendingItem, deadlineMs: number, onTimeout: DecisionName, outlived = false): Promise<ItemOutcome> {
     const outcome = new Promise<ItemOutcome>((resolve) => this.#askers.set(item.id, resolve));
-    void this.#dispatch({ type: 'asked', item, deadlineMs, onTimeout });
+    void this.#dispatch({ type: 'asked', item, deadlineMs, onTimeout, ...(outlived ? { outlived } : {}) });
     return outcome;
   }
 

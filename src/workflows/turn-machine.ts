@@ -191,8 +191,11 @@ export type TurnEvent =
   /** the tool's activity failed all its attempts, or was cancelled by Stop */
   /** `text` may be shown to the user; `reason` is what the log may say (describeError) */
   | { type: 'tool-failed'; text: string; reason: string }
-  /** a child workflow or an MCP server asks a person something while the turn runs its call */
-  | { type: 'asked'; item: PendingItem; deadlineMs: number; onTimeout: DecisionName }
+  /**
+   * a child workflow or an MCP server asks a person something while the turn runs its call; `outlived`: the child
+   * runs for a turn that has ended (stopped, or left on another branch), so it asks no one
+   */
+  | { type: 'asked'; item: PendingItem; deadlineMs: number; onTimeout: DecisionName; outlived?: boolean }
   /** an item opened (the turn's own, or one asked of it): its waiters answer, its wait begins */
   | { type: 'parked'; id: string; decisions: readonly DecisionName[]; onTimeout: DecisionName; deadlineMs: number; own: boolean }
   /** the open item is written (its subscribers see it while the person thinks) */
@@ -722,8 +725,9 @@ function afterBudget(state: Extract<TurnState, { kind: 'budget-paused' }>, outco
  */
 function asked(state: TurnState, event: Extract<TurnEvent, { type: 'asked' }>): Step {
   const { item, deadlineMs, onTimeout } = event;
-  if (state.kind === 'idle' || state.turn.stopping) {
-    const outcome: ItemOutcome = { decision: withdrawal(item, onTimeout, state.ended), timedOut: false, withdrawn: true };
+  if (state.kind === 'idle' || state.turn.stopping || event.outlived) {
+    const end = state.kind !== 'idle' && state.turn.stopping ? state.turn.stopping : state.ended;
+    const outcome: ItemOutcome = { decision: withdrawal(item, onTimeout, end), timedOut: false, withdrawn: true };
     return { state, commands: [{ type: 'reply-asker', id: item.id, outcome }] };
   }
   return { state, commands: [{ type: 'open-item', item, deadlineMs, onTimeout }] };

@@ -633,6 +633,27 @@ describe('turn machine: waiting for a person', () => {
     assert.deepEqual(walk(r, ended, { type: 'asked', item, deadlineMs: 1, onTimeout: 'reject' }).commands, [refused]);
   });
 
+  test('a child that outlived its turn (left on another branch) asks no one, even while a later turn runs: refused in the words that ended it', () => {
+    const r = rules();
+    const running = walk(r, start(r).state, answered(reply('r1', [call('c1', 'save')]))).state;
+    const left = walk(r, running, { type: 'branch-left' }, { type: 'tool-failed', text: 'stopped', reason: 'Error' }).state;
+    const next = walk(r, left, { type: 'message', message: { id: 'u9', role: 'user', text: 'again' } }).state;
+    const item = approvalItem('q1');
+    const { state, commands } = walk(r, next, { type: 'asked', item, deadlineMs: 60_000, onTimeout: 'reject', outlived: true });
+    assert.deepEqual(commands, [
+      {
+        type: 'reply-asker',
+        id: 'q1',
+        outcome: {
+          decision: { pendingId: 'q1', decision: 'reject', reason: 'withdrawn: the conversation moved to another branch' },
+          timedOut: false,
+          withdrawn: true,
+        },
+      },
+    ]);
+    assert.equal(statusOf(state), 'running');
+  });
+
   test("a child's item whose wait ends after its stopped turn did is withdrawn in that turn's words, and only the running turn's items make it wait", () => {
     const r = rules();
     const running = walk(r, start(r).state, answered(reply('r1', [call('c1', 'save')]))).state;
