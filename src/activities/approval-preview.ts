@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { log } from '@temporalio/activity';
 import type { JsonObject, ToolCall } from '../shared/messages.ts';
 import { storableJson } from '../shared/safe-text.ts';
+import { needsApproval } from '../shared/tool-spec.ts';
 import { asUser } from '../db/pool.ts';
 import type { AgentCatalog } from '../shared/agent-catalog.ts';
 import type { ActivityCatalog } from './services.ts';
@@ -31,9 +32,10 @@ export function createPreviewCalls({ catalog, pool }: { catalog: ActivityCatalog
     for (const call of calls) {
       const spec = tools.find((tool) => tool.name === call.name);
       const preview = previews[call.name];
-      if (!spec?.policy.approval || !preview) continue;
+      if (!spec || !preview) continue;
       const args = spec.args.safeParse(call.args);
       if (!args.success) continue; // the workflow answers it with the error; nothing opens
+      if (!needsApproval(spec.policy, args.data as JsonObject)) continue;
       try {
         const value = await asUser(pool, ref.userId, async (db) => {
           await db.query('SET TRANSACTION READ ONLY');

@@ -5,6 +5,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { AgentCatalog } from '../shared/agent-catalog.ts';
+import { mayNeedApproval } from '../shared/tool-spec.ts';
 import { principalOf } from './auth.ts';
 import { chatModelName } from '../model/select.ts';
 
@@ -82,7 +83,7 @@ export function metaRoutes({ catalog, config, temporalUiUrl }: { catalog: AgentC
           tools: spec.tools.map((tool) => ({
             name: tool.name,
             description: tool.description,
-            approval: tool.policy.approval,
+            approval: mayNeedApproval(tool.policy),
             parameters: z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
             sources: tool.sources === true,
           })),

@@ -339,7 +339,9 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
           description:
             "With BUDGET_APPROVER_ROLE set, approving a budget item is refused to the conversation's own user (403), and a user with that role " +
             'may decide the budget item of a conversation that is not theirs (nothing else of it): the answer is then a BudgetApproval, once the ' +
-            'conversation has accepted the decision.',
+            'conversation has accepted the decision. An approval is bound to the call it asks about: a decision whose `args` differ from ' +
+            "the item's (other than an edit) is refused with 409, and an edit that changes a field the tool's policy does not let an edit " +
+            'change with 422 naming the fields.',
           parameters: [idParam, idempotencyHeader],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Decision' } } } },
           responses: {

@@ -7,14 +7,41 @@ import type { DecisionName, JsonObject } from './messages.ts';
 export const TimeoutAction = z.enum(['reject', 'approve']);
 export type TimeoutAction = z.infer<typeof TimeoutAction>;
 
+/**
+ * Whether a human must decide before a call of the tool runs: always, never, or as a predicate of the call's
+ * checked arguments (as openai-agents-js's `needsApproval`: a refund above some amount, a delete outside the
+ * person's own folder). The predicate runs in the workflow, where it is replayed, and in the model step, which
+ * runs by itself only the calls that need no person: it must be deterministic and free of side effects (the
+ * tool's own code over its arguments; no I/O, no clock, no randomness). One that throws asks a person.
+ */
+export type ApprovalRule = boolean | ((args: JsonObject) => boolean);
+
 export interface ToolPolicy {
-  /** whether a human must decide before the tool runs */
-  approval: boolean;
+  approval: ApprovalRule;
   decisions: DecisionName[];
   /** overrides the session's approval timeout */
   deadlineMs?: number;
   onTimeout: TimeoutAction;
+  /**
+   * The argument fields an `edit` decision may change (absent: any). An approval is bound to the arguments it
+   * was asked for: an edit that changes another field is refused (422), it would be a call nobody was asked about.
+   */
+  editable?: readonly string[];
 }
+
+/** Whether this call (its arguments checked against the tool's schema) needs a person's approval. */
+export function needsApproval(policy: ToolPolicy, args: JsonObject): boolean {
+  const { approval } = policy;
+  if (typeof approval !== 'function') return approval;
+  try {
+    return approval(args) !== false;
+  } catch {
+    return true;
+  }
+}
+
+/** Whether some call of the tool may need approval (a listing of the agent's tools says so). */
+export const mayNeedApproval = (policy: ToolPolicy): boolean => policy.approval !== false;
 
 /**
  * Where a tool runs. `activity` (the default): the runTool local activity, exactly once by call id.

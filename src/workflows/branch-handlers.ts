@@ -1,13 +1,15 @@
 // Edit, regenerate and branch switch (issue 45): the conversation's leaf moves (an activity: it lives in PostgreSQL,
 // so it survives continue-as-new), then an edit or a regenerate runs a turn from there. A turn that runs refuses
-// them; a turn parked on a person is left behind: it is stopped first, which withdraws its items in words and ends
-// the child runs they belong to (stop.ts, child-runs.ts), on the branch it belonged to.
+// them; a turn parked on a person is left behind: it ends first (the machine's branch-left, which ends it as Stop
+// does but in words of its own), which withdraws its items and ends the child runs they belong to (stop.ts,
+// child-runs.ts), on the branch it belonged to.
 import { setHandler, uuid4 } from '@temporalio/workflow';
 import { branchTurnUpdate, switchBranchUpdate } from '../shared/definitions.ts';
 import { BranchTurnInput, type ChatMessage, type NewEvent, SwitchBranchInput } from '../shared/messages.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import type { z } from 'zod';
 import { fail } from './failure-text.ts';
+import { BRANCH_LEFT } from './stop.ts';
 import type { Session } from './session.ts';
 
 /** The patch under which a stateful agent's state is kept beside each answer (agent.state events). */
@@ -35,8 +37,8 @@ export function handleBranches(session: Session): void {
     moves.moving = true;
     try {
       // a turn parked on a person is stopped on its branch: its items withdrawn, the child runs they belong to ended
-      if (loop.stop()) await loop.waitForEnd();
-      pending.withdrawOpen('withdrawn: the conversation moved to another branch');
+      if (loop.leaveBranch()) await loop.waitForEnd();
+      pending.withdrawOpen(BRANCH_LEFT);
       const { conversationId, userId } = input;
       const moved = await activities.bookkeeping.moveLeaf({
         conversationId,

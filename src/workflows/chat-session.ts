@@ -52,7 +52,7 @@ async function runChatSession(catalog: AgentCatalog, input: ChatSessionInput): P
   const pending = new PendingItems({
     record: (event) => events.event(event),
     setWaiting: (waiting) => upsertSearchAttributes([{ key: WAITING_KEY, value: waiting }]),
-    argsOf: (tool) => findAny(tool)?.args,
+    toolOf: (tool) => findAny(tool),
     carriedOpen: carried.openItems,
     carriedClosed: carried.closed,
     kindOf: (kind) => catalog.pendingKind(kind),

@@ -7,7 +7,6 @@ import { boundTurnResult } from '../shared/payload-bounds.ts';
 import { describeError } from '../shared/log-safe.ts';
 import { describeIssues } from '../shared/tool-spec.ts';
 import { type ItemOutcome, itemForChild } from './pending-items.ts';
-import { withdrawal } from './stop.ts';
 import { type Session, conversationState } from './session.ts';
 
 export function handleDecisions(session: Session): void {
@@ -16,8 +15,13 @@ export function handleDecisions(session: Session): void {
     decideUpdate,
     async (raw) => {
       const logStart = loop.logLength;
-      const said = agentState.decide(pending.check(raw));
-      if (!said) return loop.waitForBoundary(logStart);
+      const decision = pending.check(raw);
+      const said = agentState.decide(decision);
+      if (!said) {
+        // a turn's item: the decision is an event of the turn machine, which ends its wait
+        loop.decided(decision);
+        return loop.waitForBoundary(logStart);
+      }
       await events.flush();
       if (!loop.active) loop.idleDetails();
       return boundTurnResult({ messages: said, pending: pending.items() });
@@ -32,7 +36,8 @@ export function handleDecisions(session: Session): void {
     decisionSignal,
     async (payload) => {
       try {
-        agentState.decide(pending.check(payload));
+        const decision = pending.check(payload);
+        if (!agentState.decide(decision)) loop.decided(decision);
       } catch (error) {
         // A bad signal must never fail the workflow: record why it was ignored and move on.
         const reason = error instanceof Error ? error.message : String(error);
@@ -80,11 +85,9 @@ export function handleDecisions(session: Session): void {
       }
       const request = parsed.data;
       const item = itemForChild(request, Date.now());
-      // A child whose turn was stopped asks no one: withdrawn at once, as Stop withdraws an item already open.
+      // A child whose turn was stopped (or left on another branch) asks no one: the machine withdraws it at once.
       const outlived = session.children.outlived(request.owner) && patched('stopped-child-asks-no-one');
-      const asked: Promise<ItemOutcome> = outlived
-        ? Promise.resolve({ decision: withdrawal(item, request.onTimeout), timedOut: false, withdrawn: true })
-        : loop.park(item, request.deadlineMs, request.onTimeout);
+      const asked: Promise<ItemOutcome> = loop.ask(item, request.deadlineMs, request.onTimeout, outlived);
       void asked.then(async (outcome) => {
         try {
           await getExternalWorkflowHandle(request.owner).signal(pendingOutcomeSignal, { requestId: request.requestId, ...outcome });

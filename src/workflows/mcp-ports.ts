@@ -41,8 +41,11 @@ export function handleMcpQuestions(
 ): void {
   if (!mcp.enabled) return;
   mcp.attachQuestions({
-    park: (item, deadlineMs, onTimeout) => loop.park(item, deadlineMs, onTimeout),
-    get: (id) => pending.get(id),
+    park: (item, deadlineMs, onTimeout) => loop.ask(item, deadlineMs, onTimeout),
+    cancel: (id, reason) => {
+      const decision = pending.cancelUnanswered(id, reason);
+      if (decision) loop.decided(decision);
+    },
     now: Date.now,
   });
   setHandler(

@@ -14,7 +14,7 @@ import type {
 } from '../mcp/types.ts';
 import { QUESTION_DECISIONS, questionAnswer } from '../shared/mcp-question-kind.ts';
 import type { DecisionName, JsonObject, PendingItem, ToolCall } from '../shared/messages.ts';
-import type { ItemOutcome, OpenItem } from './pending-items.ts';
+import type { ItemOutcome } from './pending-items.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
 import type { ToolDeclaration } from '../model/types.ts';
 
@@ -28,10 +28,11 @@ export interface McpToolsPorts {
 
 export type McpToolSpec = ToolSpec & { mcp: McpToolDescriptor };
 
-/** What questions (elicitations) need of the conversation: the turn loop's park, and the open items. */
+/** What questions (elicitations) need of the conversation: asking through the turn loop, and closing one nobody answered. */
 export interface McpQuestionPorts {
   park(item: PendingItem, deadlineMs: number, onTimeout: DecisionName): Promise<ItemOutcome>;
-  get(id: string): OpenItem | undefined;
+  /** a question still unanswered whose call gave up is cancelled: a decision, as the turn machine hears one */
+  cancel(id: string, reason: string): void;
   now(): number;
 }
 
@@ -118,8 +119,7 @@ export class McpTools {
       for (const id of running.questions) {
         this.#answers.delete(id);
         // A question still open when its call ended (the server gave up, the attempt died) is closed with it.
-        const entry = this.#questions?.get(id);
-        if (entry && !entry.decision) entry.decision = { pendingId: id, decision: 'cancel', reason: 'the call ended' };
+        this.#questions?.cancel(id, 'the call ended');
       }
     }
   }
@@ -137,10 +137,7 @@ export class McpTools {
     if (!running || !this.#questions) return 'mcpQuestion for a call that is not running';
     if (running.questions.includes(request.requestId)) return undefined;
     // A retried attempt asks again: what the dead attempt asked is closed, its answer could reach no one.
-    for (const id of running.questions) {
-      const entry = this.#questions.get(id);
-      if (entry && !entry.decision) entry.decision = { pendingId: id, decision: 'cancel', reason: 'asked again' };
-    }
+    for (const id of running.questions) this.#questions.cancel(id, 'asked again');
     running.questions.push(request.requestId);
     const item: PendingItem = {
       id: request.requestId,

@@ -4,13 +4,14 @@
 // with its turn. What each kind means is data (the catalog's PendingKindSpec rows, given as kindOf); this
 // module only keeps the books. Pure: the kinds, the search attribute, the event sink and the clock are given,
 // so it is tested without Temporal.
-import type { z } from 'zod';
 import type { OpenPendingRequest } from '../shared/child-tool.ts';
-import type { ChatMessage, ClosedReason, DecisionInput, DecisionName, NewEvent, PendingItem } from '../shared/messages.ts';
+import type { ChatMessage, ClosedReason, DecisionInput, DecisionName, JsonObject, NewEvent, PendingItem } from '../shared/messages.ts';
+import { sameJson } from '../shared/json-equal.ts';
 import { DecisionInput as DecisionInputSchema } from '../shared/messages.ts';
 import type { PendingKindSpec } from '../shared/pending-kinds.ts';
-import { describeIssues } from '../shared/tool-spec.ts';
+import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
 import { fail } from './failure-text.ts';
+import { BRANCH_LEFT, type TurnEnd } from './stop.ts';
 
 export interface OpenItem {
   item: PendingItem;
@@ -34,8 +35,8 @@ export interface PendingItemsOptions {
   setWaiting(waiting: boolean): void;
   /** what a kind of item means (the catalog's pendingKind); every open item's kind is one it knows */
   kindOf(kind: string): PendingKindSpec | undefined;
-  /** a tool's argument schema, for checking an edit's arguments */
-  argsOf(tool: string): z.ZodType | undefined;
+  /** a tool's argument schema and policy, for checking a decision against the call it was asked about */
+  toolOf(tool: string): Pick<ToolSpec, 'args' | 'policy'> | undefined;
   /** open items and closed reasons carried over continue-as-new */
   carriedOpen?: readonly PendingItem[];
   carriedClosed?: readonly (readonly [string, ClosedReason])[];
@@ -57,6 +58,23 @@ export function itemForChild(request: OpenPendingRequest, now: number): PendingI
     ...(request.options ? { options: request.options } : {}),
     ...(request.details ? { details: request.details } : {}),
   };
+}
+
+/**
+ * Refuses (422) an edit that changes an argument the tool's policy does not let an edit change: the approval was
+ * asked for the call as it was, and only the fields the policy names may differ from it.
+ */
+function boundEdit(item: PendingItem, edited: JsonObject, editable: readonly string[] | undefined): void {
+  if (!editable) return;
+  const keys = new Set([...Object.keys(item.args), ...Object.keys(edited)]);
+  const changed = [...keys].filter((key) => !editable.includes(key) && !sameJson(item.args[key], edited[key]));
+  if (!changed.length) return;
+  const may = editable.length ? `only ${editable.join(', ')}` : 'none of its arguments';
+  throw fail(
+    'DecisionMismatch',
+    `An edit of ${item.tool} may change ${may}; this one changes ${changed.join(', ')}, which the approval was not asked about.`,
+    changed.map((field) => ({ field, message: 'may not be changed by an edit' })),
+  );
 }
 
 /** The decisions that refuse an item, most usual first. */
@@ -110,11 +128,6 @@ export class PendingItems {
   /** what waits for a person, as clients see it */
   items(): PendingItem[] {
     return this.undecided().map((entry) => entry.item);
-  }
-
-  /** whether some turn-scoped item waits for a person: a running turn is then parked */
-  turnWaits(): boolean {
-    return this.undecided().some((entry) => this.#kind(entry.item).scope === 'turn');
   }
 
   /** closed items and what they became, oldest first */
@@ -186,10 +199,10 @@ export class PendingItems {
     if (!item.decisions.includes(decision.decision)) {
       throw fail('DecisionMismatch', `"${decision.decision}" does not fit a ${item.kind}; allowed: ${item.decisions.join(', ')}.`);
     }
+    const tool = this.#options.toolOf(item.tool);
     if (decision.decision === 'edit') {
-      const args = this.#options.argsOf(item.tool);
       if (!decision.args) throw fail('DecisionMismatch', 'An edit needs "args": the arguments to run the tool with.');
-      const checked = args?.safeParse(decision.args);
+      const checked = tool?.args.safeParse(decision.args);
       if (!checked?.success) {
         throw fail(
           'DecisionMismatch',
@@ -197,6 +210,13 @@ export class PendingItems {
           checked?.error.issues.map((issue) => ({ field: issue.path.join('.') || '(arguments)', message: issue.message })),
         );
       }
+      boundEdit(item, checked.data as JsonObject, tool!.policy.editable);
+    } else if (item.kind === 'approval' && decision.args !== undefined && !sameJson(decision.args, item.args)) {
+      // An approval is bound to the arguments it was asked for: a decision that names others is about another call.
+      throw fail(
+        'Conflict',
+        `Pending item ${shortId} asks about ${item.tool} with other arguments than this decision names; nothing was decided. Read the item again, or edit the arguments.`,
+      );
     }
     const problem = this.#kind(item).check?.(item, decision);
     if (typeof problem === 'string') throw fail('DecisionMismatch', problem);
@@ -221,15 +241,21 @@ export class PendingItems {
     return { settled: true, value };
   }
 
-  /** A user message sent while the turn is parked answers each of the turn's items the way its kind says. */
-  answerWith(message: ChatMessage): void {
+  /**
+   * A user message sent while the turn is parked answers each of the turn's items the way its kind says.
+   * Returns the items it answered (the turn machine hears of them as an event).
+   */
+  answerWith(message: ChatMessage): OpenItem[] {
+    const answered: OpenItem[] = [];
     for (const entry of this.undecided()) {
       if (this.#kind(entry.item).scope !== 'turn') continue;
       const answer = this.#kind(entry.item).fromMessage(entry.item, message.text);
       if (!answer) continue;
       entry.decision = answer;
       entry.supersededBy = message.id;
+      answered.push(entry);
     }
+    return answered;
   }
 
   /**
@@ -253,17 +279,21 @@ export class PendingItems {
   }
 
   /**
-   * Closes an item its waiter is done with: decided (or answered by a message), or, when no decision came
-   * before the deadline, expired with the kind's timeout decision.
+   * Closes an item whose wait ended, as the turn machine's outcome says: decided (or answered by a message: superseded
+   * unless its kind takes a message as the answer), or expired with the kind's timeout decision.
    */
-  settle(entry: OpenItem, decided: boolean, onTimeout: DecisionName): ItemOutcome {
-    const { item } = entry;
-    const decision: DecisionInput = decided
-      ? entry.decision!
-      : { pendingId: item.id, decision: onTimeout, reason: 'No decision before the deadline.' };
-    const superseded = entry.supersededBy !== undefined && !this.#kind(item).messageIsAnswer;
-    this.close(entry, !decided ? 'expired' : superseded ? 'superseded' : 'decided', decision, !decided);
-    return { decision, timedOut: !decided, supersededBy: entry.supersededBy };
+  settle(entry: OpenItem, outcome: ItemOutcome): void {
+    const { decision, timedOut, supersededBy } = outcome;
+    const superseded = supersededBy !== undefined && !this.#kind(entry.item).messageIsAnswer;
+    this.close(entry, timedOut ? 'expired' : superseded ? 'superseded' : 'decided', decision, timedOut);
+  }
+
+  /** Closes a question nobody answered whose asker gave up (an MCP call that ended): cancelled, as a decision. */
+  cancelUnanswered(id: string, reason: string): DecisionInput | undefined {
+    const entry = this.#open.get(id);
+    if (!entry || entry.decision) return undefined;
+    entry.decision = { pendingId: id, decision: 'cancel', reason };
+    return entry.decision;
   }
 
   /**
@@ -275,11 +305,16 @@ export class PendingItems {
   }
 
   /** Turn-scoped items belong to their turn: when it ends, however it ends, none may stay open. */
-  closeTurnItems(stopped = false): void {
+  closeTurnItems(withdrawn?: TurnEnd): void {
     for (const entry of [...this.#open.values()]) {
       if (this.#kind(entry.item).scope === 'turn') {
         // a stopped turn's item (a child's, which hears of the Stop after its turn ended) is withdrawn, as Stop says
-        if (stopped) this.close(entry, 'withdrawn', { pendingId: entry.item.id, decision: 'reject', reason: 'the turn was stopped' });
+        if (withdrawn)
+          this.close(entry, 'withdrawn', {
+            pendingId: entry.item.id,
+            decision: 'reject',
+            reason: withdrawn === 'branch' ? BRANCH_LEFT : 'the turn was stopped',
+          });
         else this.close(entry, 'superseded', { pendingId: entry.item.id, decision: 'reject', reason: 'the turn ended' });
       }
     }

@@ -52,10 +52,23 @@ export function stoppedStepOf(error: unknown): StoppedStep | undefined {
   return undefined;
 }
 
-/** How Stop closes an item still open: the refusal its kind allows (reject, no), else its timeout rule. */
-export function withdrawal(item: PendingItem, onTimeout: DecisionName): DecisionInput {
+/**
+ * Why a turn ended before its time: the person pressed Stop, or the conversation moved to another branch (an
+ * edit, a regenerate or a version switch left the parked turn behind). Each says so in its own words.
+ */
+export type TurnEnd = 'stop' | 'branch';
+
+/** The reason an item left behind on another branch closes with (the web reads "another branch" in it). */
+export const BRANCH_LEFT = 'withdrawn: the conversation moved to another branch';
+
+/** How Stop (or a branch move) closes an item still open: the refusal its kind allows (reject, no), else its timeout rule. */
+export function withdrawal(
+  item: { id: string; decisions: readonly DecisionName[] },
+  onTimeout: DecisionName,
+  end: TurnEnd = 'stop',
+): DecisionInput {
   const decision = item.decisions.includes('reject') ? 'reject' : item.decisions.includes('no') ? 'no' : onTimeout;
-  return { pendingId: item.id, decision, reason: 'The user pressed Stop; the turn ended.' };
+  return { pendingId: item.id, decision, reason: end === 'branch' ? BRANCH_LEFT : 'The user pressed Stop; the turn ended.' };
 }
 
 /**
@@ -63,12 +76,18 @@ export function withdrawal(item: PendingItem, onTimeout: DecisionName): Decision
  * itself; a call an MCP server was working on may have completed there (its activity records the same words);
  * anything else did not run.
  */
-export function stoppedCallResult(childRunning: boolean, serverRunning = false): { status: 'stopped'; error: string } {
+export function stoppedCallResult(
+  childRunning: boolean,
+  serverRunning = false,
+  end: TurnEnd = 'stop',
+): { status: 'stopped'; error: string } {
+  // an MCP call's activity records Stop's words itself when it is cancelled: the transcript says the same
   if (serverRunning) return serverCallStopped();
+  const what = end === 'branch' ? 'the conversation moved to another branch' : 'the user pressed Stop';
   return {
     status: 'stopped',
     error: childRunning
-      ? 'The user pressed Stop while this ran as a workflow of its own; it finishes on its own, and its result is not part of this conversation.'
-      : 'Not run: the user pressed Stop.',
+      ? `${what[0]!.toUpperCase()}${what.slice(1)} while this ran as a workflow of its own; it finishes on its own, and its result is not part of this conversation.`
+      : `Not run: ${what}.`,
   };
 }

@@ -11,6 +11,7 @@ import { describeError } from '../shared/log-safe.ts';
 import type {
   ChatMessage,
   ConversationStatus,
+  DecisionInput,
   DecisionName,
   DeclinedItem,
   HeldMessage,
@@ -26,14 +27,20 @@ import { boundTurnResult, summaryLine } from '../shared/payload-bounds.ts';
 import type { ToolSpec } from '../shared/tool-spec.ts';
 import type { AgentState } from './agent-state.ts';
 import type { EventLog } from './event-log.ts';
-import type { ItemOutcome, PendingItems } from './pending-items.ts';
-import { type BudgetAllowance, STEP_STOPPED, type StoppedStep } from '../shared/turn-control.ts';
+import type { ItemOutcome, OpenItem, PendingItems } from './pending-items.ts';
+import type { BudgetAllowance } from '../shared/turn-control.ts';
 import { budgetItem } from './budget.ts';
-import { type TurnScope, TurnStopped, plainScope, stoppedStepOf, withdrawal } from './stop.ts';
-import { type TurnCommand, type TurnEvent, type TurnRules, type TurnState, idleState, nextStep } from './turn-machine.ts';
-
-/** How long a turn whose step a Stop's notice stopped waits for the Stop itself (the API sends it right after). */
-const STOP_ARRIVAL_MS = 10_000;
+import { type TurnScope, TurnStopped, plainScope, stoppedStepOf } from './stop.ts';
+import {
+  type TurnCommand,
+  type TurnEvent,
+  type TurnRules,
+  type TurnState,
+  answerTo,
+  idleState,
+  nextStep,
+  statusOf,
+} from './turn-machine.ts';
 
 /** The SDK's condition(fn) and condition(fn, timeout) */
 export interface Condition {
@@ -96,8 +103,10 @@ export interface CarriedCounters {
 /**
  * The driver of the turn's state machine (turn-machine.ts): it holds the one TurnState, runs the commands
  * that `nextStep` gives through the ports, and feeds back what came of them. Handlers (a message, Stop, a
- * child's or an MCP server's question) feed their events in as they come; an event that finds the turn
- * awaiting something changes its state, and the awaited command's outcome is judged on that state.
+ * branch move, a decision, a child's or an MCP server's question) feed their events in as they come; an event
+ * that finds the turn awaiting something changes its state, and the awaited command's outcome is judged on
+ * that state. Waits for a person are commands too (open, publish, a deadline timer, close, the asker's answer):
+ * what an item's wait comes to is the machine's, never the driver's.
  */
 export class TurnLoop {
   #state: TurnState;
@@ -113,6 +122,10 @@ export class TurnLoop {
   #held: ChatMessage | undefined;
   /** what the last model step found each of its reply's approvals would touch, by call id (PendingItem.preview) */
   #previews: Record<string, JsonObject> = {};
+  /** the open items' books, by id, from open to close (a turn's end may close one before its wait ends) */
+  readonly #entries = new Map<string, OpenItem>();
+  /** who asked for an item (a child workflow, an MCP call), by id: told its outcome when its wait ends */
+  readonly #askers = new Map<string, (outcome: ItemOutcome) => void>();
   /** the running turn is a regenerate (rerun) */
   #regenerating = false;
   readonly #rules: TurnRules;
@@ -161,16 +174,25 @@ export class TurnLoop {
 
   /** the turn waits for a person: a message may answer, a decision may come */
   get parked(): boolean {
-    return this.active && this.#p.pending.turnWaits();
+    return statusOf(this.#state) === 'waiting';
   }
 
+  /** the conversation's status: the machine's state says it */
   status(): ConversationStatus {
-    return !this.active ? 'idle' : this.parked ? 'waiting' : 'running';
+    return statusOf(this.#state);
+  }
+
+  /**
+   * A person decided an item (the decide update, the decision signal, or the runtime closing an MCP question
+   * whose call ended): an event of the machine, which ends the turn's wait on it.
+   */
+  decided(decision: DecisionInput): void {
+    void this.#dispatch({ type: 'decided', decision });
   }
 
   /** whether Stop was asked for in the running turn */
   get stopping(): boolean {
-    return this.#state.kind !== 'idle' && this.#state.turn.stopping;
+    return this.#state.kind !== 'idle' && this.#state.turn.stopping !== false;
   }
 
   #now(): number {
@@ -208,6 +230,16 @@ export class TurnLoop {
   stop(): boolean {
     if (!this.active) return false;
     void this.#dispatch({ type: 'stop' });
+    return true;
+  }
+
+  /**
+   * The conversation moves to another branch: the running (parked) turn ends on the branch it belonged to as
+   * Stop ends it, but its items are withdrawn and its calls answered in words of their own. False when no turn runs.
+   */
+  leaveBranch(): boolean {
+    if (!this.active) return false;
+    void this.#dispatch({ type: 'branch-left' });
     return true;
   }
 
@@ -279,42 +311,25 @@ export class TurnLoop {
   }
 
   /**
-   * Opens a turn-scoped item and waits for a decision, a message that answers it, or the deadline. The turn
-   * parks meanwhile: the handler that waits on the turn returns with the item.
+   * A child workflow or an MCP server asks a person something: an event of the machine, which opens the item
+   * while the turn runs (the handler waiting on the turn returns with it) and hands back its outcome once its
+   * wait ends (a decision, a message that answered it, its deadline, or Stop).
    */
-  async park(item: PendingItem, deadlineMs: number, onTimeout: DecisionName): Promise<ItemOutcome> {
-    const { pending, events } = this.#p;
-    // A child that asks once the turn has ended or is stopping gets a refusal at once, no item opened.
-    if (!this.active || this.stopping) return { decision: withdrawal(item, onTimeout), timedOut: false, withdrawn: true };
-    const entry = pending.open(item);
+  ask(item: PendingItem, deadlineMs: number, onTimeout: DecisionName, outlived = false): Promise<ItemOutcome> {
+    const outcome = new Promise<ItemOutcome>((resolve) => this.#askers.set(item.id, resolve));
+    void this.#dispatch({ type: 'asked', item, deadlineMs, onTimeout, ...(outlived ? { outlived } : {}) });
+    return outcome;
+  }
+
+  /** Opens an item and tells the machine, which then publishes it and starts its deadline. */
+  #open(item: PendingItem, deadlineMs: number, onTimeout: DecisionName, own: boolean): TurnEvent {
+    const { pending } = this.#p;
+    this.#entries.set(item.id, pending.open(item));
     pending.syncWaiting();
     this.#p.details(
       `Waiting for a human: ${orList(item.decisions)} ${item.tool} ${summaryLine(JSON.stringify(item.args))} (${item.kind} ${item.id}) until ${item.expiresAt}.`,
     );
-    void this.#dispatch({ type: 'parked' });
-    const turn = this.turns;
-    // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
-    await events.flush();
-    const waited = await this.#scope
-      .run(() => this.#p.condition(() => entry.decision !== undefined, deadlineMs))
-      .then(
-        (decided) => ({ decided }),
-        (error: unknown) => {
-          // Stop cancelled the wait. A child's item may hear of it only once its turn has ended (the turn stopped
-          // waiting for the child at once): withdrawn all the same, never an error no one awaits.
-          if (!this.stopping && this.active && this.turns === turn) throw error;
-          return undefined;
-        },
-      );
-    if (!waited) {
-      // Stop withdrew the item: closed as withdrawn, its owner told of a refusal.
-      const decision = withdrawal(item, onTimeout);
-      pending.close(entry, 'withdrawn', decision);
-      return { decision, timedOut: false, withdrawn: true };
-    }
-    const outcome = pending.settle(entry, waited.decided, onTimeout);
-    this.#p.details(`Turn ${this.turns}: ${item.kind} ${item.id} closed with "${outcome.decision.decision}".`);
-    return outcome;
+    return { type: 'parked', id: item.id, decisions: item.decisions, onTimeout, deadlineMs, own };
   }
 
   /**
@@ -392,17 +407,21 @@ export class TurnLoop {
       case 'log-error':
         this.#p.logError(command.message, { reason: command.reason });
         return undefined;
-      case 'answer-items':
-        if (!command.decline) pending.answerWith(command.message);
-        else
-          for (const { item } of pending.declineWith(command.message))
+      case 'answer-items': {
+        const answered = command.decline ? pending.declineWith(command.message) : pending.answerWith(command.message);
+        if (command.decline)
+          for (const { item } of answered)
             this.#declined.push({ kind: item.kind, tool: item.tool, callId: item.callId, pendingId: item.id });
-        return undefined;
+        return {
+          type: 'items-answered',
+          answers: answered.map((entry) => ({ decision: entry.decision!, supersededBy: command.message.id })),
+        };
+      }
       case 'declined-call':
         this.#declined.push({ kind: 'approval', tool: command.call.name, callId: command.call.id });
         return undefined;
       case 'close-turn-items':
-        pending.closeTurnItems(this.#state.stoppedAt === this.#state.boundary);
+        pending.closeTurnItems(command.withdrawn);
         return undefined;
       case 'call-model':
         return this.#callModel(command);
@@ -422,6 +441,41 @@ export class TurnLoop {
         if (command.record) events.message(message);
         return { type: 'said', message };
       }
+      case 'open-item':
+        return this.#open(command.item, command.deadlineMs, command.onTimeout, false);
+      case 'publish-item':
+        // Written while the human thinks: the open item reaches event subscribers without delaying the reply.
+        return events.flush().then(() => ({ type: 'item-published', id: command.id }));
+      case 'await-stop':
+        // a timer that the Stop ends first (a step stopped by its notice waits for it, turn-machine.ts)
+        return this.#p.condition(() => this.stopping, command.timeoutMs).then((): TurnEvent => ({ type: 'stop-awaited' }));
+      case 'start-deadline':
+        // The deadline is a timer that the item's answer ends first: the condition holds both (one timer, as always).
+        return this.#scope
+          .run(() => this.#p.condition(() => answerTo(this.#state, command.id) !== undefined, command.deadlineMs))
+          .then(
+            (answered): TurnEvent => ({ type: answered ? 'wait-over' : 'deadline-passed', id: command.id }),
+            (): TurnEvent => ({ type: 'wait-cancelled', id: command.id }),
+          );
+      case 'close-item': {
+        const entry = this.#entries.get(command.id);
+        this.#entries.delete(command.id);
+        if (!entry) return undefined;
+        const { outcome } = command;
+        if (outcome.withdrawn) {
+          pending.close(entry, 'withdrawn', outcome.decision);
+          return undefined;
+        }
+        pending.settle(entry, outcome);
+        this.#p.details(`Turn ${this.turns}: ${entry.item.kind} ${entry.item.id} closed with "${outcome.decision.decision}".`);
+        return undefined;
+      }
+      case 'reply-asker': {
+        const resolve = this.#askers.get(command.id);
+        this.#askers.delete(command.id);
+        resolve?.(command.outcome);
+        return undefined;
+      }
       case 'park-approval': {
         const { call, args, deadlineMs } = command;
         const item: PendingItem = {
@@ -435,12 +489,12 @@ export class TurnLoop {
           ...(command.details ? { details: command.details } : {}),
           ...(this.#previews[call.id] ? { preview: this.#previews[call.id] } : {}),
         };
-        return this.park(item, deadlineMs, command.onTimeout).then((outcome) => ({ type: 'approval-decided', outcome }));
+        return this.#open(item, deadlineMs, command.onTimeout, true);
       }
       case 'park-budget': {
         const { over, deadlineMs } = command;
         const item = budgetItem(this.#p.newId(), over, new Date(this.#now() + deadlineMs).toISOString());
-        return this.park(item, deadlineMs, 'reject').then((outcome) => ({ type: 'budget-decided', outcome }));
+        return this.#open(item, deadlineMs, 'reject', true);
       }
       case 'run-tool':
         return this.#scope
@@ -484,7 +538,7 @@ export class TurnLoop {
       ({ message, before = [], usage, overBudget, interrupted, previews = {} }): TurnEvent | Promise<TurnEvent> => {
         this.#previews = previews;
         return interrupted
-          ? this.#interrupted(interrupted, unsaved)
+          ? { type: 'model-interrupted', unsaved, stopped: interrupted }
           : overBudget
             ? { type: 'over-budget', over: overBudget, before, usage }
             : { type: 'model-answered', reply: message, before, usage };
@@ -500,17 +554,6 @@ export class TurnLoop {
         };
       },
     );
-  }
-
-  /**
-   * A Stop's notice stopped the step before the Stop itself reached the workflow (it waited for the workflow
-   * task the step ran in): the turn waits for it, so that it answers the Stop as the turn it stopped, and stops
-   * itself if it never comes (the user asked all the same).
-   */
-  async #interrupted(wrote: StoppedStep, unsaved: ReturnType<EventLog['drain']>): Promise<TurnEvent> {
-    if (!this.stopping) await this.#p.condition(() => this.stopping, STOP_ARRIVAL_MS);
-    if (!this.stopping) this.stop();
-    return { type: 'model-failed', reason: STEP_STOPPED, text: 'Stopped.', unsaved, stopped: wrote };
   }
 
   /** `work`, unless Stop comes first: then TurnStopped, and the work goes on unawaited (a child workflow). */

@@ -8,14 +8,31 @@
 //
 // Stop is not a phase: it can come in any phase, and what is in flight still reports (cancelled, or done
 // just before); the turn's `stopping` flag says that its report ends the turn as stopped.
-import type { BudgetAllowance, BudgetExceeded, StoppedStep } from '../shared/turn-control.ts';
-import type { ChatMessage, DecisionName, JsonObject, NewEvent, ToolCall, Usage } from '../shared/messages.ts';
+//
+// Waiting for a person is a state of the machine too: each item (the turn's approval or budget item, a child's
+// or an MCP server's question, which comes in as `asked`) is in its books from the moment it opens (`parked`)
+// until its wait ends, with the answer once a decision or a message gave one (`decided`, `items-answered`). The
+// deadline is a timer command (`start-deadline`); the wait ends as an event (`wait-over`, `deadline-passed`, or
+// `wait-cancelled` by Stop or a branch move), whose outcome the machine turns into the item's closing and the
+// turn's next step (or the asker's answer). The conversation's status (statusOf) is a function of the state alone.
+import { type BudgetAllowance, type BudgetExceeded, STEP_STOPPED, type StoppedStep } from '../shared/turn-control.ts';
+import type {
+  ChatMessage,
+  ConversationStatus,
+  DecisionInput,
+  DecisionName,
+  JsonObject,
+  NewEvent,
+  PendingItem,
+  ToolCall,
+  Usage,
+} from '../shared/messages.ts';
 import { toolMessage } from '../shared/tool-message.ts';
 import { addUsage } from '../shared/usage-sum.ts';
-import { type ToolSpec, describeIssues } from '../shared/tool-spec.ts';
+import { type ToolSpec, describeIssues, needsApproval } from '../shared/tool-spec.ts';
 import type { ItemOutcome } from './pending-items.ts';
 import { budgetRefusal } from './budget.ts';
-import { stoppedCallResult } from './stop.ts';
+import { type TurnEnd, stoppedCallResult, withdrawal } from './stop.ts';
 
 /** What the machine is told once, at start: the limits and the tools the model may call. */
 export interface TurnRules {
@@ -56,9 +73,35 @@ export interface TurnBooks {
    * reply's calls that would ask a person next, so that one message refuses them all (not the first only)
    */
   declining?: ChatMessage;
-  /** Stop was asked for */
-  stopping: boolean;
+  /** Stop was asked for, or the conversation moved to another branch: what ends the turn, and says so */
+  stopping: false | TurnEnd;
 }
+
+/**
+ * An item a person is asked (the turn's approval or budget item, a child's or an MCP server's question), from
+ * the moment it opens until its wait ends, with what answered it once something did.
+ */
+export interface Asked {
+  id: string;
+  /** the turn that asked it (counters.turns): only the running turn's unanswered items make it wait */
+  turn: number;
+  /** the turn's own item (approval, budget): its outcome moves the turn; anyone else's is handed back to its asker */
+  own: boolean;
+  decisions: readonly DecisionName[];
+  onTimeout: DecisionName;
+  deadlineMs: number;
+  /** a decision, or what a message answered instead (supersededBy: the message) */
+  answer?: { decision: DecisionInput; supersededBy?: string };
+}
+
+/** What a step stopped by a Stop's notice was handed (written again, keyed) and what it wrote before it let go. */
+interface Interrupted {
+  unsaved: { messages: ChatMessage[]; events: NewEvent[] };
+  stopped: StoppedStep;
+}
+
+/** How long a turn whose step a Stop's notice stopped waits for the Stop itself (the API sends it right after). */
+export const STOP_ARRIVAL_MS = 10_000;
 
 /** Where the turn is in the reply's tool calls: the calls, and the index of the one at hand. */
 interface Calls {
@@ -75,6 +118,10 @@ interface Session {
   stoppedAt: number;
   /** the running (or last) turn's messages, from the user's on: what the handlers waiting on it answer with */
   log: readonly ChatMessage[];
+  /** the items waiting for a person, until each one's wait ends (a child's may end after its turn did) */
+  asked: readonly Asked[];
+  /** what ended the last turn ended early: the words an item withdrawn after it closes with */
+  ended?: TurnEnd;
 }
 
 type InTurn = Session & { turn: TurnBooks };
@@ -82,7 +129,7 @@ type InTurn = Session & { turn: TurnBooks };
 export type TurnState =
   | (Session & { kind: 'idle' })
   /** a model step runs */
-  | (InTurn & { kind: 'calling-model' })
+  | (InTurn & { kind: 'calling-model'; interrupted?: Interrupted })
   /** a stateful agent's kernel applied the structured answer; what it said is being written */
   | (InTurn & Calls & { kind: 'answering' })
   /** a call needs a person's approval: the turn is parked on its item */
@@ -121,22 +168,49 @@ export type TurnEvent =
       unsaved: { messages: ChatMessage[]; events: NewEvent[] };
       stopped?: StoppedStep;
     }
+  /**
+   * a Stop's notice stopped the step before the Stop itself reached the workflow: what the step was handed and
+   * what it wrote, until the Stop comes (or its wait runs out, and the turn stops itself: the user asked)
+   */
+  | ({ type: 'model-interrupted' } & Interrupted)
+  /** the wait for the Stop whose notice stopped the step ended (it came, or it did not in time) */
+  | { type: 'stop-awaited' }
   /** the kernel applied a structured answer and said this */
   | { type: 'answer-applied'; said: ChatMessage[] }
   /** what was unsaved is written */
   | { type: 'flushed' }
   /** the runtime's own message (made by the driver, with a fresh id) */
   | { type: 'said'; message: ChatMessage }
-  /** the turn's approval item closed (decided, answered by a message, expired, or withdrawn by Stop) */
+  /**
+   * the turn's approval (budget) item closed: decided, answered by a message, expired, or withdrawn by Stop. The
+   * machine feeds it to itself when the item's wait ends (tests may feed it directly)
+   */
   | { type: 'approval-decided'; outcome: ItemOutcome }
   | { type: 'budget-decided'; outcome: ItemOutcome }
   | { type: 'tool-finished'; result: unknown; cards?: JsonObject[] }
   /** the tool's activity failed all its attempts, or was cancelled by Stop */
   /** `text` may be shown to the user; `reason` is what the log may say (describeError) */
   | { type: 'tool-failed'; text: string; reason: string }
-  /** an item opened for this turn (its own, or a child's or an MCP server's question): its waiters answer */
-  | { type: 'parked' }
+  /**
+   * a child workflow or an MCP server asks a person something while the turn runs its call; `outlived`: the child
+   * runs for a turn that has ended (stopped, or left on another branch), so it asks no one
+   */
+  | { type: 'asked'; item: PendingItem; deadlineMs: number; onTimeout: DecisionName; outlived?: boolean }
+  /** an item opened (the turn's own, or one asked of it): its waiters answer, its wait begins */
+  | { type: 'parked'; id: string; decisions: readonly DecisionName[]; onTimeout: DecisionName; deadlineMs: number; own: boolean }
+  /** the open item is written (its subscribers see it while the person thinks) */
+  | { type: 'item-published'; id: string }
+  /** a person decided an item (the decide update, the decision signal, a question whose MCP call gave up) */
+  | { type: 'decided'; decision: DecisionInput }
+  /** a message answered (or declined) open items, instead of a decision */
+  | { type: 'items-answered'; answers: readonly { decision: DecisionInput; supersededBy: string }[] }
+  /** the wait on an item ended: an answer came, its deadline passed (its timer fired), or Stop cancelled it */
+  | { type: 'wait-over'; id: string }
+  | { type: 'deadline-passed'; id: string }
+  | { type: 'wait-cancelled'; id: string }
   | { type: 'stop' }
+  /** an edit, a regenerate or a version switch leaves the (parked) turn behind on its branch: it ends, in those words */
+  | { type: 'branch-left' }
   /** something the turn relies on failed (bookkeeping past its retries, a kernel bug) */
   | { type: 'failed'; reason: string; text: string };
 
@@ -151,12 +225,15 @@ export type TurnCommand =
   /** Stop: cancel the turn's scope, and stop waiting for a child workflow */
   | { type: 'cancel' }
   | { type: 'log-error'; message: string; reason: string }
-  /** a message answers the turn's open items the way their kinds say (pending.answerWith) */
+  /** a message answers the turn's open items the way their kinds say (pending.answerWith) → items-answered */
   | { type: 'answer-items'; message: ChatMessage; decline?: boolean }
   /** a call of the reply that the declining message refused before it asked anyone */
   | { type: 'declined-call'; call: ToolCall }
-  | { type: 'close-turn-items' }
-  /** → model-answered | over-budget | model-failed */
+  /** the turn's items close with it: withdrawn, in its words, when Stop or a branch move ended it */
+  | { type: 'close-turn-items'; withdrawn?: TurnEnd }
+  /** a timer that the Stop a step's interruption announced ends first → stop-awaited */
+  | { type: 'await-stop'; timeoutMs: number }
+  /** → model-answered | over-budget | model-interrupted | model-failed */
   | { type: 'call-model'; step: number; summary: string; extraSteps: number; budget?: BudgetAllowance }
   /** → answer-applied */
   | { type: 'apply-answer'; structured: unknown }
@@ -166,7 +243,7 @@ export type TurnCommand =
   | { type: 'flush-if-unsaved' }
   /** a message of the runtime's own, written with the next batch when `record` → said */
   | { type: 'say'; text: string; record: boolean }
-  /** → approval-decided */
+  /** opens the turn's approval item (the driver makes its id and deadline) → parked */
   | {
       type: 'park-approval';
       call: ToolCall;
@@ -176,8 +253,18 @@ export type TurnCommand =
       onTimeout: DecisionName;
       details?: JsonObject;
     }
-  /** → budget-decided */
+  /** opens the turn's budget item → parked */
   | { type: 'park-budget'; over: BudgetExceeded; deadlineMs: number }
+  /** opens an item asked of the turn → parked */
+  | { type: 'open-item'; item: PendingItem; deadlineMs: number; onTimeout: DecisionName }
+  /** writes the open item → item-published */
+  | { type: 'publish-item'; id: string }
+  /** the item's deadline: a timer that an answer (or Stop) ends first → wait-over | deadline-passed | wait-cancelled */
+  | { type: 'start-deadline'; id: string; deadlineMs: number }
+  /** closes the item as its outcome says (decided, superseded, expired, withdrawn) */
+  | { type: 'close-item'; id: string; outcome: ItemOutcome }
+  /** hands the outcome back to whoever asked (a child workflow, an MCP call) */
+  | { type: 'reply-asker'; id: string; outcome: ItemOutcome }
   /** → tool-finished | tool-failed */
   | { type: 'run-tool'; call: ToolCall; args: JsonObject }
   /** → tool-finished | tool-failed */
@@ -190,26 +277,75 @@ export interface Step {
 
 /** A conversation with no turn running, from what the previous run counted. */
 export function idleState(counters: Omit<TurnCounters, 'turnsThisRun'>): TurnState {
-  return { kind: 'idle', counters: { ...counters, turnsThisRun: 0 }, boundary: 0, stoppedAt: -1, log: [] };
+  return { kind: 'idle', counters: { ...counters, turnsThisRun: 0 }, boundary: 0, stoppedAt: -1, log: [], asked: [] };
 }
 
 /** The commands that answer with an event; each is the last of its step. */
 export const AWAITED: ReadonlySet<TurnCommand['type']> = new Set([
+  'answer-items',
   'call-model',
   'apply-answer',
   'flush',
   'say',
   'park-approval',
   'park-budget',
+  'open-item',
+  'publish-item',
+  'start-deadline',
+  'await-stop',
   'run-tool',
   'run-child',
 ]);
 
 const stay = (state: TurnState): Step => ({ state, commands: [] });
 
+/**
+ * The conversation's status, from the machine alone: idle with no turn, waiting while the turn has asked a
+ * person something nobody has answered yet, else running.
+ */
+export function statusOf(state: TurnState): ConversationStatus {
+  if (state.kind === 'idle') return 'idle';
+  const { turns } = state.counters;
+  return state.asked.some((asked) => asked.turn === turns && !asked.answer) ? 'waiting' : 'running';
+}
+
+/** The answer to an item still waited on, once one came (undefined: none yet, or no such wait). */
+export function answerTo(state: TurnState, id: string): Asked['answer'] {
+  return state.asked.find((asked) => asked.id === id)?.answer;
+}
+
+/** The asked items with `id` answered (a second answer to one already answered changes nothing). */
+const answering = (asked: readonly Asked[], id: string, answer: NonNullable<Asked['answer']>): readonly Asked[] =>
+  asked.map((entry) => (entry.id === id && !entry.answer ? { ...entry, answer } : entry));
+
 /** What the turn does next, given what happened. */
 export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): Step {
-  if (event.type === 'parked') return stay({ ...state, boundary: state.boundary + 1 });
+  switch (event.type) {
+    case 'asked':
+      return asked(state, event);
+    case 'parked': {
+      const { type: _, ...entry } = event;
+      return {
+        state: { ...state, asked: [...state.asked, { ...entry, turn: state.counters.turns }], boundary: state.boundary + 1 },
+        commands: [{ type: 'publish-item', id: event.id }],
+      };
+    }
+    case 'item-published': {
+      const entry = state.asked.find((asked) => asked.id === event.id);
+      return entry ? { state, commands: [{ type: 'start-deadline', id: entry.id, deadlineMs: entry.deadlineMs }] } : stay(state);
+    }
+    case 'decided':
+      return stay({ ...state, asked: answering(state.asked, event.decision.pendingId, { decision: event.decision }) });
+    case 'items-answered': {
+      let { asked } = state;
+      for (const answer of event.answers) asked = answering(asked, answer.decision.pendingId, answer);
+      return stay({ ...state, asked });
+    }
+    case 'wait-over':
+    case 'deadline-passed':
+    case 'wait-cancelled':
+      return waitEnded(state, event, rules);
+  }
   if (state.kind === 'idle') return event.type === 'message' ? startTurn(state, event.message, rules, event.stored === true) : stay(state);
   switch (event.type) {
     case 'message':
@@ -221,11 +357,15 @@ export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): 
         commands: [{ type: 'answer-items', message: event.message, ...(event.decline ? { decline: true } : {}) }],
       };
     case 'stop':
+    case 'branch-left': {
       if (state.turn.stopping) return stay(state);
+      const end: TurnEnd = event.type === 'stop' ? 'stop' : 'branch';
+      const why = end === 'stop' ? 'Stop was pressed' : 'the conversation moved to another branch';
       return {
-        state: { ...state, turn: { ...state.turn, stopping: true } },
-        commands: [{ type: 'details', text: `Turn ${state.counters.turns}: stopping (Stop was pressed).` }, { type: 'cancel' }],
+        state: { ...state, ended: end, turn: { ...state.turn, stopping: end } },
+        commands: [{ type: 'details', text: `Turn ${state.counters.turns}: stopping (${why}).` }, { type: 'cancel' }],
       };
+    }
     case 'failed':
       if (state.turn.stopping) return stopped(state);
       return {
@@ -241,7 +381,7 @@ export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): 
       return afterModel(state, event, rules);
     case 'answering':
       if (event.type === 'answer-applied') return { state: withLog(state, ...event.said), commands: [{ type: 'flush' }] };
-      if (event.type === 'flushed') return state.calls.length ? nextCall(state, rules) : endTurn(state, state.turn.stopping);
+      if (event.type === 'flushed') return state.calls.length ? nextCall(state, rules) : endTurn(state, state.turn.stopping !== false);
       return stay(state);
     case 'awaiting-approval':
       return event.type === 'approval-decided' ? afterApproval(state, event.outcome, rules) : stay(state);
@@ -251,7 +391,7 @@ export function nextStep(state: TurnState, event: TurnEvent, rules: TurnRules): 
       return event.type === 'budget-decided' ? afterBudget(state, event.outcome, rules) : stay(state);
     case 'finishing':
       if (event.type === 'said') return { state: withLog(state, event.message), commands: [{ type: 'flush' }] };
-      return event.type === 'flushed' ? endTurn(state, state.turn.stopping) : stay(state);
+      return event.type === 'flushed' ? endTurn(state, state.turn.stopping !== false) : stay(state);
     case 'failing':
       return event.type === 'said' ? endTurn(withLog(state, event.message), false) : stay(state);
   }
@@ -265,6 +405,8 @@ function startTurn(state: Extract<TurnState, { kind: 'idle' }>, message: ChatMes
     boundary: state.boundary,
     stoppedAt: state.stoppedAt,
     log: stored ? [] : [message],
+    asked: state.asked,
+    ...(state.ended ? { ended: state.ended } : {}),
     turn: { step: 1, invalidCalls: 0, budgetApproved: false, unanswered: [], stopping: false },
   };
   const step = callModel(next, rules);
@@ -319,6 +461,27 @@ const assistants = (messages: readonly ChatMessage[]) => messages.filter((messag
 
 function afterModel(state: Extract<TurnState, { kind: 'calling-model' }>, event: TurnEvent, rules: TurnRules): Step {
   switch (event.type) {
+    case 'model-interrupted': {
+      const { unsaved, stopped: wrote } = event;
+      // the Stop is on its way: the turn waits for it, so that it answers the Stop as the turn it stopped
+      if (!state.turn.stopping)
+        return {
+          state: { ...state, interrupted: { unsaved, stopped: wrote } },
+          commands: [{ type: 'await-stop', timeoutMs: STOP_ARRIVAL_MS }],
+        };
+      return afterModel(state, { type: 'model-failed', reason: STEP_STOPPED, text: 'Stopped.', unsaved, stopped: wrote }, rules);
+    }
+    case 'stop-awaited': {
+      const { interrupted } = state;
+      if (!interrupted) return stay(state);
+      const { interrupted: _, ...waited } = state;
+      const failed: TurnEvent = { type: 'model-failed', reason: STEP_STOPPED, text: 'Stopped.', ...interrupted };
+      if (waited.turn.stopping) return afterModel(waited, failed, rules);
+      // it never came: the turn stops itself, as the user asked all the same
+      const stop = nextStep(waited, { type: 'stop' }, rules);
+      const next = nextStep(stop.state, failed, rules);
+      return { state: next.state, commands: [...stop.commands, ...next.commands] };
+    }
     case 'model-failed': {
       if (state.turn.stopping) {
         // The step may have been cancelled before it wrote what it was handed: written again, keyed, so once.
@@ -371,7 +534,7 @@ function afterModel(state: Extract<TurnState, { kind: 'calling-model' }>, event:
           state: { ...stepped, kind: 'answering', calls, next: 0 },
           commands: [{ type: 'apply-answer', structured: reply.structured }],
         };
-      if (!calls.length) return endTurn(stepped, stepped.turn.stopping);
+      if (!calls.length) return endTurn(stepped, stepped.turn.stopping !== false);
       return nextCall({ ...stepped, calls, next: 0 }, rules);
     }
     default:
@@ -423,7 +586,8 @@ function nextCall(state: Active & Calls, rules: TurnRules): Step {
       }
       continue;
     }
-    if (spec.policy.approval && current.turn.declining) {
+    const asks = needsApproval(spec.policy, args);
+    if (asks && current.turn.declining) {
       const why = current.turn.declining.text.trim();
       const refused = answer(current, call, args, {
         status: 'rejected',
@@ -433,7 +597,7 @@ function nextCall(state: Active & Calls, rules: TurnRules): Step {
       current = { ...refused.state, next: next + 1 };
       continue;
     }
-    if (spec.policy.approval) {
+    if (asks) {
       return {
         state: { ...current, kind: 'awaiting-approval', args },
         commands: [
@@ -555,6 +719,66 @@ function afterBudget(state: Extract<TurnState, { kind: 'budget-paused' }>, outco
   return { state: step.state, commands: [...commands, ...step.commands] };
 }
 
+/**
+ * A child workflow or an MCP server asks a person something: opened while the turn runs and is not stopping; once
+ * it has ended or is stopping, the asker is refused at once and nothing opens.
+ */
+function asked(state: TurnState, event: Extract<TurnEvent, { type: 'asked' }>): Step {
+  const { item, deadlineMs, onTimeout } = event;
+  if (state.kind === 'idle' || state.turn.stopping || event.outlived) {
+    const end = state.kind !== 'idle' && state.turn.stopping ? state.turn.stopping : state.ended;
+    const outcome: ItemOutcome = { decision: withdrawal(item, onTimeout, end), timedOut: false, withdrawn: true };
+    return { state, commands: [{ type: 'reply-asker', id: item.id, outcome }] };
+  }
+  return { state, commands: [{ type: 'open-item', item, deadlineMs, onTimeout }] };
+}
+
+/**
+ * An item's wait ended: the item closes as its outcome says, and the outcome moves the turn (its own approval or
+ * budget item) or goes back to whoever asked. A cancelled wait is Stop's (or a branch move's): withdrawn, in
+ * its words; one cancelled otherwise while the turn still waits on its own item fails the turn.
+ */
+function waitEnded(
+  state: TurnState,
+  event: Extract<TurnEvent, { type: 'wait-over' | 'deadline-passed' | 'wait-cancelled' }>,
+  rules: TurnRules,
+): Step {
+  const entry = state.asked.find((asked) => asked.id === event.id);
+  if (!entry) return stay(state);
+  const { id } = entry;
+  const mine = entry.own && state.kind !== 'idle' && entry.turn === state.counters.turns;
+  let outcome: ItemOutcome;
+  if (event.type === 'wait-cancelled') {
+    const stopping = state.kind === 'idle' ? false : state.turn.stopping;
+    if (mine && !stopping)
+      return nextStep(
+        { ...state, asked: state.asked.filter((asked) => asked !== entry) },
+        { type: 'failed', reason: 'the wait for a person was cancelled', text: 'cancelled' },
+        rules,
+      );
+    outcome = { decision: withdrawal(entry, entry.onTimeout, stopping || state.ended), timedOut: false, withdrawn: true };
+  } else if (event.type === 'deadline-passed' || !entry.answer) {
+    outcome = { decision: { pendingId: id, decision: entry.onTimeout, reason: 'No decision before the deadline.' }, timedOut: true };
+  } else {
+    const { decision, supersededBy } = entry.answer;
+    outcome = { decision, timedOut: false, ...(supersededBy !== undefined ? { supersededBy } : {}) };
+  }
+  const closed: TurnState = { ...state, asked: state.asked.filter((asked) => asked !== entry) };
+  const close: TurnCommand = { type: 'close-item', id, outcome };
+  if (!entry.own) return { state: closed, commands: [close, { type: 'reply-asker', id, outcome }] };
+  // an item of a turn that has ended (it failed while it waited) moves nothing: the turn now running did not ask it
+  const decided: TurnEvent | undefined = !mine
+    ? undefined
+    : closed.kind === 'awaiting-approval'
+      ? { type: 'approval-decided', outcome }
+      : closed.kind === 'budget-paused'
+        ? { type: 'budget-decided', outcome }
+        : undefined;
+  if (!decided) return { state: closed, commands: [close] };
+  const next = nextStep(closed, decided, rules);
+  return { state: next.state, commands: [close, ...next.commands] };
+}
+
 /** Ends the turn with a message of the runtime's own (limits, failures), written with what is unsaved. */
 function finish(state: Active, text: string): Step {
   return { state: { ...state, kind: 'finishing' } as TurnState, commands: [{ type: 'say', text, record: true }] };
@@ -570,6 +794,7 @@ function stopped(state: Active): Step {
       stoppedCallResult(
         running?.runner === 'child' && running.calls[running.next]!.id === call.id,
         running?.runner === 'mcp' && running.calls[running.next]!.id === call.id,
+        state.turn.stopping || 'stop',
       ),
     ),
   );
@@ -586,7 +811,11 @@ function stopped(state: Active): Step {
           {
             key: `turn-stopped:${log[0]!.id}`,
             type: 'turn.stopped',
-            data: { turn: state.counters.turns, ...(cut ? { messageId: cut.id } : {}) },
+            data: {
+              turn: state.counters.turns,
+              ...(cut ? { messageId: cut.id } : {}),
+              ...(state.turn.stopping === 'branch' ? { reason: 'branch' } : {}),
+            },
           },
         ],
       },
@@ -603,9 +832,17 @@ function endTurn(state: Active, stoppedTurn: boolean): Step {
   const { interjection } = state.turn;
   const boundary = state.boundary + 1;
   return {
-    state: { kind: 'idle', counters: state.counters, boundary, stoppedAt: stoppedTurn ? boundary : state.stoppedAt, log: state.log },
+    state: {
+      kind: 'idle',
+      counters: state.counters,
+      boundary,
+      stoppedAt: stoppedTurn ? boundary : state.stoppedAt,
+      log: state.log,
+      asked: state.asked,
+      ...(state.ended ? { ended: state.ended } : {}),
+    },
     commands: [
-      { type: 'close-turn-items' },
+      stoppedTurn ? { type: 'close-turn-items', withdrawn: state.turn.stopping || 'stop' } : { type: 'close-turn-items' },
       ...(stoppedTurn && interjection ? [{ type: 'record-messages', messages: [interjection] } satisfies TurnCommand] : []),
       { type: 'idle-details' },
       { type: 'flush-if-unsaved' },

@@ -182,6 +182,18 @@ describe('a conversation as a tree', () => {
       [id, left.id],
     );
     assert.equal(closed[0]?.data.closedAs, 'withdrawn');
+    // in the words of a branch move, not Stop's: going back there reads that the conversation moved on
+    assert.equal(closed[0]?.data.reason, 'withdrawn: the conversation moved to another branch');
+    const leftCall = await app.adminQuery("SELECT result FROM messages WHERE conversation_id = $1 AND role = 'tool' AND call_id = $2", [
+      id,
+      left.callId,
+    ]);
+    assert.deepEqual(leftCall[0]?.result, { status: 'stopped', error: 'Not run: the conversation moved to another branch.' });
+    const ended = await app.adminQuery("SELECT data FROM events WHERE conversation_id = $1 AND type = 'turn.stopped'", [id]);
+    assert.deepEqual(
+      ended.map((row) => row.data.reason),
+      ['branch'],
+    );
     const late = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: left.id, decision: 'approve' } });
     assert.equal(late.status, 409, JSON.stringify(late.body));
     assert.equal((await calls()).length, 1, 'nothing ran for the withdrawn call');

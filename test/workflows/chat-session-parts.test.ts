@@ -11,11 +11,18 @@ import { AUTO, NEEDS_APPROVAL, type ToolSpec } from '../../src/shared/tool-spec.
 import { AgentState } from '../../src/workflows/agent-state.ts';
 import { EventLog, type UnsavedBatch } from '../../src/workflows/event-log.ts';
 import { CLOSED_CARRIED, handOn, mayContinueAsNew, takeOver } from '../../src/workflows/history.ts';
-import { PendingItems, itemForChild } from '../../src/workflows/pending-items.ts';
+import { type OpenItem, PendingItems, itemForChild } from '../../src/workflows/pending-items.ts';
 import { type Condition, type ModelRequest, TurnLoop, orList } from '../../src/workflows/turn-loop.ts';
 import { builtInCatalog } from '../../src/agents/catalog.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
+
+/** What answered an item, as the turn machine hears it (a decision, or the message that answered it instead). */
+const answerOf = ({ decision, supersededBy }: OpenItem) => ({
+  decision: decision!,
+  timedOut: false,
+  ...(supersededBy ? { supersededBy } : {}),
+});
 
 function counter(prefix: string) {
   let n = 0;
@@ -32,7 +39,12 @@ function books(
   const pending = new PendingItems({
     record: (event) => events.event(event),
     setWaiting: (value) => void waiting.push(value),
-    argsOf: (tool) => (tool === 'cancel_order' ? z.object({ orderId: z.string() }) : undefined),
+    toolOf: (tool) =>
+      tool === 'cancel_order'
+        ? { args: z.object({ orderId: z.string() }), policy: NEEDS_APPROVAL }
+        : tool === 'refund'
+          ? { args: z.object({ orderId: z.string(), amount: z.number(), note: z.string().optional() }), policy: REFUND_POLICY }
+          : undefined,
     kindOf: (kind) => builtInCatalog().pendingKind(kind),
     carriedOpen: options.carriedOpen,
     carriedClosed: options.carriedClosed,
@@ -40,6 +52,13 @@ function books(
   });
   return { written, waiting, events, pending };
 }
+
+/** a refund asks a person above 100, and an edit may change its amount and note, never its order */
+const REFUND_POLICY = {
+  ...NEEDS_APPROVAL,
+  approval: (args: { amount?: unknown }) => Number(args.amount) > 100,
+  editable: ['amount', 'note'],
+};
 
 const approval = (id: string, extra: Partial<PendingItem> = {}): PendingItem => ({
   id,
@@ -172,6 +191,36 @@ describe('pending items', () => {
     });
   });
 
+  test('an approval is bound to the call it was asked about: an edit changes only what the policy lets it, a decision naming other arguments is refused', () => {
+    const { pending } = books();
+    pending.open(approval('r1', { tool: 'refund', args: { orderId: '24601', amount: 250 } }));
+    assert.deepEqual(
+      refusal(() => pending.check({ pendingId: 'r1', decision: 'edit', args: { orderId: '11111', amount: 250 } })),
+      {
+        type: 'DecisionMismatch',
+        message: 'An edit of refund may change only amount, note; this one changes orderId, which the approval was not asked about.',
+      },
+    );
+    assert.deepEqual(pending.check({ pendingId: 'r1', decision: 'edit', args: { orderId: '24601', amount: 120, note: 'half' } }), {
+      pendingId: 'r1',
+      decision: 'edit',
+      args: { orderId: '24601', amount: 120, note: 'half' },
+    });
+    assert.deepEqual(
+      refusal(() => pending.check({ pendingId: 'r1', decision: 'approve', args: { orderId: '24601', amount: 900 } })),
+      {
+        type: 'Conflict',
+        message:
+          'Pending item r1 asks about refund with other arguments than this decision names; nothing was decided. Read the item again, or edit the arguments.',
+      },
+    );
+    // the arguments it was asked about, in any key order, approve it
+    assert.equal(pending.check({ pendingId: 'r1', decision: 'approve', args: { amount: 250, orderId: '24601' } }).decision, 'approve');
+    // a tool whose policy names no editable fields may be edited in any field, as before
+    pending.open(approval('c1'));
+    assert.equal(pending.check({ pendingId: 'c1', decision: 'edit', args: { orderId: '47652' } }).decision, 'edit');
+  });
+
   test('a decided item, or one a message answered, is not pending any more and says which', () => {
     const { pending } = books();
     pending.open(approval('p1'));
@@ -226,17 +275,19 @@ describe('pending items', () => {
     });
     events.drain();
     pending.answerWith({ id: 'm1', role: 'user', text: 'yes, Stone Brewing' });
-    assert.deepEqual(pending.settle(a, true, 'reject'), {
+    assert.deepEqual(answerOf(a), {
       decision: { pendingId: 'a1', decision: 'reject', reason: 'yes, Stone Brewing' },
       timedOut: false,
       supersededBy: 'm1',
     });
-    assert.equal(pending.settle(c, true, 'no').decision.choice, 'b1');
+    assert.equal(answerOf(c).decision.choice, 'b1');
+    pending.settle(a, answerOf(a));
+    pending.settle(c, answerOf(c));
     assert.deepEqual(
-      events.drain().events.map((event) => [event.key, event.data.closedAs, event.data.supersededBy]),
+      events.drain().events.map((event) => [event.key, event.data.closedAs, event.data.supersededBy, event.data.choice]),
       [
-        ['pending-closed:a1', 'superseded', 'm1'],
-        ['pending-closed:c1', 'decided', 'm1'],
+        ['pending-closed:a1', 'superseded', 'm1', undefined],
+        ['pending-closed:c1', 'decided', 'm1', 'b1'],
       ],
     );
     assert.deepEqual(
@@ -249,10 +300,9 @@ describe('pending items', () => {
   test('an item nobody decided expires with its timeout decision', () => {
     const { pending, events } = books();
     const entry = pending.open(approval('p1'));
-    assert.deepEqual(pending.settle(entry, false, 'reject'), {
+    pending.settle(entry, {
       decision: { pendingId: 'p1', decision: 'reject', reason: 'No decision before the deadline.' },
       timedOut: true,
-      supersededBy: undefined,
     });
     const closed = events.drain().events[1]!;
     assert.equal(closed.data.closedAs, 'expired');
@@ -628,7 +678,11 @@ describe('turn loop', () => {
     assert.match(t.details.at(-1)!, /^Waiting for a human: approve, reject or edit cancel_order \{"orderId":"24601"\}/);
 
     const logStart = t.turns.logLength;
-    t.pending.decide(t.pending.check({ pendingId: item!.id, decision: 'edit', args: { orderId: '47652' } }), () => undefined);
+    // as the decide handler does: the item's books record the decision, the turn machine hears it as an event
+    const decision = t.pending.check({ pendingId: item!.id, decision: 'edit', args: { orderId: '47652' } });
+    t.pending.decide(decision, () => undefined);
+    t.turns.decided(decision);
+    assert.equal(t.turns.status(), 'running', 'decided: the turn no longer waits for a person');
     const next = await t.turns.waitForBoundary(logStart);
     assert.deepEqual(t.ran, [{ tool: 'cancel_order', args: { orderId: '47652' } }], 'the edited arguments ran');
     assert.deepEqual(
