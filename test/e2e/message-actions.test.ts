@@ -218,10 +218,10 @@ test('an edit while an approval waits leaves it behind: its card and record go, 
 
     await userRow(page, 'status of order 24601').getByRole('button', { name: 'Previous version' }).click();
     await userRow(page, 'cancel order 13579').waitFor();
-    // the server ends the parked turn as Stop does (its words say Stop; see the report): not done, not declined
+    // the parked turn ended because the person moved on, not by a Stop of theirs: not done, not declined
     await page.locator('.msg.record', { hasText: 'so this was not done: cancel order 13579' }).waitFor();
     assert.equal(await card.count(), 0, 'nothing waits on the old branch either');
-    assert.doesNotMatch(await transcript(page).innerText(), /Wireless Headphones|You declined|Waiting for you/);
+    assert.doesNotMatch(await transcript(page).innerText(), /Wireless Headphones|You declined|Waiting for you|You stopped/);
     await shot(page, 'left-behind-1280');
   });
 });

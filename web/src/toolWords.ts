@@ -72,7 +72,10 @@ export function resultKind(result: unknown): ResultKind {
 
 /** A call that Stop left unanswered: calm, in the person's own terms (the server's text is for the model). */
 export function stoppedSentence(result: unknown): string {
-  const running = /finishes on its own/.test(String((result as Args | null)?.error ?? ''));
+  const error = String((result as Args | null)?.error ?? '');
+  // a call left behind by an edit, a regenerate or a version switch: nobody pressed Stop
+  if (/another branch/.test(error)) return 'Not done: you moved to another version of the conversation before it ran.';
+  const running = /finishes on its own/.test(error);
   return running
     ? 'You stopped this answer. What had already started finishes on its own, but is not added here.'
     : 'You stopped this answer before this was done.';
