@@ -136,7 +136,7 @@ test('OpenBreweryDB down: the failure reads as a sentence, and the steps it kept
     await startConversation(page, 'beer', 'Taps while the source is down', { client: CLIENT });
     await sendMessage(page, 'Recommend some new breweries for my bar');
     const progress = page.getByRole('region', { name: 'Progress' }).last();
-    await progress.getByText('Stopped').waitFor({ timeout: 30_000 });
+    await progress.getByText('Failed', { exact: true }).waitFor({ timeout: 30_000 });
     await page.locator('ol.transcript > li.msg.assistant').filter({ hasText: 'That did not work' }).last().waitFor();
     // the card says which step failed; why, the result under it says (once: readable-results.test.ts)
     const card = await progress.innerText();
