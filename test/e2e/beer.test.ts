@@ -127,6 +127,26 @@ test('the breweries show as cards before the question whether to get details (is
   });
 });
 
+test('Stop while the choice waits: the record says the person stopped it (not that they declined), and a "no" after it is a new request', async (t) => {
+  const { page } = browser;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app!.baseUrl, TOKEN);
+    await startConversation(page, 'beer', 'Stopped taps', { client: CLIENT });
+    await sendMessage(page, 'Recommend some new breweries for my bar');
+    const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
+    await choice.waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await choice.waitFor({ state: 'detached' });
+    const record = page.locator('ol.transcript li').filter({ hasText: 'Would you like details on any of them' }).last();
+    await record.getByText(/You stopped this answer, so the confirmation .* was withdrawn/).waitFor();
+    assert.doesNotMatch(await record.innerText(), /You declined/);
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Ready');
+    await sendMessage(page, 'no');
+    await page.locator('ol.transcript > li.msg.assistant').filter({ hasText: 'offline model' }).last().waitFor();
+    assert.doesNotMatch(await visibleTranscript(page, { replies: true }), /workflow|That did not work/);
+  });
+});
+
 test('OpenBreweryDB down: the failure reads as a sentence, and the steps it kept from running show as skipped', async (t) => {
   const { page } = browser;
   breweryDb.failAlways('drop');
