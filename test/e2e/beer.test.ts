@@ -98,6 +98,12 @@ test('a brewery chosen within the countdown, then another run left to time out',
     await again.waitFor({ state: 'detached', timeout: CONFIRMATION_MS + 10_000 });
     await page.locator('.msg.record', { hasText: /expired|no answer in time/i }).waitFor();
     assert.equal(await page.locator('.pending-card').count(), 0);
+    // the record names the question once ("so the confirmation (…) ran out"), not "this confirmation ran out: the confirmation"
+    await page.locator('.msg.record', { hasText: /No answer in time, so the confirmation \(“.*”\) ran out\./ }).waitFor();
+    // the reply's list ends with its breweries: the sentence after it is a paragraph, not part of the last item
+    const reply = page.locator('ol.transcript > li.msg.assistant').filter({ hasText: 'No answer came in time' }).last();
+    await reply.waitFor({ timeout: 20_000 });
+    assert.doesNotMatch(await reply.locator('li').last().innerText(), /No answer came in time/);
   });
 });
 

@@ -197,7 +197,8 @@ export function PendingRecord({
     outcome = `Left behind when you moved to another version, so this was not done: ${about}.`;
   else if (!closed && deciding) outcome = `${DECIDED[deciding] ?? 'You decided'}: ${about}. Working on it…`;
   else if (!closed) outcome = `Waiting for you: ${about}.`;
-  else if (closed.closedAs === 'expired' || closed.timedOut) outcome = `No answer in time, so this ${what} ran out: ${about}.`;
+  else if (closed.closedAs === 'expired' || closed.timedOut)
+    outcome = sentence ? `No answer in time, so this ${what} ran out: ${about}.` : `No answer in time, so ${about} ran out.`;
   else if (closed.closedAs === 'superseded') outcome = `Declined with your message: ${about}${reason ? ` (${reason})` : ''}.`;
   else {
     const option = closed.choice ? (item.options?.find((o) => o.id === closed.choice)?.name ?? closed.choice) : undefined;
