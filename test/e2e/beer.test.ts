@@ -128,6 +128,8 @@ test('the breweries show as cards before the question whether to get details (is
     assert.doesNotMatch(await choice.innerText(), /Unavailable/);
     assert.ok((await choice.locator('.brewery-card a[href^="http"]').count()) >= 1, 'a website link');
     assert.ok((await choice.locator('.brewery-card a[href^="tel:"]').count()) >= 1, 'a phone number');
+    // as a person writes it, not ten bare digits
+    for (const phone of await choice.locator('.brewery-card a[href^="tel:"]').allInnerTexts()) assert.doesNotMatch(phone, /^\d{10}$/);
     await choice.getByRole('button', { name: 'No' }).click();
     await choice.waitFor({ state: 'detached' });
   });
