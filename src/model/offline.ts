@@ -61,7 +61,9 @@ function decide(agents: OfflineAgents, request: ModelRequest): Pick<ModelReply, 
     }
     // A message that answered an open item ("yes, Stone Brewing") enters the transcript after the results
     // it led to: read those results rather than the answer.
-    const answered = trailingToolMessages(request.messages.slice(0, -1));
+    // A call Stop ended was answered by nothing the person said: their next message is a new request, and the
+    // stopped call's words (meant for a model: "ran as a workflow of its own") are not read to them.
+    const answered = trailingToolMessages(request.messages.slice(0, -1)).filter((message) => !stoppedByStop(message));
     if (answered.length) return { text: PREFIX + answered.map(summarise).join('\n'), toolCalls: [] };
     return { text: help(agents, tools, last.text), toolCalls: [] };
   }
@@ -69,6 +71,11 @@ function decide(agents: OfflineAgents, request: ModelRequest): Pick<ModelReply, 
 }
 
 /** The results answering the model's last step: every tool message after the last non-tool one. */
+function stoppedByStop(message: ChatMessage): boolean {
+  const result = message.result;
+  return typeof result === 'object' && result !== null && (result as { status?: unknown }).status === 'stopped';
+}
+
 function trailingToolMessages(messages: ChatMessage[]): ChatMessage[] {
   let start = messages.length;
   while (start > 0 && messages[start - 1]!.role === 'tool') start -= 1;

@@ -24,7 +24,8 @@ export function titlePrompt(said: string, answered: string): string {
 export function firstWords(text: string, words = 6): string {
   const all = text.replace(/\s+/g, ' ').trim().split(' ').filter(Boolean);
   const head = all.slice(0, words).join(' ');
-  return all.length > words ? `${head}…` : head;
+  // cut mid-sentence, the ellipsis replaces the punctuation it would follow ("cocktail.…", "Ingredients:…")
+  return all.length > words ? `${head.replace(/[.,;:!?]+$/, '')}…` : head;
 }
 
 /** The offline model's answer to the title task. */

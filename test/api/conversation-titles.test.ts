@@ -41,6 +41,12 @@ describe('titles in words (no server)', () => {
       'What is the status of order…',
     );
     assert.equal(firstWords('cancel order 13579'), 'cancel order 13579');
+    // the ellipsis stands alone, not after the punctuation the cut fell on
+    assert.equal(
+      firstWords('save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon'),
+      'save this recipe: Old Fashioned cocktail…',
+    );
+    assert.equal(firstWords('save this recipe: Negroni A. Ingredients: 1 oz gin'), 'save this recipe: Negroni A. Ingredients…');
   });
 
   test("a model's answer becomes one short plain line, or nothing", () => {

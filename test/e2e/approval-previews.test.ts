@@ -118,9 +118,9 @@ for (const width of [1280, 375] as const) {
       await assertLaidOut(page, card, 'contact change');
       await shot(page, `contact-${width}`);
 
-      await card.getByRole('button', { name: 'Edit arguments…' }).click();
+      await card.getByRole('button', { name: 'Change…' }).click();
       await card.getByLabel(/^Phone/).fill(contact.edited);
-      await card.getByRole('button', { name: 'Run with these arguments' }).click();
+      await card.getByRole('button', { name: 'Approve with these changes' }).click();
       const record = page.locator('.msg.record.closed', { hasText: 'You approved with changes' });
       await record.waitFor();
       await page.waitForFunction(

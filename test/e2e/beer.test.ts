@@ -98,6 +98,12 @@ test('a brewery chosen within the countdown, then another run left to time out',
     await again.waitFor({ state: 'detached', timeout: CONFIRMATION_MS + 10_000 });
     await page.locator('.msg.record', { hasText: /expired|no answer in time/i }).waitFor();
     assert.equal(await page.locator('.pending-card').count(), 0);
+    // the record names the question once ("so the confirmation (…) ran out"), not "this confirmation ran out: the confirmation"
+    await page.locator('.msg.record', { hasText: /No answer in time, so the confirmation \(“.*”\) ran out\./ }).waitFor();
+    // the reply's list ends with its breweries: the sentence after it is a paragraph, not part of the last item
+    const reply = page.locator('ol.transcript > li.msg.assistant').filter({ hasText: 'No answer came in time' }).last();
+    await reply.waitFor({ timeout: 20_000 });
+    assert.doesNotMatch(await reply.locator('li').last().innerText(), /No answer came in time/);
   });
 });
 
@@ -122,8 +128,30 @@ test('the breweries show as cards before the question whether to get details (is
     assert.doesNotMatch(await choice.innerText(), /Unavailable/);
     assert.ok((await choice.locator('.brewery-card a[href^="http"]').count()) >= 1, 'a website link');
     assert.ok((await choice.locator('.brewery-card a[href^="tel:"]').count()) >= 1, 'a phone number');
+    // as a person writes it, not ten bare digits
+    for (const phone of await choice.locator('.brewery-card a[href^="tel:"]').allInnerTexts()) assert.doesNotMatch(phone, /^\d{10}$/);
     await choice.getByRole('button', { name: 'No' }).click();
     await choice.waitFor({ state: 'detached' });
+  });
+});
+
+test('Stop while the choice waits: the record says the person stopped it (not that they declined), and a "no" after it is a new request', async (t) => {
+  const { page } = browser;
+  await withScreenshot(t, import.meta.filename, page, async () => {
+    await signInByLink(page, app!.baseUrl, TOKEN);
+    await startConversation(page, 'beer', 'Stopped taps', { client: CLIENT });
+    await sendMessage(page, 'Recommend some new breweries for my bar');
+    const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
+    await choice.waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await choice.waitFor({ state: 'detached' });
+    const record = page.locator('ol.transcript li').filter({ hasText: 'Would you like details on any of them' }).last();
+    await record.getByText(/You stopped this answer, so the confirmation .* was withdrawn/).waitFor();
+    assert.doesNotMatch(await record.innerText(), /You declined/);
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('.status')?.textContent === 'Ready');
+    await sendMessage(page, 'no');
+    await page.locator('ol.transcript > li.msg.assistant').filter({ hasText: 'offline model' }).last().waitFor();
+    assert.doesNotMatch(await visibleTranscript(page, { replies: true }), /workflow|That did not work/);
   });
 });
 
@@ -136,7 +164,7 @@ test('OpenBreweryDB down: the failure reads as a sentence, and the steps it kept
     await startConversation(page, 'beer', 'Taps while the source is down', { client: CLIENT });
     await sendMessage(page, 'Recommend some new breweries for my bar');
     const progress = page.getByRole('region', { name: 'Progress' }).last();
-    await progress.getByText('Stopped').waitFor({ timeout: 30_000 });
+    await progress.getByText('Failed', { exact: true }).waitFor({ timeout: 30_000 });
     await page.locator('ol.transcript > li.msg.assistant').filter({ hasText: 'That did not work' }).last().waitFor();
     // the card says which step failed; why, the result under it says (once: readable-results.test.ts)
     const card = await progress.innerText();

@@ -292,7 +292,7 @@ for (const width of [1280, 375] as const) {
         await startConversation(page, 'beer', `Offline failure ${width}`, { client: CLIENT });
         await sendMessage(page, 'recommend breweries');
         const progress = page.getByRole('region', { name: 'Progress' }).last();
-        await progress.getByText('Stopped').waitFor({ timeout: 30_000 });
+        await progress.getByText('Failed', { exact: true }).waitFor({ timeout: 30_000 });
         const retry = page.getByRole('button', { name: 'Try again' });
         await retry.waitFor();
         const transcript = page.locator('ol.transcript');

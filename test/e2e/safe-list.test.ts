@@ -86,6 +86,25 @@ describe('safe by default', () => {
       assert.equal((await fetch(`${app.baseUrl}/v1/conversations`, { headers: { authorization: `Bearer ${key}` } })).status, 401);
     });
   });
+
+  test('at 375 px the keys table scrolls in its own box: the page never scrolls sideways', async (t) => {
+    const { page } = browser;
+    await page.setViewportSize({ width: 375, height: 740 });
+    t.after(() => page.setViewportSize({ width: 1280, height: 860 }));
+    await withScreenshot(t, import.meta.filename, page, async () => {
+      await signInByLink(page, app.baseUrl, ALICE);
+      await page.goto(`${app.baseUrl}/api-keys`);
+      await page.getByLabel('Key name').fill('a phone key');
+      await page.getByRole('button', { name: 'Make a key' }).click();
+      await page.getByRole('table', { name: 'Your API keys' }).getByRole('button', { name: 'Revoke a phone key' }).waitFor();
+      // the page's scrolling box is main, not the document
+      const [scrollWidth, clientWidth] = await page.evaluate(() => {
+        const main = (globalThis as any).document.querySelector('main');
+        return [main.scrollWidth, main.clientWidth];
+      });
+      assert.ok(scrollWidth <= clientWidth, `the page scrolls sideways: ${scrollWidth} px in ${clientWidth}`);
+    });
+  });
 });
 
 describe('the list', () => {

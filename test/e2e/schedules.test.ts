@@ -42,6 +42,8 @@ for (const width of [1280, 375] as const) {
       await page.getByRole('heading', { level: 1, name: 'Schedules' }).waitFor();
       await page.getByText('You have no schedules.').waitFor();
 
+      // agents by the names the home page gives them, not their ids
+      assert.deepEqual(await page.getByLabel('Agent').locator('option').allTextContents(), ['Recipes', 'Sous chef', 'Support']);
       await page.getByLabel('Agent').selectOption('support');
       await page.getByLabel('Message').fill('cancel order 13579');
       await page.getByLabel(/^Every/).fill('5s');
@@ -52,6 +54,7 @@ for (const width of [1280, 375] as const) {
       await page.getByRole('button', { name: 'Make a schedule' }).click();
       const card = page.getByRole('list', { name: 'Your schedules' }).getByRole('listitem');
       await card.getByText('every 10s').waitFor();
+      assert.equal(await card.locator('.schedule-head strong').innerText(), 'Support');
       assert.equal(await card.locator('.schedule-text').innerText(), 'cancel order 13579');
       assert.notEqual(await card.locator('dd').first().innerText(), '—', 'the next run is shown');
       assert.ok((await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)) <= width, 'no sideways scroll');

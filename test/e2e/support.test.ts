@@ -85,12 +85,12 @@ describe('support in the web client', () => {
       assert.doesNotMatch(await visibleTranscript(page, { replies: true }), /\{"/);
 
       await card.getByText(/Decide within: /).waitFor();
-      await card.getByRole('button', { name: 'Edit arguments…' }).click();
+      await card.getByRole('button', { name: 'Change…' }).click();
       const phone = card.getByLabel(/^Phone/);
       assert.equal(await phone.inputValue(), '555-123-4567');
 
       await phone.fill('555-12');
-      await card.getByRole('button', { name: 'Run with these arguments' }).click();
+      await card.getByRole('button', { name: 'Approve with these changes' }).click();
       const fieldError = card.locator('#' + (await phone.getAttribute('id')) + '-error');
       await fieldError.waitFor();
       assert.match(await fieldError.innerText(), /^Must be a phone number in format XXX-XXX-XXXX\.$/, 'a sentence at the field');
@@ -98,7 +98,7 @@ describe('support in the web client', () => {
       assert.equal(await phone.inputValue(), '555-12', 'what was typed stays');
 
       await phone.fill('555-987-6543');
-      await card.getByRole('button', { name: 'Run with these arguments' }).click();
+      await card.getByRole('button', { name: 'Approve with these changes' }).click();
       await card.waitFor({ state: 'detached' });
       // the result in words, the raw result behind its toggle
       const result = page.locator('.msg.tool', { hasText: 'Contact details saved' }).last();

@@ -6,6 +6,7 @@ import { selectModel } from '../../src/model/select.ts';
 import type { ModelReply, ModelRequest } from '../../src/model/types.ts';
 import type { ChatMessage } from '../../src/shared/messages.ts';
 import { builtInCatalog } from '../../src/agents/catalog.ts';
+import { stoppedCallResult } from '../../src/workflows/stop.ts';
 
 const model = createOfflineModel(builtInCatalog());
 // every agent's tools: the phrasebook covers them all
@@ -246,5 +247,21 @@ describe('the offline model answers a regenerate otherwise (issue 45)', () => {
     assert.ok(new Set((await Promise.all(seeds)).map((reply) => reply.text)).size > 1, 'seeds give different answers');
     const call = await ask([user('look up john@gmail.com')], { seed: 'step-2' });
     assert.deepEqual(call.toolCalls, (await ask([user('look up john@gmail.com')])).toolCalls);
+  });
+});
+
+describe('offline model: after Stop', () => {
+  test("a message after a stopped brewery run is a new request: the stopped call's words are not read to the person", async () => {
+    const stopped = afterCalls({ tool: 'recommend_breweries', result: stoppedCallResult(true) });
+    const reply = await ask([...stopped, { id: 'u2', role: 'user', text: 'no' }]);
+    assert.deepEqual(reply.toolCalls, []);
+    assert.doesNotMatch(reply.text, /workflow|pressed Stop|That did not work/);
+    assert.match(reply.text, /offline model/);
+  });
+
+  test('a message that answered an open item still reads the results it led to', async () => {
+    const answered = afterCalls({ tool: 'get_order_by_id', result: { message: 'Order 24601 is shipped.' } });
+    const reply = await ask([...answered, { id: 'u2', role: 'user', text: 'no' }]);
+    assert.match(reply.text, /Order 24601 is shipped\./);
   });
 });

@@ -130,42 +130,45 @@ export function ApiKeysPage() {
       </form>
       {keys && keys.length === 0 && <p>You have no API keys.</p>}
       {keys && keys.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Scopes</th>
-              <th>Made</th>
-              <th>Last used</th>
-              <th>Expires</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>{key.scopes.join(', ')}</td>
-                <td>{when(key.createdAt, '')}</td>
-                <td>{when(key.lastUsedAt, 'never')}</td>
-                <td>{when(key.expiresAt, 'never')}</td>
-                <td>
-                  <button
-                    type="button"
-                    className="secondary"
-                    onClick={() => {
-                      setRevokeError(undefined);
-                      setRevoking(key);
-                    }}
-                    aria-label={`Revoke ${key.name}`}
-                  >
-                    Revoke
-                  </button>
-                </td>
+        // the table scrolls inside its box, so a phone never scrolls the page sideways
+        <div className="table-scroll">
+          <table className="result-table keys-table" aria-label="Your API keys">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Scopes</th>
+                <th>Made</th>
+                <th>Last used</th>
+                <th>Expires</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name}</td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>{when(key.createdAt, '')}</td>
+                  <td>{when(key.lastUsedAt, 'never')}</td>
+                  <td>{when(key.expiresAt, 'never')}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="secondary"
+                      onClick={() => {
+                        setRevokeError(undefined);
+                        setRevoking(key);
+                      }}
+                      aria-label={`Revoke ${key.name}`}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <ConfirmDialog
         open={!!revoking}

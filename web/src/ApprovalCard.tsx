@@ -86,7 +86,7 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
           )}
           {item.decisions.includes('edit') && (
             <button type="button" className="secondary" disabled={busy} onClick={() => setMode('edit')}>
-              Edit arguments…
+              Change…
             </button>
           )}
         </div>
@@ -183,7 +183,7 @@ export function ApprovalCard({ item, schema: declared, onDecide, agent = '' }: P
           })}
           <div className="actions">
             <button type="submit" disabled={busy}>
-              Run with these arguments
+              Approve with these changes
             </button>
             <button type="button" className="secondary" onClick={() => setMode('view')}>
               Back

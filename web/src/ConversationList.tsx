@@ -127,7 +127,7 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
       <input
         id="search-conversations"
         type="search"
-        placeholder="Search titles and your messages"
+        placeholder="Search titles and messages"
         value={query}
         onChange={(e) => setQuery(e.target.value)}
       />

@@ -601,9 +601,7 @@ export function ConversationPage({
             ref={composer}
             value={text}
             rows={2}
-            placeholder={
-              heldBlocked ? 'Write a message: then choose whether it declines the item above or waits for your decision' : 'Write a message'
-            }
+            placeholder={heldBlocked ? 'Write to decline, or for later' : 'Write a message'}
             onChange={(e) => setText(e.target.value)}
             onKeyDown={(e) => {
               if (e.key === 'Enter' && !e.shiftKey) {

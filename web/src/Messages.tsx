@@ -189,13 +189,16 @@ export function PendingRecord({
   let outcome: string;
   // a reason that only repeats how it closed ("expired") says nothing more
   const reason = closed?.reason && !/^(closed: )?(expired|superseded|decided)$/i.test(closed.reason.trim()) ? closed.reason : undefined;
-  if (closed && /pressed Stop/i.test(closed.reason ?? '')) outcome = `You stopped this answer, so this was not done: ${about}.`;
+  // Stop withdraws what the turn asked, a child run's question too ("the turn was stopped"): nobody declined it
+  if (closed && /pressed Stop|the turn was stopped/i.test(closed.reason ?? ''))
+    outcome = sentence ? `You stopped this answer, so this was not done: ${about}.` : `You stopped this answer, so ${about} was withdrawn.`;
   // an edit, a regenerate or a version switch left the turn that asked behind (issue 45): nobody decided it
   else if (closed && /another branch/i.test(closed.reason ?? ''))
     outcome = `Left behind when you moved to another version, so this was not done: ${about}.`;
   else if (!closed && deciding) outcome = `${DECIDED[deciding] ?? 'You decided'}: ${about}. Working on it…`;
   else if (!closed) outcome = `Waiting for you: ${about}.`;
-  else if (closed.closedAs === 'expired' || closed.timedOut) outcome = `No answer in time, so this ${what} ran out: ${about}.`;
+  else if (closed.closedAs === 'expired' || closed.timedOut)
+    outcome = sentence ? `No answer in time, so this ${what} ran out: ${about}.` : `No answer in time, so ${about} ran out.`;
   else if (closed.closedAs === 'superseded') outcome = `Declined with your message: ${about}${reason ? ` (${reason})` : ''}.`;
   else {
     const option = closed.choice ? (item.options?.find((o) => o.id === closed.choice)?.name ?? closed.choice) : undefined;

@@ -41,7 +41,7 @@ export function ProgressList({
         return (
           <section key={workflowId} className="progress" aria-label="Progress">
             <p>
-              <strong>{failure || stopped ? 'Stopped' : done + skipped >= of ? 'Done' : 'Working…'}</strong>{' '}
+              <strong>{failure ? 'Failed' : stopped ? 'Stopped' : done + skipped >= of ? 'Done' : 'Working…'}</strong>{' '}
               <span>
                 {done} of {of} steps{skipped ? ` (${skipped} skipped)` : ''}
               </span>

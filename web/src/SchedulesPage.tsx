@@ -2,6 +2,7 @@
 // its conversation, paused and why), a form that makes one, Pause/Resume, and Delete after a question.
 import { useCallback, useEffect, useState } from 'react';
 import { ApiError, api } from './api';
+import { agentLabel } from './agents/registry';
 import { ConfirmDialog } from './ConfirmDialog';
 import { followLink } from './router';
 
@@ -140,7 +141,7 @@ export function SchedulesPage() {
           {schedules.map((schedule) => (
             <li key={schedule.id} className="schedule">
               <div className="schedule-head">
-                <strong>{schedule.agent}</strong>
+                <strong>{agentLabel(schedule.agent)}</strong>
                 <span className="schedule-spec">{schedule.every ? `every ${schedule.every}` : `cron ${schedule.cron} (UTC)`}</span>
                 {schedule.paused && <span className="chip">Paused</span>}
               </div>
@@ -185,7 +186,7 @@ export function SchedulesPage() {
         >
           {agents.map((name) => (
             <option key={name} value={name}>
-              {name}
+              {agentLabel(name)}
             </option>
           ))}
         </select>

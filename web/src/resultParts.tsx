@@ -10,6 +10,14 @@ export const text = (v: unknown): string => (typeof v === 'string' || typeof v =
 const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
 export const price = (v: unknown): string => (typeof v === 'number' && Number.isFinite(v) ? money.format(v) : '');
 
+/** A phone number as a link that dials it; ten bare digits (as OpenBreweryDB gives them) read 858-225-2337. */
+export function PhoneLink({ phone }: { phone: string }) {
+  const digits = phone.replace(/[^\d+]/g, '');
+  if (!/\d/.test(digits)) return <>{phone}</>;
+  const shown = /^\d{10}$/.test(phone.trim()) ? phone.trim().replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3') : phone;
+  return <a href={`tel:${digits}`}>{shown}</a>;
+}
+
 /** One term and its value in a `<dl>`; nothing at all when the value is empty, so a card lists what it knows. */
 export function Fact({ term, children }: { term: string; children: ReactNode }) {
   if (children === '' || children === undefined || children === null) return null;

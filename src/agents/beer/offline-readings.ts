@@ -25,7 +25,8 @@ function describeRecommendation(value: unknown): string | undefined {
         : isObject(value.summary)
           ? describeSummary(value.summary)
           : '';
-  return `${value.presentation}\n${answer}`.trim();
+  // a paragraph of its own: on the line under the list, Markdown reads it as part of the list's last item
+  return `${value.presentation}\n\n${answer}`.trim();
 }
 
 function describeSearch(value: unknown): string | undefined {

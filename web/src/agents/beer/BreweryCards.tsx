@@ -1,5 +1,6 @@
 // The breweries the agent recommends, one card each.
 import type { Card } from '../../agentHome';
+import { PhoneLink } from '../../resultParts';
 
 // what OpenBreweryDB left out reads "Unavailable" in the result: on a card it is left out
 const shown = (value: unknown): string | undefined =>
@@ -22,7 +23,7 @@ export function BreweryCards({ card }: { card: Card }) {
           )}
           {shown(b.phone) && (
             <p className="muted">
-              Phone: <a href={`tel:${String(b.phone).replace(/[^\d+]/g, '')}`}>{String(b.phone)}</a>
+              Phone: <PhoneLink phone={String(b.phone)} />
             </p>
           )}
         </li>

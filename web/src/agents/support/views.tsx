@@ -2,10 +2,7 @@
 // Only what a person asks about is shown: the customer number, never the other ids (username, order's
 // customer_id) a lookup also returns. A shape these do not know returns undefined, so the raw details stay.
 import type { ReactNode } from 'react';
-import { type Row as Args, Fact, isObject, price, text } from '../../resultParts';
-
-/** A phone number as a link that dials it, where it has digits to dial. */
-const phoneLink = (phone: string) => (/\d/.test(phone) ? <a href={`tel:${phone.replace(/[^\d+]/g, '')}`}>{phone}</a> : phone);
+import { type Row as Args, Fact, PhoneLink, isObject, price, text } from '../../resultParts';
 
 /** The orders as a table that scrolls sideways inside its own box on a narrow screen, not the page. */
 export function OrdersTable({ orders, caption }: { orders: Args[]; caption: string }) {
@@ -50,7 +47,7 @@ function CustomerCard({ customer, orders }: { customer: Args; orders?: Args[] })
         <dl className="facts">
           <Fact term="Customer number">{text(customer.id)}</Fact>
           <Fact term="Email">{text(customer.email) && <a href={`mailto:${text(customer.email)}`}>{text(customer.email)}</a>}</Fact>
-          <Fact term="Phone">{text(customer.phone) && phoneLink(text(customer.phone))}</Fact>
+          <Fact term="Phone">{text(customer.phone) && <PhoneLink phone={text(customer.phone)} />}</Fact>
         </dl>
         {orders && <OrdersTable orders={orders} caption={`Orders of ${name}`} />}
       </div>
