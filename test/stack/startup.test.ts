@@ -139,6 +139,25 @@ async function ownStart() {
   return { dataDir, port, temporalPort, uiPort, env };
 }
 
+/**
+ * `ownStart` and its `npm start`, waited for until /readyz is 200. The ports are free when picked, but another test
+ * of this file may bind one before this start does (the "taken port" tests bind theirs on purpose): a start that
+ * says a port is in use starts again on new ones, since the start being tested is not about the port it happened to get.
+ */
+async function startOwn(timeoutMs: number, options: { detached?: boolean } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const own = await ownStart();
+    const running = run('bin/start.ts', own.env, options);
+    try {
+      const ready = await waitForStatus(running, `${api(own.port)}/readyz`, 200, timeoutMs);
+      return { ...own, running, ready };
+    } catch (error) {
+      if (attempt >= 3 || !/is in use; set /.test(running.output())) throw error;
+      await running.exited;
+    }
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -173,12 +192,9 @@ describe('npm start', { concurrency: true }, () => {
     'cold start with no settings, warm restart, readiness, a stopped PostgreSQL, Ctrl-C',
     { timeout: 120_000 },
     async (t: TestContext) => {
-      const { dataDir, port, temporalPort, uiPort, env } = await ownStart();
-      const api = `http://127.0.0.1:${port}`;
-
       let started = Date.now();
-      const cold = run('bin/start.ts', env);
-      const ready = await waitForStatus(cold, `${api}/readyz`, 200, 90_000);
+      const { dataDir, port, temporalPort, uiPort, env, running: cold, ready } = await startOwn(90_000);
+      const api = `http://127.0.0.1:${port}`;
       t.diagnostic(`cold start to /readyz 200: ${Date.now() - started} ms`);
       assert.deepEqual(ready.body, { status: 'ready', postgres: 'ok', temporal: 'ok' });
       assert.deepEqual(await get(`${api}/healthz`), { status: 200, body: { status: 'ok' } });
@@ -407,11 +423,9 @@ describe('npm start', { concurrency: true }, () => {
     'a kill -9 of the whole process group leaves PostgreSQL and Temporal running; the next npm start stops them and starts whole; SIGTERM to npm stops it',
     { timeout: 240_000 },
     async (t: TestContext) => {
-      const { dataDir, port, env } = await ownStart();
-      const api = `http://127.0.0.1:${port}`;
       // as `npm start` runs in a terminal: its own process group, which `kill -9 -<pgid>` ends at once
-      const first = run('bin/start.ts', env, { detached: true });
-      await waitForStatus(first, `${api}/readyz`, 200, 90_000);
+      const { dataDir, port, env, running: first } = await startOwn(90_000, { detached: true });
+      const api = `http://127.0.0.1:${port}`;
       const token = (await fs.readFile(path.join(dataDir, 'dev-token'), 'utf8')).trim();
       const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const created = await fetch(`${api}/v1/conversations`, { method: 'POST', headers: auth, body: JSON.stringify({ agent: 'support' }) });
@@ -457,9 +471,7 @@ describe('npm start', { concurrency: true }, () => {
   );
 
   test('a second npm start on a DATA_DIR in use is refused in a sentence, and leaves the first running', { timeout: 120_000 }, async () => {
-    const { port, env } = await ownStart();
-    const first = run('bin/start.ts', env);
-    await waitForStatus(first, `${api(port)}/readyz`, 200, 90_000);
+    const { port, env, running: first } = await startOwn(90_000);
     const { code, output } = await exitOf(run('bin/start.ts', { ...env, PORT: String(await freePort()) }), 30_000);
     assert.equal(code, 1);
     assert.match(output, new RegExp(`Brigade \\(pid ${first.child.pid}\\) is already running with DATA_DIR`));
