@@ -387,30 +387,21 @@ async function choosePorts(dataDir: string, wanted: NonNullable<ClusterOptions['
   ];
   const chosen = {} as SavedPorts;
   const taken = new Set<number>();
+  // freePort stays below 32768, which Temporal's membership also needs: it records members' ports in a smallint column
   for (const name of names) {
     const explicit = (wanted as Record<string, number | undefined>)[name];
-    // Temporal records its members' ports in a smallint column: the OS's ephemeral ports (32768+) do not fit.
-    const pick = name.endsWith('Membership') ? () => freeLowPort(taken) : () => freePort();
     if (explicit) {
       if (!(await isPortFree(explicit))) throw new Error(`port ${explicit} (${name}) is in use`);
       chosen[name] = explicit;
     } else {
       const previous = saved[name];
-      chosen[name] = previous && !taken.has(previous) && (await isPortFree(previous)) ? previous : await pick();
+      chosen[name] = previous && !taken.has(previous) && (await isPortFree(previous)) ? previous : await freePort();
     }
-    while (taken.has(chosen[name])) chosen[name] = await pick();
+    while (taken.has(chosen[name])) chosen[name] = await freePort();
     taken.add(chosen[name]);
   }
   await fs.writeFile(file, `${JSON.stringify(chosen, null, 2)}\n`);
   return chosen;
-}
-
-async function freeLowPort(taken: Set<number>): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (!taken.has(port) && (await isPortFree(port))) return port;
-  }
-  throw new Error('no free port below 32000 for Temporal membership');
 }
 
 /** What the Dockerfile does at image build time: workers then start without webpack. */

@@ -10,17 +10,17 @@ export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-/** A port the OS says is free right now; good enough for tests and throwaway servers. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen({ port: 0, host }, () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
+/**
+ * A port free right now, for a server that binds it a moment later (often another process). It is picked below the
+ * kernel's ephemeral range (32768 up on Linux): a port the OS hands out there can become some outgoing
+ * connection's source port before the server binds it, and the server then fails with EADDRINUSE.
+ */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await isPortFree(port, host)) return port;
+  }
+  throw new Error('no free port between 20000 and 32000');
 }
 
 /** Resolves once a TCP connection to host:port succeeds; rejects with the socket error (ECONNREFUSED, ENOTFOUND...). */

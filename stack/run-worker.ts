@@ -24,10 +24,11 @@ export async function runWorker(
   { onStop, fail }: Pick<Lifecycle, 'onStop' | 'fail'>,
   { client, log = () => undefined }: { client?: Client; log?: (line: string) => void } = {},
 ) {
+  // METRICS_PORT is bound first: a free port picked before it could be METRICS_PORT itself
+  await startMetricsPort(config, onStop);
   const prometheusPort = config.METRICS_ENABLED || config.METRICS_PORT ? await freePort() : undefined;
   installTemporalRuntime(config.LOG_LEVEL, { prometheusPort });
   if (prometheusPort) setSdkMetricsUrl(`http://127.0.0.1:${prometheusPort}/metrics`);
-  await startMetricsPort(config, onStop);
   const connection = await connectTemporalWorker(address);
   onStop('Temporal worker connection', () => connection.close());
   const worker = await createWorker({ catalog, config, connection, pool, client });

@@ -15,13 +15,40 @@ after(async () => {
 test('a worker alone serves brigade_* and temporal_* metrics on METRICS_PORT', { timeout: 150_000 }, async () => {
   const database = await freshDatabase();
   stops.push(() => database.drop());
+  const taskQueue = uniqueTaskQueue('metrics');
+  // the port is free when picked, but a test in another file may bind it first: a worker that says so starts again
+  // on another, since what is tested is the listener, not the port it happened to get
+  let started: Awaited<ReturnType<typeof startWorker>> | undefined;
+  for (let attempt = 1; !started; attempt++) {
+    const candidate = await startWorker(database.url, taskQueue);
+    if (candidate.text !== undefined || attempt >= 3 || !/EADDRINUSE/.test(candidate.output())) started = candidate;
+  }
+  const { port, worker, exited, output } = started;
+  if (started.text === undefined) assert.fail(`the worker exited: ${output()}`);
+  const text = started.text;
+  assert.match(text, /^# TYPE brigade_turns_total counter$/m, output());
+  assert.match(text, /^# TYPE brigade_process_cpu_seconds_total counter$/m);
+  assert.match(text, /^temporal_\w+/m, 'the SDK metrics are appended');
+  // a model step holds its workflow task's slot while it runs: 200 turns at once, not the SDK's 40 (stack/worker.ts)
+  for (const type of ['WorkflowWorker', 'LocalActivityWorker']) {
+    assert.match(text, new RegExp(`^temporal_worker_task_slots_available\\{[^}]*worker_type="${type}"[^}]*\\} 200$`, 'm'), type);
+  }
+  assert.equal((await fetch(`http://127.0.0.1:${port}/other`)).status, 404);
+  worker.kill('SIGTERM');
+  assert.equal(await exited, 0, output());
+  // a prebuilt bundle carries its workflow interceptor modules: naming them again only made the SDK warn
+  assert.doesNotMatch(output(), /Ignoring WorkerOptions\.interceptors\.workflowModules/);
+});
+
+/** `npm run worker` with METRICS_PORT, waited for until its /metrics has the SDK's slots; `text` is unset if it exited. */
+async function startWorker(databaseUrl: string, taskQueue: string) {
   const port = await freePort();
   const worker = spawn(process.execPath, ['bin/worker.ts'], {
     env: {
       ...process.env,
-      DATABASE_URL: database.url,
+      DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress(),
-      TEMPORAL_TASK_QUEUE: uniqueTaskQueue('metrics'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
       WORKFLOW_BUNDLE_PATH: workflowBundlePath(),
       METRICS_PORT: String(port),
       LOG_LEVEL: 'warn',
@@ -41,7 +68,7 @@ test('a worker alone serves brigade_* and temporal_* metrics on METRICS_PORT', {
   const deadline = Date.now() + 120_000;
   let text = '';
   while (Date.now() < deadline) {
-    if (worker.exitCode !== null) assert.fail(`the worker exited: ${output}`);
+    if (worker.exitCode !== null) return { port, worker, exited, output: () => output, text: undefined };
     try {
       const response = await fetch(`http://127.0.0.1:${port}/metrics`);
       text = await response.text();
@@ -51,16 +78,5 @@ test('a worker alone serves brigade_* and temporal_* metrics on METRICS_PORT', {
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  assert.match(text, /^# TYPE brigade_turns_total counter$/m, output);
-  assert.match(text, /^# TYPE brigade_process_cpu_seconds_total counter$/m);
-  assert.match(text, /^temporal_\w+/m, 'the SDK metrics are appended');
-  // a model step holds its workflow task's slot while it runs: 200 turns at once, not the SDK's 40 (stack/worker.ts)
-  for (const type of ['WorkflowWorker', 'LocalActivityWorker']) {
-    assert.match(text, new RegExp(`^temporal_worker_task_slots_available\\{[^}]*worker_type="${type}"[^}]*\\} 200$`, 'm'), type);
-  }
-  assert.equal((await fetch(`http://127.0.0.1:${port}/other`)).status, 404);
-  worker.kill('SIGTERM');
-  assert.equal(await exited, 0, output);
-  // a prebuilt bundle carries its workflow interceptor modules: naming them again only made the SDK warn
-  assert.doesNotMatch(output, /Ignoring WorkerOptions\.interceptors\.workflowModules/);
-});
+  return { port, worker, exited, output: () => output, text };
+}
