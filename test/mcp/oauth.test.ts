@@ -14,12 +14,17 @@ import { after, before, describe, test } from 'node:test';
 import type { Payload } from '@temporalio/common';
 import { type FakeGemini, endsWithToolResults, reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { type Tracker, startTracker } from '../support/mcp-oauth-tracker.ts';
-import { ALICE, CAROL, type TestApp, startTestApp } from '../support/test-app.ts';
+import { CAROL, type TestApp, startTestApp } from '../support/test-app.ts';
 import { payloadCodec } from '../../src/protection/data-converter.ts';
 import { builtInCatalog } from '../../src/agents/catalog.ts';
 import { parseMcpConfig } from '../../src/mcp/config.ts';
 import { McpConnections } from '../../src/mcp/connections.ts';
 import { TokenVault } from '../../src/mcp/token-vault.ts';
+
+// This file's person: its last test erases them, and an erasure deletes every execution of theirs on the shared
+// Temporal server, another test file's too (the conformance driver's alice lost a conversation mid-turn to it).
+const OLIVE_USER = 'olive-oauth';
+const OLIVE = 'token-olive-oauth-support-000000';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brigade-mcp-oauth-'));
 let fake: FakeGemini;
@@ -74,6 +79,7 @@ before(async () => {
       DATA_DIR: path.join(dir, 'data'),
       PAYLOAD_ENCRYPTION_KEYS: JSON.stringify({ k1: randomBytes(32).toString('base64') }),
     },
+    tokens: { [OLIVE]: { user: OLIVE_USER, roles: ['support'] } },
   });
 });
 after(async () => {
@@ -131,8 +137,8 @@ const connected = async (token: string) =>
 
 describe('MCP servers behind OAuth, per person', () => {
   test('a person who has not connected the server is told to connect it, and its tools stay offered', async () => {
-    assert.deepEqual(await connected(ALICE), { name: 'tracker', auth: 'oauth', perPerson: true, connected: false, agents: ['support'] });
-    const { tool, result } = await askTracker(ALICE);
+    assert.deepEqual(await connected(OLIVE), { name: 'tracker', auth: 'oauth', perPerson: true, connected: false, agents: ['support'] });
+    const { tool, result } = await askTracker(OLIVE);
     assert.equal(tool, 'tracker__connect', 'the stand-in tool is offered in place of a server nobody connected');
     assert.match(result.error, /^Connect tracker first: this person has not connected it yet/);
     assert.equal(result.connect, 'tracker');
@@ -140,11 +146,11 @@ describe('MCP servers behind OAuth, per person', () => {
   });
 
   test("a person connects; their conversation's call carries their token, another person's conversation is refused it", async () => {
-    await connect(ALICE, 'alice-at-tracker');
-    assert.equal((await connected(ALICE)).connected, true);
-    const alice = await askTracker(ALICE);
-    assert.equal(alice.tool, 'tracker__whoami');
-    assert.equal(alice.result.text, 'Signed in at the tracker as alice-at-tracker.');
+    await connect(OLIVE, 'olive-at-tracker');
+    assert.equal((await connected(OLIVE)).connected, true);
+    const olive = await askTracker(OLIVE);
+    assert.equal(olive.tool, 'tracker__whoami');
+    assert.equal(olive.result.text, 'Signed in at the tracker as olive-at-tracker.');
     assert.equal(tracker.calls.at(-1)!.token, tracker.grants.at(-1)!.access);
 
     const before = tracker.calls.length;
@@ -157,7 +163,7 @@ describe('MCP servers behind OAuth, per person', () => {
   });
 
   test('an authorization is the person’s who started it, for one use, within ten minutes', async () => {
-    const started = await app.call('POST', '/v1/mcp/servers/tracker/connect', { token: ALICE });
+    const started = await app.call('POST', '/v1/mcp/servers/tracker/connect', { token: OLIVE });
     const form = new URLSearchParams(new URL(started.body.authorizationUrl).searchParams);
     form.set('user', 'mallory');
     form.set('decision', 'allow');
@@ -167,37 +173,37 @@ describe('MCP servers behind OAuth, per person', () => {
     const byCarol = await app.call('GET', `/v1/mcp/oauth/callback?${back.searchParams}`, { token: CAROL });
     assert.equal(byCarol.status, 400, 'Carol cannot finish an authorization Alice started');
     assert.match(byCarol.body.error, /unknown, was used already or expired/);
-    assert.equal((await app.call('GET', `/v1/mcp/oauth/callback?${back.searchParams}`, { token: ALICE })).status, 200);
-    const again = await app.call('GET', `/v1/mcp/oauth/callback?${back.searchParams}`, { token: ALICE });
+    assert.equal((await app.call('GET', `/v1/mcp/oauth/callback?${back.searchParams}`, { token: OLIVE })).status, 200);
+    const again = await app.call('GET', `/v1/mcp/oauth/callback?${back.searchParams}`, { token: OLIVE });
     assert.equal(again.status, 400, 'a state is used once');
     // one left past its ten minutes is refused too
-    const late = await app.call('POST', '/v1/mcp/servers/tracker/connect', { token: ALICE });
+    const late = await app.call('POST', '/v1/mcp/servers/tracker/connect', { token: OLIVE });
     const lateForm = new URLSearchParams(new URL(late.body.authorizationUrl).searchParams);
-    lateForm.set('user', 'alice-at-tracker');
+    lateForm.set('user', 'olive-at-tracker');
     lateForm.set('decision', 'allow');
     const lateBack = new URL(
       (await fetch(`${tracker.origin}/authorize`, { method: 'POST', body: lateForm, redirect: 'manual' })).headers.get('location')!,
     );
-    await app.adminQuery("UPDATE mcp_oauth_pending SET expires_at = now() - interval '1 second' WHERE user_id = 'alice'");
-    assert.equal((await app.call('GET', `/v1/mcp/oauth/callback?${lateBack.searchParams}`, { token: ALICE })).status, 400);
-    const refused = await app.call('GET', '/v1/mcp/oauth/callback?error=access_denied&state=x', { token: ALICE });
+    await app.adminQuery("UPDATE mcp_oauth_pending SET expires_at = now() - interval '1 second' WHERE user_id = $1", [OLIVE_USER]);
+    assert.equal((await app.call('GET', `/v1/mcp/oauth/callback?${lateBack.searchParams}`, { token: OLIVE })).status, 400);
+    const refused = await app.call('GET', '/v1/mcp/oauth/callback?error=access_denied&state=x', { token: OLIVE });
     assert.equal(refused.status, 400);
     assert.match(refused.body.error, /did not authorize: access_denied/);
-    await connect(ALICE, 'alice-at-tracker');
+    await connect(OLIVE, 'olive-at-tracker');
   });
 
   test('the worker refreshes a token about to expire; a refused refresh asks the person to connect again', async () => {
     tracker.accessTtlSeconds = 30; // under the minute Brigade refreshes ahead
-    await connect(ALICE, 'alice-at-tracker');
+    await connect(OLIVE, 'olive-at-tracker');
     const refreshes = tracker.refreshes;
     // two conversations of hers at once, and a slow provider: one refresh at a time (a second, with the refresh
     // token the first rotated, would be refused and her sign-in lost)
     tracker.refreshDelayMs = 300;
-    const both = await Promise.all([askTracker(ALICE), askTracker(ALICE)]);
+    const both = await Promise.all([askTracker(OLIVE), askTracker(OLIVE)]);
     tracker.refreshDelayMs = 0;
     assert.deepEqual(
       both.map(({ result }) => result.text),
-      ['Signed in at the tracker as alice-at-tracker.', 'Signed in at the tracker as alice-at-tracker.'],
+      ['Signed in at the tracker as olive-at-tracker.', 'Signed in at the tracker as olive-at-tracker.'],
       JSON.stringify(both),
     );
     assert.ok(tracker.refreshes > refreshes, 'the token was refreshed');
@@ -205,28 +211,28 @@ describe('MCP servers behind OAuth, per person', () => {
     assert.equal(tracker.calls.at(-1)!.token, tracker.grants.at(-1)!.access, 'the call carried the refreshed token');
 
     tracker.refuseRefresh = true;
-    const refused = await askTracker(ALICE);
+    const refused = await askTracker(OLIVE);
     assert.match(refused.result.error, /^Connect tracker again first: its sign-in expired and could not be renewed/);
-    assert.equal((await connected(ALICE)).expired, true);
+    assert.equal((await connected(OLIVE)).expired, true);
     tracker.refuseRefresh = false;
     tracker.accessTtlSeconds = 3600;
   });
 
   test('Disconnect revokes the tokens at the provider and forgets them; the next call asks to connect', async () => {
-    await connect(ALICE, 'alice-at-tracker');
+    await connect(OLIVE, 'olive-at-tracker');
     const grant = tracker.grants.at(-1)!;
-    const gone = await app.call('DELETE', '/v1/mcp/servers/tracker/connection', { token: ALICE });
+    const gone = await app.call('DELETE', '/v1/mcp/servers/tracker/connection', { token: OLIVE });
     assert.deepEqual(gone.body, { disconnected: true, revoked: true });
     assert.ok(tracker.revocations.includes(grant.refresh) && grant.revoked);
-    assert.equal((await connected(ALICE)).connected, false);
-    const after = await askTracker(ALICE);
+    assert.equal((await connected(OLIVE)).connected, false);
+    const after = await askTracker(OLIVE);
     assert.match(after.result.error, /^Connect tracker first/);
   });
 
   test("no token in the model's input, the history (decoded), the logs, the export or the table in the clear", async () => {
-    await connect(ALICE, 'alice-at-tracker');
-    const asked = await askTracker(ALICE);
-    assert.equal(asked.result.text, 'Signed in at the tracker as alice-at-tracker.', JSON.stringify(asked));
+    await connect(OLIVE, 'olive-at-tracker');
+    const asked = await askTracker(OLIVE);
+    assert.equal(asked.result.text, 'Signed in at the tracker as olive-at-tracker.', JSON.stringify(asked));
     const tokens = tracker.allTokens();
     assert.ok(tokens.length >= 8);
 
@@ -244,14 +250,14 @@ describe('MCP servers behind OAuth, per person', () => {
       history += JSON.stringify(recorded);
       for (const opened of await codec.decode(payloads)) history += Buffer.from(opened.data ?? []).toString('utf8');
     }
-    assert.match(history, /Signed in at the tracker as alice-at-tracker/, 'the decoded history is read');
-    const exported = JSON.stringify((await app.call('GET', '/v1/me/export', { token: ALICE })).body);
+    assert.match(history, /Signed in at the tracker as olive-at-tracker/, 'the decoded history is read');
+    const exported = JSON.stringify((await app.call('GET', '/v1/me/export', { token: OLIVE })).body);
     assert.match(exported, /"mcpConnections":\[\{"server":"tracker"/);
-    const rows = await app.adminQuery<{ sealed: Buffer }>("SELECT sealed FROM mcp_oauth_tokens WHERE user_id = 'alice'");
+    const rows = await app.adminQuery<{ sealed: Buffer }>('SELECT sealed FROM mcp_oauth_tokens WHERE user_id = $1', [OLIVE_USER]);
     assert.equal(rows.length, 1);
     // what the model was sent, every request of the run
     const modelInput = JSON.stringify(fake.requests.map((request) => request.body));
-    assert.match(modelInput, /Signed in at the tracker as alice-at-tracker/);
+    assert.match(modelInput, /Signed in at the tracker as olive-at-tracker/);
     for (const token of tokens) {
       assert.ok(!modelInput.includes(token), "a token in the model's input");
       assert.ok(!history.includes(token), 'a token in the history');
@@ -271,11 +277,11 @@ describe('MCP servers behind OAuth, per person', () => {
     try {
       const opened = tracker.sessionsOpened;
       const ended = tracker.sessionsEnded;
-      await mcp.listTools('tracker', 'alice');
-      await mcp.listTools('tracker', 'alice');
+      await mcp.listTools('tracker', OLIVE_USER);
+      await mcp.listTools('tracker', OLIVE_USER);
       assert.equal(tracker.sessionsOpened, opened + 1, 'used again at once: the same session');
       await new Promise((resolve) => setTimeout(resolve, 400));
-      await mcp.listTools('tracker', 'alice');
+      await mcp.listTools('tracker', OLIVE_USER);
       assert.equal(tracker.sessionsOpened, opened + 2, 'idle past its time: a new session');
       for (const deadline = Date.now() + 5_000; tracker.sessionsEnded === ended && Date.now() < deadline;)
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -287,11 +293,11 @@ describe('MCP servers behind OAuth, per person', () => {
 
   test("erasure revokes the person's tokens at the provider and deletes them", async () => {
     const grant = tracker.grants.at(-1)!;
-    assert.equal(grant.subject, 'alice-at-tracker');
-    const erased = await app.call('DELETE', '/v1/me', { token: ALICE });
+    assert.equal(grant.subject, 'olive-at-tracker');
+    const erased = await app.call('DELETE', '/v1/me', { token: OLIVE });
     assert.equal(erased.status, 204);
     assert.ok(tracker.revocations.includes(grant.refresh) && grant.revoked, 'revoked at the provider');
-    const left = await app.adminQuery("SELECT count(*)::int AS n FROM mcp_oauth_tokens WHERE user_id = 'alice'");
+    const left = await app.adminQuery('SELECT count(*)::int AS n FROM mcp_oauth_tokens WHERE user_id = $1', [OLIVE_USER]);
     assert.equal(left[0].n, 0);
   });
 });
