@@ -18,7 +18,7 @@ import type { ChatSession } from '../workflows/chat-session.ts';
 import { deleteExecutions } from '../protection/temporal-executions.ts';
 import type { ConversationAccess } from './conversation-access.ts';
 import { parseBody } from './http-error.ts';
-import { runHealth } from './revival.ts';
+import { lockConversationRuns, runHealth } from './revival.ts';
 
 export interface LifecycleDeps {
   access: ConversationAccess;
@@ -85,11 +85,15 @@ export function lifecycleRoutes({ access, config, client, pool, log = () => unde
 
   router.delete('/conversations/:id', async (req, res) => {
     const { principal, row } = await owned(req, res);
-    // Temporal first: a failure here leaves the conversation whole, and a retried DELETE finishes the job.
-    await deleteExecutions(client, config.TEMPORAL_NAMESPACE, row.workflowId, log);
-    // its files before its rows: until the rows go, a retried DELETE still finds the conversation
-    await createObjectStore(config).deletePrefix(conversationFilesPrefix(row.id));
-    await asUser(pool, principal.user, (db) => db.query('SELECT brigade_delete_conversation($1, $2)', [principal.user, row.id]));
+    // under the revival lock: a turn cut off by the deletion must not bring the conversation back in between
+    await asUser(pool, principal.user, async (db) => {
+      await lockConversationRuns(db, row.id);
+      // Temporal first: a failure here leaves the conversation whole, and a retried DELETE finishes the job.
+      await deleteExecutions(client, config.TEMPORAL_NAMESPACE, row.workflowId, log);
+      // its files before its rows: until the rows go, a retried DELETE still finds the conversation
+      await createObjectStore(config).deletePrefix(conversationFilesPrefix(row.id));
+      await db.query('SELECT brigade_delete_conversation($1, $2)', [principal.user, row.id]);
+    });
     res.status(204).end();
   });
 

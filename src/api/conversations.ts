@@ -53,7 +53,7 @@ import { approverDecision, refuseSelfApproval } from './budget-approval.ts';
 import { readConversationUsage, readLedgerTotals } from '../db/usage-ledger.ts';
 import { noteConversation } from './metrics.ts';
 import { countRequest, openStreamLease } from './user-limits.ts';
-import { runHealth, withRevival } from './revival.ts';
+import { conversationGone, runHealth, withRevival } from './revival.ts';
 
 export interface ConversationDeps {
   catalog: ServerCatalog;
@@ -320,7 +320,7 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
     const result = await withRevival({ catalog, config, client, pool, log }, row, text, () =>
       run(handle, body, key).catch(async (error: unknown) => {
         if (!(error instanceof WorkflowUpdateFailedError) || isRefusal(error.cause)) throw error;
-        throw (await deletedMeanwhile(client, config.TEMPORAL_NAMESPACE, handle)) ? gone() : error;
+        throw (await deletedMeanwhile(client, config.TEMPORAL_NAMESPACE, handle)) ? conversationGone() : error;
       }),
     );
     if (record) {
@@ -420,8 +420,6 @@ const resumed = (kernel: AgentKernel, state: unknown) => (kernel.resume ? kernel
 const forkTitle = (title: string) => `${title.slice(0, 190)} (fork)`;
 
 const isRefusal = (cause: unknown) => cause instanceof ApplicationFailure && !!cause.type && cause.type in FAILURE_STATUS;
-
-const gone = () => new HttpError(410, 'The conversation was deleted while this turn ran');
 
 /** The reason Temporal's DeleteWorkflowExecution gives the run it terminates (the server's own words). */
 const DELETION_REASON = 'Delete workflow execution';

@@ -89,6 +89,21 @@ export interface RevivalOptions {
  * Brings the conversation back when its run is not healthy (or, with `force`, whatever its state): a wedged
  * run is terminated first. Returns what it found and did; throws when the new run could not be started.
  */
+/** A turn's answer when its conversation was deleted while it ran. */
+export const conversationGone = () => new HttpError(410, 'The conversation was deleted while this turn ran');
+
+/**
+ * Within a transaction, until it ends: no other revival of the conversation, and no DELETE of it, runs. A DELETE
+ * holds it from its first Temporal call to its rows' removal, so that a revival cannot start a run in between.
+ */
+export async function lockConversationRuns(db: pg.ClientBase, conversationId: string): Promise<void> {
+  await db.query({
+    name: 'brigade.revival_lock',
+    text: 'SELECT pg_advisory_xact_lock(hashtext($1)::bigint)',
+    values: [`brigade.revive:${conversationId}`],
+  });
+}
+
 export async function reviveConversation(deps: RevivalDeps, row: ConversationRow, options: RevivalOptions = {}): Promise<RevivalOutcome> {
   const { client, pool } = deps;
   const handle = client.workflow.getHandle(row.workflowId) as WorkflowHandle<ChatSession>;
@@ -116,11 +131,14 @@ export async function reviveConversation(deps: RevivalDeps, row: ConversationRow
   // One revival at a time per conversation, and its words and its new run together: a start that fails
   // rolls the words back (the next message tries again), and a second request waits, then finds the run.
   const closing = await asUser(pool, row.userId, async (db) => {
-    await db.query({
-      name: 'brigade.revival_lock',
-      text: 'SELECT pg_advisory_xact_lock(hashtext($1)::bigint)',
-      values: [`brigade.revive:${row.id}`],
+    await lockConversationRuns(db, row.id);
+    // a DELETE that held the lock meanwhile took the conversation: a run started for it now would outlive it
+    const { rowCount } = await db.query({
+      name: 'brigade.conversation_exists',
+      text: 'SELECT 1 FROM conversations WHERE id = $1',
+      values: [row.id],
     });
+    if (!rowCount) throw conversationGone();
     const now = await runHealth(handle);
     if (now.state === 'running' && 'runId' in was && now.runId !== was.runId) return undefined;
     const transcript = await readTranscript(db, row.id);
@@ -367,6 +385,7 @@ export async function withRevival<T>(
   try {
     outcome = await reviveConversation(deps, row, { ...(how ? { how } : {}), ...(turnText !== undefined ? { turnText } : {}) });
   } catch (error) {
+    if (error instanceof HttpError) throw error;
     deps.log?.(`Could not revive conversation ${row.id}`, error);
     throw new HttpError(
       410,

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import { lockConversationRuns } from '../../src/api/revival.ts';
 import { sessionSettings } from '../../src/api/session-settings.ts';
 import { temporalAddress } from '../support/harness.ts';
 import { type TestApp, startTestApp } from '../support/test-app.ts';
@@ -220,6 +221,39 @@ describe('two requests at once', () => {
     for await (const run of app.client.workflow.list({ query: `WorkflowId = "${workflowId}" AND ExecutionStatus = "Running"` }))
       runs.push(run.runId);
     assert.ok(runs.length <= 1, `one running run: ${runs.join(', ')}`);
+  });
+});
+
+describe('a revival behind a DELETE', () => {
+  test('finds the conversation gone once the DELETE that held it commits: 410, and no run is started for it', async () => {
+    const { id, workflowId } = await open();
+    fake.script(reply.text('Hello.'));
+    await say(id, 'Hi');
+    await app.client.workflow.getHandle(workflowId).terminate('a test ends it by hand');
+    // what DELETE does, under the lock a revival takes: the message's revival waits for it
+    const db = await app.pool.connect();
+    try {
+      await db.query('BEGIN');
+      await db.query("SELECT set_config('brigade.user_id', 'alice', true)");
+      await lockConversationRuns(db, id);
+      const turn = app.call('POST', `/v1/conversations/${id}/messages`, { body: { text: 'Still there?' } });
+      for (const deadline = Date.now() + 30_000; ;) {
+        const [{ waiting }] = await app.adminQuery(
+          "SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+        );
+        if (waiting > 0) break;
+        assert.ok(Date.now() < deadline, 'the revival reached the lock');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await db.query('SELECT brigade_delete_conversation($1, $2)', ['alice', id]);
+      await db.query('COMMIT');
+      const answered = await turn;
+      assert.equal(answered.status, 410, JSON.stringify(answered.body));
+      assert.equal(answered.body.error, 'The conversation was deleted while this turn ran');
+    } finally {
+      db.release();
+    }
+    assert.equal((await describeRun(workflowId)).status.name, 'TERMINATED', 'the dead run is the last: none was started');
   });
 });
 
