@@ -11,6 +11,8 @@ import type { AgentServer } from '../src/api/agent-server.ts';
 import { FAILURE_CONVERTER_PATH } from '../src/protection/data-converter.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/telemetry/temporal.ts';
 
+/** loaded once per sandbox, before its globals are frozen: the only time Error.stackTraceLimit can be set there */
+const PRELOAD_MODULES = [fileURLToPath(new URL('../src/workflows/stack-depth.ts', import.meta.url))];
 const CATALOG_MODULE = fileURLToPath(new URL('../src/shared/agent-catalog.ts', import.meta.url));
 const DEFINE_MODULE = fileURLToPath(new URL('../src/workflows/define-workflows.ts', import.meta.url));
 /** the app's packages: the entry lives outside the tree, and the SDK's own entry beside it imports them */
@@ -71,6 +73,7 @@ export async function writeWorkflowEntry(catalog: BundleCatalog, variant?: strin
 
 /** What webpack needs for an entry outside the tree (Worker.create's bundlerOptions, when a worker bundles itself). */
 export const BUNDLER_OPTIONS = {
+  preloadModules: PRELOAD_MODULES,
   webpackConfigHook: <C extends { resolve?: { modules?: string[] } }>(config: C): C => ({
     ...config,
     resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? ['node_modules']), NODE_MODULES] },
