@@ -6,12 +6,23 @@ import type { ModelStepInput, ModelStepResult } from '../activities/runtime-type
 import { STEP_LOST } from '../shared/turn-control.ts';
 import { MODEL_STEP_IN_TASK, type SessionActivities } from './session-activities.ts';
 
-export function modelSteps(activities: SessionActivities) {
-  return async function modelStep(summary: string, input: ModelStepInput): Promise<ModelStepResult> {
-    if (!patched(MODEL_STEP_IN_TASK)) return activities.model.modelStep.executeWithOptions({ summary }, [input]);
-    const result = await activities.modelInTask.modelStep.executeWithOptions({ summary }, [input]);
-    if (!result.handedOff) return result;
-    const { taskQueue, key, attempt } = result.handedOff;
+/**
+ * `seen` is handed every step's result before the caller gets it. The common path, a step that ends within its
+ * task, costs one promise: each promise a workflow makes costs it a stack the SDK records (docs/performance.md).
+ */
+export function modelSteps(activities: SessionActivities, seen: (result: ModelStepResult) => ModelStepResult) {
+  return function modelStep(summary: string, input: ModelStepInput): Promise<ModelStepResult> {
+    if (!patched(MODEL_STEP_IN_TASK)) return activities.model.modelStep.executeWithOptions({ summary }, [input]).then(seen);
+    return activities.modelInTask.modelStep
+      .executeWithOptions({ summary }, [input])
+      .then((result) => (result.handedOff ? followHandedOff(summary, input, result.handedOff).then(seen) : seen(result)));
+  };
+
+  async function followHandedOff(
+    summary: string,
+    input: ModelStepInput,
+    { taskQueue, key, attempt }: NonNullable<ModelStepResult['handedOff']>,
+  ): Promise<ModelStepResult> {
     try {
       // what an operator reads beside the pending activity: whose step, and since when (the hand-off's time)
       const since = `${summary}; conversation ${input.conversationId}, running since ${new Date().toISOString()}`;
@@ -20,7 +31,7 @@ export function modelSteps(activities: SessionActivities) {
       if (!lostWithItsWorker(error)) throw error;
       return activities.model.modelStep.executeWithOptions({ summary }, [{ ...input, attemptBase: attempt }]);
     }
-  };
+  }
 }
 
 function lostWithItsWorker(error: unknown): boolean {

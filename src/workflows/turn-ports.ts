@@ -46,9 +46,7 @@ export function turnPorts({
   // One scope serves turn after turn until a Stop cancels it: a scope of its own per turn cost three promises a
   // turn (each with the stack trace the SDK records for it) and one more handler on the root scope.
   let scope: CancellationScope | undefined;
-  const steps = modelSteps(activities);
-  const runModelStep = (summary: string, step: Parameters<typeof steps>[1]) =>
-    steps(summary, step).then((result) => compaction.note(result));
+  const runModelStep = modelSteps(activities, (result) => compaction.note(result));
   return {
     settings,
     pending,
