@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startCluster } from '../stack/cluster.ts';
+import { TEMPORAL_SERVER_VERSION } from '../stack/temporal-server-binary.ts';
 import type { BenchServices } from './services.ts';
 import { BENCH_PAYLOAD_ENV } from './payload-key.ts';
 import { builtInCatalog } from '../src/agents/catalog.ts';
@@ -51,7 +52,7 @@ export async function startClusterServices(log: (line: string) => void, modelEnv
     processes,
     describe: {
       postgres: 'embedded, as npm run cluster runs it (fsync on; Temporal persistence and Brigade in one server)',
-      temporal: `temporal-server v1.29.1 on PostgreSQL, ${shards} history shards, ${workers} worker process(es), the app's dynamic config`,
+      temporal: `temporal-server ${TEMPORAL_SERVER_VERSION} on PostgreSQL, ${shards} history shards, ${workers} worker process(es), the app's dynamic config`,
     },
     startupMs: performance.now() - started,
     stop: async () => {
