@@ -85,10 +85,6 @@ export interface RevivalOptions {
   turnText?: string;
 }
 
-/**
- * Brings the conversation back when its run is not healthy (or, with `force`, whatever its state): a wedged
- * run is terminated first. Returns what it found and did; throws when the new run could not be started.
- */
 /** A turn's answer when its conversation was deleted while it ran. */
 export const conversationGone = () => new HttpError(410, 'The conversation was deleted while this turn ran');
 
@@ -104,6 +100,10 @@ export async function lockConversationRuns(db: pg.ClientBase, conversationId: st
   });
 }
 
+/**
+ * Brings the conversation back when its run is not healthy (or, with `force`, whatever its state): a wedged
+ * run is terminated first. Returns what it found and did; throws when the new run could not be started.
+ */
 export async function reviveConversation(deps: RevivalDeps, row: ConversationRow, options: RevivalOptions = {}): Promise<RevivalOutcome> {
   const { client, pool } = deps;
   const handle = client.workflow.getHandle(row.workflowId) as WorkflowHandle<ChatSession>;
