@@ -1,6 +1,7 @@
 // A saved recipe as the structuring step produces it, the database stores it (src/agents/recipes/migrations/005_recipes.sql)
 // and the API returns it, and the recipe card the client renders. Plain zod so workflow code can import it.
 import { z } from 'zod';
+import { SAVED_RECIPE_COLUMNS as COLUMNS } from './columns.ts';
 
 export const RECIPE_TYPES = ['cocktail', 'food', 'dessert'] as const;
 export const RecipeType = z.enum(RECIPE_TYPES);
@@ -50,27 +51,8 @@ export const SavedRecipe = RecipeContent.extend({
 });
 export type SavedRecipe = z.infer<typeof SavedRecipe>;
 
-/** The columns of saved_recipes, in table order: one list for every SELECT that returns whole recipes. */
-export const SAVED_RECIPE_COLUMNS = [
-  'id',
-  'user_id',
-  'name',
-  'recipe_type',
-  'ingredients',
-  'instructions',
-  'prep_time',
-  'cook_time',
-  'servings',
-  'source_references',
-  'notes',
-  'user_notes',
-  'image_url',
-  'tags',
-  'is_deleted',
-  'conversation_id',
-  'created_at',
-  'last_accessed_at',
-] as const satisfies readonly (keyof SavedRecipe)[];
+/** The columns of saved_recipes (columns.ts), each a field of SavedRecipe. */
+export const SAVED_RECIPE_COLUMNS = COLUMNS satisfies readonly (keyof SavedRecipe)[];
 
 export const RecipeCardStatus = z.enum(['saved', 'pending', 'deleted']);
 export type RecipeCardStatus = z.infer<typeof RecipeCardStatus>;

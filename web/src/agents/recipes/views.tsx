@@ -1,31 +1,13 @@
 // The recipes agent's SQL results laid out to read (issue 46, item 5): a list of recipes as cards by name (their
 // ids stay in the result the model reads, never on screen), any other query's rows as a table.
 import type { ReactNode } from 'react';
+import { SAVED_RECIPE_COLUMNS } from '../../../../src/agents/recipes/columns.ts';
 import { RowsTable, cellText } from '../../RowsTable';
 import { plural } from '../../plural';
 import { Fact, type Row, isObject } from '../../resultParts';
 
-/** the columns of saved_recipes (src/agents/recipes/tools.ts): rows of these alone are recipes, not a computed table */
-const RECIPE_COLUMNS = new Set([
-  'id',
-  'user_id',
-  'name',
-  'recipe_type',
-  'ingredients',
-  'instructions',
-  'prep_time',
-  'cook_time',
-  'servings',
-  'source_references',
-  'notes',
-  'user_notes',
-  'image_url',
-  'tags',
-  'is_deleted',
-  'conversation_id',
-  'created_at',
-  'last_accessed_at',
-]);
+/** rows of saved_recipes' columns alone are recipes, not a computed table */
+const RECIPE_COLUMNS = new Set<string>(SAVED_RECIPE_COLUMNS);
 
 const minutes = (v: unknown) => (typeof v === 'number' && v > 0 ? `${v} min` : '');
 const typeName = (v: unknown) => {
