@@ -142,6 +142,36 @@ for (const width of [1280, 375] as const) {
     });
   });
 
+  test(`at ${width} px a regenerated lookup shows its versions on the answer, not on the step that asked for the tool`, async (t) => {
+    const { page } = browser;
+    await page.setViewportSize(size);
+    await withScreenshot(t, import.meta.filename, page, async () => {
+      await signInByLink(page, app.baseUrl, ALICE);
+      await startConversation(page, 'support', `Regenerate a lookup ${width}`);
+      await sendMessage(page, 'status of order 24601');
+      const answer = answers(page).filter({ hasText: 'Wireless Headphones' });
+      await answer.waitFor();
+      await ready(page);
+
+      await answer.getByRole('button', { name: 'Regenerate' }).click();
+      const versioned = answers(page).filter({ has: page.locator('.version-count') });
+      await versioned.waitFor();
+      await ready(page);
+      assert.equal(await versioned.count(), 1, 'one row shows the versions');
+      assert.match(await versioned.innerText(), /Wireless Headphones/, 'the answer shows them');
+      assert.equal(await versionOf(versioned), '2/2');
+      assert.equal(await transcript(page).locator('.tool-call').count(), 1, 'the step that asked for the tool is on screen');
+      await shot(page, `regenerate-lookup-2of2-${width}`);
+
+      await versioned.getByRole('button', { name: 'Previous version' }).click();
+      await answers(page)
+        .filter({ has: page.locator('.version-count', { hasText: '1' }) })
+        .filter({ hasText: 'Wireless Headphones' })
+        .waitFor();
+      assert.match(await focusedRow(page), /Wireless Headphones/, 'the focus stays on the versions');
+    });
+  });
+
   test(`at ${width} px "Fork into a new conversation" opens one with the path up to the message`, async (t) => {
     const { page } = browser;
     await page.setViewportSize(size);

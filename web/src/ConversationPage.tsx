@@ -5,6 +5,7 @@ import { compose, onCompose } from './compose';
 import { openEventStream, type StreamStatus } from './events';
 import { MessageRow, DraftRow, PendingRecord } from './Messages';
 import type { MessageActionsValue } from './MessageActions';
+import { versionRows } from './versions';
 import { branchOrder } from './branchPath';
 import { PendingPanel } from './Pending';
 import { pendingKind } from './pendingKinds';
@@ -256,7 +257,7 @@ export function ConversationPage({
 
   // the message actions (edit, regenerate, versions, fork): an edit or a regenerate runs a turn as a send does
   const messageActions = useMemo<MessageActionsValue>(() => {
-    const siblings = new Map(view?.messages.flatMap((m) => (m.siblings ? [[m.id, m.siblings] as const] : [])));
+    const siblings = versionRows(view?.messages ?? []);
     return {
       conversationId: id,
       running,

@@ -45,8 +45,13 @@ async function copyText(text: string): Promise<void> {
 function focusWhenShown(messageId: string | undefined, labels: string[] = [], frames = 30): void {
   if (!messageId) return;
   const row = document.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(messageId)}"]`);
+  // the row's turn, up to the next message of the person's: a wordless step's versions show on its answer (versions.ts)
+  const turn: Element[] = [];
+  for (let at: Element | null = row; at && (at === row || !at.matches('.msg.user')); at = at.nextElementSibling) turn.push(at);
   // the first of the buttons that can still be pressed (at the first version, "Previous" cannot)
-  const button = labels.map((label) => row?.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]:not(:disabled)`)).find(Boolean);
+  const button = labels
+    .flatMap((label) => turn.map((at) => at.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]:not(:disabled)`)))
+    .find(Boolean);
   if (row) (button ?? row).focus();
   else if (frames > 0) requestAnimationFrame(() => focusWhenShown(messageId, labels, frames - 1));
 }
