@@ -12,6 +12,7 @@ import {
   assertAgentFeature,
   buildWebClient,
   launchBrowser,
+  pageDoesNotScroll,
   sendMessage,
   signInByLink,
   startConversation,
@@ -133,6 +134,42 @@ test('the breweries show as cards before the question whether to get details (is
     await choice.getByRole('button', { name: 'No' }).click();
     await choice.waitFor({ state: 'detached' });
   });
+});
+
+test('at 375 px the cards are one row that scrolls sideways, so the choice is on the same screen and the page never scrolls', async (t) => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 375, height: 740 });
+  try {
+    await withScreenshot(t, import.meta.filename, page, async () => {
+      await signInByLink(page, app!.baseUrl, TOKEN);
+      await startConversation(page, 'beer', 'Cards on a phone', { client: CLIENT });
+      await sendMessage(page, 'Recommend some new breweries for my bar');
+      const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
+      await choice.waitFor({ timeout: 20_000 });
+      const strip = choice.locator('.brewery-cards');
+      const sizes = await strip.evaluate((list) => ({ height: list.clientHeight, scroll: list.scrollWidth, width: list.clientWidth }));
+      assert.ok(sizes.scroll > sizes.width, `the row scrolls sideways (${sizes.scroll} px in ${sizes.width})`);
+      const cards = (await strip.boundingBox())!;
+      const first = (await choice.locator('label.option').first().boundingBox())!;
+      const no = (await choice.getByRole('button', { name: 'No' }).boundingBox())!;
+      const below = { first: Math.round(first.y - cards.y), no: Math.round(no.y + no.height - cards.y) };
+      t.diagnostic(`the first choice starts ${below.first} px below the cards' top, the No button ends ${below.no} px below it`);
+      // before, five cards stacked put the choice some 1,500 px below the first
+      assert.ok(below.first < 450, `the first choice is ${below.first} px below the cards' top: on the same screen`);
+      assert.ok(below.no < 900, `the cards and the whole choice take ${below.no} px`);
+      const still = await pageDoesNotScroll(page);
+      assert.ok(still.ok, still.detail);
+      assert.equal(await strip.getAttribute('tabindex'), '0', 'a keyboard can scroll the row');
+      if (process.env.SHOTS_DIR) {
+        await choice.getByRole('button', { name: 'No' }).scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${process.env.SHOTS_DIR}/beer-choice-375.png` });
+      }
+      await choice.getByRole('button', { name: 'No' }).click();
+      await choice.waitFor({ state: 'detached' });
+    });
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 860 });
+  }
 });
 
 test('Stop while the choice waits: the record says the person stopped it (not that they declined), and a "no" after it is a new request', async (t) => {

@@ -6,10 +6,15 @@ import { PhoneLink } from '../../resultParts';
 const shown = (value: unknown): string | undefined =>
   typeof value === 'string' && value.trim() && value !== 'Unavailable' ? value : undefined;
 
-export function BreweryCards({ card }: { card: Card }) {
+/**
+ * `strip`: on a narrow screen the cards are one row that scrolls sideways in its own box (styles.css), so what
+ * follows them (a choice with a deadline) is not a screen or two further down; the row takes the focus, so a
+ * keyboard scrolls it too.
+ */
+export function BreweryCards({ card, strip = false }: { card: Card; strip?: boolean }) {
   const breweries = (card.breweries as Card[]) ?? [];
   return (
-    <ul className="brewery-cards" aria-label="Breweries">
+    <ul className={`brewery-cards${strip ? ' strip' : ''}`} aria-label="Breweries" {...(strip ? { tabIndex: 0 } : {})}>
       {breweries.map((b, i) => (
         <li key={String(b.id ?? i)} className="card brewery-card">
           <h3>{String(b.name ?? 'Brewery')}</h3>

@@ -20,8 +20,9 @@ export function ConfirmationCard({ item, onDecide }: PendingViewProps) {
       <div className="deadline">
         <Countdown expiresAt={item.expiresAt} label="Answer within" />
       </div>
-      {/* what there is to choose from comes before the question: type, city, website, phone of each */}
-      {breweries.length > 0 && <BreweryCards card={{ type: 'breweries', breweries }} />}
+      {/* what there is to choose from comes before the question: type, city, website, phone of each; on a phone
+          one row that scrolls sideways, so the choice is on the same screen */}
+      {breweries.length > 0 && <BreweryCards card={{ type: 'breweries', breweries }} strip />}
       <h2 id={headingId}>{item.prompt ?? 'Please confirm'}</h2>
       {expired && (
         <p role="status" className="banner">
