@@ -5,6 +5,7 @@
 // an id that is no bar is refused in a sentence. An empty list still leaves a way to start.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
 import { ERIN_BEER_STAFF, GUS_GREAT_LAKES, type TestApp, startTestApp } from '../support/test-app.ts';
 import {
@@ -43,6 +44,20 @@ after(async () => {
   await breweryDb?.close();
 });
 
+/** The choice beer offers with its breweries: asked in a new conversation of the bar's, once it shows. */
+async function recommendation(page: Page, title: string) {
+  await signInByLink(page, app!.baseUrl, TOKEN);
+  await startConversation(page, 'beer', title, { client: CLIENT });
+  await sendMessage(page, 'Recommend some new breweries for my bar');
+  return waitForChoice(page);
+}
+
+async function waitForChoice(page: Page) {
+  const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
+  await choice.waitFor({ timeout: 20_000 });
+  return choice;
+}
+
 test('a brewery chosen within the countdown, then another run left to time out', async (t) => {
   await assertAgentFeature(app.baseUrl, TOKEN, 'beer', 'the recommend_breweries tool', (info) =>
     info.tools.some((tool) => tool.name === 'recommend_breweries'),
@@ -56,8 +71,7 @@ test('a brewery chosen within the countdown, then another run left to time out',
     assert.doesNotMatch(await page.locator('.conversation-head').innerText(), /CLT-/);
 
     await sendMessage(page, 'Recommend some new breweries for my bar');
-    const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
-    await choice.waitFor({ timeout: 20_000 });
+    const choice = await waitForChoice(page);
     const options = choice.getByRole('radio');
     assert.ok((await options.count()) >= 3, 'three to five breweries to choose from');
     const countdown = choice.getByTestId('countdown');
@@ -94,8 +108,7 @@ test('a brewery chosen within the countdown, then another run left to time out',
 
     // a second run nobody answers: the countdown runs out and the conversation says so
     await sendMessage(page, 'Recommend some new breweries for my bar');
-    const again = page.getByRole('article', { name: 'Would you like details on any of them?' });
-    await again.waitFor({ timeout: 20_000 });
+    const again = await waitForChoice(page);
     await again.waitFor({ state: 'detached', timeout: CONFIRMATION_MS + 10_000 });
     await page.locator('.msg.record', { hasText: /expired|no answer in time/i }).waitFor();
     assert.equal(await page.locator('.pending-card').count(), 0);
@@ -111,11 +124,7 @@ test('a brewery chosen within the countdown, then another run left to time out',
 test('the breweries show as cards before the question whether to get details (issue 46, item 8)', async (t) => {
   const { page } = browser;
   await withScreenshot(t, import.meta.filename, page, async () => {
-    await signInByLink(page, app!.baseUrl, TOKEN);
-    await startConversation(page, 'beer', 'Cards first', { client: CLIENT });
-    await sendMessage(page, 'Recommend some new breweries for my bar');
-    const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
-    await choice.waitFor({ timeout: 20_000 });
+    const choice = await recommendation(page, 'Cards first');
     const cards = choice.locator('.brewery-cards .brewery-card');
     assert.equal(await cards.count(), await choice.getByRole('radio').count(), 'a card for each brewery to choose from');
     const before = await choice.evaluate((article) => {
@@ -141,11 +150,7 @@ test('at 375 px the cards are one row that scrolls sideways, so the choice is on
   await page.setViewportSize({ width: 375, height: 740 });
   try {
     await withScreenshot(t, import.meta.filename, page, async () => {
-      await signInByLink(page, app!.baseUrl, TOKEN);
-      await startConversation(page, 'beer', 'Cards on a phone', { client: CLIENT });
-      await sendMessage(page, 'Recommend some new breweries for my bar');
-      const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
-      await choice.waitFor({ timeout: 20_000 });
+      const choice = await recommendation(page, 'Cards on a phone');
       const strip = choice.locator('.brewery-cards');
       const sizes = await strip.evaluate((list) => ({ height: list.clientHeight, scroll: list.scrollWidth, width: list.clientWidth }));
       assert.ok(sizes.scroll > sizes.width, `the row scrolls sideways (${sizes.scroll} px in ${sizes.width})`);
@@ -175,11 +180,7 @@ test('at 375 px the cards are one row that scrolls sideways, so the choice is on
 test('Stop while the choice waits: the record says the person stopped it (not that they declined), and a "no" after it is a new request', async (t) => {
   const { page } = browser;
   await withScreenshot(t, import.meta.filename, page, async () => {
-    await signInByLink(page, app!.baseUrl, TOKEN);
-    await startConversation(page, 'beer', 'Stopped taps', { client: CLIENT });
-    await sendMessage(page, 'Recommend some new breweries for my bar');
-    const choice = page.getByRole('article', { name: 'Would you like details on any of them?' });
-    await choice.waitFor({ timeout: 20_000 });
+    const choice = await recommendation(page, 'Stopped taps');
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await choice.waitFor({ state: 'detached' });
     const record = page.locator('ol.transcript li').filter({ hasText: 'Would you like details on any of them' }).last();
