@@ -1,28 +1,17 @@
 // A conversation whose run is stuck (issue 43, item 3), in real Chromium: a reload shows its transcript, says it
 // was interrupted and keeps the message box, and a message sent from the page revives it and is answered.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { test, describe } from 'node:test';
+import { scriptedApp } from './scripted-app.ts';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { ALICE, type TestApp } from '../support/test-app.ts';
+import { type Browser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
 
 let app: TestApp;
 let fake: FakeGemini;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  [app, browser] = await Promise.all([
-    startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } }),
-    launchBrowser(),
-  ]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await fake?.close();
-});
+scriptedApp((parts) => void ({ app, fake, browser } = parts));
 
 test('a stuck conversation still opens with its transcript and message box, and a message from the page revives it', async (t) => {
   const { page } = browser;

@@ -2,37 +2,17 @@
 // renders as its elements (a list, a table, a code block), a draft renders while it streams, and a reply's
 // HTML is text that runs nothing, at 1280 and 375 px. The dark theme's cache chips are readable (4.5:1).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import {
-  type Browser,
-  buildWebClient,
-  launchBrowser,
-  pageDoesNotScroll,
-  sendMessage,
-  signInByLink,
-  startConversation,
-  withScreenshot,
-} from './browser.ts';
+import { test } from 'node:test';
+import { scriptedApp } from './scripted-app.ts';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { ALICE, type TestApp } from '../support/test-app.ts';
+import { type Browser, pageDoesNotScroll, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
 
 let app: TestApp;
 let fake: FakeGemini;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  [app, browser] = await Promise.all([
-    startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } }),
-    launchBrowser(),
-  ]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await fake?.close();
-});
+scriptedApp((parts) => void ({ app, fake, browser } = parts));
 
 const REPLY = [
   'Here is what I found:',

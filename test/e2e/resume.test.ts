@@ -2,14 +2,13 @@
 // client resumes from Last-Event-ID, so the transcript has neither a gap nor a duplicate. A second message
 // written while the turn runs is held and sent when it ends.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
+import { after, test } from 'node:test';
+import { scriptedApp } from './scripted-app.ts';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { ALICE, type TestApp } from '../support/test-app.ts';
 import {
   type Browser,
   type CuttingProxy,
-  buildWebClient,
-  launchBrowser,
   sendMessage,
   signInByLink,
   startConversation,
@@ -22,20 +21,12 @@ let fake: FakeGemini;
 let proxy: CuttingProxy;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  [app, browser] = await Promise.all([
-    startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } }),
-    launchBrowser(),
-  ]);
+scriptedApp(async (parts) => {
+  ({ app, fake, browser } = parts);
   proxy = await startCuttingProxy(app.baseUrl);
 });
 after(async () => {
-  await browser?.close();
   await proxy?.close();
-  await app?.stop();
-  await fake?.close();
 });
 
 const WORDS = Array.from({ length: 36 }, (_, i) => `w${String(i + 1).padStart(2, '0')}`);

@@ -2,13 +2,13 @@
 // a PatchSet in Patch Review Mode (added items new, modified ones edited with the old text at hand, removed
 // ones struck where they were, the end state before deciding), accepted; and a PatchSet that expires says why.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { ALICE, BOB, type TestApp, startTestApp } from '../support/test-app.ts';
+import { after, test } from 'node:test';
+import { scriptedApp } from './scripted-app.ts';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { ALICE, BOB, type TestApp } from '../support/test-app.ts';
 import {
   type Browser,
   assertAgentFeature,
-  buildWebClient,
   launchBrowser,
   sendMessage,
   signInByLink,
@@ -22,19 +22,7 @@ let fake: FakeGemini;
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  [app, browser] = await Promise.all([
-    startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } }),
-    launchBrowser(),
-  ]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await fake?.close();
-});
+scriptedApp((parts) => void ({ app, fake, browser } = parts));
 
 const answer = (assistant_message: string, patchSet: unknown = null) => reply.text(JSON.stringify({ assistant_message, patchSet }));
 
