@@ -14,6 +14,7 @@ import { findTreeMessage, readBranchView, readPathTo } from '../db/conversation-
 import { latestSummary } from '../db/summaries.ts';
 import type { ServerCatalog } from './agent-server.ts';
 import { startConversation } from './conversation-start.ts';
+import { searchSnippet } from './search-snippet.ts';
 import type { AgentKernel } from '../shared/agent-kernel.ts';
 import type { CreateBody } from './agent-server.ts';
 import {
@@ -192,13 +193,14 @@ export function conversationRoutes({ catalog, access, config, client, pool, noti
     const rows = await asUser(pool, principal.user, (db) => listByActivity(db, { limit, after: cursor, search: q }));
     const page = rows.slice(0, limit);
     res.json({
-      conversations: page.map(({ id, agent, workflowId, title, createdAt, lastActivityAt }) => ({
+      conversations: page.map(({ id, agent, workflowId, title, createdAt, lastActivityAt, matched }) => ({
         id,
         agent,
         workflowId,
         title,
         createdAt,
         lastActivityAt,
+        ...(matched !== null && q !== undefined ? { match: searchSnippet(matched, q) } : {}),
       })),
       nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!.position) : null,
     });

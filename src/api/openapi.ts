@@ -179,7 +179,7 @@ export function openApiDocument(catalog: ServerCatalog, { publicUrl }: { publicU
           operationId: 'listConversations',
           summary:
             "The caller's conversations, the most recently active first (`lastActivityAt`: the newest event or message), a page at a time (at most `limit`, default and most 100); `nextCursor` is the next page's `cursor`, null on the last page. " +
-            "With `q`, only those whose title or one of the caller's own messages contains it",
+            "With `q`, only those whose title or one of the caller's own messages contains it, each found by a message with `match`: the words around the search in the newest such message (about 120 characters, on one line, … where cut)",
           parameters: [
             {
               name: 'cursor',

@@ -116,6 +116,8 @@ export const conversationSummary = (catalog: ServerCatalog) =>
     createdAt: z.string(),
     /** its newest event or message (its creation when it has none): what the list is ordered by */
     lastActivityAt: z.string(),
+    /** with ?q=: the words around the search in the newest of the person's messages that has it (absent: the title has it) */
+    match: z.string().optional(),
   });
 
 /**

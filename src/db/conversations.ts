@@ -60,17 +60,23 @@ export interface ActivityPosition {
 /**
  * The caller's conversations (row-level security), the most recently active first: a conversation's last
  * activity is its newest event (every message writes one, so a message counts too), or its creation when it has
- * none. With `search`, only those whose title or one of the person's own messages contains it (any case).
+ * none. With `search`, only those whose title or one of the person's own messages contains it (any case), each with
+ * the newest of those messages (`matched`; null when only the title has it).
  * Keyset paged after `after`; one row more than `limit` when there is more. Each conversation's newest event is
  * one probe of events_conversation_time (036), so the list costs one probe per conversation of the caller's.
  */
 export async function listByActivity(
   db: pg.ClientBase,
   { limit, after, search }: { limit: number; after?: ActivityPosition; search?: string },
-): Promise<(ConversationRow & { lastActivityAt: string; position: ActivityPosition })[]> {
-  const { rows } = await db.query<ConversationRow & { lastActivityAt: string }>(
+): Promise<(ConversationRow & { lastActivityAt: string; matched: string | null; position: ActivityPosition })[]> {
+  const { rows } = await db.query<ConversationRow & { lastActivityAt: string; matched: string | null }>(
     `SELECT id, "userId", agent, client, title, "workflowId", "createdAt",
-            to_char(last_activity AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "lastActivityAt"
+            to_char(last_activity AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "lastActivityAt",
+            CASE WHEN $4::text IS NOT NULL THEN
+              (SELECT m.text FROM messages m
+                WHERE m.conversation_id = listed.id AND m.role = 'user' AND m.text ILIKE $4 ESCAPE '\\'
+                ORDER BY m.seq DESC LIMIT 1)
+            END AS matched
        FROM (SELECT c.id, c.user_id AS "userId", c.agent, c.client, c.title, c.workflow_id AS "workflowId", c.created_at AS "createdAt",
                     greatest(c.created_at, (SELECT max(e.created_at) FROM events e WHERE e.conversation_id = c.id)) AS last_activity
                FROM conversations c

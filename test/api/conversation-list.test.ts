@@ -28,6 +28,7 @@ interface Item {
   id: string;
   title: string;
   createdAt: string;
+  match?: string;
   lastActivityAt: string;
 }
 
@@ -89,6 +90,17 @@ describe('the conversation list', () => {
       [mine],
       'found by its title',
     );
+    // what the list shows under the title: the words around it in her message; nothing when the title had it
+    assert.equal((await list(ALICE, '?q=rhubarb'))[0]!.match, 'Ideas with Rhubarb and ginger, please');
+    assert.equal((await list(ALICE, '?q=WEEKNIGHT'))[0]!.match, undefined);
+    await say(
+      ALICE,
+      other,
+      `${'A long preamble that goes on and on before it says '.repeat(3)}rhubarb, then ${'more words after it '.repeat(10)}`,
+    );
+    const long = (await list(ALICE, '?q=RHUBARB')).find((c) => c.id === other)!.match!;
+    assert.match(long, /^…\S.* rhubarb, then more words after it .*\S…$/);
+    assert.ok(long.length <= 130, `${long.length} characters`);
     assert.deepEqual(
       (await list(BOB, '?q=rhubarb')).map((c) => c.id),
       [bobs],

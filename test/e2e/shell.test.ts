@@ -210,6 +210,13 @@ describe('conversations people manage', () => {
         const shown = [...(globalThis as any).document.querySelectorAll('#sidebar .conversations a .title')].map((e: any) => e.textContent);
         return shown.length === 1 && shown[0] === 'Headphones for John';
       });
+      // by a word of the person's message: the words around it show under the title, the search marked
+      await search.fill('24601');
+      const found = page.locator('#sidebar .conversations a', { hasText: 'Headphones for John' }).locator('.match');
+      await found.waitFor();
+      assert.equal(await found.innerText(), 'status of order 24601');
+      assert.equal(await found.locator('mark').innerText(), '24601');
+      if (process.env.SHOTS_DIR) await page.screenshot({ path: `${process.env.SHOTS_DIR}/search-match-1280.png` });
       await search.fill('no such title anywhere');
       await page.getByText('No conversation has “no such title anywhere” in its title or your messages.').waitFor();
       await search.fill('');

@@ -162,6 +162,7 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
                   >
                     <span className={`agent-tag agent-${c.agent}`}>{agentLabel(c.agent)}</span>
                     <span className="title">{c.title}</span>
+                    {wanted && c.match && <Found text={c.match} wanted={wanted} />}
                     {waiting[c.id] && <span className="badge">waiting for you</span>}
                   </a>
                 </li>
@@ -176,5 +177,23 @@ export function ConversationList({ activeId, version, onOpen }: { activeId?: str
         </button>
       )}
     </>
+  );
+}
+
+/** The words a search found, with the search marked in them (any case, as the server matched it). */
+function Found({ text, wanted }: { text: string; wanted: string }) {
+  const at = text.toLowerCase().indexOf(wanted.toLowerCase());
+  return (
+    <span className="match muted">
+      {at < 0 ? (
+        text
+      ) : (
+        <>
+          {text.slice(0, at)}
+          <mark>{text.slice(at, at + wanted.length)}</mark>
+          {text.slice(at + wanted.length)}
+        </>
+      )}
+    </span>
   );
 }

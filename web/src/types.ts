@@ -31,6 +31,8 @@ export interface ConversationSummary {
   status?: ConversationStatus;
   waiting?: boolean;
   client?: string | null;
+  /** a search's find: the words around it in the person's newest message that has it */
+  match?: string;
 }
 
 export interface ConversationView extends Omit<ConversationSummary, 'status'> {
