@@ -1,5 +1,5 @@
 // The task that names a conversation from its first exchange (src/activities/title.ts): its prompt, and the
-// offline model's answer, the first words of what the person wrote.
+// offline model's answer, the first words of what the person wrote about.
 import type { TaskRequest } from './task-model.ts';
 
 export const TITLE_TASK = 'conversation_title';
@@ -28,10 +28,24 @@ export function firstWords(text: string, words = 6): string {
   return all.length > words ? `${head.replace(/[.,;:!?]+$/, '')}…` : head;
 }
 
+/**
+ * What a message is about, for a title: after a short lead-in that ends in a colon ("save this recipe: …"), its
+ * first sentence. Many first messages share the lead-in, and titles made of it look alike in the list.
+ */
+export function subjectOf(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const colon = flat.indexOf(': ');
+  const lead = colon > 0 ? flat.slice(0, colon).split(' ') : [];
+  if (lead.length === 0 || lead.length > 4) return flat;
+  const rest = flat.slice(colon + 2);
+  const sentence = rest.split(/[.!?] /)[0]!.replace(/[.!?]+$/, '');
+  return sentence.trim() ? sentence : flat;
+}
+
 /** The offline model's answer to the title task. */
 export function offlineTitle(request: TaskRequest): string {
   const start = request.prompt.indexOf(`${TITLE_PROMPT_MARK.said}\n`);
   const end = request.prompt.lastIndexOf(`\n\n${TITLE_PROMPT_MARK.answered}`);
   if (start < 0 || end < start) return '';
-  return firstWords(request.prompt.slice(start + TITLE_PROMPT_MARK.said.length + 1, end));
+  return firstWords(subjectOf(request.prompt.slice(start + TITLE_PROMPT_MARK.said.length + 1, end)));
 }

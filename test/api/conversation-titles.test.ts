@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { cleanTitle } from '../../src/activities/title.ts';
 import { plainText } from '../../src/shared/safe-text.ts';
-import { firstWords, offlineTitle, titlePrompt, TITLE_TASK } from '../../src/model/title-task.ts';
+import { firstWords, offlineTitle, subjectOf, titlePrompt, TITLE_TASK } from '../../src/model/title-task.ts';
 import { type FakeGemini, startFakeGemini } from '../support/fake-gemini.ts';
 import { ALICE, BOB, CAROL, type TestApp, startTestApp } from '../support/test-app.ts';
 
@@ -47,6 +47,17 @@ describe('titles in words (no server)', () => {
       'save this recipe: Old Fashioned cocktail…',
     );
     assert.equal(firstWords('save this recipe: Negroni A. Ingredients: 1 oz gin'), 'save this recipe: Negroni A. Ingredients…');
+  });
+
+  test('a short lead-in before a colon is left out: titles of messages that begin alike differ', () => {
+    const title = (said: string) =>
+      offlineTitle({ charge: { userId: 'alice', key: 'title:test' }, task: TITLE_TASK, prompt: titlePrompt(said, 'Saved.') });
+    assert.equal(title('save this recipe: Old Fashioned cocktail. Ingredients: 2 oz bourbon'), 'Old Fashioned cocktail');
+    assert.equal(title('Save this recipe: Negroni A. Ingredients: 1 oz gin'), 'Negroni A');
+    assert.equal(subjectOf('Dear team, please help: my order never came'), 'my order never came');
+    // a lead-in of more than four words is the subject itself
+    assert.equal(subjectOf('I would like to ask you: where is it?'), 'I would like to ask you: where is it?');
+    assert.equal(subjectOf('save: '), 'save:');
   });
 
   test("a model's answer becomes one short plain line, or nothing", () => {
