@@ -404,7 +404,11 @@ describe('the connection and the system’s settings', () => {
         await banner.waitFor();
         assert.match(await banner.innerText(), /cannot be reached/);
         assert.equal(await page.getByRole('alert').filter({ hasText: 'cannot be reached' }).count(), 1, 'said once, in the banner');
-        assert.equal(await page.getByLabel('Message', { exact: true }).inputValue(), 'status of order 24601', 'what was typed is kept');
+        // the send that failed gives the text back to the box (the banner may show a moment before it does)
+        const box = page.getByLabel('Message', { exact: true });
+        const deadline = Date.now() + 5_000;
+        while ((await box.inputValue()) !== 'status of order 24601' && Date.now() < deadline) await page.waitForTimeout(50);
+        assert.equal(await box.inputValue(), 'status of order 24601', 'what was typed is kept');
         await assertShell(page, 'offline');
       } finally {
         await context.setOffline(false);
