@@ -2,21 +2,15 @@
 // than the item's is refused with a 409 that says so, nothing runs and the item still waits; the same
 // arguments (in any key order) decide it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { type TestApp, startTestApp } from '../support/test-app.ts';
+import { test } from 'node:test';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
+import { type TestApp } from '../support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '20s' } });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+geminiApp({ checkKey: true, env: { MODEL_TIMEOUT: '20s' } }, (parts) => void ({ fake, app } = parts));
 
 test('a decision naming other arguments than the approval was asked for is refused (409); the asked ones decide it', async () => {
   const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'binding' } });

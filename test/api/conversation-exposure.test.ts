@@ -3,23 +3,17 @@
 // the event's place in its own conversation, and Last-Event-ID still resumes); a turn cut off by DELETE
 // answers 410, not 503; the Markdown export cannot be broken out of its code fences.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { type ConversationExport, toMarkdown } from '../../src/api/conversation-lifecycle.ts';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
 import { readSse } from '../support/sse.ts';
-import { ALICE, BOB, CAROL, type TestApp, startTestApp } from '../support/test-app.ts';
+import { ALICE, BOB, CAROL, type TestApp } from '../support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini();
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'exposure-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '20s' } });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+geminiApp({ key: 'exposure-key', env: { MODEL_TIMEOUT: '20s' } }, (parts) => void ({ fake, app } = parts));
 
 const open = async (token: string, title: string) => {
   const created = await app.call('POST', '/v1/conversations', { token, body: { agent: 'recipes', title } });

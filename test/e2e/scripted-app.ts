@@ -1,8 +1,9 @@
 // The set-up browser test files share: a Brigade whose model is the scripted Gemini-wire server
-// (test/support/fake-gemini.ts) and Chromium, started before the file's tests and stopped after them.
+// (test/support/gemini-app.ts) and Chromium, started before the file's tests and stopped after them.
 import { after, before } from 'node:test';
-import { type FakeGemini, startFakeGemini } from '../support/fake-gemini.ts';
-import { type TestApp, startTestApp } from '../support/test-app.ts';
+import type { FakeGemini } from '../support/fake-gemini.ts';
+import { startGeminiApp } from '../support/gemini-app.ts';
+import type { TestApp } from '../support/test-app.ts';
 import { type Browser, buildWebClient, launchBrowser } from './browser.ts';
 
 export interface ScriptedApp {
@@ -10,8 +11,6 @@ export interface ScriptedApp {
   fake: FakeGemini;
   browser: Browser;
 }
-
-const KEY = 'test-gemini-key';
 
 /**
  * Registers the file's before and after hooks; `started` is handed the parts once they run, and may start more
@@ -21,12 +20,7 @@ export function scriptedApp(started: (parts: ScriptedApp) => void | Promise<void
   let parts: Partial<ScriptedApp> = {};
   before(async () => {
     await buildWebClient();
-    const fake = await startFakeGemini({ apiKey: KEY });
-    parts = { fake };
-    const [app, browser] = await Promise.all([
-      startTestApp({ env: { GEMINI_API_KEY: KEY, GEMINI_BASE_URL: fake.baseUrl } }),
-      launchBrowser(),
-    ]);
+    const [{ fake, app }, browser] = await Promise.all([startGeminiApp({ checkKey: true }), launchBrowser()]);
     parts = { fake, app, browser };
     await started(parts as ScriptedApp);
   });

@@ -6,25 +6,19 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import { beforeEach, describe, test } from 'node:test';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
 import { lockConversationRuns } from '../../src/api/revival.ts';
 import { sessionSettings } from '../../src/api/session-settings.ts';
 import { temporalAddress } from '../support/harness.ts';
-import { type TestApp, startTestApp } from '../support/test-app.ts';
+import { type TestApp } from '../support/test-app.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini();
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'revival-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s' } });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+geminiApp({ key: 'revival-key', env: { MODEL_TIMEOUT: '10s' } }, (parts) => void ({ fake, app } = parts));
 // a test that failed leaves its unused replies behind; the next one starts from none
 beforeEach(() => fake.reset());
 
@@ -53,6 +47,16 @@ const view = async (id: string) => {
   return got.body;
 };
 const describeRun = (workflowId: string) => app.client.workflow.getHandle(workflowId).describe();
+/** ends the run by hand, as an operator (or a crash that leaves no run) would */
+const endRun = (workflowId: string) => app.client.workflow.getHandle(workflowId).terminate('a test ends it by hand');
+/** a conversation with one answered turn, whose run has then ended */
+const endedAfterATurn = async () => {
+  const opened = await open();
+  fake.script(reply.text('Hello.'));
+  await say(opened.id, 'Hello');
+  await endRun(opened.workflowId);
+  return opened;
+};
 /** every text the model was sent in its last request */
 const lastRequestText = () => JSON.stringify(fake.requests.at(-1)!.body.contents);
 
@@ -67,7 +71,7 @@ describe('revival', () => {
     assert.equal(before.messages.length, 6);
     const dead = await describeRun(workflowId);
 
-    await app.client.workflow.getHandle(workflowId).terminate('a test ends it by hand');
+    await endRun(workflowId);
     assert.equal((await describeRun(workflowId)).status.name, 'TERMINATED');
 
     fake.script(reply.text('Yes, Ada, I am still here.'));
@@ -108,7 +112,7 @@ describe('revival', () => {
     assert.equal(item.kind, 'approval');
     const before = await view(id);
 
-    await app.client.workflow.getHandle(workflowId).terminate('a test ends it by hand');
+    await endRun(workflowId);
 
     const decided = await app.call('POST', `/v1/conversations/${id}/decisions`, { body: { pendingId: item.id, decision: 'approve' } });
     assert.equal(decided.status, 409, JSON.stringify(decided.body));
@@ -157,7 +161,7 @@ describe('revival', () => {
     assert.match(healthy.stdout + healthy.stderr, /healthy.*nothing done/);
     const first = await describeRun(workflowId);
 
-    await app.client.workflow.getHandle(workflowId).terminate('a test ends it by hand');
+    await endRun(workflowId);
     const done = await revive(id);
     assert.match(done.stdout + done.stderr, /revived as a new run/);
     const second = await describeRun(workflowId);
@@ -204,10 +208,7 @@ describe('a conversation whose run timed out', () => {
 
 describe('two requests at once', () => {
   test('to a terminated conversation revive it once: one note, one new run, each answered', async () => {
-    const { id, workflowId } = await open();
-    fake.script(reply.text('Hello.'));
-    await say(id, 'Hello');
-    await app.client.workflow.getHandle(workflowId).terminate('a test ends it by hand');
+    const { id, workflowId } = await endedAfterATurn();
     fake.scriptFn(() => reply.text('Answered.'));
     const answers = await Promise.all(
       ['First at once', 'Second at once'].map((text) => app.call('POST', `/v1/conversations/${id}/messages`, { body: { text } })),
@@ -226,10 +227,7 @@ describe('two requests at once', () => {
 
 describe('a revival behind a DELETE', () => {
   test('finds the conversation gone once the DELETE that held it commits: 410, and no run is started for it', async () => {
-    const { id, workflowId } = await open();
-    fake.script(reply.text('Hello.'));
-    await say(id, 'Hi');
-    await app.client.workflow.getHandle(workflowId).terminate('a test ends it by hand');
+    const { id, workflowId } = await endedAfterATurn();
     // what DELETE does, under the lock a revival takes: the message's revival waits for it
     const db = await app.pool.connect();
     try {
@@ -302,7 +300,7 @@ describe('a stateful agent', () => {
     assert.equal(marked.status, 200, JSON.stringify(marked.body));
     assert.equal(marked.body.recipe.steps[0].status, 'done');
 
-    await app.client.workflow.getHandle(workflowId).terminate('a test ends it by hand');
+    await endRun(workflowId);
     fake.script(reply.text(JSON.stringify({ assistant_message: 'Now fry the batter.', patchSet: null })));
     const turn = await say(id, 'What next?');
     assert.equal(turn.messages.at(-1).text, 'Now fry the batter.');

@@ -1,22 +1,16 @@
 // The Web UI's Stack Trace tab (the __stack_trace query) on a conversation waiting for a person: it says where
 // the wait began, in Brigade's sources, at the depth the sandbox keeps (src/workflows/stack-depth.ts).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { WORKFLOW_STACK_FRAMES } from '../../src/workflows/stack-depth.ts';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { type TestApp, startTestApp } from '../support/test-app.ts';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
+import { type TestApp } from '../support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini();
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'stack-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s' } });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+geminiApp({ key: 'stack-key', env: { MODEL_TIMEOUT: '10s' } }, (parts) => void ({ fake, app } = parts));
 
 test('a parked conversation shows where it waits, in its own sources, within the kept depth', async () => {
   const created = await app.call('POST', '/v1/conversations', { body: { agent: 'support', title: 'stack' } });
