@@ -6,7 +6,8 @@
 // Beside the limit, Brigade is set against the floor-local side (issue 43): the floor with its step as a local
 // activity, the cheapest turn of the shape Brigade's own (its model step inside the workflow task), and against
 // the local limit (that floor plus the in-process step). Since issue 49 the local limit is the one judged; the
-// regular floor's limit is reported beside it.
+// regular floor's limit is reported beside it, and so is bare-turn, the local limit run as one program (that floor's
+// local activity doing the in-process step's work), whose capacity is the most a turn of this shape carries here.
 
 /** One side's figures in one round; CPU in ms per lookup turn of its closed loop, latencies in ms (p50). */
 export interface SideFigures {
@@ -23,7 +24,7 @@ export interface SideFigures {
   counts?: Record<string, number>;
 }
 
-export const SIDES = ['Brigade', 'floor', 'floor-local', 'ai-sdk', 'in-process'] as const;
+export const SIDES = ['Brigade', 'floor', 'floor-local', 'bare-turn', 'ai-sdk', 'in-process'] as const;
 export type SideName = (typeof SIDES)[number];
 export type RoundFigures = Partial<Record<SideName, SideFigures>>;
 
@@ -47,6 +48,10 @@ export interface Ratios {
   toLocalFloor: SideRatios;
   /** the local-activity floor / the regular floor: what the shape alone saves */
   localFloorToFloor: SideRatios;
+  /** Brigade / bare-turn, the local limit run as one program (NaN without it) */
+  toBareTurn: SideRatios;
+  /** bare-turn's capacity / the peer's: the most any program of Brigade's shape carries here, against the peer */
+  bareTurnCapacityToPeer: number;
   /** Brigade / the local limit (the local-activity floor + the in-process step; NaN without it): what issue 49 judges */
   toLocalLimit: { cpu: number; lone: number; groups: Record<string, number>; threads: Record<string, number> };
 }
@@ -107,6 +112,8 @@ export function ratiosOf(round: RoundFigures): Ratios | undefined {
     capacityToPeer: brigade.capacity / (round['ai-sdk']?.capacity ?? NaN),
     toLocalFloor: sideRatios(brigade, round['floor-local']),
     localFloorToFloor: sideRatios(round['floor-local'], round.floor),
+    toBareTurn: sideRatios(brigade, round['bare-turn']),
+    bareTurnCapacityToPeer: (round['bare-turn']?.capacity ?? NaN) / (round['ai-sdk']?.capacity ?? NaN),
     toLocalLimit: {
       cpu: brigade.cpu / (localLimit?.cpu ?? NaN),
       lone: brigade.lone / (localLimit?.lone ?? NaN),

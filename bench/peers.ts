@@ -3,6 +3,8 @@
 //   floor: bare Temporal, a workflow whose Update runs one no-op activity and returns (bench/workflows/floor.ts)
 //   floor-local: the same with the no-op as a local activity, run inside the workflow task as Brigade's model
 //           step is (floorLocalSession, same file)
+//   bare-turn: floor-local whose local activity runs the in-process turn (the step's own work) that the bench
+//           hands it: the limit as one program, Brigade's shape with nothing of Brigade's runtime
 //   ai-sdk: the lookup turn as Temporal's AI SDK integration builds it (bench/workflows/peer.ts): generateText
 //           with the model as an activity (AiSdkPlugin, @ai-sdk/google against the bench's Gemini-wire server)
 //           and the tool as an activity that reads the order from the same PostgreSQL
@@ -12,13 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { AiSdkPlugin } from '@temporalio/ai-sdk';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type pg from 'pg';
-import { floorDoneSignal, floorTurnUpdate } from './workflows/floor.ts';
+import { bareTurnUpdate, floorDoneSignal, floorTurnUpdate } from './workflows/floor.ts';
 import { peerDoneSignal, peerSendUpdate } from './workflows/peer.ts';
 
 export interface Baseline {
-  name: 'floor' | 'floor-local' | 'ai-sdk';
+  name: 'floor' | 'floor-local' | 'bare-turn' | 'ai-sdk';
   open(count: number): Promise<WorkflowHandle[]>;
   /** one turn; resolves with its latency in ms */
   turn(handle: WorkflowHandle, text: string): Promise<number>;
@@ -85,6 +88,28 @@ export function startFloor(deps: { client: Client; address: string; namespace: s
       }),
     local ? 'floorLocalSession' : 'floorSession',
     (handle, text) => handle.executeUpdate(floorTurnUpdate, { args: [text.length] }),
+    (handle) => handle.signal(floorDoneSignal),
+  );
+}
+
+/** bare-turn: `turn` does one turn of the conversation the workflow id stands for, as the in-process side does. */
+export function startBareTurn(
+  deps: { client: Client; address: string; namespace: string },
+  turn: (workflowId: string, text: string) => Promise<void>,
+): Promise<Baseline> {
+  return baseline(
+    'bare-turn',
+    deps,
+    (connection, taskQueue) =>
+      Worker.create({
+        connection,
+        namespace: deps.namespace,
+        taskQueue,
+        workflowsPath: fileURLToPath(new URL('./workflows/floor.ts', import.meta.url)),
+        activities: { bareTurn: (text: string) => turn(Context.current().info.workflowExecution!.workflowId, text) },
+      }),
+    'bareTurnSession',
+    (handle, text) => handle.executeUpdate(bareTurnUpdate, { args: [text] }),
     (handle) => handle.signal(floorDoneSignal),
   );
 }

@@ -9,20 +9,21 @@
 //                            closed loop's capacity; 0 skips them
 //   BENCH_LONG_TURNS=50      turns of the one long conversation (history growth)
 //   BENCH_ROUNDS=3           rounds; each runs the closed loops of Brigade, the floor, the local-activity floor,
-//                            the ai-sdk peer and the in-process step one after the other (each round starting with the next side),
+//                            bare-turn, the ai-sdk peer and the in-process step one after the other (each round starting with the next side),
 //                            then their lone turns interleaved; the figures that judge are the medians of
 //                            the rounds' ratios (about 40 s a round)
 //   BENCH_LONE_TURNS=10      lone turns of each side per round
 //   BENCH_PG_POOL=20         the worker's PostgreSQL pool size (npm start's, WORKER_POOL_SIZE)
-//   BENCH_TIMEOUT_S=1800     hard limit for the whole run (a run takes 5-6 min on 2 quiet cores, 3 rounds; twice that under load)
+//   BENCH_TIMEOUT_S=1800     hard limit for the whole run (a run takes about 3 min on 2 cores, 3 rounds; twice that under load)
 //   BENCH_WORKER_OPTIONS='{"maxConcurrentActivityTaskPolls":4}'  extra Worker.create options (the bench then
 //                            builds the worker itself, with the same activities, instead of calling createWorker)
 //   BENCH_DATABASE_URL, BENCH_TEMPORAL_ADDRESS, BENCH_TEMPORAL_DYNAMIC_CONFIG, BENCH_WORKFLOWS_PATH,
 //   BENCH_TEMPORAL_MEMORY=1 (the dev server in memory instead of as npm start runs it): see services.ts
 //   BENCH_MODEL=gemini-wire  the model: @google/genai against a zero-latency Gemini-wire server in a process of
 //                            its own (bench/gemini-wire.ts), streaming as with Gemini; `offline` = the offline model
-//   BENCH_BASELINES=1        the bare-Temporal floor (its step as an activity, and as a local activity) and the
-//                            ai-sdk peer on the same server (bench/peers.ts); 0 skips
+//   BENCH_BASELINES=1        the bare-Temporal floor (its step as an activity, and as a local activity), bare-turn
+//                            (the local floor running the in-process step) and the ai-sdk peer on the same server
+//                            (bench/peers.ts); 0 skips
 //   BENCH_PEER=1             the ai-sdk peer among the baselines (half of a round's time); 0 leaves it out
 //   BENCH_PAYLOAD_ENCRYPTION=on  off runs without the payload codec, to measure what it costs
 //   BENCH_PG_TCP=0           1 reaches the embedded PostgreSQL over loopback TCP instead of its Unix socket
@@ -64,7 +65,7 @@ import { enableStatementStats, statementSnapshot, statementsBetween, type Statem
 import { startServices, type BenchServices } from './services.ts';
 import { startGeminiWire, type GeminiWire } from './gemini-wire.ts';
 import { ToolResultWatch } from './tool-result-watch.ts';
-import { startAiSdkPeer, startFloor, type Baseline } from './peers.ts';
+import { startAiSdkPeer, startBareTurn, startFloor, type Baseline } from './peers.ts';
 import { createGeminiModel } from '../src/model/gemini.ts';
 import type { ChatModel } from '../src/model/types.ts';
 import {
@@ -556,6 +557,9 @@ async function inProcessTurn(
   }
 }
 
+/** bare-turn's conversations are numbered from here, apart from the in-process side's */
+const BARE_TURN_INDEX = 10_000;
+
 async function insertBareConversation(pool: pg.Pool, index: number): Promise<BareConversation> {
   const id = randomUUID();
   const userId = `bench-inproc-${index}`;
@@ -753,16 +757,38 @@ async function main(): Promise<void> {
   const deps = { client, pool, config };
   const tally = new Tally();
 
+  // The step's own work as the in-process side and bare-turn run it: Brigade's activities, called directly.
+  const activities = createActivities({
+    catalog: CATALOG,
+    pool,
+    model,
+    systemPrompt: systemPrompts(CATALOG),
+    implementations: CATALOG.toolImplementations(),
+  });
+  const ignored: ActivityTimes = { modelStep: [], runTool: [] };
+
   // The baselines' workers are built now (bundling is seconds of CPU) and run only in their phase.
   const baselines: Baseline[] = [];
   if (BASELINES) {
-    progress('bundling the baselines (bare-Temporal floor, its local-activity twin, ai-sdk peer)...');
+    progress('bundling the baselines (bare-Temporal floor, its local-activity twin, bare-turn, ai-sdk peer)...');
     // Their workers have the SDK's default data converter, as bare Temporal does: their client must too (Brigade's
     // encrypts, and a worker without the codec fails every Update).
     const baseClient = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
     const baseDeps = { client: baseClient, address: services.temporalAddress, namespace: config.TEMPORAL_NAMESPACE };
     baselines.push(await startFloor(baseDeps));
     baselines.push(await startFloor(baseDeps, true));
+    // bare-turn's conversations: one in PostgreSQL per workflow, made at its first turn
+    const bareTurnConversations = new Map<string, Promise<BareConversation>>();
+    baselines.push(
+      await startBareTurn(baseDeps, async (workflowId, text) => {
+        let conversation = bareTurnConversations.get(workflowId);
+        if (!conversation) {
+          conversation = insertBareConversation(pool, BARE_TURN_INDEX + bareTurnConversations.size);
+          bareTurnConversations.set(workflowId, conversation);
+        }
+        await inProcessTurn(activities, await conversation, text === CHAT_TEXT ? 'chat' : 'lookup', text, ignored, tally);
+      }),
+    );
     if (wire && PEER) baselines.push(await startAiSdkPeer({ ...baseDeps, pool, geminiBaseUrl: wire.baseUrl }));
     for (const baseline of baselines) stops.push({ name: `${baseline.name} worker`, stop: () => baseline.stop() });
   }
@@ -787,20 +813,12 @@ async function main(): Promise<void> {
   progress('warming up the baselines and the in-process turns...');
   const baselineSides: BaselineSide[] = [];
   for (const baseline of baselines) baselineSides.push(await prepareBaseline(baseline, tally));
-  const activities = createActivities({
-    catalog: CATALOG,
-    pool,
-    model,
-    systemPrompt: systemPrompts(CATALOG),
-    implementations: CATALOG.toolImplementations(),
-  });
   const bare: BareConversation[] = [];
   for (let i = 0; i < CONVERSATIONS; i += PG_POOL) {
     bare.push(
       ...(await Promise.all(Array.from({ length: Math.min(PG_POOL, CONVERSATIONS - i) }, (_, j) => insertBareConversation(pool, i + j)))),
     );
   }
-  const ignored: ActivityTimes = { modelStep: [], runTool: [] };
   await runConcurrently(bare, WARMUP, (c, n) =>
     inProcessTurn(activities, c, n % 2 === 0 ? 'lookup' : 'chat', n % 2 === 0 ? lookupText(n) : CHAT_TEXT, ignored, tally),
   );
@@ -1178,6 +1196,21 @@ async function main(): Promise<void> {
         { name: "the local-activity floor's lone turn p50 / the floor's (median)", value: x(medianRatios!.localFloorToFloor.lone) },
       ]
     : [];
+  // The local limit run as one program: whether a target on the sum is within reach of any program of this shape.
+  if (medians['bare-turn'] && medianRatios)
+    reported.push(
+      { name: "CPU per lookup turn / bare-turn's (the local limit as one program; median)", value: x(medianRatios.toBareTurn.cpu) },
+      { name: "lone lookup turn p50 / bare-turn's (median)", value: x(medianRatios.toBareTurn.lone) },
+      { name: "capacity / bare-turn's (closed loop, lookup + chat; median)", value: x(medianRatios.toBareTurn.capacity) },
+      ...(peerSide
+        ? [
+            {
+              name: "bare-turn's capacity / the ai-sdk peer's: the most this shape carries here",
+              value: x(medianRatios.bareTurnCapacityToPeer),
+            },
+          ]
+        : []),
+    );
 
   // Where each millisecond above the limit goes (issue 49): Brigade minus the local limit, per process and per
   // thread of the bench's process, each the median of the rounds' differences; then what a turn does, counted.
@@ -1371,11 +1404,13 @@ async function main(): Promise<void> {
   say();
   if (sides.length > 1) {
     say(
-      `Same server, same run, ${ROUNDS} rounds interleaved: Brigade beside the bare-Temporal floor${localFloorSide ? ' (its step as an activity and as a local activity)' : ''}${peerSide ? ', the ai-sdk peer' : ''} and the same step in-process (medians over the rounds; ${CONVERSATIONS} conversations; bench/peers.ts)`,
+      `Same server, same run, ${ROUNDS} rounds interleaved: Brigade beside the bare-Temporal floor${localFloorSide ? ' (its step as an activity and as a local activity)' : ''}${medians['bare-turn'] ? ', bare-turn' : ''}${peerSide ? ', the ai-sdk peer' : ''} and the same step in-process (medians over the rounds; ${CONVERSATIONS} conversations; bench/peers.ts)`,
     );
     say('  floor  = a workflow whose Update runs one no-op activity and returns (bench/workflows/floor.ts)');
     if (localFloorSide)
       say("  floor-local = the same with the no-op as a local activity, inside the workflow task as Brigade's model step is");
+    if (medians['bare-turn'])
+      say("  bare-turn = floor-local whose local activity does the in-process step's work: the limit as one program");
     if (peerSide)
       say('  ai-sdk = @temporalio/ai-sdk: generateText in the workflow, model and tool as activities (bench/workflows/peer.ts)');
     say("  limit  = floor-local + the in-process step (issue 49): what Temporal must cost for a turn of Brigade's shape plus");

@@ -7,29 +7,45 @@
 // inside the workflow task, as Brigade's model step is. It costs less than the regular floor (no activity task,
 // one workflow task per turn), so a Brigade whose step moved into the workflow task is also set against the
 // cheapest floor of its own shape, and a change of shape cannot beat the limit it is judged by.
+//
+// bareTurnSession is floor-local whose local activity does the step's own work (the in-process turn: the model
+// calls, the tool, the commits): the limit run as one program, the least any Temporal program of Brigade's shape
+// can cost here, measured rather than summed from two sides measured apart.
 import { condition, defineSignal, defineUpdate, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 
 export interface FloorActivities {
   noop(turn: number): Promise<number>;
 }
 
+export interface BareTurnActivities {
+  /** one whole turn of the workflow's conversation (its workflow id names it) */
+  bareTurn(text: string): Promise<void>;
+}
+
 export const floorTurnUpdate = defineUpdate<number, [number]>('turn');
+export const bareTurnUpdate = defineUpdate<void, [string]>('say');
 export const floorDoneSignal = defineSignal('done');
 
 const { noop } = proxyActivities<FloorActivities>({ startToCloseTimeout: '1 minute' });
 const local = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '1 minute' });
 
-async function session(step: (turn: number) => Promise<number>): Promise<void> {
+async function session(install: () => void): Promise<void> {
   let done = false;
-  setHandler(floorTurnUpdate, (turn) => step(turn));
+  install();
   setHandler(floorDoneSignal, () => void (done = true));
   await condition(() => done);
 }
 
 export async function floorSession(): Promise<void> {
-  await session(noop);
+  await session(() => setHandler(floorTurnUpdate, (turn) => noop(turn)));
 }
 
 export async function floorLocalSession(): Promise<void> {
-  await session(local.noop);
+  await session(() => setHandler(floorTurnUpdate, (turn) => local.noop(turn)));
+}
+
+const { bareTurn } = proxyLocalActivities<BareTurnActivities>({ startToCloseTimeout: '1 minute' });
+
+export async function bareTurnSession(): Promise<void> {
+  await session(() => setHandler(bareTurnUpdate, (text) => bareTurn(text)));
 }
