@@ -161,6 +161,17 @@ for (const width of [1280, 375] as const) {
       assert.match(await versioned.innerText(), /Wireless Headphones/, 'the answer shows them');
       assert.equal(await versionOf(versioned), '2/2');
       assert.equal(await transcript(page).locator('.tool-call').count(), 1, 'the step that asked for the tool is on screen');
+      // the focus moves once the answer is drawn: give it a moment, then judge
+      await page
+        .waitForFunction(
+          () => /Wireless Headphones/.test((globalThis as any).document.activeElement?.closest('[data-message-id]')?.textContent ?? ''),
+          undefined,
+          {
+            timeout: 5000,
+          },
+        )
+        .catch(() => undefined);
+      assert.match(await focusedRow(page), /Wireless Headphones/, 'the focus is on the new answer, not on the step');
       await shot(page, `regenerate-lookup-2of2-${width}`);
 
       await versioned.getByRole('button', { name: 'Previous version' }).click();

@@ -129,7 +129,8 @@ export function MessageActions({
           idempotencyKey: newIdempotencyKey(),
         }),
       );
-      focusWhenShown(result.messages[0]?.id);
+      // the new answer, where its versions show; a turn that stopped without one (an approval) has only its step
+      focusWhenShown((result.messages.findLast((m) => m.role === 'assistant' && m.text) ?? result.messages[0])?.id);
     });
   const fork = () =>
     guarded(async () => {
