@@ -30,9 +30,11 @@ export interface Baseline {
   stop(): Promise<void>;
 }
 
+type BaselineDeps = { client: Client; address: string; namespace: string };
+
 async function baseline(
   name: Baseline['name'],
-  deps: { client: Client; address: string; namespace: string },
+  deps: BaselineDeps,
   worker: (connection: NativeConnection, taskQueue: string) => Promise<Worker>,
   workflowType: string,
   send: (handle: WorkflowHandle, text: string) => Promise<unknown>,
@@ -73,19 +75,22 @@ async function baseline(
   };
 }
 
+/** a worker of bench/workflows/floor.ts's workflows with these activities */
+const floorWorker = (namespace: string, activities: object) => (connection: NativeConnection, taskQueue: string) =>
+  Worker.create({
+    connection,
+    namespace,
+    taskQueue,
+    workflowsPath: fileURLToPath(new URL('./workflows/floor.ts', import.meta.url)),
+    activities,
+  });
+
 /** The floor; `local`: its step as a local activity (floor-local), on a worker and task queue of its own. */
-export function startFloor(deps: { client: Client; address: string; namespace: string }, local = false): Promise<Baseline> {
+export function startFloor(deps: BaselineDeps, local = false): Promise<Baseline> {
   return baseline(
     local ? 'floor-local' : 'floor',
     deps,
-    (connection, taskQueue) =>
-      Worker.create({
-        connection,
-        namespace: deps.namespace,
-        taskQueue,
-        workflowsPath: fileURLToPath(new URL('./workflows/floor.ts', import.meta.url)),
-        activities: { noop: async (turn: number) => turn },
-      }),
+    floorWorker(deps.namespace, { noop: async (turn: number) => turn }),
     local ? 'floorLocalSession' : 'floorSession',
     (handle, text) => handle.executeUpdate(floorTurnUpdate, { args: [text.length] }),
     (handle) => handle.signal(floorDoneSignal),
@@ -93,21 +98,13 @@ export function startFloor(deps: { client: Client; address: string; namespace: s
 }
 
 /** bare-turn: `turn` does one turn of the conversation the workflow id stands for, as the in-process side does. */
-export function startBareTurn(
-  deps: { client: Client; address: string; namespace: string },
-  turn: (workflowId: string, text: string) => Promise<void>,
-): Promise<Baseline> {
+export function startBareTurn(deps: BaselineDeps, turn: (workflowId: string, text: string) => Promise<void>): Promise<Baseline> {
   return baseline(
     'bare-turn',
     deps,
-    (connection, taskQueue) =>
-      Worker.create({
-        connection,
-        namespace: deps.namespace,
-        taskQueue,
-        workflowsPath: fileURLToPath(new URL('./workflows/floor.ts', import.meta.url)),
-        activities: { bareTurn: (text: string) => turn(Context.current().info.workflowExecution!.workflowId, text) },
-      }),
+    floorWorker(deps.namespace, {
+      bareTurn: (text: string) => turn(Context.current().info.workflowExecution!.workflowId, text),
+    }),
     'bareTurnSession',
     (handle, text) => handle.executeUpdate(bareTurnUpdate, { args: [text] }),
     (handle) => handle.signal(floorDoneSignal),
