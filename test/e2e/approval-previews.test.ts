@@ -6,35 +6,29 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { OLD_FASHIONED } from '../support/recipes.ts';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
+import { ALICE, type TestApp } from '../support/test-app.ts';
 import {
   type Browser,
-  buildWebClient,
   fullyInViewAboveComposer,
-  launchBrowser,
   pageDoesNotScroll,
   sendMessage,
   signInByLink,
   startConversation,
   withScreenshot,
 } from './browser.ts';
+import { offlineApp } from './app-and-browser.ts';
 
 const SHOTS = process.env.SHOTS_DIR ?? path.join('test-results', 'approval-previews');
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+offlineApp((parts) => {
+  ({ app, browser } = parts);
   fs.mkdirSync(SHOTS, { recursive: true });
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
 });
 
 async function shot(page: Page, name: string): Promise<void> {

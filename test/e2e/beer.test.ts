@@ -6,13 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
-import { ERIN_BEER_STAFF, GUS_GREAT_LAKES, type TestApp, startTestApp } from '../support/test-app.ts';
+import type { FakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
+import { ERIN_BEER_STAFF, GUS_GREAT_LAKES, type TestApp } from '../support/test-app.ts';
 import {
   type Browser,
   assertAgentFeature,
-  buildWebClient,
-  launchBrowser,
   pageDoesNotScroll,
   sendMessage,
   signInByLink,
@@ -20,6 +18,7 @@ import {
   visibleTranscript,
   withScreenshot,
 } from './browser.ts';
+import { breweryApp } from './app-and-browser.ts';
 
 const CLIENT = 'CLT-CCW784'; // a San Diego bar in the fixture
 const CONFIRMATION_MS = 6_000;
@@ -30,19 +29,7 @@ let app: TestApp;
 let browser: Browser;
 let breweryDb: FakeOpenBreweryDb;
 
-before(async () => {
-  await buildWebClient();
-  breweryDb = await startFakeOpenBreweryDb();
-  [app, browser] = await Promise.all([
-    startTestApp({ env: { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, BEER_CONFIRMATION_TIMEOUT: `${CONFIRMATION_MS}ms` } }),
-    launchBrowser(),
-  ]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await breweryDb?.close();
-});
+breweryApp((parts) => void ({ app, browser, breweryDb } = parts), `${CONFIRMATION_MS}ms`);
 
 /** The choice beer offers with its breweries: asked in a new conversation of the bar's, once it shows. */
 async function recommendation(page: Page, title: string) {

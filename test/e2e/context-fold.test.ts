@@ -2,21 +2,15 @@
 // the transcript marks where the agent's model reads a summary instead, and the person can read that summary. The
 // offline model and a small MODEL_CONTEXT_TOKENS: the path `npm start` takes.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, launchBrowser, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { test } from 'node:test';
+import { ALICE, type TestApp } from '../support/test-app.ts';
+import { type Browser, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { offlineApp } from './app-and-browser.ts';
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  [app, browser] = await Promise.all([startTestApp({ env: { MODEL_CONTEXT_TOKENS: '3000' } }), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+offlineApp((parts) => void ({ app, browser } = parts), { env: { MODEL_CONTEXT_TOKENS: '3000' } });
 
 test('the page keeps every message, marks where the summary begins, and shows the summary on request', async (t) => {
   const { page } = browser;

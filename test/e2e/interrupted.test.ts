@@ -2,7 +2,7 @@
 // was interrupted and keeps the message box, and a message sent from the page revives it and is answered.
 import assert from 'node:assert/strict';
 import { test, describe } from 'node:test';
-import { scriptedApp } from './scripted-app.ts';
+import { scriptedApp } from './app-and-browser.ts';
 import { type FakeGemini, reply } from '../support/fake-gemini.ts';
 import { ALICE, type TestApp } from '../support/test-app.ts';
 import { type Browser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';

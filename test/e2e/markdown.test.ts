@@ -3,7 +3,7 @@
 // HTML is text that runs nothing, at 1280 and 375 px. The dark theme's cache chips are readable (4.5:1).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { scriptedApp } from './scripted-app.ts';
+import { scriptedApp } from './app-and-browser.ts';
 import { type FakeGemini, reply } from '../support/fake-gemini.ts';
 import { ALICE, type TestApp } from '../support/test-app.ts';
 import { type Browser, pageDoesNotScroll, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';

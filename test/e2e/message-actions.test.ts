@@ -8,28 +8,15 @@ import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import {
-  type Browser,
-  buildWebClient,
-  launchBrowser,
-  pageDoesNotScroll,
-  sendMessage,
-  signInByLink,
-  startConversation,
-  withScreenshot,
-} from './browser.ts';
+import { type Browser, pageDoesNotScroll, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { offlineApp } from './app-and-browser.ts';
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+offlineApp(async (parts) => {
+  ({ app, browser } = parts);
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.baseUrl });
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
 });
 
 async function shot(page: Page, name: string): Promise<void> {

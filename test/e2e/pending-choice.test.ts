@@ -3,22 +3,16 @@
 // "Send after I decide" (the conversation holds it and sends it once the approval is decided). At 1280 and
 // 375 px.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { ALICE, type TestApp } from '../support/test-app.ts';
+import { type Browser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { offlineApp } from './app-and-browser.ts';
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+offlineApp((parts) => void ({ app, browser } = parts));
 
 const userTexts = async (page: Page) => page.locator('ol.transcript .msg.user > p').allInnerTexts();
 

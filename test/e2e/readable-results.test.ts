@@ -6,11 +6,12 @@
 // With SHOTS_DIR set, each view is also saved there as a screenshot.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
-import { ALICE, ERIN_BEER_STAFF, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import type { FakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
+import { ALICE, ERIN_BEER_STAFF, type TestApp } from '../support/test-app.ts';
+import { type Browser, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { breweryApp } from './app-and-browser.ts';
 
 const CLIENT = 'CLT-CCW784'; // a San Diego bar in the fixture
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -21,13 +22,8 @@ let app: TestApp;
 let browser: Browser;
 let breweryDb: FakeOpenBreweryDb;
 
-before(async () => {
-  await buildWebClient();
-  breweryDb = await startFakeOpenBreweryDb();
-  [app, browser] = await Promise.all([
-    startTestApp({ env: { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, BEER_CONFIRMATION_TIMEOUT: '10m' } }),
-    launchBrowser(),
-  ]);
+breweryApp(async (parts) => {
+  ({ app, browser, breweryDb } = parts);
   await app.adminQuery(
     `INSERT INTO saved_recipes (id, user_id, name, recipe_type, ingredients, instructions, prep_time, cook_time, servings, tags)
      VALUES (gen_random_uuid(), 'alice', 'Buttered noodles', 'food', $1::jsonb, $2::jsonb, 5, 10, 2, '["quick"]'::jsonb),
@@ -35,12 +31,7 @@ before(async () => {
             (gen_random_uuid(), 'alice', 'Lemon tart', 'dessert', $1::jsonb, $2::jsonb, 30, 40, 8, '[]'::jsonb)`,
     [JSON.stringify([{ name: 'butter', quantity: '3', unit: 'tbsp', notes: null }]), JSON.stringify(['Mix.'])],
   );
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await breweryDb?.close();
-});
+}, '10m');
 
 async function shot(page: Page, name: string): Promise<void> {
   if (process.env.SHOTS_DIR) await page.screenshot({ path: path.join(process.env.SHOTS_DIR, `${name}.png`) });

@@ -3,29 +3,18 @@
 // middle of a brewery run follows its progress to the end (it froze at "Search: in progress" while the run's
 // question was already waiting).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
-import { ALICE, ERIN_BEER_STAFF, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import type { FakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
+import { ALICE, ERIN_BEER_STAFF, type TestApp } from '../support/test-app.ts';
+import { type Browser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { breweryApp } from './app-and-browser.ts';
 
 let app: TestApp;
 let browser: Browser;
 let breweryDb: FakeOpenBreweryDb;
 
-before(async () => {
-  await buildWebClient();
-  breweryDb = await startFakeOpenBreweryDb();
-  [app, browser] = await Promise.all([
-    startTestApp({ env: { OPENBREWERYDB_BASE_URL: breweryDb.baseUrl, BEER_CONFIRMATION_TIMEOUT: '60s' } }),
-    launchBrowser(),
-  ]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await breweryDb?.close();
-});
+breweryApp((parts) => void ({ app, browser, breweryDb } = parts), '60s');
 
 /** The transcript's rows as the page shows them, each as its kind and its first line. */
 const rows = (page: Page) =>

@@ -3,7 +3,7 @@
 // written while the turn runs is held and sent when it ends.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { scriptedApp } from './scripted-app.ts';
+import { scriptedApp } from './app-and-browser.ts';
 import { type FakeGemini, reply } from '../support/fake-gemini.ts';
 import { ALICE, type TestApp } from '../support/test-app.ts';
 import {

@@ -3,21 +3,15 @@
 // conversation by a word of a message, its items open in a new tab with Ctrl, the focus lands where the person
 // goes on after Start and Rename, and a phone's header is one row.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, launchBrowser, openHome, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { after, describe, test } from 'node:test';
+import { ALICE, type TestApp } from '../support/test-app.ts';
+import { type Browser, launchBrowser, openHome, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { offlineApp } from './app-and-browser.ts';
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+offlineApp((parts) => void ({ app, browser } = parts));
 
 const open = async (title: string) => {
   const created = await app.call('POST', '/v1/conversations', { token: ALICE, body: { agent: 'recipes', title } });

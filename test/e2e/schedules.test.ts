@@ -3,27 +3,21 @@
 // approval), Pause and Resume follow, Delete asks first (Enter keeps), a bad interval is refused in words, and a
 // schedule that paused itself says why until it is resumed.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { temporalScheduleId } from '../../src/shared/schedules.ts';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, launchBrowser, signInByLink, withScreenshot } from './browser.ts';
+import { ALICE, type TestApp } from '../support/test-app.ts';
+import { type Browser, signInByLink, withScreenshot } from './browser.ts';
+import { offlineApp } from './app-and-browser.ts';
 
 const WENDY = 'token-wendy-support-schedules-000';
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  [app, browser] = await Promise.all([
-    startTestApp({ env: { SCHEDULE_MIN_INTERVAL: '10s' }, tokens: { [WENDY]: { user: 'wendy-schedules', roles: ['support'] } } }),
-    launchBrowser(),
-  ]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
+offlineApp((parts) => void ({ app, browser } = parts), {
+  env: { SCHEDULE_MIN_INTERVAL: '10s' },
+  tokens: { [WENDY]: { user: 'wendy-schedules', roles: ['support'] } },
 });
 
 /** The Schedules link: in the top bar, or on a phone in the menu's drawer. */

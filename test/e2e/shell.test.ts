@@ -7,30 +7,22 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ALICE, GUS_GREAT_LAKES, type TestApp, startTestApp } from '../support/test-app.ts';
+import { ALICE, GUS_GREAT_LAKES, type TestApp } from '../support/test-app.ts';
 import {
   type Browser,
-  buildWebClient,
   fullyInViewAboveComposer,
-  launchBrowser,
   openHome,
   pageDoesNotScroll,
   sendMessage,
   signInByLink,
   withScreenshot,
 } from './browser.ts';
+import { offlineApp } from './app-and-browser.ts';
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+offlineApp((parts) => void ({ app, browser } = parts));
 
 const WIDTHS = [1280, 375] as const;
 const HEIGHT = { 1280: 860, 375: 740 } as const;

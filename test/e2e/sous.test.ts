@@ -3,7 +3,7 @@
 // ones struck where they were, the end state before deciding), accepted; and a PatchSet that expires says why.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { scriptedApp } from './scripted-app.ts';
+import { scriptedApp } from './app-and-browser.ts';
 import { type FakeGemini, reply } from '../support/fake-gemini.ts';
 import { ALICE, BOB, type TestApp } from '../support/test-app.ts';
 import {

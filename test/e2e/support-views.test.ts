@@ -3,22 +3,16 @@
 // a customer's orders are the table, an order is a card; no JSON, tool names or ids beyond the customer
 // number in the row, and the table scrolls inside its box rather than the page.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Locator } from 'playwright-core';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
-import { type Browser, buildWebClient, launchBrowser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { ALICE, type TestApp } from '../support/test-app.ts';
+import { type Browser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';
+import { offlineApp } from './app-and-browser.ts';
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+offlineApp((parts) => void ({ app, browser } = parts));
 
 // John Doe's orders in the seed (src/agents/support/migrations), in the table's order
 const JOHN_ORDERS = [

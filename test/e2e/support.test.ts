@@ -4,12 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { ALICE, BOB, type TestApp, startTestApp } from '../support/test-app.ts';
+import { ALICE, BOB, type TestApp } from '../support/test-app.ts';
 import {
   type Browser,
-  buildWebClient,
   fullyInViewAboveComposer,
-  launchBrowser,
   sendMessage,
   signInByLink,
   startConversation,
@@ -17,18 +15,12 @@ import {
   withScreenshot,
   consoleErrorsDuring,
 } from './browser.ts';
+import { offlineApp } from './app-and-browser.ts';
 
 let app: TestApp;
 let browser: Browser;
 
-before(async () => {
-  await buildWebClient();
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+offlineApp((parts) => void ({ app, browser } = parts));
 
 async function customerPhone(userId: string): Promise<string> {
   const client = new pg.Client({ connectionString: app.adminUrl });
