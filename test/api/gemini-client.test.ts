@@ -1,30 +1,26 @@
 // The runtime with the real @google/genai client against a scripted Gemini-compatible server: the
 // support flow, untrusted model output, bounded steps, retries and the one-turn-at-a-time rule.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { type TestApp, startTestApp } from '../support/test-app.ts';
+import { after, beforeEach, describe, test } from 'node:test';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
+import { type TestApp } from '../support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  app = await startTestApp({
+geminiApp(
+  {
+    checkKey: true,
     env: {
-      GEMINI_API_KEY: 'test-gemini-key',
-      GEMINI_BASE_URL: fake.baseUrl,
       AGENT_MAX_STEPS: '4',
       AGENT_MAX_TOOL_ERRORS: '2',
       MODEL_MAX_ATTEMPTS: '3',
       MODEL_TIMEOUT: '10s',
     },
-  });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+  },
+  (parts) => void ({ fake, app } = parts),
+);
 beforeEach(() => fake.reset());
 
 async function conversation(): Promise<string> {

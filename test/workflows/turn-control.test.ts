@@ -5,19 +5,18 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { STOPPED_NOTE } from '../../src/shared/turn-control.ts';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
 import { readSse } from '../support/sse.ts';
-import { ALICE, BOB, CAROL, type TestApp, startTestApp } from '../support/test-app.ts';
+import { ALICE, BOB, CAROL, type TestApp } from '../support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  app = await startTestApp({
+geminiApp(
+  {
+    checkKey: true,
     env: {
-      GEMINI_API_KEY: 'test-gemini-key',
-      GEMINI_BASE_URL: fake.baseUrl,
       MODEL_MAX_ATTEMPTS: '2',
       MODEL_TIMEOUT: '30s',
       // budgets the other tests stay far below (their calls cost a few hundred tokens)
@@ -25,12 +24,9 @@ before(async () => {
       TOKEN_BUDGET_PER_USER_PER_DAY: '100000',
       APPROVAL_TIMEOUT: '3s',
     },
-  });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+  },
+  (parts) => void ({ fake, app } = parts),
+);
 beforeEach(() => fake.reset());
 
 async function conversation(token = ALICE): Promise<string> {

@@ -7,28 +7,24 @@ import { randomUUID } from 'node:crypto';
 import { readEventsAfter } from '../../../db/conversations.ts';
 import { asUser } from '../../../db/pool.ts';
 import { CONTEXT_MARKER } from '../../../model/gemini.ts';
-import { type FakeGemini, type RecordedRequest, reply, startFakeGemini } from '../../../../test/support/fake-gemini.ts';
-import { BOB, type TestApp, startTestApp } from '../../../../test/support/test-app.ts';
+import { type FakeGemini, type RecordedRequest, reply } from '../../../../test/support/fake-gemini.ts';
+import { geminiApp } from '../../../../test/support/gemini-app.ts';
+import { BOB, type TestApp } from '../../../../test/support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  app = await startTestApp({
+geminiApp(
+  {
+    checkKey: true,
     env: {
-      GEMINI_API_KEY: 'test-gemini-key',
-      GEMINI_BASE_URL: fake.baseUrl,
       MODEL_MAX_ATTEMPTS: '2',
       MODEL_TIMEOUT: '10s',
       MODEL_SCHEMA_ATTEMPTS: '3',
     },
-  });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+  },
+  (parts) => void ({ fake, app } = parts),
+);
 beforeEach(() => fake.reset());
 
 const RECIPE = {
