@@ -2,23 +2,15 @@
 // event, the usage ledger, the conversation's usage (GET) and the metrics. The real @google/genai client against
 // the scripted Gemini server, the real turn engine (Temporal dev server, PostgreSQL).
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { type TestApp, startTestApp } from '../support/test-app.ts';
+import { beforeEach, describe, test } from 'node:test';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
+import type { TestApp } from '../support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  app = await startTestApp({
-    env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s', METRICS_ENABLED: 'true' },
-  });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+geminiApp({ checkKey: true, env: { MODEL_TIMEOUT: '10s', METRICS_ENABLED: 'true' } }, (parts) => void ({ fake, app } = parts));
 beforeEach(() => fake.reset());
 
 async function conversation(agent = 'support'): Promise<string> {

@@ -2,22 +2,16 @@
 // exactly the path it should see (the server's recorded requests), GET shows the current branch with siblings, and
 // the refusals are 404 (a message not in the conversation), 409 (a turn running) and 422 (the wrong kind of message).
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { type FakeGemini, type RecordedRequest, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import { beforeEach, describe, test } from 'node:test';
+import { type FakeGemini, type RecordedRequest, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
 import { readSse } from '../support/sse.ts';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
+import { ALICE, type TestApp } from '../support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '10s' } });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+geminiApp({ checkKey: true, env: { MODEL_TIMEOUT: '10s' } }, (parts) => void ({ fake, app } = parts));
 beforeEach(() => fake.reset());
 
 type Message = {

@@ -1,7 +1,7 @@
 // The runtime with the real @google/genai client against a scripted Gemini-compatible server: the
 // support flow, untrusted model output, bounded steps, retries and the one-turn-at-a-time rule.
 import assert from 'node:assert/strict';
-import { after, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import { type FakeGemini, reply } from '../support/fake-gemini.ts';
 import { geminiApp } from '../support/gemini-app.ts';
 import { type TestApp } from '../support/test-app.ts';

@@ -3,21 +3,15 @@
 // of them, the reply's later gated calls included (300 in one reply: one message, no second park); `keep`
 // holds it in the conversation, through a worker restart, and sends it as the next turn once the items are decided.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
-import { type TestApp, startTestApp } from '../support/test-app.ts';
+import { beforeEach, test } from 'node:test';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
+import type { TestApp } from '../support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_TIMEOUT: '20s' } });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+geminiApp({ checkKey: true, env: { MODEL_TIMEOUT: '20s' } }, (parts) => void ({ fake, app } = parts));
 beforeEach(() => fake.reset());
 
 type Message = { role: string; text: string; tool?: string; callId?: string; result?: { status?: string; error?: string } };

@@ -3,25 +3,19 @@
 // the same text reaches the events table in batches. The web client's reducer (web/src/transcript.ts) merges
 // both by offset, so a draft holds the reply exactly once: live, after a resume, and after a retried step.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { LIVE_DELTA_CHANNEL, MAX_PAYLOAD_BYTES, livePayloads } from '../../src/db/live-deltas.ts';
 import { isStorableText } from '../../src/shared/safe-text.ts';
 import { applyEvent, emptyTranscript, type Transcript } from '../../web/src/transcript.ts';
-import { type FakeGemini, lastContent, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import { type FakeGemini, lastContent, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
 import { type SseEvent, readSse } from '../support/sse.ts';
-import { ALICE, CAROL, type TestApp, startTestApp } from '../support/test-app.ts';
+import { ALICE, CAROL, type TestApp } from '../support/test-app.ts';
 
 let app: TestApp;
 let fake: FakeGemini;
 
-before(async () => {
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  app = await startTestApp({ env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl } });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+geminiApp({ checkKey: true }, (parts) => void ({ fake, app } = parts));
 
 const words = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(2, '0')} `);
 

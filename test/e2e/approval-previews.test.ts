@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { OLD_FASHIONED } from '../support/recipes.ts';
 import { ALICE, type TestApp } from '../support/test-app.ts';

@@ -4,7 +4,7 @@
 // Staff choose the bar by name from the bars they may act for; the header and the tab title name it, and
 // an id that is no bar is refused in a sentence. An empty list still leaves a way to start.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { FakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
 import { ERIN_BEER_STAFF, GUS_GREAT_LAKES, type TestApp } from '../support/test-app.ts';

@@ -1,7 +1,7 @@
 // A conversation whose run is stuck (issue 43, item 3), in real Chromium: a reload shows its transcript, says it
 // was interrupted and keeps the message box, and a message sent from the page revives it and is answered.
 import assert from 'node:assert/strict';
-import { test, describe } from 'node:test';
+import { test } from 'node:test';
 import { scriptedApp } from './app-and-browser.ts';
 import { type FakeGemini, reply } from '../support/fake-gemini.ts';
 import { ALICE, type TestApp } from '../support/test-app.ts';

@@ -4,7 +4,7 @@
 // conversation with the path up to the message, and Copy puts the message's words on the clipboard.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { reply, startFakeGemini } from '../support/fake-gemini.ts';
 import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';

@@ -3,7 +3,7 @@
 // "Send after I decide" (the conversation holds it and sends it once the approval is decided). At 1280 and
 // 375 px.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ALICE, type TestApp } from '../support/test-app.ts';
 import { type Browser, sendMessage, signInByLink, startConversation, withScreenshot } from './browser.ts';

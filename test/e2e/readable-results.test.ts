@@ -6,7 +6,7 @@
 // With SHOTS_DIR set, each view is also saved there as a screenshot.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import type { FakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
 import { ALICE, ERIN_BEER_STAFF, type TestApp } from '../support/test-app.ts';

@@ -3,7 +3,7 @@
 // middle of a brewery run follows its progress to the end (it froze at "Search: in progress" while the run's
 // question was already waiting).
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { FakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
 import { ALICE, ERIN_BEER_STAFF, type TestApp } from '../support/test-app.ts';

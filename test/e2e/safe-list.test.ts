@@ -3,7 +3,7 @@
 // conversation by a word of a message, its items open in a new tab with Ctrl, the focus lands where the person
 // goes on after Start and Rename, and a phone's header is one row.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ALICE, type TestApp } from '../support/test-app.ts';
 import { type Browser, launchBrowser, openHome, signInByLink, startConversation, withScreenshot } from './browser.ts';
 import { offlineApp } from './app-and-browser.ts';

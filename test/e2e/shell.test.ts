@@ -5,7 +5,7 @@
 // connection banner comes and goes; dark mode follows the system.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ALICE, GUS_GREAT_LAKES, type TestApp } from '../support/test-app.ts';
 import {

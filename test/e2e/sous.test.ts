@@ -2,7 +2,7 @@
 // a PatchSet in Patch Review Mode (added items new, modified ones edited with the old text at hand, removed
 // ones struck where they were, the end state before deciding), accepted; and a PatchSet that expires says why.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { scriptedApp } from './app-and-browser.ts';
 import { type FakeGemini, reply } from '../support/fake-gemini.ts';
 import { ALICE, BOB, type TestApp } from '../support/test-app.ts';

@@ -2,7 +2,7 @@
 // conversation, an approval whose edited arguments the server refuses (shown at the field) and then
 // accepts; a token without the role gets a clear message; sign-out forgets the token.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pg from 'pg';
 import { ALICE, BOB, type TestApp } from '../support/test-app.ts';
 import {

@@ -1,24 +1,16 @@
 // Text PostgreSQL cannot store, when it comes from the model rather than a client: it is made storable
 // (NUL and unpaired surrogates become U+FFFD), so a reply never fails the write that records it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import { test } from 'node:test';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
 import { readSse } from '../support/sse.ts';
-import { ALICE, type TestApp, startTestApp } from '../support/test-app.ts';
+import { ALICE, type TestApp } from '../support/test-app.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini({ apiKey: 'test-gemini-key' });
-  app = await startTestApp({
-    env: { GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: fake.baseUrl, MODEL_MAX_ATTEMPTS: '2', MODEL_TIMEOUT: '10s' },
-  });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+geminiApp({ checkKey: true, env: { MODEL_MAX_ATTEMPTS: '2', MODEL_TIMEOUT: '10s' } }, (parts) => void ({ fake, app } = parts));
 
 test('a model reply and tool arguments with NUL and lone surrogates are stored, repaired, and the turn ends', async () => {
   // titled, so no title activity runs after the turn while the app shuts down

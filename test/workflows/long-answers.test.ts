@@ -7,32 +7,23 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { after, before, test } from 'node:test';
-import { type FakeGemini, reply, startFakeGemini } from '../support/fake-gemini.ts';
+import { test } from 'node:test';
+import { type FakeGemini, reply } from '../support/fake-gemini.ts';
+import { geminiApp } from '../support/gemini-app.ts';
 import { temporalAddress, temporalCliPath } from '../support/harness.ts';
-import { type TestApp, startTestApp } from '../support/test-app.ts';
+import type { TestApp } from '../support/test-app.ts';
 import { applyEvent, draftText, emptyTranscript } from '../../web/src/transcript.ts';
 
 let fake: FakeGemini;
 let app: TestApp;
 
-before(async () => {
-  fake = await startFakeGemini();
-  app = await startTestApp({
-    env: {
-      GEMINI_API_KEY: 'long-key',
-      GEMINI_BASE_URL: fake.baseUrl,
-      MODEL_TIMEOUT: '1500ms',
-      MODEL_IDLE_TIMEOUT: '1500ms',
-      MODEL_STEP_HANDOFF_AFTER: '300ms',
-      MODEL_MAX_ATTEMPTS: '3',
-    },
-  });
-});
-after(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+geminiApp(
+  {
+    key: 'long-key',
+    env: { MODEL_TIMEOUT: '1500ms', MODEL_IDLE_TIMEOUT: '1500ms', MODEL_STEP_HANDOFF_AFTER: '300ms', MODEL_MAX_ATTEMPTS: '3' },
+  },
+  (parts) => void ({ fake, app } = parts),
+);
 
 const words = (count: number) => Array.from({ length: count }, (_, i) => `w${i} `);
 

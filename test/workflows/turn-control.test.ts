@@ -2,7 +2,7 @@
 // streaming turn within a second, closes the model's stream and keeps what streamed; Stop withdraws the
 // items a parked turn waits on; delete erases every row and the workflow; export returns the transcript.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { STOPPED_NOTE } from '../../src/shared/turn-control.ts';
 import { type FakeGemini, reply } from '../support/fake-gemini.ts';

@@ -2,7 +2,7 @@
 // server: a swap proposed, reviewed and accepted; a rejection reaching the next request once; PatchSets
 // refused before review; steps marked done; a PatchSet expired by a step done while it waited.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import { randomUUID } from 'node:crypto';
 import { readEventsAfter } from '../../../db/conversations.ts';
 import { asUser } from '../../../db/pool.ts';
