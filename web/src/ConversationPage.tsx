@@ -348,7 +348,7 @@ export function ConversationPage({
   const linkable = (tool: string) => withSources.has(tool);
   const workflowUrl = meta?.temporal.workflowUrlTemplate?.replace('{workflowId}', encodeURIComponent(view.workflowId));
   const SidePanel = sidePanelFor(view.agent);
-  const examples = examplesFor(view.agent);
+  const examples = examplesFor(view);
   const Subtitle = subtitleFor(view.agent);
   const offline = meta?.model === 'offline';
   const side = SidePanel && <SidePanel view={view} onChanged={refresh} />;

@@ -101,6 +101,8 @@ export interface AgentHome {
   tools?: Record<string, ToolWords>;
   /** what a person might ask first, shown in an empty conversation (phrasings the offline model understands too) */
   examples?: string[];
+  /** the same from the conversation's own state, when that decides what fits (absent: `examples`) */
+  examplesOf?: (view: ConversationView) => string[];
   /** event types after which the conversation's view (and so this agent's state) has changed */
   refreshOn?: string[];
 }

@@ -2,7 +2,7 @@
 // and asks it by agent name, pending kind or card type. An agent of the API's without a home here still
 // works: it is shown by its name, with the generic chat and approvals (docs/agents/adding-an-agent.md).
 import type { AgentHome, AgentPage, PendingKindHome, ToolWords } from '../agentHome';
-import type { AgentName } from '../types';
+import type { AgentName, ConversationView } from '../types';
 import { beer } from './beer';
 import { recipes } from './recipes';
 import { sous } from './sous';
@@ -55,7 +55,10 @@ export const toolWordsFor = (agent: string, tool: string): ToolWords | undefined
   const tools = homeOf(agent)?.tools;
   return tools && Object.hasOwn(tools, tool) ? tools[tool] : undefined;
 };
-export const examplesFor = (agent: string): readonly string[] => homeOf(agent)?.examples ?? [];
+export const examplesFor = (view: ConversationView): readonly string[] => {
+  const home = homeOf(view.agent);
+  return home?.examplesOf?.(view) ?? home?.examples ?? [];
+};
 /** A home page tile's words: what the agent does and what to ask it first. */
 export const tileFor = (agent: string): { label: string; description: string; firstPrompt?: string } | undefined => {
   const home = homeOf(agent);

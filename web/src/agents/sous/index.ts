@@ -1,8 +1,10 @@
 // The sous chef: the recipe beside the chat, PatchSets reviewed in place, and where a conversation starts.
 import type { AgentHome } from '../../agentHome';
+import { sousExamples } from './examples';
 import { PatchReview } from './PatchReview';
 import { SousPanel } from './SousPanel';
 import { sousStart } from './SousStart';
+import { sousViewOf } from './sousView';
 
 export const sous: AgentHome = {
   label: 'Sous chef',
@@ -12,12 +14,6 @@ export const sous: AgentHome = {
   // the chat goes on while a PatchSet waits: a message does not answer it
   pendingKinds: { patchset: { View: PatchReview, label: 'Proposed change', answeredByMessage: false } },
   start: sousStart,
-  examples: [
-    'swap butter for olive oil',
-    'make it for 4',
-    'remove the parmesan',
-    'add 1 tsp chili flakes',
-    'add a note: rest the dough overnight',
-  ],
+  examplesOf: (view) => sousExamples(sousViewOf(view).recipe),
   refreshOn: ['patchset.decided', 'patchset.rejected'],
 };

@@ -1,5 +1,5 @@
 // What a sous conversation's view adds beside the generic fields (the API's SousViewFields, top level).
-import type { ConversationView } from '../../types';
+import type { ConversationView } from '../../types.ts';
 
 export interface SousRecipe {
   title?: string;
