@@ -7,7 +7,7 @@
 // activity, the cheapest turn of the shape Brigade's own (its model step inside the workflow task), and against
 // the local limit (that floor plus the in-process step). Since issue 49 the local limit is the one judged; the
 // regular floor's limit is reported beside it, and so is bare-turn, the local limit run as one program (that floor's
-// local activity doing the in-process step's work), whose capacity is the most a turn of this shape carries here.
+// local activity doing the in-process step's work): what a turn of this shape carries here, built plainly.
 
 /** One side's figures in one round; CPU in ms per lookup turn of its closed loop, latencies in ms (p50). */
 export interface SideFigures {
@@ -50,7 +50,7 @@ export interface Ratios {
   localFloorToFloor: SideRatios;
   /** Brigade / bare-turn, the local limit run as one program (NaN without it) */
   toBareTurn: SideRatios;
-  /** bare-turn's capacity / the peer's: the most any program of Brigade's shape carries here, against the peer */
+  /** bare-turn's capacity / the peer's: what a program of Brigade's shape built plainly carries here, against the peer */
   bareTurnCapacityToPeer: number;
   /** Brigade / the local limit (the local-activity floor + the in-process step; NaN without it): what issue 49 judges */
   toLocalLimit: { cpu: number; lone: number; groups: Record<string, number>; threads: Record<string, number> };

@@ -1205,7 +1205,7 @@ async function main(): Promise<void> {
       ...(peerSide
         ? [
             {
-              name: "bare-turn's capacity / the ai-sdk peer's: the most this shape carries here",
+              name: "bare-turn's capacity / the ai-sdk peer's: this shape built plainly",
               value: x(medianRatios.bareTurnCapacityToPeer),
             },
           ]

@@ -9,8 +9,8 @@
 // cheapest floor of its own shape, and a change of shape cannot beat the limit it is judged by.
 //
 // bareTurnSession is floor-local whose local activity does the step's own work (the in-process turn: the model
-// calls, the tool, the commits): the limit run as one program, the least any Temporal program of Brigade's shape
-// can cost here, measured rather than summed from two sides measured apart.
+// calls, the tool, the commits): the limit run as one program, what a Temporal program of Brigade's shape costs
+// here built the plainest way, measured rather than summed from two sides measured apart.
 import { condition, defineSignal, defineUpdate, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 
 export interface FloorActivities {

@@ -1,7 +1,7 @@
 // The set-up browser test files share: a Brigade (the offline model's, beside the fixture OpenBreweryDB or not,
-// or one whose model is the scripted Gemini-wire server of test/support/gemini-app.ts) and Chromium, started before the file's tests and stopped
-// after them. `started` is handed the parts once they run, and may start more: a file's own `before` at the top
-// level would run at once, not after these.
+// or one whose model is the scripted Gemini-wire server of test/support/gemini-app.ts) and Chromium, started
+// before the file's tests and stopped after them. `started` is handed the parts once they run, and may start
+// more: a file's own `before` at the top level would run at once, not after these.
 import { after, before } from 'node:test';
 import type { FakeGemini } from '../support/fake-gemini.ts';
 import { type FakeOpenBreweryDb, startFakeOpenBreweryDb } from '../support/fake-openbrewerydb.ts';
@@ -24,12 +24,9 @@ export interface BreweryApp extends OfflineApp {
 
 type AppOptions = Parameters<typeof startTestApp>[0];
 
-/** The offline model's Brigade (`options` as startTestApp takes them, or made once the hooks run) and Chromium. */
-export function offlineApp(
-  started: (parts: OfflineApp) => void | Promise<void>,
-  options: AppOptions | (() => Promise<AppOptions>) = {},
-): void {
-  withBrowser(async () => ({ app: await startTestApp(typeof options === 'function' ? await options() : options) }), started);
+/** The offline model's Brigade (`options` as startTestApp takes them) and Chromium. */
+export function offlineApp(started: (parts: OfflineApp) => void | Promise<void>, options: AppOptions = {}): void {
+  withBrowser(async () => ({ app: await startTestApp(options) }), started);
 }
 
 /** The offline model's Brigade against the fixture OpenBreweryDB, beer's "want details?" waiting `confirmation`. */
