@@ -1,15 +1,15 @@
 // What GET /v1/conversations?q= shows of the message a search found: the words around the match, on one line,
 // so a list of look-alike titles says which conversation is which.
+import { regExpLiteral } from '../shared/regexp-literal.ts';
+
 const BEFORE = 40;
 const AFTER = 80;
-
-const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `text` around the first place that contains `search` (any case), cut at spaces, with … where it was cut. */
 export function searchSnippet(text: string, search: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   // ILIKE and JavaScript may fold a rare letter differently: then the message's beginning
-  const match = new RegExp(escaped(search), 'iu').exec(flat);
+  const match = new RegExp(regExpLiteral(search), 'iu').exec(flat);
   const at = match?.index ?? 0;
   const end = match ? at + match[0].length : 0;
   let start = Math.max(0, at - BEFORE);

@@ -10,6 +10,7 @@ import { type Patch, Recipe, type SousAnswer, UserDefaults } from './schemas.ts'
 import { ingredientName, mentionsTerm } from './words.ts';
 import { OFFLINE_PREFIX } from '../../model/offline-types.ts';
 import type { ModelRequest } from '../../model/types.ts';
+import { regExpLiteral } from '../../shared/regexp-literal.ts';
 
 interface Seen {
   recipe: Recipe;
@@ -171,12 +172,8 @@ function clip(text: string): string {
   return trimmed.length > 500 ? `${trimmed.slice(0, 500)}…` : trimmed;
 }
 
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 function replaceTerm(text: string, term: string, by: string): string {
-  return text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escape(term)}(?![\\p{L}\\p{N}])`, 'giu'), by);
+  return text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${regExpLiteral(term)}(?![\\p{L}\\p{N}])`, 'giu'), by);
 }
 
 const UNICODE_FRACTIONS: Record<string, number> = { '½': 0.5, '⅓': 1 / 3, '⅔': 2 / 3, '¼': 0.25, '¾': 0.75, '⅛': 0.125 };

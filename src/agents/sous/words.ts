@@ -1,5 +1,6 @@
 // Reading ingredient and step text: what an ingredient is called once its quantity is stripped, and whether
 // a step mentions it. Heuristics on purpose: a false "mentions" only asks for a step update or a note.
+import { regExpLiteral } from '../../shared/regexp-literal.ts';
 
 /** Units of measure as ingredient lines write them: split off as a saved ingredient's unit. */
 export const UNITS: ReadonlySet<string> = new Set([
@@ -80,15 +81,11 @@ export function ingredientName(text: string): string {
   return words.join(' ').replace(/[.,]+$/, '');
 }
 
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Whether `text` names `term` as a word (plural allowed): "butter" is in "the butter", not in "butternut". */
 export function mentionsTerm(text: string, term: string): boolean {
   const t = term.trim().toLowerCase();
   if (!t) return false;
-  return new RegExp(`(?<![\\p{L}\\p{N}])${escape(t)}(?:s|es)?(?![\\p{L}\\p{N}])`, 'iu').test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}])${regExpLiteral(t)}(?:s|es)?(?![\\p{L}\\p{N}])`, 'iu').test(text);
 }
 
 /** Whether a step's text uses an ingredient: its whole name, or its last word (the noun) when long enough. */
